@@ -1,0 +1,15 @@
+/**
+ * @file vramplan.h
+ * @brief Umbrella header: the whole public API of libvramplan.
+ *
+ * Include this one header; it includes every concern header under vramplan/.
+ */
+#ifndef VRAMPLAN_H
+#define VRAMPLAN_H
+
+#include <vramplan/common.h>
+#include <vramplan/version.h>
+#include <vramplan/status.h>
+#include <vramplan/units.h>
+
+#endif /* VRAMPLAN_H */

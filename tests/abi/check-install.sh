@@ -1,9 +1,12 @@
 #!/bin/sh
 # Installs the build into a scratch DESTDIR, then compiles and runs the README's C example
 # (examples/hello.c, which README.md must quote verbatim) through pkg-config alone.
-# usage: check-install.sh BUILD_DIR SOURCE_DIR CC PREFIX LIBDIR
+# usage: check-install.sh BUILD_DIR SOURCE_DIR CC PREFIX LIBDIR [SANITIZE]
 set -eu
-build=$1 src=$2 cc=$3 prefix=$4 libdir=$5
+build=$1 src=$2 cc=$3 prefix=$4 libdir=$5 sanitize=${6:-none}
+# a sanitized library needs a sanitized program
+sanflags=
+case $sanitize in none|'') ;; *) sanflags="-fsanitize=$sanitize" ;; esac
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
@@ -30,7 +33,7 @@ soname=$(objdump -p "$tmp/root$libdir/libvramplan.so" 2>/dev/null | awk '/SONAME
 flags=$(PKG_CONFIG_PATH="$pcdir" PKG_CONFIG_LIBDIR="$pcdir" \
         pkg-config --define-variable=prefix="$tmp/root$prefix" --cflags --libs vramplan)
 # shellcheck disable=SC2086
-"$cc" -std=c11 -Wall -Wextra -Wpedantic -Werror -o "$tmp/hello" "$src/examples/hello.c" $flags
+"$cc" -std=c11 -Wall -Wextra -Wpedantic -Werror $sanflags -o "$tmp/hello" "$src/examples/hello.c" $flags
 out=$(LD_LIBRARY_PATH="$tmp/root$libdir" "$tmp/hello")
 echo "$out"
 case $out in

@@ -11,5 +11,6 @@
 #include <vramplan/version.h>
 #include <vramplan/status.h>
 #include <vramplan/units.h>
+#include <vramplan/model.h>
 
 #endif /* VRAMPLAN_H */

@@ -73,4 +73,84 @@ vp_status vp__error_set(vp_error *err, vp_status code, const vp__where *where,
 vp_status vp__error_setv(vp_error *err, vp_status code, const vp__where *where,
                          const char *fmt, va_list ap) VP__PRINTF(4, 0);
 
+
+/* ---- model objects (model.c, safetensors.c, gguf.c) ------------------------------ */
+
+#define VP__MAX_DIMS 8
+
+typedef struct vp__tensor {
+    char *name;                 /* owned, NUL-terminated */
+    char dtype[16];
+    uint8_t role;               /* vp_tensor_role */
+    uint8_t ndim;
+    uint64_t shape[VP__MAX_DIMS];
+    uint64_t numel;
+    uint64_t bytes;
+    uint64_t begin, end;        /* data offsets (safetensors: relative to the data section) */
+} vp__tensor;
+
+typedef struct vp__dtype_sum {
+    char name[16];
+    uint64_t bytes;
+    uint64_t tensors;
+} vp__dtype_sum;
+
+/* Architecture as read from config.json or GGUF metadata. 0 means absent. */
+typedef struct vp__arch {
+    int family;                 /* vp__family */
+    uint64_t vocab, hidden, layers, heads, kv_heads, head_dim, inter, max_ctx;
+    uint64_t experts, top_k, moe_inter, shared_inter, n_shared;
+    uint64_t q_lora_rank, kv_lora_rank, qk_nope, qk_rope, v_head_dim;
+    uint64_t window, sliding_layers;
+    uint64_t kv_layers;         /* layers that hold a KV cache */
+    uint64_t mtp_layers;        /* DeepSeek multi-token-prediction layers (not counted) */
+    uint64_t dtype_bytes;       /* bytes per value of the unquantized weights */
+} vp__arch;
+
+struct vp_model {
+    vp_model_format format;
+    char model_type[32];
+    char dtype[16];
+    char quant[24];
+    int dtype_assumed;
+    int has_arch;
+    vp__arch arch;
+    uint64_t params, active;
+    uint64_t role_bytes[4];
+    int has_total_size;
+    uint64_t total_size;
+    size_t n_shards, n_shards_read;  /* safetensors index */
+    int roles_done;                  /* role bytes already summed by the reader (GGUF) */
+    vp__tensor *tensors;
+    size_t n_tensors, cap_tensors;
+    vp__dtype_sum *dtypes;
+    size_t n_dtypes, cap_dtypes;
+};
+
+/* model.c */
+vp_model *vp__model_new(vp_model_format format);
+vp_status vp__model_add_tensor(vp_model *m, const char *name, size_t name_len,
+                               const char *dtype, unsigned ndim, const uint64_t *shape,
+                               uint64_t numel, uint64_t bytes, uint64_t begin, uint64_t end);
+/* Classify tensor roles by name and sum bytes per role and dtype, and parameters. */
+vp_status vp__model_finish_checkpoint(vp_model *m);
+/* Read config.json text into m's architecture (m->has_arch, model_type, dtype...). */
+vp_status vp__config_read(vp_model *m, const char *json, size_t len, const char *source,
+                          vp_error *err, bool account_weights);
+vp_status vp__kv_bytes_per_token(const vp__arch *a, uint64_t dtype_bytes, uint64_t *out);
+
+/* safetensors.c */
+vp_status vp__safetensors_read(vp_model *m, const unsigned char *data, size_t len,
+                               uint64_t file_size, const char *source, vp_error *err);
+vp_status vp__safetensors_index_read(vp_model *m, const char *json, size_t len,
+                                     const char *path, vp_error *err);
+
+/* gguf.c */
+vp_status vp__gguf_read(vp_model *m, const unsigned char *data, size_t len,
+                        uint64_t file_size, const char *source, vp_error *err);
+
+/* Reads a whole (small) file or the first max bytes: *buf is malloc'd. */
+vp_status vp__read_file(const char *path, size_t max, unsigned char **buf, size_t *len,
+                        uint64_t *file_size, vp_error *err);
+
 #endif /* VRAMPLAN_INTERNAL_H */

@@ -96,7 +96,7 @@ typedef enum vp_status {
 /** @brief Size of #vp_error.source, including the terminating NUL. @since 0.1 */
 #define VP_ERROR_SOURCE_SIZE 256
 /** @brief Size of #vp_error.message, including the terminating NUL. @since 0.1 */
-#define VP_ERROR_MESSAGE_SIZE 256
+#define VP_ERROR_MESSAGE_SIZE 512
 
 /** @brief #vp_error.flags bit: line and column are set. @since 0.1 */
 #define VP_ERROR_HAS_LINE 0x1u

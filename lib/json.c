@@ -1,0 +1,593 @@
+/* Strict JSON reader: see json.h. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "json.h"
+
+typedef struct {
+    vp__json *doc;
+    const unsigned char *p, *end, *start;
+    uint32_t line;
+    uint64_t line_start; /* offset where the current line starts */
+    vp_error *err;
+    vp_status status;
+} parser;
+
+/* column in Unicode characters: count non-continuation bytes since the line start */
+static uint32_t column_at(const parser *ps, const unsigned char *at)
+{
+    uint32_t col = 1;
+    for (const unsigned char *q = ps->start + ps->line_start; q < at; q++)
+        if ((*q & 0xC0u) != 0x80u)
+            col++;
+    return col;
+}
+
+static vp_status fail_at(parser *ps, vp_status code, const unsigned char *at, const char *msg)
+{
+    if (ps->status != VP_OK)
+        return ps->status;
+    vp__where w = { ps->doc->source, ps->line, column_at(ps, at),
+                    (uint64_t)(at - ps->start), true };
+    ps->status = vp__error_set(ps->err, code, &w, "%s", msg);
+    return ps->status;
+}
+
+static vp_status fail_char(parser *ps, vp_status code, const char *what)
+{
+    if (ps->p >= ps->end)
+        return fail_at(ps, VP_ETRUNCATED, ps->p, "unexpected end of input");
+    char msg[128];
+    unsigned char c = *ps->p;
+    if (c >= 0x20 && c < 0x7F)
+        snprintf(msg, sizeof(msg), "%s near '%c'", what, c);
+    else
+        snprintf(msg, sizeof(msg), "%s near byte 0x%02X", what, c);
+    return fail_at(ps, code, ps->p, msg);
+}
+
+static uint32_t new_node(parser *ps, vp__json_type type, const unsigned char *at)
+{
+    vp__json *d = ps->doc;
+    if (d->n_nodes == d->cap_nodes) {
+        size_t cap = d->cap_nodes ? d->cap_nodes * 2 : 64;
+        if (cap >= VP__JSON_NONE) {
+            fail_at(ps, VP_ELIMIT, at, "too many JSON values");
+            return VP__JSON_NONE;
+        }
+        vp__json_node *n = realloc(d->nodes, cap * sizeof(*n));
+        if (n == NULL) {
+            fail_at(ps, VP_ENOMEM, at, "out of memory");
+            return VP__JSON_NONE;
+        }
+        d->nodes = n;
+        d->cap_nodes = cap;
+    }
+    uint32_t i = (uint32_t)d->n_nodes++;
+    vp__json_node *n = &d->nodes[i];
+    memset(n, 0, sizeof(*n));
+    n->type = (uint8_t)type;
+    n->line = ps->line;
+    n->column = column_at(ps, at);
+    n->offset = (uint64_t)(at - ps->start);
+    n->first = n->last = n->next = VP__JSON_NONE;
+    return i;
+}
+
+static bool pool_put(parser *ps, const void *bytes, size_t n)
+{
+    vp__json *d = ps->doc;
+    if (d->cap_pool - d->n_pool < n) {
+        size_t cap = d->cap_pool ? d->cap_pool : 256;
+        while (cap - d->n_pool < n) {
+            if (cap > (size_t)UINT32_MAX / 2)
+                return fail_at(ps, VP_ELIMIT, ps->p, "JSON strings too large"), false;
+            cap *= 2;
+        }
+        char *pool = realloc(d->pool, cap);
+        if (pool == NULL)
+            return fail_at(ps, VP_ENOMEM, ps->p, "out of memory"), false;
+        d->pool = pool;
+        d->cap_pool = cap;
+    }
+    memcpy(d->pool + d->n_pool, bytes, n);
+    d->n_pool += n;
+    return true;
+}
+
+static void skip_ws(parser *ps)
+{
+    while (ps->p < ps->end) {
+        unsigned char c = *ps->p;
+        if (c == '\n') {
+            ps->line++;
+            ps->line_start = (uint64_t)(ps->p + 1 - ps->start);
+        } else if (c != ' ' && c != '\t' && c != '\r') {
+            return;
+        }
+        ps->p++;
+    }
+}
+
+static int hexval(unsigned char c)
+{
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+}
+
+static bool read_hex4(parser *ps, uint32_t *out)
+{
+    uint32_t v = 0;
+    for (int i = 0; i < 4; i++) {
+        if (ps->p >= ps->end) {
+            fail_at(ps, VP_ETRUNCATED, ps->p, "unexpected end of input in \\u escape");
+            return false;
+        }
+        int h = hexval(*ps->p);
+        if (h < 0) {
+            fail_char(ps, VP_EPARSE, "invalid \\u escape");
+            return false;
+        }
+        v = v * 16u + (uint32_t)h;
+        ps->p++;
+    }
+    *out = v;
+    return true;
+}
+
+/* Length of a valid UTF-8 sequence at p (1..4), or 0 when invalid. */
+static size_t utf8_len(const unsigned char *p, const unsigned char *end)
+{
+    unsigned char c = p[0];
+    size_t avail = (size_t)(end - p);
+    if (c < 0x80)
+        return 1;
+    if (c >= 0xC2 && c <= 0xDF)
+        return avail >= 2 && (p[1] & 0xC0) == 0x80 ? 2 : 0;
+    if (c >= 0xE0 && c <= 0xEF) {
+        if (avail < 3 || (p[1] & 0xC0) != 0x80 || (p[2] & 0xC0) != 0x80)
+            return 0;
+        if (c == 0xE0 && p[1] < 0xA0) return 0; /* overlong */
+        if (c == 0xED && p[1] >= 0xA0) return 0; /* surrogate */
+        return 3;
+    }
+    if (c >= 0xF0 && c <= 0xF4) {
+        if (avail < 4 || (p[1] & 0xC0) != 0x80 || (p[2] & 0xC0) != 0x80 || (p[3] & 0xC0) != 0x80)
+            return 0;
+        if (c == 0xF0 && p[1] < 0x90) return 0; /* overlong */
+        if (c == 0xF4 && p[1] >= 0x90) return 0; /* > U+10FFFF */
+        return 4;
+    }
+    return 0;
+}
+
+bool vp__utf8_valid(const unsigned char *p, size_t len)
+{
+    const unsigned char *end = p + len;
+    while (p < end) {
+        size_t n = utf8_len(p, end);
+        if (n == 0 || (n == 1 && *p == 0))
+            return false;
+        p += n;
+    }
+    return true;
+}
+
+/* Parses a string at ps->p ('"'); stores it NUL-terminated in the pool. */
+static bool parse_string(parser *ps, uint32_t *off, uint32_t *len)
+{
+    ps->p++; /* opening quote */
+    size_t start = ps->doc->n_pool;
+    for (;;) {
+        const unsigned char *run = ps->p;
+        while (ps->p < ps->end && *ps->p != '"' && *ps->p != '\\' && *ps->p >= 0x20 &&
+               *ps->p < 0x80)
+            ps->p++;
+        if (ps->p > run && !pool_put(ps, run, (size_t)(ps->p - run)))
+            return false;
+        if (ps->p >= ps->end) {
+            fail_at(ps, VP_ETRUNCATED, ps->p, "unterminated string");
+            return false;
+        }
+        unsigned char c = *ps->p;
+        if (c == '"') {
+            ps->p++;
+            break;
+        }
+        if (c < 0x20) {
+            fail_char(ps, VP_EPARSE, "control character in string");
+            return false;
+        }
+        if (c >= 0x80) {
+            size_t n = utf8_len(ps->p, ps->end);
+            if (n == 0) {
+                fail_at(ps, VP_EENCODING, ps->p, "invalid UTF-8 in string");
+                return false;
+            }
+            if (!pool_put(ps, ps->p, n))
+                return false;
+            ps->p += n;
+            continue;
+        }
+        /* escape */
+        ps->p++;
+        if (ps->p >= ps->end) {
+            fail_at(ps, VP_ETRUNCATED, ps->p, "unterminated escape");
+            return false;
+        }
+        char out;
+        switch (*ps->p) {
+        case '"': out = '"'; break;
+        case '\\': out = '\\'; break;
+        case '/': out = '/'; break;
+        case 'b': out = '\b'; break;
+        case 'f': out = '\f'; break;
+        case 'n': out = '\n'; break;
+        case 'r': out = '\r'; break;
+        case 't': out = '\t'; break;
+        case 'u': {
+            const unsigned char *esc = ps->p - 1;
+            uint32_t cp;
+            ps->p++;
+            if (!read_hex4(ps, &cp))
+                return false;
+            if (cp >= 0xD800 && cp <= 0xDBFF) {
+                uint32_t lo;
+                if (ps->end - ps->p < 2 || ps->p[0] != '\\' || ps->p[1] != 'u') {
+                    fail_at(ps, VP_EENCODING, esc, "unpaired UTF-16 surrogate in \\u escape");
+                    return false;
+                }
+                ps->p += 2;
+                if (!read_hex4(ps, &lo))
+                    return false;
+                if (lo < 0xDC00 || lo > 0xDFFF) {
+                    fail_at(ps, VP_EENCODING, esc, "unpaired UTF-16 surrogate in \\u escape");
+                    return false;
+                }
+                cp = 0x10000u + ((cp - 0xD800u) << 10) + (lo - 0xDC00u);
+            } else if (cp >= 0xDC00 && cp <= 0xDFFF) {
+                fail_at(ps, VP_EENCODING, esc, "unpaired UTF-16 surrogate in \\u escape");
+                return false;
+            } else if (cp == 0) {
+                fail_at(ps, VP_EENCODING, esc, "embedded NUL (\\u0000) in string");
+                return false;
+            }
+            unsigned char u[4];
+            size_t n;
+            if (cp < 0x80) { u[0] = (unsigned char)cp; n = 1; }
+            else if (cp < 0x800) { u[0] = (unsigned char)(0xC0 | (cp >> 6)); u[1] = (unsigned char)(0x80 | (cp & 0x3F)); n = 2; }
+            else if (cp < 0x10000) { u[0] = (unsigned char)(0xE0 | (cp >> 12)); u[1] = (unsigned char)(0x80 | ((cp >> 6) & 0x3F)); u[2] = (unsigned char)(0x80 | (cp & 0x3F)); n = 3; }
+            else { u[0] = (unsigned char)(0xF0 | (cp >> 18)); u[1] = (unsigned char)(0x80 | ((cp >> 12) & 0x3F)); u[2] = (unsigned char)(0x80 | ((cp >> 6) & 0x3F)); u[3] = (unsigned char)(0x80 | (cp & 0x3F)); n = 4; }
+            if (!pool_put(ps, u, n))
+                return false;
+            continue;
+        }
+        default:
+            fail_char(ps, VP_EPARSE, "invalid escape in string");
+            return false;
+        }
+        ps->p++;
+        if (!pool_put(ps, &out, 1))
+            return false;
+    }
+    if (!pool_put(ps, "", 1))
+        return false;
+    *off = (uint32_t)start;
+    *len = (uint32_t)(ps->doc->n_pool - start - 1);
+    return true;
+}
+
+static bool parse_number(parser *ps, vp__json_node *n)
+{
+    const unsigned char *s = ps->p;
+    if (*ps->p == '-') {
+        n->negative = 1;
+        ps->p++;
+    }
+    if (ps->p >= ps->end)
+        return fail_at(ps, VP_ETRUNCATED, ps->p, "unexpected end of input in number"), false;
+    if (*ps->p == '0') {
+        ps->p++;
+        if (ps->p < ps->end && *ps->p >= '0' && *ps->p <= '9')
+            return fail_char(ps, VP_EPARSE, "leading zero in number"), false;
+    } else if (*ps->p >= '1' && *ps->p <= '9') {
+        uint64_t v = 0;
+        while (ps->p < ps->end && *ps->p >= '0' && *ps->p <= '9') {
+            if (vp__mul_u64(&v, v, 10u) || vp__add_u64(&v, v, (uint64_t)(*ps->p - '0')))
+                n->int_overflow = 1;
+            ps->p++;
+        }
+        n->u = n->int_overflow ? 0 : v;
+    } else {
+        return fail_char(ps, VP_EPARSE, "invalid number"), false;
+    }
+    n->is_int = 1;
+    if (ps->p < ps->end && *ps->p == '.') {
+        n->is_int = 0;
+        ps->p++;
+        if (ps->p >= ps->end || *ps->p < '0' || *ps->p > '9')
+            return fail_char(ps, VP_EPARSE, "expected a digit after '.'"), false;
+        while (ps->p < ps->end && *ps->p >= '0' && *ps->p <= '9')
+            ps->p++;
+    }
+    if (ps->p < ps->end && (*ps->p == 'e' || *ps->p == 'E')) {
+        n->is_int = 0;
+        ps->p++;
+        if (ps->p < ps->end && (*ps->p == '+' || *ps->p == '-'))
+            ps->p++;
+        if (ps->p >= ps->end || *ps->p < '0' || *ps->p > '9')
+            return fail_char(ps, VP_EPARSE, "expected a digit in the exponent"), false;
+        while (ps->p < ps->end && *ps->p >= '0' && *ps->p <= '9')
+            ps->p++;
+    }
+    if (!n->is_int) {
+        n->u = 0;
+        n->int_overflow = 0;
+    }
+    (void)s;
+    return true;
+}
+
+static bool match_word(parser *ps, const char *w)
+{
+    size_t n = strlen(w);
+    if ((size_t)(ps->end - ps->p) < n || memcmp(ps->p, w, n) != 0)
+        return false;
+    ps->p += n;
+    return true;
+}
+
+typedef struct {
+    const char *key;
+    uint32_t len;
+    uint32_t node;
+} key_ref;
+
+static int cmp_key_ref(const void *a, const void *b)
+{
+    const key_ref *x = a, *y = b;
+    size_t n = x->len < y->len ? x->len : y->len;
+    int c = memcmp(x->key, y->key, n);
+    if (c != 0)
+        return c;
+    return (x->len > y->len) - (x->len < y->len);
+}
+
+static bool report_duplicate(parser *ps, const vp__json_node *dup)
+{
+    if (ps->status != VP_OK)
+        return false;
+    vp__where w = { ps->doc->source, dup->line, dup->column, dup->offset, true };
+    ps->status = vp__error_set(ps->err, VP_EDUPLICATE, &w, "duplicate key \"%.*s\"",
+                               (int)(dup->key_len > 60 ? 60 : dup->key_len),
+                               ps->doc->pool + dup->key);
+    return false;
+}
+
+/* Rejects duplicate keys among the members of object `obj`. */
+static bool check_duplicates(parser *ps, uint32_t obj)
+{
+    vp__json *d = ps->doc;
+    uint32_t count = d->nodes[obj].count;
+    if (count < 2)
+        return true;
+    if (count <= 8) {
+        for (uint32_t i = d->nodes[obj].first; i != VP__JSON_NONE; i = d->nodes[i].next)
+            for (uint32_t j = d->nodes[i].next; j != VP__JSON_NONE; j = d->nodes[j].next)
+                if (d->nodes[i].key_len == d->nodes[j].key_len &&
+                    memcmp(d->pool + d->nodes[i].key, d->pool + d->nodes[j].key,
+                           d->nodes[i].key_len) == 0)
+                    return report_duplicate(ps, &d->nodes[j]);
+        return true;
+    }
+    key_ref *refs = malloc(count * sizeof(*refs));
+    if (refs == NULL)
+        return fail_at(ps, VP_ENOMEM, ps->p, "out of memory"), false;
+    uint32_t k = 0;
+    for (uint32_t i = d->nodes[obj].first; i != VP__JSON_NONE; i = d->nodes[i].next, k++) {
+        refs[k].key = d->pool + d->nodes[i].key;
+        refs[k].len = d->nodes[i].key_len;
+        refs[k].node = i;
+    }
+    qsort(refs, count, sizeof(*refs), cmp_key_ref);
+    const vp__json_node *dup = NULL;
+    for (uint32_t i = 1; i < count; i++) {
+        if (cmp_key_ref(&refs[i - 1], &refs[i]) == 0) {
+            /* report the later of the two in document order */
+            uint32_t later = refs[i].node > refs[i - 1].node ? refs[i].node : refs[i - 1].node;
+            if (dup == NULL || later < (uint32_t)(dup - d->nodes))
+                dup = &d->nodes[later];
+        }
+    }
+    free(refs);
+    if (dup != NULL)
+        return report_duplicate(ps, dup);
+    return true;
+}
+
+static void append_child(vp__json *d, uint32_t parent, uint32_t child)
+{
+    vp__json_node *p = &d->nodes[parent];
+    if (p->last == VP__JSON_NONE)
+        p->first = child;
+    else
+        d->nodes[p->last].next = child;
+    p->last = child;
+    p->count++;
+}
+
+/*
+ * Iterative parser with an explicit stack of open containers, so that depth never
+ * consumes the C stack.
+ */
+static bool parse_document(parser *ps)
+{
+    uint32_t stack[VP__JSON_MAX_DEPTH];
+    int depth = 0;
+    uint32_t pending_key = 0, pending_key_len = 0;
+    bool have_key = false;
+
+    skip_ws(ps);
+    for (;;) {
+        /* parse one value */
+        if (ps->p >= ps->end)
+            return fail_at(ps, VP_ETRUNCATED, ps->p, "unexpected end of input"), false;
+        const unsigned char *at = ps->p;
+        unsigned char c = *ps->p;
+        uint32_t node;
+        if (c == '{' || c == '[') {
+            if (depth >= VP__JSON_MAX_DEPTH)
+                return fail_at(ps, VP_ELIMIT, at, "nesting deeper than 128 levels"), false;
+            node = new_node(ps, c == '{' ? VP__JSON_OBJECT : VP__JSON_ARRAY, at);
+        } else if (c == '"') {
+            node = new_node(ps, VP__JSON_STRING, at);
+            if (node != VP__JSON_NONE) {
+                uint32_t off, len;
+                if (!parse_string(ps, &off, &len))
+                    return false;
+                ps->doc->nodes[node].str = off;
+                ps->doc->nodes[node].str_len = len;
+            }
+        } else if (c == '-' || (c >= '0' && c <= '9')) {
+            node = new_node(ps, VP__JSON_NUMBER, at);
+            if (node != VP__JSON_NONE && !parse_number(ps, &ps->doc->nodes[node]))
+                return false;
+        } else if (match_word(ps, "true")) {
+            node = new_node(ps, VP__JSON_TRUE, at);
+        } else if (match_word(ps, "false")) {
+            node = new_node(ps, VP__JSON_FALSE, at);
+        } else if (match_word(ps, "null")) {
+            node = new_node(ps, VP__JSON_NULL, at);
+        } else {
+            return fail_char(ps, VP_EPARSE, "expected a JSON value"), false;
+        }
+        if (node == VP__JSON_NONE)
+            return false;
+        if (depth > 0) {
+            if (have_key) {
+                ps->doc->nodes[node].key = pending_key;
+                ps->doc->nodes[node].key_len = pending_key_len;
+                have_key = false;
+            }
+            append_child(ps->doc, stack[depth - 1], node);
+        }
+        bool opened = false;
+        if (c == '{' || c == '[') {
+            ps->p++;
+            stack[depth++] = node;
+            opened = true;
+        }
+        /* after a value (or just after an opening bracket): close containers, find next */
+        for (;;) {
+            skip_ws(ps);
+            if (depth == 0) {
+                if (ps->p != ps->end)
+                    return fail_char(ps, VP_EPARSE, "trailing content after the JSON value"), false;
+                return true;
+            }
+            uint32_t top = stack[depth - 1];
+            bool is_obj = ps->doc->nodes[top].type == VP__JSON_OBJECT;
+            if (ps->p >= ps->end)
+                return fail_at(ps, VP_ETRUNCATED, ps->p, "unexpected end of input"), false;
+            unsigned char k = *ps->p;
+            if (k == (is_obj ? '}' : ']')) {
+                if (!opened && ps->doc->nodes[top].count == 0)
+                    return fail_char(ps, VP_EPARSE, "unexpected"), false;
+                ps->p++;
+                if (is_obj && !check_duplicates(ps, top))
+                    return false;
+                depth--;
+                opened = false;
+                continue;
+            }
+            if (!opened) {
+                if (k != ',')
+                    return fail_char(ps, VP_EPARSE,
+                                     is_obj ? "expected ',' or '}'" : "expected ',' or ']'"),
+                           false;
+                ps->p++;
+                skip_ws(ps);
+            }
+            if (is_obj) {
+                if (ps->p >= ps->end)
+                    return fail_at(ps, VP_ETRUNCATED, ps->p, "unexpected end of input"), false;
+                if (*ps->p != '"')
+                    return fail_char(ps, VP_EPARSE, "expected a string key"), false;
+                if (!parse_string(ps, &pending_key, &pending_key_len))
+                    return false;
+                have_key = true;
+                skip_ws(ps);
+                if (ps->p >= ps->end)
+                    return fail_at(ps, VP_ETRUNCATED, ps->p, "unexpected end of input"), false;
+                if (*ps->p != ':')
+                    return fail_char(ps, VP_EPARSE, "expected ':' after the key"), false;
+                ps->p++;
+                skip_ws(ps);
+            }
+            break; /* parse the next value */
+        }
+    }
+}
+
+vp_status vp__json_parse(vp__json *doc, const char *buf, size_t len, const char *source,
+                         vp_error *err)
+{
+    if (doc == NULL || (buf == NULL && len > 0))
+        return VP_EMISUSE;
+    vp__json tmp = { NULL, 0, 0, NULL, 0, 0, source };
+    parser ps = { &tmp, (const unsigned char *)buf, (const unsigned char *)buf + len,
+                  (const unsigned char *)buf, 1, 0, err, VP_OK };
+    if (buf == NULL) {
+        static const unsigned char empty[1] = { 0 };
+        ps.p = ps.end = ps.start = empty;
+    }
+    if (len >= 3 && memcmp(buf, "\xEF\xBB\xBF", 3) == 0)
+        fail_at(&ps, VP_EPARSE, ps.p, "byte order mark before the JSON value");
+    else if ((uint64_t)len > UINT32_MAX)
+        fail_at(&ps, VP_ELIMIT, ps.p, "JSON input larger than 4 GiB");
+    else
+        parse_document(&ps);
+    if (ps.status != VP_OK) {
+        vp__json_free(&tmp);
+        return ps.status;
+    }
+    *doc = tmp;
+    return VP_OK;
+}
+
+void vp__json_free(vp__json *doc)
+{
+    if (doc == NULL)
+        return;
+    free(doc->nodes);
+    free(doc->pool);
+    doc->nodes = NULL;
+    doc->pool = NULL;
+    doc->n_nodes = doc->cap_nodes = doc->n_pool = doc->cap_pool = 0;
+}
+
+const vp__json_node *vp__json_get(const vp__json *doc, const vp__json_node *obj, const char *key)
+{
+    if (obj == NULL || obj->type != VP__JSON_OBJECT)
+        return NULL;
+    size_t n = strlen(key);
+    for (const vp__json_node *m = vp__json_first(doc, obj); m != NULL; m = vp__json_next(doc, m))
+        if (m->key_len == n && memcmp(doc->pool + m->key, key, n) == 0)
+            return m;
+    return NULL;
+}
+
+bool vp__json_str_eq(const vp__json *doc, const vp__json_node *n, const char *text)
+{
+    return n != NULL && n->type == VP__JSON_STRING && strlen(text) == n->str_len &&
+           memcmp(doc->pool + n->str, text, n->str_len) == 0;
+}
+
+vp__where vp__json_where(const vp__json *doc, const vp__json_node *n)
+{
+    vp__where w = { doc->source, n->line, n->column, n->offset, true };
+    return w;
+}

@@ -1,0 +1,1691 @@
+/*
+ * Model inputs: config.json → architecture → exact parameter counts and weight bytes by
+ * role; the vp_model object and its accessors; reading inputs from a path.
+ *
+ * Formulas and sources: shared reference formulas.md §1 (parameter counts per family),
+ * §2.1–2.3 (KV bytes per token), §3 (bytes per weight by format). The parameter count is
+ * built as a list of logical tensors (rows × cols × instances) so that quantization can
+ * be applied per module the way each method applies it (§3.9).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+#include "json.h"
+
+/* ---- families ------------------------------------------------------------------ */
+
+typedef enum {
+    F_LLAMA = 1, /* llama, mistral, qwen2, qwen3, gemma*, phi3, mixtral, qwen*_moe, llama4 */
+    F_PHI,
+    F_GPT2,
+    F_OPT,
+    F_FALCON,
+    F_DEEPSEEK,
+    F_GPT_OSS
+} vp__family;
+
+static const struct {
+    const char *type;
+    int family;
+} known_types[] = {
+    { "llama", F_LLAMA },       { "mistral", F_LLAMA },     { "mixtral", F_LLAMA },
+    { "qwen2", F_LLAMA },       { "qwen2_moe", F_LLAMA },   { "qwen3", F_LLAMA },
+    { "qwen3_moe", F_LLAMA },   { "gemma", F_LLAMA },       { "gemma2", F_LLAMA },
+    { "gemma3", F_LLAMA },      { "gemma3_text", F_LLAMA }, { "phi", F_PHI },
+    { "phi3", F_LLAMA },        { "gpt2", F_GPT2 },         { "opt", F_OPT },
+    { "falcon", F_FALCON },     { "RefinedWeb", F_FALCON }, { "RefinedWebModel", F_FALCON },
+    { "deepseek_v2", F_DEEPSEEK }, { "deepseek_v3", F_DEEPSEEK }, { "kimi_k2", F_DEEPSEEK },
+    { "gpt_oss", F_GPT_OSS },   { "llama4", F_LLAMA },      { "llama4_text", F_LLAMA },
+};
+
+#define SUPPORTED_TYPES                                                                   \
+    "llama, mistral, mixtral, qwen2, qwen2_moe, qwen3, qwen3_moe, gemma, gemma2, gemma3, "  \
+    "gemma3_text, phi, phi3, gpt2, opt, falcon (RefinedWeb, RefinedWebModel), "             \
+    "deepseek_v2, deepseek_v3, kimi_k2, gpt_oss, llama4, llama4_text"
+
+const char *vp_model_supported_types(void)
+{
+    return SUPPORTED_TYPES;
+}
+
+/* ---- logical tensors -------------------------------------------------------------- */
+
+typedef enum {
+    K_EMBED, K_LM_HEAD, K_LINEAR, K_EXPERT, K_ROUTER, K_NORM, K_BIAS, K_POS, K_OTHER
+} lkind;
+
+typedef struct {
+    const char *name;
+    lkind kind;
+    uint64_t rows, cols;  /* out × in for linear modules; n × 1 for vectors */
+    uint64_t count;       /* instances in the model */
+    uint64_t active;      /* instances used per token */
+} ltensor;
+
+#define MAX_LT 64
+
+typedef struct {
+    ltensor t[MAX_LT];
+    int n;
+} ltlist;
+
+static void lt(ltlist *l, const char *name, lkind kind, uint64_t rows, uint64_t cols,
+               uint64_t count, uint64_t active)
+{
+    if (rows == 0 || cols == 0 || count == 0 || l->n >= MAX_LT)
+        return;
+    ltensor *t = &l->t[l->n++];
+    t->name = name;
+    t->kind = kind;
+    t->rows = rows;
+    t->cols = cols;
+    t->count = count;
+    t->active = active;
+}
+
+/* ---- config reading helpers ------------------------------------------------------- */
+
+typedef struct {
+    const vp__json *doc;
+    const vp__json_node *obj;   /* the architecture object (config or text_config) */
+    const vp__json_node *top;   /* the top-level object */
+    const char *model_type;
+    vp_error *err;
+    vp_status st;
+} cfg;
+
+static vp_status cfg_fail(cfg *c, vp_status code, const vp__json_node *at, const char *fmt,
+                          ...) VP__PRINTF(4, 5);
+static vp_status cfg_fail(cfg *c, vp_status code, const vp__json_node *at, const char *fmt, ...)
+{
+    if (c->st != VP_OK)
+        return c->st;
+    vp__where w = vp__json_where(c->doc, at != NULL ? at : c->top);
+    va_list ap;
+    va_start(ap, fmt);
+    c->st = vp__error_setv(c->err, code, &w, fmt, ap);
+    va_end(ap);
+    return c->st;
+}
+
+/* Reads a non-negative integer key: *present tells whether it was there (and not null). */
+static bool cfg_uint(cfg *c, const char *key, uint64_t *out, bool *present)
+{
+    const vp__json_node *n = vp__json_get(c->doc, c->obj, key);
+    if (present)
+        *present = false;
+    if (n == NULL || n->type == VP__JSON_NULL)
+        return true;
+    if (n->type != VP__JSON_NUMBER || !n->is_int || n->negative) {
+        if (n->type == VP__JSON_NUMBER && n->negative)
+            cfg_fail(c, VP_ERANGE, n, "%s must be a non-negative integer%s", key, "");
+        else
+            cfg_fail(c, VP_ETYPE, n, "%s must be an integer%s", key,
+                     n->type == VP__JSON_NUMBER ? " (no fraction or exponent)" : "");
+        return false;
+    }
+    /* Architecture figures are capped so that products of two of them and a layer or
+     * expert count cannot wrap before the checked sums: 2^24 for widths and counts,
+     * 2^32 for context lengths. */
+    uint64_t limit = (strcmp(key, "max_position_embeddings") == 0 ||
+                      strcmp(key, "n_positions") == 0 || strcmp(key, "sliding_window") == 0)
+                         ? UINT64_C(1) << 32
+                         : UINT64_C(1) << 24;
+    if (n->int_overflow || n->u > limit) {
+        cfg_fail(c, VP_ELIMIT, n, "%s is beyond the reader's limit%s", key,
+                 limit == (UINT64_C(1) << 32) ? " (2^32)" : " (2^24)");
+        return false;
+    }
+    *out = n->u;
+    if (present)
+        *present = true;
+    return true;
+}
+
+/* Required positive integer, first of the given keys that is present. */
+static bool cfg_req(cfg *c, uint64_t *out, const char *k1, const char *k2)
+{
+    bool present = false;
+    const char *keys[2] = { k1, k2 };
+    for (int i = 0; i < 2 && keys[i] != NULL; i++) {
+        if (!cfg_uint(c, keys[i], out, &present))
+            return false;
+        if (present) {
+            if (*out == 0) {
+                cfg_fail(c, VP_ERANGE, vp__json_get(c->doc, c->obj, keys[i]),
+                         "%s must be positive%s", keys[i], "");
+                return false;
+            }
+            return true;
+        }
+    }
+    cfg_fail(c, VP_EMISSING, c->obj, "required field '%s' missing for model_type %s", k1,
+             c->model_type);
+    return false;
+}
+
+/* Optional integer with a default. */
+static bool cfg_opt(cfg *c, uint64_t *out, const char *key, uint64_t def)
+{
+    bool present;
+    uint64_t v = def;
+    if (!cfg_uint(c, key, &v, &present))
+        return false;
+    *out = present ? v : def;
+    return true;
+}
+
+static bool cfg_bool(cfg *c, const char *key, bool def, bool *out)
+{
+    const vp__json_node *n = vp__json_get(c->doc, c->obj, key);
+    if (n == NULL || n->type == VP__JSON_NULL) {
+        *out = def;
+        return true;
+    }
+    if (n->type != VP__JSON_TRUE && n->type != VP__JSON_FALSE) {
+        cfg_fail(c, VP_ETYPE, n, "%s must be true or false%s", key, "");
+        return false;
+    }
+    *out = n->type == VP__JSON_TRUE;
+    return true;
+}
+
+static bool type_is(const cfg *c, const char *t)
+{
+    return strcmp(c->model_type, t) == 0;
+}
+
+/* Count layers i in [0, L) whose index is listed in the array `key`. */
+static bool cfg_index_list(cfg *c, const char *key, uint64_t layers, unsigned char *mask,
+                           bool *present)
+{
+    const vp__json_node *n = vp__json_get(c->doc, c->obj, key);
+    *present = false;
+    if (n == NULL || n->type == VP__JSON_NULL)
+        return true;
+    if (n->type != VP__JSON_ARRAY) {
+        cfg_fail(c, VP_ETYPE, n, "%s must be an array of layer indices%s", key, "");
+        return false;
+    }
+    *present = true;
+    for (const vp__json_node *e = vp__json_first(c->doc, n); e; e = vp__json_next(c->doc, e)) {
+        if (e->type != VP__JSON_NUMBER || !e->is_int || e->negative || e->int_overflow ||
+            e->u >= layers) {
+            cfg_fail(c, VP_ERANGE, e, "%s lists a layer index outside 0..num_hidden_layers-1%s",
+                     key, "");
+            return false;
+        }
+        mask[e->u] = 1;
+    }
+    return true;
+}
+
+/* ---- per-family architecture and logical tensors ----------------------------------- */
+
+#define MAX_LAYERS 4096
+
+static bool read_llama_like(cfg *c, vp__arch *a, ltlist *l)
+{
+    uint64_t h, L, nq, nkv, d, V;
+    bool tie, qkv_bias, o_bias, mlp_bias, qk_norm = false;
+    if (!cfg_req(c, &V, "vocab_size", NULL) || !cfg_req(c, &h, "hidden_size", NULL) ||
+        !cfg_req(c, &L, "num_hidden_layers", NULL) ||
+        !cfg_req(c, &nq, "num_attention_heads", NULL) ||
+        !cfg_opt(c, &nkv, "num_key_value_heads", nq))
+        return false;
+    if (nkv == 0 || nq % nkv != 0)
+        return cfg_fail(c, VP_ERANGE, vp__json_get(c->doc, c->obj, "num_key_value_heads"),
+                        "num_key_value_heads must divide num_attention_heads"),
+               false;
+    if (L > MAX_LAYERS)
+        return cfg_fail(c, VP_ELIMIT, vp__json_get(c->doc, c->obj, "num_hidden_layers"),
+                        "more than 4096 layers"), false;
+    if (!cfg_opt(c, &d, "head_dim", 0))
+        return false;
+    if (d == 0) {
+        if (h % nq != 0)
+            return cfg_fail(c, VP_ERANGE, vp__json_get(c->doc, c->obj, "num_attention_heads"),
+                            "num_attention_heads must divide hidden_size when head_dim is "
+                            "absent"), false;
+        d = h / nq;
+    }
+    bool gemma = strncmp(c->model_type, "gemma", 5) == 0;
+    bool qwen2 = type_is(c, "qwen2") || type_is(c, "qwen2_moe");
+    bool qwen3 = type_is(c, "qwen3") || type_is(c, "qwen3_moe");
+    bool llama4 = strncmp(c->model_type, "llama4", 6) == 0;
+    /* tie_word_embeddings defaults: Gemma true, the others false (their HF configs). */
+    if (!cfg_bool(c, "tie_word_embeddings", gemma, &tie))
+        return false;
+    bool attn_bias;
+    if (!cfg_bool(c, "attention_bias", false, &attn_bias) ||
+        !cfg_bool(c, "mlp_bias", false, &mlp_bias))
+        return false;
+    qkv_bias = qwen2 || attn_bias;   /* Qwen2: q/k/v always biased, o_proj never */
+    o_bias = !qwen2 && attn_bias;
+    qk_norm = qwen3 || type_is(c, "gemma3") || type_is(c, "gemma3_text");
+    if (!cfg_opt(c, &a->max_ctx, "max_position_embeddings", 0))
+        return false;
+
+    a->vocab = V; a->hidden = h; a->layers = L; a->heads = nq; a->kv_heads = nkv;
+    a->head_dim = d; a->kv_layers = L;
+
+    /* MoE layout */
+    uint64_t E = 0, k = 0, f_moe = 0, f_shared = 0, f_dense = 0;
+    unsigned char *moe_mask = calloc((size_t)L, 1);
+    if (moe_mask == NULL)
+        return cfg_fail(c, VP_ENOMEM, NULL, "out of memory"), false;
+    bool ok = false;
+    uint64_t n_moe = 0;
+    if (type_is(c, "mixtral")) {
+        if (!cfg_req(c, &E, "num_local_experts", NULL) ||
+            !cfg_req(c, &k, "num_experts_per_tok", NULL) ||
+            !cfg_req(c, &f_moe, "intermediate_size", NULL))
+            goto out;
+        memset(moe_mask, 1, (size_t)L);
+    } else if (type_is(c, "qwen2_moe") || type_is(c, "qwen3_moe")) {
+        uint64_t step;
+        bool listed;
+        unsigned char *dense = calloc((size_t)L, 1);
+        if (dense == NULL)
+            goto out;
+        if (!cfg_req(c, &E, "num_experts", NULL) ||
+            !cfg_req(c, &k, "num_experts_per_tok", NULL) ||
+            !cfg_req(c, &f_moe, "moe_intermediate_size", NULL) ||
+            !cfg_opt(c, &f_dense, "intermediate_size", 0) ||
+            !cfg_opt(c, &step, "decoder_sparse_step", 1) ||
+            !cfg_index_list(c, "mlp_only_layers", L, dense, &listed)) {
+            free(dense);
+            goto out;
+        }
+        if (type_is(c, "qwen2_moe") && !cfg_opt(c, &f_shared, "shared_expert_intermediate_size", 0)) {
+            free(dense);
+            goto out;
+        }
+        for (uint64_t i = 0; i < L; i++)
+            moe_mask[i] = (unsigned char)(!dense[i] && step > 0 && (i + 1) % step == 0);
+        free(dense);
+    } else if (llama4) {
+        uint64_t step;
+        bool listed;
+        if (!cfg_req(c, &E, "num_local_experts", NULL) ||
+            !cfg_req(c, &k, "num_experts_per_tok", NULL) ||
+            !cfg_req(c, &f_moe, "intermediate_size", NULL) ||
+            !cfg_opt(c, &f_dense, "intermediate_size_mlp", 0) ||
+            !cfg_opt(c, &step, "interleave_moe_layer_step", 1) ||
+            !cfg_index_list(c, "moe_layers", L, moe_mask, &listed))
+            goto out;
+        f_shared = f_moe; /* the shared expert has the experts' width */
+        if (!listed)
+            for (uint64_t i = 0; i < L; i++)
+                moe_mask[i] = (unsigned char)(step > 0 && (i + 1) % step == 0);
+    } else {
+        if (!cfg_req(c, &f_dense, "intermediate_size", NULL))
+            goto out;
+    }
+    for (uint64_t i = 0; i < L; i++)
+        n_moe += moe_mask[i];
+    uint64_t n_dense = L - n_moe;
+    if (n_dense > 0 && f_dense == 0) {
+        cfg_fail(c, VP_EMISSING, c->obj, "required field '%s' missing for model_type %s",
+                 llama4 ? "intermediate_size_mlp" : "intermediate_size", c->model_type);
+        goto out;
+    }
+    if (k > E) {
+        cfg_fail(c, VP_ERANGE, vp__json_get(c->doc, c->obj, "num_experts_per_tok"),
+                 "num_experts_per_tok exceeds the number of experts");
+        goto out;
+    }
+    a->inter = f_dense != 0 ? f_dense : f_moe;
+    a->experts = E; a->top_k = k; a->moe_inter = f_moe; a->shared_inter = f_shared;
+    a->n_shared = f_shared ? 1 : 0;
+
+    /* sliding windows (KV only; no parameters) */
+    {
+        uint64_t w = 0;
+        const vp__json_node *lt_node = vp__json_get(c->doc, c->obj, "layer_types");
+        if (!cfg_opt(c, &w, "sliding_window", 0))
+            goto out;
+        if (lt_node != NULL && lt_node->type == VP__JSON_ARRAY) {
+            uint64_t s = 0;
+            for (const vp__json_node *e = vp__json_first(c->doc, lt_node); e;
+                 e = vp__json_next(c->doc, e))
+                if (vp__json_str_eq(c->doc, e, "sliding_attention"))
+                    s++;
+            a->sliding_layers = s;
+        } else if (type_is(c, "gemma2")) {
+            a->sliding_layers = (L + 1) / 2;      /* even layer indices are local */
+        } else if (type_is(c, "gemma3") || type_is(c, "gemma3_text")) {
+            uint64_t pat;
+            if (!cfg_opt(c, &pat, "sliding_window_pattern", 6))
+                goto out;
+            a->sliding_layers = pat ? L - L / pat : 0; /* (i+1) % pattern == 0 is global */
+        } else if (qwen2 || qwen3) {
+            bool use;
+            uint64_t mwl;
+            if (!cfg_bool(c, "use_sliding_window", false, &use) ||
+                !cfg_opt(c, &mwl, "max_window_layers", L))
+                goto out;
+            a->sliding_layers = use && mwl < L ? L - mwl : 0;
+        } else if (type_is(c, "mistral") || type_is(c, "mixtral") || type_is(c, "phi3")) {
+            a->sliding_layers = w ? L : 0;
+        }
+        if (w == 0 || (a->max_ctx != 0 && w >= a->max_ctx))
+            a->sliding_layers = 0; /* a window as long as the context slides nothing */
+        a->window = a->sliding_layers ? w : 0;
+    }
+
+    lt(l, "model.embed_tokens", K_EMBED, V, h, 1, 1);
+    lt(l, "model.layers.*.self_attn.q_proj", K_LINEAR, nq * d, h, L, L);
+    lt(l, "model.layers.*.self_attn.k_proj", K_LINEAR, nkv * d, h, L, L);
+    lt(l, "model.layers.*.self_attn.v_proj", K_LINEAR, nkv * d, h, L, L);
+    lt(l, "model.layers.*.self_attn.o_proj", K_LINEAR, h, nq * d, L, L);
+    if (qkv_bias) {
+        lt(l, "model.layers.*.self_attn.q_proj.bias", K_BIAS, nq * d, 1, L, L);
+        lt(l, "model.layers.*.self_attn.k_proj.bias", K_BIAS, nkv * d, 1, L, L);
+        lt(l, "model.layers.*.self_attn.v_proj.bias", K_BIAS, nkv * d, 1, L, L);
+    }
+    if (o_bias)
+        lt(l, "model.layers.*.self_attn.o_proj.bias", K_BIAS, h, 1, L, L);
+    if (qk_norm) {
+        lt(l, "model.layers.*.self_attn.q_norm", K_NORM, d, 1, L, L);
+        lt(l, "model.layers.*.self_attn.k_norm", K_NORM, d, 1, L, L);
+    }
+    if (n_dense) {
+        lt(l, "model.layers.*.mlp.gate_proj", K_LINEAR, f_dense, h, n_dense, n_dense);
+        lt(l, "model.layers.*.mlp.up_proj", K_LINEAR, f_dense, h, n_dense, n_dense);
+        lt(l, "model.layers.*.mlp.down_proj", K_LINEAR, h, f_dense, n_dense, n_dense);
+        if (mlp_bias) {
+            lt(l, "model.layers.*.mlp.gate_proj.bias", K_BIAS, f_dense, 1, 2 * n_dense, 2 * n_dense);
+            lt(l, "model.layers.*.mlp.down_proj.bias", K_BIAS, h, 1, n_dense, n_dense);
+        }
+    }
+    if (n_moe) {
+        lt(l, "model.layers.*.mlp.gate", K_ROUTER, E, h, n_moe, n_moe);
+        lt(l, "model.layers.*.mlp.experts.*.gate_proj", K_EXPERT, f_moe, h, n_moe * E, n_moe * k);
+        lt(l, "model.layers.*.mlp.experts.*.up_proj", K_EXPERT, f_moe, h, n_moe * E, n_moe * k);
+        lt(l, "model.layers.*.mlp.experts.*.down_proj", K_EXPERT, h, f_moe, n_moe * E, n_moe * k);
+        if (f_shared) {
+            lt(l, "model.layers.*.mlp.shared_expert.gate_proj", K_LINEAR, f_shared, h, n_moe, n_moe);
+            lt(l, "model.layers.*.mlp.shared_expert.up_proj", K_LINEAR, f_shared, h, n_moe, n_moe);
+            lt(l, "model.layers.*.mlp.shared_expert.down_proj", K_LINEAR, h, f_shared, n_moe, n_moe);
+        }
+        if (type_is(c, "qwen2_moe"))
+            lt(l, "model.layers.*.mlp.shared_expert_gate", K_ROUTER, 1, h, n_moe, n_moe);
+    }
+    lt(l, "model.layers.*.input_layernorm", K_NORM, h, 1, L, L);
+    lt(l, "model.layers.*.post_attention_layernorm", K_NORM, h, 1, L, L);
+    if (type_is(c, "gemma2") || type_is(c, "gemma3") || type_is(c, "gemma3_text")) {
+        lt(l, "model.layers.*.pre_feedforward_layernorm", K_NORM, h, 1, L, L);
+        lt(l, "model.layers.*.post_feedforward_layernorm", K_NORM, h, 1, L, L);
+    }
+    lt(l, "model.norm", K_NORM, h, 1, 1, 1);
+    if (!tie)
+        lt(l, "lm_head", K_LM_HEAD, V, h, 1, 1);
+    ok = true;
+out:
+    free(moe_mask);
+    if (!ok && c->st == VP_OK)
+        cfg_fail(c, VP_ENOMEM, NULL, "out of memory");
+    return ok;
+}
+
+static bool read_phi(cfg *c, vp__arch *a, ltlist *l)
+{
+    uint64_t h, L, nq, nkv, f, V;
+    bool tie;
+    if (!cfg_req(c, &V, "vocab_size", NULL) || !cfg_req(c, &h, "hidden_size", NULL) ||
+        !cfg_req(c, &L, "num_hidden_layers", NULL) ||
+        !cfg_req(c, &nq, "num_attention_heads", NULL) ||
+        !cfg_opt(c, &nkv, "num_key_value_heads", nq) ||
+        !cfg_req(c, &f, "intermediate_size", NULL) ||
+        !cfg_bool(c, "tie_word_embeddings", false, &tie) ||
+        !cfg_opt(c, &a->max_ctx, "max_position_embeddings", 0))
+        return false;
+    if (h % nq != 0 || nkv == 0 || nq % nkv != 0)
+        return cfg_fail(c, VP_ERANGE, vp__json_get(c->doc, c->obj, "num_attention_heads"),
+                        "attention heads must divide hidden_size"), false;
+    uint64_t d = h / nq;
+    a->vocab = V; a->hidden = h; a->layers = L; a->heads = nq; a->kv_heads = nkv;
+    a->head_dim = d; a->inter = f; a->kv_layers = L;
+    /* HF PhiModel: biased q/k/v/dense, fc1/fc2, one LayerNorm per layer (parallel block),
+     * final LayerNorm, lm_head with bias. */
+    lt(l, "model.embed_tokens", K_EMBED, V, h, 1, 1);
+    lt(l, "model.layers.*.self_attn.q_proj", K_LINEAR, nq * d, h, L, L);
+    lt(l, "model.layers.*.self_attn.k_proj", K_LINEAR, nkv * d, h, L, L);
+    lt(l, "model.layers.*.self_attn.v_proj", K_LINEAR, nkv * d, h, L, L);
+    lt(l, "model.layers.*.self_attn.dense", K_LINEAR, h, nq * d, L, L);
+    lt(l, "model.layers.*.self_attn.bias", K_BIAS, nq * d + 2 * nkv * d + h, 1, L, L);
+    lt(l, "model.layers.*.mlp.fc1", K_LINEAR, f, h, L, L);
+    lt(l, "model.layers.*.mlp.fc2", K_LINEAR, h, f, L, L);
+    lt(l, "model.layers.*.mlp.bias", K_BIAS, f + h, 1, L, L);
+    lt(l, "model.layers.*.input_layernorm", K_NORM, 2 * h, 1, L, L);
+    lt(l, "model.final_layernorm", K_NORM, 2 * h, 1, 1, 1);
+    if (!tie) {
+        lt(l, "lm_head", K_LM_HEAD, V, h, 1, 1);
+        lt(l, "lm_head.bias", K_BIAS, V, 1, 1, 1);
+    }
+    return true;
+}
+
+static bool read_gpt2(cfg *c, vp__arch *a, ltlist *l)
+{
+    uint64_t h, L, nq, P, V, f;
+    bool tie;
+    if (!cfg_req(c, &V, "vocab_size", NULL) || !cfg_req(c, &h, "n_embd", "hidden_size") ||
+        !cfg_req(c, &L, "n_layer", "num_hidden_layers") ||
+        !cfg_req(c, &nq, "n_head", "num_attention_heads") ||
+        !cfg_req(c, &P, "n_positions", "max_position_embeddings") ||
+        !cfg_opt(c, &f, "n_inner", 0) || !cfg_bool(c, "tie_word_embeddings", true, &tie))
+        return false;
+    if (f == 0)
+        f = 4 * h;
+    if (h % nq != 0)
+        return cfg_fail(c, VP_ERANGE, vp__json_get(c->doc, c->obj, "n_head"),
+                        "n_head must divide n_embd"), false;
+    a->vocab = V; a->hidden = h; a->layers = L; a->heads = nq; a->kv_heads = nq;
+    a->head_dim = h / nq; a->inter = f; a->max_ctx = P; a->kv_layers = L;
+    lt(l, "transformer.wte", K_EMBED, V, h, 1, 1);
+    lt(l, "transformer.wpe", K_POS, P, h, 1, 1);
+    lt(l, "transformer.h.*.attn.c_attn", K_LINEAR, 3 * h, h, L, L);
+    lt(l, "transformer.h.*.attn.c_proj", K_LINEAR, h, h, L, L);
+    lt(l, "transformer.h.*.attn.bias", K_BIAS, 4 * h, 1, L, L);
+    lt(l, "transformer.h.*.mlp.c_fc", K_LINEAR, f, h, L, L);
+    lt(l, "transformer.h.*.mlp.c_proj", K_LINEAR, h, f, L, L);
+    lt(l, "transformer.h.*.mlp.bias", K_BIAS, f + h, 1, L, L);
+    lt(l, "transformer.h.*.ln", K_NORM, 4 * h, 1, L, L);
+    lt(l, "transformer.ln_f", K_NORM, 2 * h, 1, 1, 1);
+    if (!tie)
+        lt(l, "lm_head", K_LM_HEAD, V, h, 1, 1);
+    return true;
+}
+
+static bool read_opt(cfg *c, vp__arch *a, ltlist *l)
+{
+    uint64_t h, L, nq, P, V, f, proj;
+    bool tie, bias, before;
+    if (!cfg_req(c, &V, "vocab_size", NULL) || !cfg_req(c, &h, "hidden_size", NULL) ||
+        !cfg_req(c, &L, "num_hidden_layers", NULL) ||
+        !cfg_req(c, &nq, "num_attention_heads", NULL) ||
+        !cfg_req(c, &f, "ffn_dim", NULL) ||
+        !cfg_req(c, &P, "max_position_embeddings", NULL) ||
+        !cfg_opt(c, &proj, "word_embed_proj_dim", h) ||
+        !cfg_bool(c, "tie_word_embeddings", true, &tie) ||
+        !cfg_bool(c, "enable_bias", true, &bias) ||
+        !cfg_bool(c, "do_layer_norm_before", true, &before))
+        return false;
+    if (h % nq != 0)
+        return cfg_fail(c, VP_ERANGE, vp__json_get(c->doc, c->obj, "num_attention_heads"),
+                        "num_attention_heads must divide hidden_size"), false;
+    a->vocab = V; a->hidden = h; a->layers = L; a->heads = nq; a->kv_heads = nq;
+    a->head_dim = h / nq; a->inter = f; a->max_ctx = P; a->kv_layers = L;
+    /* OPTLearnedPositionalEmbedding keeps max_position_embeddings + 2 rows (offset 2). */
+    lt(l, "model.decoder.embed_tokens", K_EMBED, V, proj, 1, 1);
+    lt(l, "model.decoder.embed_positions", K_POS, P + 2, h, 1, 1);
+    if (proj != h) {
+        lt(l, "model.decoder.project_in", K_LINEAR, h, proj, 1, 1);
+        lt(l, "model.decoder.project_out", K_LINEAR, proj, h, 1, 1);
+    }
+    lt(l, "model.decoder.layers.*.self_attn.qkvo", K_LINEAR, 4 * h, h, L, L);
+    lt(l, "model.decoder.layers.*.fc1", K_LINEAR, f, h, L, L);
+    lt(l, "model.decoder.layers.*.fc2", K_LINEAR, h, f, L, L);
+    if (bias)
+        lt(l, "model.decoder.layers.*.bias", K_BIAS, 4 * h + f + h, 1, L, L);
+    lt(l, "model.decoder.layers.*.layer_norm", K_NORM, 4 * h, 1, L, L);
+    /* the final LayerNorm exists when layer norm comes before (all but OPT-350m) */
+    if (before)
+        lt(l, "model.decoder.final_layer_norm", K_NORM, 2 * h, 1, 1, 1);
+    if (!tie)
+        lt(l, "lm_head", K_LM_HEAD, V, proj, 1, 1);
+    return true;
+}
+
+static bool read_falcon(cfg *c, vp__arch *a, ltlist *l)
+{
+    uint64_t h, L, nq, nkv = 0, V, P;
+    bool tie, bias, mq, newarch, old = type_is(c, "RefinedWebModel");
+    bool rw = type_is(c, "RefinedWeb");
+    if (!cfg_req(c, &V, "vocab_size", NULL) || !cfg_req(c, &h, "hidden_size", NULL) ||
+        !cfg_req(c, &L, "num_hidden_layers", "n_layer") ||
+        !cfg_req(c, &nq, "num_attention_heads", "n_head") ||
+        !cfg_bool(c, "tie_word_embeddings", true, &tie) ||
+        !cfg_bool(c, "bias", false, &bias) || !cfg_bool(c, "multi_query", true, &mq) ||
+        !cfg_bool(c, "new_decoder_architecture", rw, &newarch) ||
+        !cfg_opt(c, &P, "max_position_embeddings", 2048))
+        return false;
+    if (newarch && !cfg_req(c, &nkv, "num_kv_heads", "n_head_kv"))
+        return false;
+    if (h % nq != 0)
+        return cfg_fail(c, VP_ERANGE, vp__json_get(c->doc, c->obj, "num_attention_heads"),
+                        "attention heads must divide hidden_size"), false;
+    (void)old;
+    uint64_t d = h / nq, qkv;
+    if (newarch)
+        qkv = (2 * nkv + nq) * d;
+    else if (mq) {
+        qkv = h + 2 * d;
+        nkv = 1;
+    } else {
+        qkv = 3 * h;
+        nkv = nq;
+    }
+    a->vocab = V; a->hidden = h; a->layers = L; a->heads = nq; a->kv_heads = nkv;
+    a->head_dim = d; a->inter = 4 * h; a->max_ctx = P; a->kv_layers = L;
+    lt(l, "transformer.word_embeddings", K_EMBED, V, h, 1, 1);
+    lt(l, "transformer.h.*.self_attention.query_key_value", K_LINEAR, qkv, h, L, L);
+    lt(l, "transformer.h.*.self_attention.dense", K_LINEAR, h, h, L, L);
+    lt(l, "transformer.h.*.mlp.dense_h_to_4h", K_LINEAR, 4 * h, h, L, L);
+    lt(l, "transformer.h.*.mlp.dense_4h_to_h", K_LINEAR, h, 4 * h, L, L);
+    if (bias)
+        lt(l, "transformer.h.*.bias", K_BIAS, qkv + h + 4 * h + h, 1, L, L);
+    /* new decoder architecture: ln_attn + ln_mlp; old: one input_layernorm */
+    lt(l, "transformer.h.*.layernorm", K_NORM, newarch ? 4 * h : 2 * h, 1, L, L);
+    lt(l, "transformer.ln_f", K_NORM, 2 * h, 1, 1, 1);
+    if (!tie)
+        lt(l, "lm_head", K_LM_HEAD, V, h, 1, 1);
+    return true;
+}
+
+static bool read_deepseek(cfg *c, vp__arch *a, ltlist *l)
+{
+    uint64_t h, L, nq, V, f, f_moe, E, k, ns, first, freq, rq, rkv, dn, dr, dv, mtp;
+    bool tie;
+    if (!cfg_req(c, &V, "vocab_size", NULL) || !cfg_req(c, &h, "hidden_size", NULL) ||
+        !cfg_req(c, &L, "num_hidden_layers", NULL) ||
+        !cfg_req(c, &nq, "num_attention_heads", NULL) ||
+        !cfg_req(c, &f, "intermediate_size", NULL) ||
+        !cfg_opt(c, &f_moe, "moe_intermediate_size", 0) ||
+        !cfg_opt(c, &E, "n_routed_experts", 0) || !cfg_opt(c, &k, "num_experts_per_tok", 0) ||
+        !cfg_opt(c, &ns, "n_shared_experts", 0) ||
+        !cfg_opt(c, &first, "first_k_dense_replace", 0) ||
+        !cfg_opt(c, &freq, "moe_layer_freq", 1) || !cfg_opt(c, &rq, "q_lora_rank", 0) ||
+        !cfg_req(c, &rkv, "kv_lora_rank", NULL) ||
+        !cfg_req(c, &dn, "qk_nope_head_dim", NULL) ||
+        !cfg_req(c, &dr, "qk_rope_head_dim", NULL) || !cfg_req(c, &dv, "v_head_dim", NULL) ||
+        !cfg_opt(c, &mtp, "num_nextn_predict_layers", 0) ||
+        !cfg_bool(c, "tie_word_embeddings", false, &tie) ||
+        !cfg_opt(c, &a->max_ctx, "max_position_embeddings", 0))
+        return false;
+    if (first > L)
+        first = L;
+    if (E > 0 && (f_moe == 0 || k == 0 || k > E))
+        return cfg_fail(c, VP_ERANGE, c->obj,
+                        "MoE needs moe_intermediate_size and 0 < num_experts_per_tok <= "
+                        "n_routed_experts"), false;
+    uint64_t n_moe = 0;
+    for (uint64_t i = first; i < L && E > 0; i++)
+        if (freq == 0 || i % freq == 0)
+            n_moe++;
+    uint64_t n_dense = L - n_moe;
+    /* noaux_tc routing (V3, Kimi K2) adds e_score_correction_bias per MoE layer */
+    bool corr = vp__json_str_eq(c->doc, vp__json_get(c->doc, c->obj, "topk_method"), "noaux_tc");
+    a->vocab = V; a->hidden = h; a->layers = L; a->heads = nq; a->kv_heads = 1;
+    a->head_dim = rkv + dr; a->inter = f; a->experts = E; a->top_k = k; a->moe_inter = f_moe;
+    a->n_shared = ns; a->shared_inter = ns * f_moe; a->q_lora_rank = rq; a->kv_lora_rank = rkv;
+    a->qk_nope = dn; a->qk_rope = dr; a->v_head_dim = dv; a->kv_layers = L; a->mtp_layers = mtp;
+    lt(l, "model.embed_tokens", K_EMBED, V, h, 1, 1);
+    if (rq) {
+        lt(l, "model.layers.*.self_attn.q_a_proj", K_LINEAR, rq, h, L, L);
+        lt(l, "model.layers.*.self_attn.q_a_layernorm", K_NORM, rq, 1, L, L);
+        lt(l, "model.layers.*.self_attn.q_b_proj", K_LINEAR, nq * (dn + dr), rq, L, L);
+    } else {
+        lt(l, "model.layers.*.self_attn.q_proj", K_LINEAR, nq * (dn + dr), h, L, L);
+    }
+    lt(l, "model.layers.*.self_attn.kv_a_proj_with_mqa", K_LINEAR, rkv + dr, h, L, L);
+    lt(l, "model.layers.*.self_attn.kv_a_layernorm", K_NORM, rkv, 1, L, L);
+    lt(l, "model.layers.*.self_attn.kv_b_proj", K_LINEAR, nq * (dn + dv), rkv, L, L);
+    lt(l, "model.layers.*.self_attn.o_proj", K_LINEAR, h, nq * dv, L, L);
+    if (n_dense) {
+        lt(l, "model.layers.*.mlp.gate_proj", K_LINEAR, f, h, n_dense, n_dense);
+        lt(l, "model.layers.*.mlp.up_proj", K_LINEAR, f, h, n_dense, n_dense);
+        lt(l, "model.layers.*.mlp.down_proj", K_LINEAR, h, f, n_dense, n_dense);
+    }
+    if (n_moe) {
+        lt(l, "model.layers.*.mlp.gate", K_ROUTER, E, h, n_moe, n_moe);
+        if (corr)
+            lt(l, "model.layers.*.mlp.gate.e_score_correction_bias", K_ROUTER, E, 1, n_moe, n_moe);
+        lt(l, "model.layers.*.mlp.experts.*.gate_proj", K_EXPERT, f_moe, h, n_moe * E, n_moe * k);
+        lt(l, "model.layers.*.mlp.experts.*.up_proj", K_EXPERT, f_moe, h, n_moe * E, n_moe * k);
+        lt(l, "model.layers.*.mlp.experts.*.down_proj", K_EXPERT, h, f_moe, n_moe * E, n_moe * k);
+        if (ns) {
+            lt(l, "model.layers.*.mlp.shared_experts.gate_proj", K_LINEAR, ns * f_moe, h, n_moe, n_moe);
+            lt(l, "model.layers.*.mlp.shared_experts.up_proj", K_LINEAR, ns * f_moe, h, n_moe, n_moe);
+            lt(l, "model.layers.*.mlp.shared_experts.down_proj", K_LINEAR, h, ns * f_moe, n_moe, n_moe);
+        }
+    }
+    lt(l, "model.layers.*.input_layernorm", K_NORM, h, 1, L, L);
+    lt(l, "model.layers.*.post_attention_layernorm", K_NORM, h, 1, L, L);
+    lt(l, "model.norm", K_NORM, h, 1, 1, 1);
+    if (!tie)
+        lt(l, "lm_head", K_LM_HEAD, V, h, 1, 1);
+    return true;
+}
+
+static bool read_gpt_oss(cfg *c, vp__arch *a, ltlist *l)
+{
+    uint64_t h, L, nq, nkv, d, f, V, E, k;
+    bool tie, bias;
+    if (!cfg_req(c, &V, "vocab_size", NULL) || !cfg_req(c, &h, "hidden_size", NULL) ||
+        !cfg_req(c, &L, "num_hidden_layers", NULL) ||
+        !cfg_req(c, &nq, "num_attention_heads", NULL) ||
+        !cfg_req(c, &nkv, "num_key_value_heads", NULL) || !cfg_req(c, &d, "head_dim", NULL) ||
+        !cfg_req(c, &f, "intermediate_size", NULL) ||
+        !cfg_req(c, &E, "num_local_experts", NULL) ||
+        !cfg_req(c, &k, "num_experts_per_tok", "experts_per_token") ||
+        !cfg_bool(c, "tie_word_embeddings", false, &tie) ||
+        !cfg_bool(c, "attention_bias", true, &bias) ||
+        !cfg_opt(c, &a->max_ctx, "max_position_embeddings", 0) ||
+        !cfg_opt(c, &a->window, "sliding_window", 0))
+        return false;
+    if (nq % nkv != 0 || k > E)
+        return cfg_fail(c, VP_ERANGE, c->obj, "inconsistent heads or experts"), false;
+    a->vocab = V; a->hidden = h; a->layers = L; a->heads = nq; a->kv_heads = nkv;
+    a->head_dim = d; a->inter = f; a->experts = E; a->top_k = k; a->moe_inter = f;
+    a->kv_layers = L;
+    {
+        const vp__json_node *types = vp__json_get(c->doc, c->obj, "layer_types");
+        uint64_t s = 0;
+        if (types != NULL && types->type == VP__JSON_ARRAY) {
+            for (const vp__json_node *e = vp__json_first(c->doc, types); e; e = vp__json_next(c->doc, e))
+                if (vp__json_str_eq(c->doc, e, "sliding_attention"))
+                    s++;
+        } else {
+            s = (L + 1) / 2; /* default: sliding on even layer indices */
+        }
+        a->sliding_layers = a->window ? s : 0;
+    }
+    lt(l, "model.embed_tokens", K_EMBED, V, h, 1, 1);
+    lt(l, "model.layers.*.self_attn.q_proj", K_LINEAR, nq * d, h, L, L);
+    lt(l, "model.layers.*.self_attn.k_proj", K_LINEAR, nkv * d, h, L, L);
+    lt(l, "model.layers.*.self_attn.v_proj", K_LINEAR, nkv * d, h, L, L);
+    lt(l, "model.layers.*.self_attn.o_proj", K_LINEAR, h, nq * d, L, L);
+    if (bias)
+        lt(l, "model.layers.*.self_attn.bias", K_BIAS, nq * d + 2 * nkv * d + h, 1, L, L);
+    lt(l, "model.layers.*.self_attn.sinks", K_OTHER, nq, 1, L, L);
+    lt(l, "model.layers.*.mlp.router", K_ROUTER, E, h, L, L);
+    lt(l, "model.layers.*.mlp.router.bias", K_ROUTER, E, 1, L, L);
+    lt(l, "model.layers.*.mlp.experts.gate_up_proj", K_EXPERT, 2 * f, h, L * E, L * k);
+    lt(l, "model.layers.*.mlp.experts.gate_up_proj_bias", K_BIAS, 2 * f, 1, L * E, L * k);
+    lt(l, "model.layers.*.mlp.experts.down_proj", K_EXPERT, h, f, L * E, L * k);
+    lt(l, "model.layers.*.mlp.experts.down_proj_bias", K_BIAS, h, 1, L * E, L * k);
+    lt(l, "model.layers.*.input_layernorm", K_NORM, h, 1, L, L);
+    lt(l, "model.layers.*.post_attention_layernorm", K_NORM, h, 1, L, L);
+    lt(l, "model.norm", K_NORM, h, 1, 1, 1);
+    if (!tie)
+        lt(l, "lm_head", K_LM_HEAD, V, h, 1, 1);
+    return true;
+}
+
+/* ---- quantization ------------------------------------------------------------------ */
+
+typedef enum { Q_NONE, Q_BNB4, Q_BNB8, Q_GPTQ, Q_AWQ, Q_FP8, Q_MXFP4 } qmethod;
+
+typedef struct {
+    qmethod method;
+    bool double_quant;       /* bnb 4-bit */
+    uint64_t bits;           /* gptq/awq */
+    uint64_t group;          /* gptq/awq; 0 = one group per input row */
+    uint64_t block_rows, block_cols; /* fp8 weight_block_size; 0 = per-tensor scale */
+    const vp__json_node *skip; /* modules_to_not_convert / llm_int8_skip_modules array */
+} qconfig;
+
+static const char *qmethod_name(qmethod m)
+{
+    switch (m) {
+    case Q_BNB4: return "bitsandbytes-4bit";
+    case Q_BNB8: return "bitsandbytes-8bit";
+    case Q_GPTQ: return "gptq";
+    case Q_AWQ: return "awq";
+    case Q_FP8: return "fp8";
+    case Q_MXFP4: return "mxfp4";
+    case Q_NONE: break;
+    }
+    return "";
+}
+
+static bool read_qconfig(cfg *c, qconfig *q)
+{
+    memset(q, 0, sizeof(*q));
+    const vp__json_node *qc = vp__json_get(c->doc, c->top, "quantization_config");
+    if (qc == NULL || qc->type == VP__JSON_NULL)
+        return true;
+    if (qc->type != VP__JSON_OBJECT)
+        return cfg_fail(c, VP_ETYPE, qc, "quantization_config must be an object"),
+               false;
+    const vp__json_node *m = vp__json_get(c->doc, qc, "quant_method");
+    cfg sub = *c;
+    sub.obj = qc;
+    bool b4 = false, b8 = false;
+    if (m == NULL || vp__json_str_eq(c->doc, m, "bitsandbytes")) {
+        bool x;
+        if (!cfg_bool(&sub, "load_in_4bit", false, &x)) return false;
+        b4 = x;
+        if (!cfg_bool(&sub, "_load_in_4bit", b4, &x)) return false;
+        b4 = b4 || x;
+        if (!cfg_bool(&sub, "load_in_8bit", false, &x)) return false;
+        b8 = x;
+        if (!cfg_bool(&sub, "_load_in_8bit", b8, &x)) return false;
+        b8 = b8 || x;
+        if (m == NULL && !b4 && !b8)
+            return cfg_fail(c, VP_EMISSING, qc, "quantization_config has no quant_method"), false;
+        if (b4 && b8)
+            return cfg_fail(c, VP_EINVALID, qc,
+                            "quantization_config asks for both 4-bit and 8-bit"),
+                   false;
+        if (!b4 && !b8)
+            return true; /* bitsandbytes config that quantizes nothing */
+        q->method = b4 ? Q_BNB4 : Q_BNB8;
+        if (!cfg_bool(&sub, "bnb_4bit_use_double_quant", false, &q->double_quant))
+            return false;
+        q->skip = vp__json_get(c->doc, qc, "llm_int8_skip_modules");
+        return true;
+    }
+    if (vp__json_str_eq(c->doc, m, "gptq") || vp__json_str_eq(c->doc, m, "awq")) {
+        q->method = vp__json_str_eq(c->doc, m, "gptq") ? Q_GPTQ : Q_AWQ;
+        uint64_t bits, group;
+        bool present;
+        if (!cfg_opt(&sub, &bits, "bits", 4))
+            return false;
+        const vp__json_node *g = vp__json_get(c->doc, qc, "group_size");
+        if (g != NULL && g->type == VP__JSON_NUMBER && g->is_int && g->negative && g->u == 1) {
+            group = 0; /* -1: one group spanning the whole input */
+        } else {
+            if (!cfg_uint(&sub, "group_size", &group, &present))
+                return false;
+            if (!present)
+                group = 128;
+        }
+        if (bits == 0 || bits > 8 || (q->method == Q_AWQ && bits != 4))
+            return cfg_fail(c, VP_EUNSUPPORTED, vp__json_get(c->doc, qc, "bits"),
+                            "unsupported %s bit width%s", qmethod_name(q->method), ""), false;
+        q->bits = bits;
+        q->group = group;
+        q->skip = vp__json_get(c->doc, qc, "modules_to_not_convert");
+        return true;
+    }
+    if (vp__json_str_eq(c->doc, m, "fp8")) {
+        q->method = Q_FP8;
+        const vp__json_node *b = vp__json_get(c->doc, qc, "weight_block_size");
+        if (b != NULL && b->type != VP__JSON_NULL) {
+            const vp__json_node *r = vp__json_first(c->doc, b), *cc = r ? vp__json_next(c->doc, r) : NULL;
+            if (b->type != VP__JSON_ARRAY || b->count != 2 || r->type != VP__JSON_NUMBER ||
+                !r->is_int || r->negative || r->u == 0 || r->u > (UINT64_C(1) << 24) ||
+                cc->type != VP__JSON_NUMBER || !cc->is_int || cc->negative || cc->u == 0 ||
+                cc->u > (UINT64_C(1) << 24))
+                return cfg_fail(c, VP_ETYPE, b,
+                                "weight_block_size must be two positive integers"),
+                       false;
+            q->block_rows = r->u;
+            q->block_cols = cc->u;
+        }
+        q->skip = vp__json_get(c->doc, qc, "modules_to_not_convert");
+        return true;
+    }
+    if (vp__json_str_eq(c->doc, m, "mxfp4")) {
+        q->method = Q_MXFP4;
+        q->skip = vp__json_get(c->doc, qc, "modules_to_not_convert");
+        return true;
+    }
+    return cfg_fail(c, VP_EUNSUPPORTED, m,
+                    "unsupported quant_method \"%s\"; supported: %s",
+                    m->type == VP__JSON_STRING ? vp__json_str(c->doc, m) : "?",
+                    "bitsandbytes (4-bit, 8-bit), gptq, awq, fp8, mxfp4"), false;
+}
+
+/* Does a module name pattern from a skip list match logical name `name`? Digits in the
+ * entry match '*' in ours; a match must sit on '.' boundaries. */
+static bool skip_matches(const char *entry, size_t elen, const char *name)
+{
+    char norm[256];
+    size_t n = 0;
+    for (size_t i = 0; i < elen && n + 2 < sizeof(norm);) {
+        if (entry[i] >= '0' && entry[i] <= '9') {
+            while (i < elen && entry[i] >= '0' && entry[i] <= '9')
+                i++;
+            norm[n++] = '*';
+        } else {
+            norm[n++] = entry[i++];
+        }
+    }
+    norm[n] = '\0';
+    if (n == 0)
+        return false;
+    for (const char *p = strstr(name, norm); p != NULL; p = strstr(p + 1, norm)) {
+        bool left = p == name || p[-1] == '.';
+        bool right = p[n] == '\0' || p[n] == '.';
+        if (left && right)
+            return true;
+    }
+    return false;
+}
+
+static bool skipped(const cfg *c, const qconfig *q, const char *name)
+{
+    if (q->skip == NULL || q->skip->type != VP__JSON_ARRAY)
+        return false;
+    for (const vp__json_node *e = vp__json_first(c->doc, q->skip); e; e = vp__json_next(c->doc, e))
+        if (e->type == VP__JSON_STRING && skip_matches(vp__json_str(c->doc, e), e->str_len, name))
+            return true;
+    return false;
+}
+
+static bool quantized(const cfg *c, const qconfig *q, const ltensor *t)
+{
+    if (q->method == Q_NONE)
+        return false;
+    if (skipped(c, q, t->name))
+        return false;
+    switch (q->method) {
+    case Q_MXFP4:
+        return t->kind == K_EXPERT;            /* gpt-oss: only the MoE experts */
+    case Q_BNB4:
+    case Q_BNB8:
+        /* bitsandbytes replaces every nn.Linear except lm_head (routers are Linear) */
+        return t->kind == K_LINEAR || t->kind == K_EXPERT || t->kind == K_ROUTER;
+    default:
+        return t->kind == K_LINEAR || t->kind == K_EXPERT;
+    }
+}
+
+/* acc += a * b * c, checked */
+static bool mac3(uint64_t *acc, uint64_t a, uint64_t b, uint64_t c)
+{
+    uint64_t p;
+    return !vp__mul_u64(&p, a, b) && !vp__mul_u64(&p, p, c) && !vp__add_u64(acc, *acc, p);
+}
+
+/* Bytes of one instance of quantized tensor t: payload and metadata (formulas.md §3). */
+static bool quant_bytes(const qconfig *q, const ltensor *t, uint64_t *payload, uint64_t *meta)
+{
+    uint64_t out = t->rows, in = t->cols, numel, blocks;
+    if (vp__mul_u64(&numel, out, in))
+        return false;
+    switch (q->method) {
+    case Q_BNB4:
+        /* two 4-bit codes per byte; fp32 absmax per 64-value block, or with double
+         * quantization a uint8 code per block + fp32 absmax per 256 blocks + fp32 offset
+         * + a 256-entry fp32 nested code table; plus the 16-entry fp32 quant map. */
+        *payload = vp__div_ceil_u64(numel, 2);
+        blocks = vp__div_ceil_u64(numel, 64);
+        if (q->double_quant)
+            *meta = blocks + 4 * vp__div_ceil_u64(blocks, 256) + 4 + 256 * 4 + 16 * 4;
+        else
+            *meta = 4 * blocks + 16 * 4;
+        return true;
+    case Q_BNB8:
+        *payload = numel;              /* int8 CB */
+        *meta = 4 * out + 1;           /* fp32 SCB, one per row, + the uint8 weight_format */
+        return true;
+    case Q_GPTQ: {
+        uint64_t g = q->group ? q->group : in;
+        uint64_t groups = vp__div_ceil_u64(in, g);
+        /* qweight int32 (in·bits/32, out); qzeros int32 (groups, out·bits/32);
+         * scales fp16 (groups, out); g_idx int32 (in) */
+        *payload = vp__div_ceil_u64(numel * q->bits, 8);
+        *meta = vp__div_ceil_u64(groups * out * q->bits, 8) + 2 * groups * out + 4 * in;
+        return true;
+    }
+    case Q_AWQ: {
+        uint64_t g = q->group ? q->group : in;
+        uint64_t groups = vp__div_ceil_u64(in, g);
+        /* qweight int32 (in, out/8); qzeros int32 (groups, out/8); scales fp16 (groups, out) */
+        *payload = vp__div_ceil_u64(numel, 2);
+        *meta = vp__div_ceil_u64(groups * out, 2) + 2 * groups * out;
+        return true;
+    }
+    case Q_FP8:
+        *payload = numel;
+        if (q->block_rows)             /* fp32 weight_scale_inv per block */
+            *meta = 4 * vp__div_ceil_u64(out, q->block_rows) * vp__div_ceil_u64(in, q->block_cols);
+        else
+            *meta = 4;                 /* one fp32 scale per tensor */
+        return true;
+    case Q_MXFP4:
+        /* E2M1 codes, two per byte, + one E8M0 scale byte per 32 values */
+        *payload = vp__div_ceil_u64(numel, 2);
+        *meta = vp__div_ceil_u64(numel, 32);
+        return true;
+    case Q_NONE:
+        break;
+    }
+    return false;
+}
+
+static vp_status account(cfg *c, vp_model *m, const ltlist *l, const qconfig *q)
+{
+    uint64_t params = 0, active = 0, role[4] = { 0, 0, 0, 0 };
+    for (int i = 0; i < l->n; i++) {
+        const ltensor *t = &l->t[i];
+        if (!mac3(&params, t->rows, t->cols, t->count) ||
+            !mac3(&active, t->rows, t->cols, t->active))
+            return cfg_fail(c, VP_EOVERFLOW, c->obj, "parameter count overflows");
+        if (quantized(c, q, t)) {
+            uint64_t pay, meta;
+            if (!quant_bytes(q, t, &pay, &meta) ||
+                !mac3(&role[VP_ROLE_PAYLOAD], pay, t->count, 1) ||
+                !mac3(&role[VP_ROLE_QUANT_METADATA], meta, t->count, 1))
+                return cfg_fail(c, VP_EOVERFLOW, c->obj, "weight bytes overflow");
+        } else {
+            int r = q->method == Q_NONE ? VP_ROLE_PAYLOAD : VP_ROLE_UNQUANTIZED;
+            uint64_t b = 0;
+            if (!mac3(&b, t->rows, t->cols, t->count) ||
+                !mac3(&role[r], b, m->arch.dtype_bytes, 1))
+                return cfg_fail(c, VP_EOVERFLOW, c->obj, "weight bytes overflow");
+        }
+    }
+    m->params = params;
+    m->active = active;
+    memcpy(m->role_bytes, role, sizeof(role));
+    return VP_OK;
+}
+
+/* ---- config.json ----------------------------------------------------------------- */
+
+static bool read_dtype(cfg *c, vp_model *m)
+{
+    const vp__json_node *n = vp__json_get(c->doc, c->obj, "torch_dtype");
+    if (n == NULL || n->type == VP__JSON_NULL)
+        n = vp__json_get(c->doc, c->obj, "dtype");
+    if ((n == NULL || n->type == VP__JSON_NULL) && c->obj != c->top) {
+        n = vp__json_get(c->doc, c->top, "torch_dtype");
+        if (n == NULL || n->type == VP__JSON_NULL)
+            n = vp__json_get(c->doc, c->top, "dtype");
+    }
+    static const struct { const char *name; uint64_t bytes; } dt[] = {
+        { "float32", 4 }, { "float16", 2 }, { "bfloat16", 2 },
+        { "float", 4 }, { "half", 2 },
+    };
+    if (n == NULL || n->type == VP__JSON_NULL) {
+        strcpy(m->dtype, "bfloat16"); /* assumed; said so by vp_model_dtype_assumed() */
+        m->dtype_assumed = 1;
+        m->arch.dtype_bytes = 2;
+        return true;
+    }
+    if (n->type == VP__JSON_STRING)
+        for (size_t i = 0; i < sizeof(dt) / sizeof(dt[0]); i++)
+            if (vp__json_str_eq(c->doc, n, dt[i].name)) {
+                strcpy(m->dtype, dt[i].bytes == 4 ? "float32" : dt[i].name[0] == 'h' ? "float16" : dt[i].name);
+                m->arch.dtype_bytes = dt[i].bytes;
+                return true;
+            }
+    cfg_fail(c, VP_EUNSUPPORTED, n, "unsupported dtype %s; expected %s",
+             n->type == VP__JSON_STRING ? vp__json_str(c->doc, n) : "(not a string)",
+             "float32, float16 or bfloat16");
+    return false;
+}
+
+vp_status vp__config_read(vp_model *m, const char *json, size_t len, const char *source,
+                          vp_error *err, bool account_weights)
+{
+    vp__json doc;
+    vp_status st = vp__json_parse(&doc, json, len, source, err);
+    if (st != VP_OK)
+        return st;
+    cfg c = { &doc, vp__json_root(&doc), vp__json_root(&doc), "", err, VP_OK };
+    const vp__json_node *type = NULL;
+    int family = 0;
+    if (c.top->type != VP__JSON_OBJECT) {
+        cfg_fail(&c, VP_ETYPE, c.top, "config.json must be a JSON object");
+        goto done;
+    }
+    type = vp__json_get(&doc, c.top, "model_type");
+    if (type == NULL) {
+        cfg_fail(&c, VP_EMISSING, c.top, "required field 'model_type' missing; supported: %s",
+                 SUPPORTED_TYPES);
+        goto done;
+    }
+    if (type->type != VP__JSON_STRING) {
+        cfg_fail(&c, VP_ETYPE, type, "model_type must be a string");
+        goto done;
+    }
+    /* multimodal wrappers (llama4, gemma3): the text part describes the language model */
+    {
+        const vp__json_node *text = vp__json_get(&doc, c.top, "text_config");
+        if (text != NULL && text->type == VP__JSON_OBJECT) {
+            const vp__json_node *tt = vp__json_get(&doc, text, "model_type");
+            c.obj = text;
+            if (tt != NULL && tt->type == VP__JSON_STRING)
+                type = tt;
+        }
+    }
+    c.model_type = vp__json_str(&doc, type);
+    for (size_t i = 0; i < sizeof(known_types) / sizeof(known_types[0]); i++)
+        if (strcmp(known_types[i].type, c.model_type) == 0)
+            family = known_types[i].family;
+    if (family == 0) {
+        cfg_fail(&c, VP_EUNSUPPORTED, type, "unsupported model_type \"%.40s\"; supported: %s",
+                 c.model_type, SUPPORTED_TYPES);
+        goto done;
+    }
+    {
+        vp__arch arch;
+        ltlist l;
+        qconfig q;
+        memset(&arch, 0, sizeof(arch));
+        l.n = 0;
+        arch.family = family;
+        m->arch = arch;
+        if (!read_dtype(&c, m))
+            goto done;
+        arch.dtype_bytes = m->arch.dtype_bytes;
+        bool ok;
+        switch (family) {
+        case F_PHI: ok = read_phi(&c, &arch, &l); break;
+        case F_GPT2: ok = read_gpt2(&c, &arch, &l); break;
+        case F_OPT: ok = read_opt(&c, &arch, &l); break;
+        case F_FALCON: ok = read_falcon(&c, &arch, &l); break;
+        case F_DEEPSEEK: ok = read_deepseek(&c, &arch, &l); break;
+        case F_GPT_OSS: ok = read_gpt_oss(&c, &arch, &l); break;
+        default: ok = read_llama_like(&c, &arch, &l); break;
+        }
+        if (!ok || !read_qconfig(&c, &q))
+            goto done;
+        m->arch = arch;
+        m->has_arch = 1;
+        snprintf(m->model_type, sizeof(m->model_type), "%s", c.model_type);
+        if (account_weights) {
+            strcpy(m->quant, qmethod_name(q.method));
+            if (account(&c, m, &l, &q) != VP_OK)
+                goto done;
+        }
+    }
+done:
+    st = c.st;
+    vp__json_free(&doc);
+    return st;
+}
+
+vp_status vp__kv_bytes_per_token(const vp__arch *a, uint64_t dtype_bytes, uint64_t *out)
+{
+    uint64_t per_layer, total;
+    if (a->kv_lora_rank) {
+        /* MLA: one latent "head" of kv_lora_rank + qk_rope_head_dim values per layer */
+        if (vp__mul_u64(&per_layer, a->kv_lora_rank + a->qk_rope, dtype_bytes))
+            return VP_EOVERFLOW;
+    } else {
+        /* K and V: 2 · kv_heads · head_dim values per layer */
+        if (vp__mul_u64(&per_layer, 2 * a->kv_heads, a->head_dim) ||
+            vp__mul_u64(&per_layer, per_layer, dtype_bytes))
+            return VP_EOVERFLOW;
+    }
+    if (vp__mul_u64(&total, per_layer, a->kv_layers))
+        return VP_EOVERFLOW;
+    *out = total;
+    return VP_OK;
+}
+
+/* ---- the object ------------------------------------------------------------------ */
+
+vp_model *vp__model_new(vp_model_format format)
+{
+    vp_model *m = calloc(1, sizeof(*m));
+    if (m != NULL)
+        m->format = format;
+    return m;
+}
+
+void vp_model_free(vp_model *m)
+{
+    if (m == NULL)
+        return;
+    for (size_t i = 0; i < m->n_tensors; i++)
+        free(m->tensors[i].name);
+    free(m->tensors);
+    free(m->dtypes);
+    free(m);
+}
+
+vp_status vp__model_add_tensor(vp_model *m, const char *name, size_t name_len,
+                               const char *dtype, unsigned ndim, const uint64_t *shape,
+                               uint64_t numel, uint64_t bytes, uint64_t begin, uint64_t end)
+{
+    if (m->n_tensors == m->cap_tensors) {
+        size_t cap = m->cap_tensors ? m->cap_tensors * 2 : 64;
+        vp__tensor *t = realloc(m->tensors, cap * sizeof(*t));
+        if (t == NULL)
+            return VP_ENOMEM;
+        m->tensors = t;
+        m->cap_tensors = cap;
+    }
+    vp__tensor *t = &m->tensors[m->n_tensors];
+    memset(t, 0, sizeof(*t));
+    t->name = malloc(name_len + 1);
+    if (t->name == NULL)
+        return VP_ENOMEM;
+    memcpy(t->name, name, name_len);
+    t->name[name_len] = '\0';
+    snprintf(t->dtype, sizeof(t->dtype), "%s", dtype);
+    t->ndim = (uint8_t)(ndim > VP__MAX_DIMS ? VP__MAX_DIMS : ndim);
+    for (unsigned i = 0; i < t->ndim; i++)
+        t->shape[i] = shape[i];
+    t->numel = numel;
+    t->bytes = bytes;
+    t->begin = begin;
+    t->end = end;
+    t->role = VP_ROLE_PAYLOAD;
+    m->n_tensors++;
+    return VP_OK;
+}
+
+static bool ends_with(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), k = strlen(suffix);
+    return n >= k && memcmp(s + n - k, suffix, k) == 0;
+}
+
+/* Buffers that are not weights: rotary inv_freq, GPT-2's causal-mask buffers. */
+static bool is_other_buffer(const char *name)
+{
+    return ends_with(name, "inv_freq") || ends_with(name, ".attn.bias") ||
+           ends_with(name, ".attn.masked_bias");
+}
+
+/* Quantization metadata by suffix (bitsandbytes, LLM.int8, GPTQ, AWQ, FP8, MXFP4). */
+static bool is_quant_metadata(const char *name)
+{
+    static const char *const suffixes[] = {
+        ".absmax", ".nested_absmax", ".quant_map", ".nested_quant_map", ".SCB",
+        ".weight_format", ".qzeros", ".scales", ".g_idx", ".weight_scale",
+        ".weight_scale_inv", ".input_scale", ".weight_zero_point", "_scales",
+        ".k_scale", ".v_scale",
+    };
+    if (strstr(name, ".quant_state.") != NULL)
+        return true;
+    for (size_t i = 0; i < sizeof(suffixes) / sizeof(suffixes[0]); i++)
+        if (ends_with(name, suffixes[i]))
+            return true;
+    return false;
+}
+
+static bool is_packed_dtype(const char *dtype)
+{
+    return strcmp(dtype, "U8") == 0 || strcmp(dtype, "I8") == 0 || strcmp(dtype, "I32") == 0 ||
+           strncmp(dtype, "F8_", 3) == 0 || strcmp(dtype, "F4") == 0 ||
+           strncmp(dtype, "F6_", 3) == 0;
+}
+
+static vp_status add_dtype_sum(vp_model *m, const char *dtype, uint64_t bytes)
+{
+    for (size_t i = 0; i < m->n_dtypes; i++)
+        if (strcmp(m->dtypes[i].name, dtype) == 0)
+            return vp__add_u64(&m->dtypes[i].bytes, m->dtypes[i].bytes, bytes)
+                       ? VP_EOVERFLOW
+                       : (m->dtypes[i].tensors++, VP_OK);
+    if (m->n_dtypes == m->cap_dtypes) {
+        size_t cap = m->cap_dtypes ? m->cap_dtypes * 2 : 8;
+        vp__dtype_sum *d = realloc(m->dtypes, cap * sizeof(*d));
+        if (d == NULL)
+            return VP_ENOMEM;
+        m->dtypes = d;
+        m->cap_dtypes = cap;
+    }
+    vp__dtype_sum *d = &m->dtypes[m->n_dtypes++];
+    snprintf(d->name, sizeof(d->name), "%s", dtype);
+    d->bytes = bytes;
+    d->tensors = 1;
+    return VP_OK;
+}
+
+vp_status vp__model_finish_checkpoint(vp_model *m)
+{
+    for (size_t i = 0; i < m->n_tensors; i++) {
+        vp_status st = add_dtype_sum(m, m->tensors[i].dtype, m->tensors[i].bytes);
+        if (st != VP_OK)
+            return st;
+    }
+    if (m->roles_done) /* the reader (GGUF) classified and counted already */
+        return VP_OK;
+    bool any_quant = false;
+    for (size_t i = 0; i < m->n_tensors; i++) {
+        vp__tensor *t = &m->tensors[i];
+        if (is_other_buffer(t->name)) {
+            t->role = VP_ROLE_OTHER;
+        } else if (is_quant_metadata(t->name)) {
+            t->role = VP_ROLE_QUANT_METADATA;
+            any_quant = true;
+        } else if (is_packed_dtype(t->dtype) || ends_with(t->name, ".qweight") ||
+                   ends_with(t->name, "_blocks")) {
+            t->role = VP_ROLE_PAYLOAD;
+            any_quant = true;
+        } else {
+            t->role = 0xFF; /* floating point: payload, or unquantized beside quantized */
+        }
+    }
+    uint64_t role[4] = { 0, 0, 0, 0 }, params = 0;
+    for (size_t i = 0; i < m->n_tensors; i++) {
+        vp__tensor *t = &m->tensors[i];
+        if (t->role == 0xFF)
+            t->role = any_quant ? VP_ROLE_UNQUANTIZED : VP_ROLE_PAYLOAD;
+        if (vp__add_u64(&role[t->role], role[t->role], t->bytes))
+            return VP_EOVERFLOW;
+        if (t->role != VP_ROLE_PAYLOAD && t->role != VP_ROLE_UNQUANTIZED)
+            continue;
+        /* packed payloads hold several 4-bit values per stored element */
+        uint64_t k = 1, values;
+        if (t->role == VP_ROLE_PAYLOAD && strcmp(t->dtype, "U8") == 0)
+            k = 2;
+        else if (t->role == VP_ROLE_PAYLOAD && strcmp(t->dtype, "I32") == 0)
+            k = 8;
+        if (vp__mul_u64(&values, t->numel, k) || vp__add_u64(&params, params, values))
+            return VP_EOVERFLOW;
+    }
+    memcpy(m->role_bytes, role, sizeof(role));
+    m->params = params;
+    m->active = params; /* a checkpoint does not say which experts run per token */
+    return VP_OK;
+}
+
+/* ---- constructors ---------------------------------------------------------------- */
+
+vp_status vp_model_from_config(vp_model **out, const char *json, size_t len,
+                               const char *source, vp_error *err)
+{
+    if (out == NULL || (json == NULL && len > 0))
+        return VP_EMISUSE;
+    vp_model *m = vp__model_new(VP_FORMAT_CONFIG);
+    if (m == NULL)
+        return vp__error_set(err, VP_ENOMEM, NULL, "out of memory");
+    vp_status st = vp__config_read(m, json, len, source, err, true);
+    if (st != VP_OK) {
+        vp_model_free(m);
+        return st;
+    }
+    *out = m;
+    return VP_OK;
+}
+
+vp_status vp_model_from_safetensors(vp_model **out, const void *data, size_t len,
+                                    uint64_t file_size, const char *source, vp_error *err)
+{
+    if (out == NULL || (data == NULL && len > 0))
+        return VP_EMISUSE;
+    vp_model *m = vp__model_new(VP_FORMAT_SAFETENSORS);
+    if (m == NULL)
+        return vp__error_set(err, VP_ENOMEM, NULL, "out of memory");
+    vp_status st = vp__safetensors_read(m, data, len, file_size, source, err);
+    if (st == VP_OK && (st = vp__model_finish_checkpoint(m)) != VP_OK)
+        vp__error_set(err, st, NULL, "%s", vp_status_str(st));
+    if (st != VP_OK) {
+        vp_model_free(m);
+        return st;
+    }
+    *out = m;
+    return VP_OK;
+}
+
+vp_status vp_model_from_gguf(vp_model **out, const void *data, size_t len, uint64_t file_size,
+                             const char *source, vp_error *err)
+{
+    if (out == NULL || (data == NULL && len > 0))
+        return VP_EMISUSE;
+    vp_model *m = vp__model_new(VP_FORMAT_GGUF);
+    if (m == NULL)
+        return vp__error_set(err, VP_ENOMEM, NULL, "out of memory");
+    vp_status st = vp__gguf_read(m, data, len, file_size, source, err);
+    if (st == VP_OK && (st = vp__model_finish_checkpoint(m)) != VP_OK)
+        vp__error_set(err, st, NULL, "%s", vp_status_str(st));
+    if (st != VP_OK) {
+        vp_model_free(m);
+        return st;
+    }
+    *out = m;
+    return VP_OK;
+}
+
+/* ---- files ------------------------------------------------------------------------ */
+
+vp_status vp__read_file(const char *path, size_t max, unsigned char **buf, size_t *len,
+                        uint64_t *file_size, vp_error *err)
+{
+    vp__where w = { path, 0, 0, 0, false };
+    FILE *f = fopen(path, "rb");
+    if (f == NULL)
+        return vp__error_set(err, VP_EIO, &w, "cannot open the file");
+    long size = -1;
+    if (fseek(f, 0, SEEK_END) == 0)
+        size = ftell(f);
+    if (size < 0 || fseek(f, 0, SEEK_SET) != 0) {
+        fclose(f);
+        return vp__error_set(err, VP_EIO, &w, "cannot determine the file size");
+    }
+    size_t want = (uint64_t)size < max ? (size_t)size : max;
+    unsigned char *b = malloc(want ? want : 1);
+    if (b == NULL) {
+        fclose(f);
+        return vp__error_set(err, VP_ENOMEM, &w, "out of memory");
+    }
+    size_t got = want ? fread(b, 1, want, f) : 0;
+    int bad = ferror(f);
+    fclose(f);
+    if (bad || got != want) {
+        free(b);
+        return vp__error_set(err, VP_EIO, &w, "read error");
+    }
+    *buf = b;
+    *len = got;
+    *file_size = (uint64_t)size;
+    return VP_OK;
+}
+
+/* The folder part of path, with a trailing '/', into dir (empty when none). */
+static void dirname_of(const char *path, char *dir, size_t size)
+{
+    const char *slash = strrchr(path, '/');
+    size_t n = slash ? (size_t)(slash - path) + 1 : 0;
+    if (n >= size)
+        n = 0;
+    memcpy(dir, path, n);
+    dir[n] = '\0';
+}
+
+/* If a config.json lies beside path, take the architecture from it (not its weights). */
+static vp_status adopt_config_beside(vp_model *m, const char *path, vp_error *err)
+{
+    char cfgpath[4096];
+    dirname_of(path, cfgpath, sizeof(cfgpath) - 12);
+    strcat(cfgpath, "config.json");
+    FILE *f = fopen(cfgpath, "rb");
+    if (f == NULL)
+        return VP_OK; /* none: the architecture stays unknown */
+    fclose(f);
+    unsigned char *buf;
+    size_t len;
+    uint64_t size;
+    vp_status st = vp__read_file(cfgpath, (size_t)16 << 20, &buf, &len, &size, err);
+    if (st != VP_OK)
+        return st;
+    vp_model tmp;
+    memset(&tmp, 0, sizeof(tmp));
+    st = vp__config_read(&tmp, (const char *)buf, len, cfgpath, err, false);
+    free(buf);
+    if (st != VP_OK)
+        return st;
+    m->has_arch = 1;
+    m->arch = tmp.arch;
+    memcpy(m->model_type, tmp.model_type, sizeof(m->model_type));
+    memcpy(m->dtype, tmp.dtype, sizeof(m->dtype));
+    m->dtype_assumed = tmp.dtype_assumed;
+    return VP_OK;
+}
+
+#define SAFETENSORS_MAX_HEADER 100000000u
+#define GGUF_MAX_HEADER ((size_t)1 << 30)
+
+static vp_status from_safetensors_path(vp_model **out, const char *path, vp_error *err)
+{
+    unsigned char *buf;
+    size_t len;
+    uint64_t size;
+    /* the 8-byte length first, then exactly the header */
+    vp_status st = vp__read_file(path, 8, &buf, &len, &size, err);
+    if (st != VP_OK)
+        return st;
+    size_t want = 8;
+    if (len == 8) {
+        uint64_t n = 0;
+        for (int i = 7; i >= 0; i--)
+            n = (n << 8) | buf[i];
+        want = n <= SAFETENSORS_MAX_HEADER ? (size_t)n + 8 : 8;
+    }
+    free(buf);
+    if ((st = vp__read_file(path, want, &buf, &len, &size, err)) != VP_OK)
+        return st;
+    vp_model *m;
+    st = vp_model_from_safetensors(&m, buf, len, size, path, err);
+    free(buf);
+    if (st == VP_OK && (st = adopt_config_beside(m, path, err)) != VP_OK)
+        vp_model_free(m);
+    if (st == VP_OK)
+        *out = m;
+    return st;
+}
+
+static vp_status from_gguf_path(vp_model **out, const char *path, vp_error *err)
+{
+    size_t want = (size_t)16 << 20;
+    for (;;) {
+        unsigned char *buf;
+        size_t len;
+        uint64_t size;
+        vp_status st = vp__read_file(path, want, &buf, &len, &size, err);
+        if (st != VP_OK)
+            return st;
+        st = vp_model_from_gguf(out, buf, len, size, path, err);
+        free(buf);
+        /* a header longer than what was read: read more, up to 1 GiB */
+        if (st == VP_ETRUNCATED && (uint64_t)len < size && want < GGUF_MAX_HEADER) {
+            want *= 4;
+            continue;
+        }
+        return st;
+    }
+}
+
+static vp_status from_index_path(vp_model **out, const char *path, vp_error *err)
+{
+    unsigned char *buf;
+    size_t len;
+    uint64_t size;
+    vp_status st = vp__read_file(path, (size_t)256 << 20, &buf, &len, &size, err);
+    if (st != VP_OK)
+        return st;
+    vp_model *m = vp__model_new(VP_FORMAT_SAFETENSORS_INDEX);
+    if (m == NULL) {
+        free(buf);
+        return vp__error_set(err, VP_ENOMEM, NULL, "out of memory");
+    }
+    st = vp__safetensors_index_read(m, (const char *)buf, len, path, err);
+    free(buf);
+    if (st == VP_OK && (st = vp__model_finish_checkpoint(m)) != VP_OK)
+        vp__error_set(err, st, NULL, "%s", vp_status_str(st));
+    if (st == VP_OK)
+        st = adopt_config_beside(m, path, err);
+    if (st == VP_OK && m->n_shards_read < m->n_shards && m->has_arch) {
+        /* shards missing: the parameter count comes from config.json */
+        m->params = 0;
+    }
+    if (st != VP_OK) {
+        vp_model_free(m);
+        return st;
+    }
+    *out = m;
+    return VP_OK;
+}
+
+vp_status vp_model_from_path(vp_model **out, const char *path, vp_error *err)
+{
+    if (out == NULL || path == NULL)
+        return VP_EMISUSE;
+    if (ends_with(path, ".safetensors.index.json") || ends_with(path, ".index.json"))
+        return from_index_path(out, path, err);
+    if (ends_with(path, ".safetensors"))
+        return from_safetensors_path(out, path, err);
+    if (ends_with(path, ".gguf"))
+        return from_gguf_path(out, path, err);
+    if (ends_with(path, ".json")) {
+        unsigned char *buf;
+        size_t len;
+        uint64_t size;
+        vp_status st = vp__read_file(path, (size_t)16 << 20, &buf, &len, &size, err);
+        if (st != VP_OK)
+            return st;
+        st = vp_model_from_config(out, (const char *)buf, len, path, err);
+        free(buf);
+        return st;
+    }
+    /* no telling extension: look at the first bytes */
+    unsigned char *buf;
+    size_t len;
+    uint64_t size;
+    vp_status st = vp__read_file(path, 9, &buf, &len, &size, err);
+    if (st != VP_OK)
+        return st;
+    bool gguf = len >= 4 && memcmp(buf, "GGUF", 4) == 0;
+    bool safetensors = len == 9 && buf[8] == '{';
+    bool json = len >= 1 && buf[0] == '{';
+    free(buf);
+    if (gguf)
+        return from_gguf_path(out, path, err);
+    if (safetensors)
+        return from_safetensors_path(out, path, err);
+    if (json) {
+        if ((st = vp__read_file(path, (size_t)16 << 20, &buf, &len, &size, err)) != VP_OK)
+            return st;
+        st = vp_model_from_config(out, (const char *)buf, len, path, err);
+        free(buf);
+        return st;
+    }
+    vp__where w = { path, 0, 0, 0, false };
+    return vp__error_set(err, VP_EUNSUPPORTED, &w,
+                         "not a config.json, .safetensors, .safetensors.index.json or .gguf "
+                         "file");
+}
+
+/* ---- accessors -------------------------------------------------------------------- */
+
+vp_model_format vp_model_get_format(const vp_model *m) { return m ? m->format : (vp_model_format)0; }
+
+const char *vp_model_format_name(vp_model_format f)
+{
+    switch (f) {
+    case VP_FORMAT_CONFIG: return "config";
+    case VP_FORMAT_SAFETENSORS: return "safetensors";
+    case VP_FORMAT_SAFETENSORS_INDEX: return "safetensors-index";
+    case VP_FORMAT_GGUF: return "gguf";
+    }
+    return "unknown";
+}
+
+const char *vp_model_type(const vp_model *m) { return m ? m->model_type : ""; }
+const char *vp_model_dtype(const vp_model *m) { return m ? m->dtype : ""; }
+int vp_model_dtype_assumed(const vp_model *m) { return m ? m->dtype_assumed : 0; }
+const char *vp_model_quant_method(const vp_model *m) { return m ? m->quant : ""; }
+int vp_model_has_architecture(const vp_model *m) { return m ? m->has_arch : 0; }
+vp_count vp_model_parameters(const vp_model *m) { return vp_count_make(m ? m->params : 0); }
+vp_count vp_model_active_parameters(const vp_model *m) { return vp_count_make(m ? m->active : 0); }
+
+vp_bytes vp_model_role_bytes(const vp_model *m, vp_tensor_role role)
+{
+    if (m == NULL || (unsigned)role > VP_ROLE_OTHER)
+        return vp_bytes_make(0);
+    return vp_bytes_make(m->role_bytes[role]);
+}
+
+vp_bytes vp_model_total_bytes(const vp_model *m)
+{
+    if (m == NULL)
+        return vp_bytes_make(0);
+    /* each role is at most the sum of stored sizes, itself checked: cannot wrap */
+    return vp_bytes_make(m->role_bytes[VP_ROLE_PAYLOAD] + m->role_bytes[VP_ROLE_QUANT_METADATA] +
+                         m->role_bytes[VP_ROLE_UNQUANTIZED]);
+}
+
+vp_status vp_model_arch(const vp_model *m, vp_arch_key key, uint64_t *out)
+{
+    if (m == NULL || out == NULL)
+        return VP_EMISUSE;
+    if (!m->has_arch)
+        return VP_ENOTFOUND;
+    const vp__arch *a = &m->arch;
+    uint64_t v;
+    switch (key) {
+    case VP_ARCH_VOCAB: v = a->vocab; break;
+    case VP_ARCH_HIDDEN: v = a->hidden; break;
+    case VP_ARCH_LAYERS: v = a->layers; break;
+    case VP_ARCH_HEADS: v = a->heads; break;
+    case VP_ARCH_KV_HEADS: v = a->kv_heads; break;
+    case VP_ARCH_HEAD_DIM: v = a->head_dim; break;
+    case VP_ARCH_INTERMEDIATE: v = a->inter; break;
+    case VP_ARCH_EXPERTS: *out = a->experts; return VP_OK;
+    case VP_ARCH_EXPERTS_PER_TOKEN: *out = a->top_k; return VP_OK;
+    case VP_ARCH_MAX_CONTEXT: v = a->max_ctx; break;
+    case VP_ARCH_KV_LORA_RANK: *out = a->kv_lora_rank; return VP_OK;
+    case VP_ARCH_QK_ROPE_DIM: *out = a->qk_rope; return VP_OK;
+    case VP_ARCH_SLIDING_WINDOW: *out = a->window; return VP_OK;
+    case VP_ARCH_SLIDING_LAYERS: *out = a->sliding_layers; return VP_OK;
+    case VP_ARCH_MOE_INTERMEDIATE: *out = a->moe_inter; return VP_OK;
+    default: return VP_EMISUSE;
+    }
+    if (v == 0)
+        return VP_ENOTFOUND;
+    *out = v;
+    return VP_OK;
+}
+
+vp_status vp_model_kv_bytes_per_token(const vp_model *m, vp_bytes *out)
+{
+    if (m == NULL || out == NULL)
+        return VP_EMISUSE;
+    if (!m->has_arch || m->arch.kv_layers == 0)
+        return VP_ENOTFOUND;
+    uint64_t b;
+    vp_status st = vp__kv_bytes_per_token(&m->arch, m->arch.dtype_bytes ? m->arch.dtype_bytes : 2, &b);
+    if (st == VP_OK)
+        out->b = b;
+    return st;
+}
+
+vp_status vp_model_index_total_size(const vp_model *m, vp_bytes *out)
+{
+    if (m == NULL || out == NULL)
+        return VP_EMISUSE;
+    if (!m->has_total_size)
+        return VP_ENOTFOUND;
+    out->b = m->total_size;
+    return VP_OK;
+}
+
+size_t vp_model_shard_count(const vp_model *m, size_t *read)
+{
+    if (read != NULL)
+        *read = m ? m->n_shards_read : 0;
+    return m ? m->n_shards : 0;
+}
+
+size_t vp_model_tensor_count(const vp_model *m) { return m ? m->n_tensors : 0; }
+
+static const vp__tensor *tensor_at(const vp_model *m, size_t i)
+{
+    return m != NULL && i < m->n_tensors ? &m->tensors[i] : NULL;
+}
+
+const char *vp_model_tensor_name(const vp_model *m, size_t i)
+{
+    const vp__tensor *t = tensor_at(m, i);
+    return t ? t->name : NULL;
+}
+const char *vp_model_tensor_dtype(const vp_model *m, size_t i)
+{
+    const vp__tensor *t = tensor_at(m, i);
+    return t ? t->dtype : NULL;
+}
+vp_tensor_role vp_model_tensor_role(const vp_model *m, size_t i)
+{
+    const vp__tensor *t = tensor_at(m, i);
+    return t ? (vp_tensor_role)t->role : VP_ROLE_OTHER;
+}
+vp_bytes vp_model_tensor_bytes(const vp_model *m, size_t i)
+{
+    const vp__tensor *t = tensor_at(m, i);
+    return vp_bytes_make(t ? t->bytes : 0);
+}
+unsigned int vp_model_tensor_ndim(const vp_model *m, size_t i)
+{
+    const vp__tensor *t = tensor_at(m, i);
+    return t ? t->ndim : 0;
+}
+uint64_t vp_model_tensor_dim(const vp_model *m, size_t i, unsigned int d)
+{
+    const vp__tensor *t = tensor_at(m, i);
+    return t && d < t->ndim ? t->shape[d] : 0;
+}
+size_t vp_model_dtype_count(const vp_model *m) { return m ? m->n_dtypes : 0; }
+const char *vp_model_dtype_name(const vp_model *m, size_t i)
+{
+    return m && i < m->n_dtypes ? m->dtypes[i].name : NULL;
+}
+vp_bytes vp_model_dtype_bytes(const vp_model *m, size_t i)
+{
+    return vp_bytes_make(m && i < m->n_dtypes ? m->dtypes[i].bytes : 0);
+}

@@ -360,7 +360,7 @@ static bool report_duplicate(parser *ps, const vp__json_node *dup)
 {
     if (ps->status != VP_OK)
         return false;
-    vp__where w = { ps->doc->source, dup->line, dup->column, dup->offset, true };
+    vp__where w = { ps->doc->source, dup->key_line, dup->key_column, dup->key_offset, true };
     ps->status = vp__error_set(ps->err, VP_EDUPLICATE, &w, "duplicate key \"%.*s\"",
                                (int)(dup->key_len > 60 ? 60 : dup->key_len),
                                ps->doc->pool + dup->key);
@@ -427,7 +427,8 @@ static bool parse_document(parser *ps)
 {
     uint32_t stack[VP__JSON_MAX_DEPTH];
     int depth = 0;
-    uint32_t pending_key = 0, pending_key_len = 0;
+    uint32_t pending_key = 0, pending_key_len = 0, key_line = 0, key_column = 0;
+    uint64_t key_offset = 0;
     bool have_key = false;
 
     skip_ws(ps);
@@ -470,6 +471,9 @@ static bool parse_document(parser *ps)
             if (have_key) {
                 ps->doc->nodes[node].key = pending_key;
                 ps->doc->nodes[node].key_len = pending_key_len;
+                ps->doc->nodes[node].key_line = key_line;
+                ps->doc->nodes[node].key_column = key_column;
+                ps->doc->nodes[node].key_offset = key_offset;
                 have_key = false;
             }
             append_child(ps->doc, stack[depth - 1], node);
@@ -516,6 +520,9 @@ static bool parse_document(parser *ps)
                     return fail_at(ps, VP_ETRUNCATED, ps->p, "unexpected end of input"), false;
                 if (*ps->p != '"')
                     return fail_char(ps, VP_EPARSE, "expected a string key"), false;
+                key_line = ps->line;
+                key_column = column_at(ps, ps->p);
+                key_offset = (uint64_t)(ps->p - ps->start);
                 if (!parse_string(ps, &pending_key, &pending_key_len))
                     return false;
                 have_key = true;

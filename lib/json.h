@@ -35,6 +35,8 @@ typedef struct {
     uint64_t offset;
     uint64_t u;         /* integer magnitude */
     uint32_t key, key_len;   /* member key in the string pool (objects' children) */
+    uint32_t key_line, key_column; /* where the member's key starts */
+    uint64_t key_offset;
     uint32_t str, str_len;   /* string value in the string pool */
     uint32_t first, last, next; /* children (arrays, objects) and the next sibling */
     uint32_t count;     /* number of children */

@@ -1504,12 +1504,23 @@ vp_status vp_model_from_path(vp_model **out, const char *path, vp_error *err)
     if (ends_with(path, ".gguf"))
         return from_gguf_path(out, path, err);
     if (ends_with(path, ".json")) {
+        /* an index under another name (index.json) is told by its weight_map */
         unsigned char *buf;
         size_t len;
         uint64_t size;
-        vp_status st = vp__read_file(path, (size_t)16 << 20, &buf, &len, &size, err);
+        vp_status st = vp__read_file(path, (size_t)256 << 20, &buf, &len, &size, err);
         if (st != VP_OK)
             return st;
+        vp__json doc;
+        bool index = false;
+        if (vp__json_parse(&doc, (const char *)buf, len, path, NULL) == VP_OK) {
+            index = vp__json_get(&doc, vp__json_root(&doc), "weight_map") != NULL;
+            vp__json_free(&doc);
+        }
+        if (index) {
+            free(buf);
+            return from_index_path(out, path, err);
+        }
         st = vp_model_from_config(out, (const char *)buf, len, path, err);
         free(buf);
         return st;

@@ -22,4 +22,27 @@ Suite *vp_test_suite(void);
         suite_add_tcase((suite), tc_);                                                   \
     } while (0)
 
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* tests/data (or $VP_TEST_DATA, set by meson) */
+const char *vp_test_data_dir(void);
+char *vp_test_path(char *buf, size_t size, const char *rel);
+/* A new scratch directory (caller frees the string). */
+char *vp_test_tmpdir(void);
+void vp_test_write(const char *path, const void *data, size_t len);
+char *vp_test_read(const char *path, size_t *len);
+
+/* A growable byte buffer for building binary test files. */
+typedef struct {
+    unsigned char *data;
+    size_t len, cap;
+} vp_buf;
+void vp_buf_put(vp_buf *b, const void *data, size_t len);
+void vp_buf_u32(vp_buf *b, uint32_t v);
+void vp_buf_u64(vp_buf *b, uint64_t v);
+void vp_buf_str(vp_buf *b, const char *s); /* GGUF string: u64 length + bytes */
+void vp_buf_free(vp_buf *b);
+
 #endif

@@ -83,7 +83,7 @@ END_TEST
 START_TEST(test_error_format)
 {
     vp_error err = VP_ERROR_INIT;
-    char buf[600];
+    char buf[1024];
     vp_bytes b;
     /* a zeroed record (as ctypes allocates it) is accepted as version 1 */
     memset(&err, 0, sizeof(err));

@@ -197,7 +197,7 @@ START_TEST(test_bare_number_message)
 {
     vp_bytes b;
     vp_error err = VP_ERROR_INIT;
-    char line[600];
+    char line[1024];
     ck_assert_int_eq(vp_bytes_parse(&b, "24", 2, &err), VP_EUNIT);
     ck_assert_ptr_nonnull(strstr(err.message, "unit is required"));
     ck_assert_int_eq(vp_error_format(line, sizeof(line), &err), VP_OK);

@@ -260,7 +260,7 @@ vp_status vp__gguf_read(vp_model *m, const unsigned char *data, size_t len,
             } else {
                 r.p += count * (uint64_t)es;
             }
-            if (klen == 22 && memcmp(key, "tokenizer.ggml.tokens", 21) == 0)
+            if (klen == 21 && memcmp(key, "tokenizer.ggml.tokens", 21) == 0)
                 mt.tokens = count;
         } else {
             int sz = vsize(t);

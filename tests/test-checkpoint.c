@@ -1,0 +1,615 @@
+/*
+ * safetensors and GGUF headers: files written here with known tensors, every dtype and
+ * every ggml type at least once, exact bytes; and every kind of broken header.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <vramplan.h>
+
+#include "ck-util.h"
+
+/* ---- safetensors builder ------------------------------------------------------------ */
+
+typedef struct {
+    const char *name, *dtype;
+    int ndim;
+    uint64_t shape[4];
+} st_tensor;
+
+static unsigned dtype_bits(const char *d)
+{
+    static const struct { const char *n; unsigned b; } t[] = {
+        { "BOOL", 8 }, { "U8", 8 }, { "I8", 8 }, { "F8_E4M3", 8 }, { "F8_E5M2", 8 },
+        { "F8_E8M0", 8 }, { "I16", 16 }, { "U16", 16 }, { "F16", 16 }, { "BF16", 16 },
+        { "I32", 32 }, { "U32", 32 }, { "F32", 32 }, { "I64", 64 }, { "U64", 64 },
+        { "F64", 64 }, { "F4", 4 }, { "F6_E2M3", 6 }, { "F6_E3M2", 6 }, { "C64", 64 },
+    };
+    for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++)
+        if (strcmp(t[i].n, d) == 0)
+            return t[i].b;
+    return 0;
+}
+
+/* Builds a complete safetensors file (header + zero payload) into b. Returns payload size. */
+static uint64_t build_safetensors(vp_buf *b, const st_tensor *t, size_t n)
+{
+    char header[8192];
+    size_t h = 0;
+    uint64_t at = 0;
+    h += (size_t)snprintf(header + h, sizeof(header) - h, "{\"__metadata__\":{\"format\":\"pt\"}");
+    for (size_t i = 0; i < n; i++) {
+        uint64_t numel = 1;
+        for (int d = 0; d < t[i].ndim; d++)
+            numel *= t[i].shape[d];
+        uint64_t bytes = (numel * dtype_bits(t[i].dtype) + 7) / 8;
+        h += (size_t)snprintf(header + h, sizeof(header) - h, ",\"%s\":{\"dtype\":\"%s\",\"shape\":[",
+                              t[i].name, t[i].dtype);
+        for (int d = 0; d < t[i].ndim; d++)
+            h += (size_t)snprintf(header + h, sizeof(header) - h, "%s%" PRIu64, d ? "," : "",
+                                  t[i].shape[d]);
+        h += (size_t)snprintf(header + h, sizeof(header) - h,
+                              "],\"data_offsets\":[%" PRIu64 ",%" PRIu64 "]}", at, at + bytes);
+        at += bytes;
+    }
+    h += (size_t)snprintf(header + h, sizeof(header) - h, "}");
+    vp_buf_u64(b, h);
+    vp_buf_put(b, header, h);
+    for (uint64_t i = 0; i < at; i++)
+        vp_buf_put(b, "", 1);
+    return at;
+}
+
+static const st_tensor every_dtype[] = {
+    { "a.bool", "BOOL", 1, { 3 } },        { "a.u8", "U8", 2, { 2, 3 } },
+    { "a.i8", "I8", 1, { 5 } },            { "a.f8e4m3", "F8_E4M3", 1, { 7 } },
+    { "a.f8e5m2", "F8_E5M2", 1, { 7 } },   { "a.f8e8m0", "F8_E8M0", 1, { 2 } },
+    { "a.i16", "I16", 1, { 3 } },          { "a.u16", "U16", 1, { 3 } },
+    { "a.f16", "F16", 2, { 4, 4 } },       { "a.bf16", "BF16", 3, { 2, 3, 4 } },
+    { "a.i32", "I32", 1, { 3 } },          { "a.u32", "U32", 1, { 3 } },
+    { "a.f32", "F32", 1, { 3 } },          { "a.i64", "I64", 1, { 3 } },
+    { "a.u64", "U64", 1, { 3 } },          { "a.f64", "F64", 1, { 3 } },
+    { "a.f4", "F4", 1, { 5 } },            { "a.f6a", "F6_E2M3", 1, { 4 } },
+    { "a.f6b", "F6_E3M2", 1, { 3 } },      { "a.c64", "C64", 1, { 2 } },
+    { "a.scalar", "F32", 0, { 0 } },       { "a.empty", "F32", 2, { 0, 9 } },
+};
+
+START_TEST(test_safetensors_every_dtype)
+{
+    vp_buf b = { 0 };
+    size_t n = sizeof(every_dtype) / sizeof(every_dtype[0]);
+    uint64_t payload = build_safetensors(&b, every_dtype, n);
+    vp_model *m = NULL;
+    vp_error err = VP_ERROR_INIT;
+    ck_assert_int_eq(vp_model_from_safetensors(&m, b.data, b.len, b.len, "t.safetensors", &err), VP_OK);
+    ck_assert_uint_eq(vp_model_tensor_count(m), n);
+    uint64_t sum = 0;
+    for (size_t i = 0; i < n; i++) {
+        ck_assert_str_eq(vp_model_tensor_name(m, i), every_dtype[i].name);
+        ck_assert_str_eq(vp_model_tensor_dtype(m, i), every_dtype[i].dtype);
+        ck_assert_uint_eq(vp_model_tensor_ndim(m, i), (unsigned)every_dtype[i].ndim);
+        sum += vp_bytes_value(vp_model_tensor_bytes(m, i));
+    }
+    /* the tensors' bytes sum to the payload length */
+    ck_assert_uint_eq(sum, payload);
+    ck_assert_uint_eq(payload, b.len - 8 - (b.data[0] | (size_t)b.data[1] << 8));
+    /* exact sizes: 5 F4 values = 20 bits = 3 B; 4 F6 = 3 B; 3 F6 = 18 bits = 3 B; C64 2 = 16 B */
+    ck_assert_uint_eq(vp_bytes_value(vp_model_tensor_bytes(m, 16)), 3);
+    ck_assert_uint_eq(vp_bytes_value(vp_model_tensor_bytes(m, 17)), 3);
+    ck_assert_uint_eq(vp_bytes_value(vp_model_tensor_bytes(m, 18)), 3);
+    ck_assert_uint_eq(vp_bytes_value(vp_model_tensor_bytes(m, 19)), 16);
+    ck_assert_uint_eq(vp_bytes_value(vp_model_tensor_bytes(m, 9)), 48);
+    ck_assert_uint_eq(vp_model_tensor_dim(m, 9, 2), 4);
+    ck_assert_uint_eq(vp_bytes_value(vp_model_tensor_bytes(m, 20)), 4);
+    ck_assert_uint_eq(vp_bytes_value(vp_model_tensor_bytes(m, 21)), 0);
+    /* bytes per dtype: F32 = 3·4 + 4 + 0 */
+    int found = 0;
+    for (size_t i = 0; i < vp_model_dtype_count(m); i++)
+        if (strcmp(vp_model_dtype_name(m, i), "F32") == 0) {
+            ck_assert_uint_eq(vp_bytes_value(vp_model_dtype_bytes(m, i)), 16);
+            found = 1;
+        }
+    ck_assert(found);
+    vp_model_free(m);
+    vp_buf_free(&b);
+}
+END_TEST
+
+START_TEST(test_safetensors_roles)
+{
+    /* a bitsandbytes-4bit style checkpoint: packed U8 weights, absmax metadata, bf16 norms
+     * and embeddings, a rotary inv_freq buffer */
+    static const st_tensor t[] = {
+        { "model.embed_tokens.weight", "BF16", 2, { 100, 64 } },
+        { "model.layers.0.self_attn.q_proj.weight", "U8", 2, { 2048, 1 } },
+        { "model.layers.0.self_attn.q_proj.weight.absmax", "F32", 1, { 64 } },
+        { "model.layers.0.self_attn.q_proj.weight.quant_map", "F32", 1, { 16 } },
+        { "model.layers.0.self_attn.q_proj.weight.quant_state.bitsandbytes__nf4", "U8", 1, { 100 } },
+        { "model.layers.0.input_layernorm.weight", "BF16", 1, { 64 } },
+        { "model.layers.0.self_attn.rotary_emb.inv_freq", "F32", 1, { 32 } },
+    };
+    vp_buf b = { 0 };
+    build_safetensors(&b, t, sizeof(t) / sizeof(t[0]));
+    vp_model *m = NULL;
+    ck_assert_int_eq(vp_model_from_safetensors(&m, b.data, b.len, b.len, NULL, NULL), VP_OK);
+    ck_assert_int_eq(vp_model_tensor_role(m, 0), VP_ROLE_UNQUANTIZED);
+    ck_assert_int_eq(vp_model_tensor_role(m, 1), VP_ROLE_PAYLOAD);
+    ck_assert_int_eq(vp_model_tensor_role(m, 2), VP_ROLE_QUANT_METADATA);
+    ck_assert_int_eq(vp_model_tensor_role(m, 4), VP_ROLE_QUANT_METADATA);
+    ck_assert_int_eq(vp_model_tensor_role(m, 6), VP_ROLE_OTHER);
+    ck_assert_uint_eq(vp_bytes_value(vp_model_role_bytes(m, VP_ROLE_PAYLOAD)), 2048);
+    ck_assert_uint_eq(vp_bytes_value(vp_model_role_bytes(m, VP_ROLE_QUANT_METADATA)), 256 + 64 + 100);
+    ck_assert_uint_eq(vp_bytes_value(vp_model_role_bytes(m, VP_ROLE_UNQUANTIZED)), 12800 + 128);
+    ck_assert_uint_eq(vp_bytes_value(vp_model_role_bytes(m, VP_ROLE_OTHER)), 128);
+    ck_assert_uint_eq(vp_bytes_value(vp_model_total_bytes(m)), 2048 + 420 + 12928);
+    /* 2048 packed bytes hold 4096 4-bit values; + 6400 + 64 bf16 values */
+    ck_assert_uint_eq(vp_count_value(vp_model_parameters(m)), 4096 + 6400 + 64);
+    vp_model_free(m);
+    vp_buf_free(&b);
+}
+END_TEST
+
+static void write_st(const char *dir, const char *name, const st_tensor *t, size_t n)
+{
+    char path[512];
+    vp_buf b = { 0 };
+    build_safetensors(&b, t, n);
+    snprintf(path, sizeof(path), "%s/%s", dir, name);
+    vp_test_write(path, b.data, b.len);
+    vp_buf_free(&b);
+}
+
+START_TEST(test_index_with_shards)
+{
+    char *dir = vp_test_tmpdir();
+    char path[512];
+    static const st_tensor s1[] = { { "model.embed_tokens.weight", "BF16", 2, { 100, 64 } },
+                                    { "model.norm.weight", "BF16", 1, { 64 } } };
+    static const st_tensor s2[] = { { "lm_head.weight", "BF16", 2, { 100, 64 } } };
+    write_st(dir, "model-00001-of-00002.safetensors", s1, 2);
+    write_st(dir, "model-00002-of-00002.safetensors", s2, 1);
+    static const char index[] =
+        "{\"metadata\": {\"total_size\": 25728},\n \"weight_map\": {"
+        "\"model.embed_tokens.weight\": \"model-00001-of-00002.safetensors\","
+        "\"model.norm.weight\": \"model-00001-of-00002.safetensors\","
+        "\"lm_head.weight\": \"model-00002-of-00002.safetensors\"}}";
+    snprintf(path, sizeof(path), "%s/model.safetensors.index.json", dir);
+    vp_test_write(path, index, sizeof(index) - 1);
+    vp_model *m = NULL;
+    vp_error err = VP_ERROR_INIT;
+    ck_assert_msg(vp_model_from_path(&m, path, &err) == VP_OK, "%s", err.message);
+    size_t read = 0;
+    vp_bytes total;
+    ck_assert_int_eq(vp_model_get_format(m), VP_FORMAT_SAFETENSORS_INDEX);
+    ck_assert_uint_eq(vp_model_shard_count(m, &read), 2);
+    ck_assert_uint_eq(read, 2);
+    ck_assert_uint_eq(vp_model_tensor_count(m), 3);
+    ck_assert_int_eq(vp_model_index_total_size(m, &total), VP_OK);
+    ck_assert_uint_eq(vp_bytes_value(total), 25728);
+    ck_assert_uint_eq(vp_bytes_value(vp_model_total_bytes(m)), 25728);
+    ck_assert_uint_eq(vp_count_value(vp_model_parameters(m)), 12864);
+    vp_model_free(m);
+
+    /* the index maps a tensor to the wrong shard */
+    static const char wrong[] =
+        "{\"weight_map\": {\"model.embed_tokens.weight\": \"model-00002-of-00002.safetensors\","
+        "\"model.norm.weight\": \"model-00001-of-00002.safetensors\","
+        "\"lm_head.weight\": \"model-00002-of-00002.safetensors\"}}";
+    vp_test_write(path, wrong, sizeof(wrong) - 1);
+    m = (vp_model *)&err;
+    ck_assert_int_eq(vp_model_from_path(&m, path, &err), VP_EINVALID);
+    ck_assert_ptr_eq(m, (vp_model *)&err);
+    ck_assert_ptr_nonnull(strstr(err.message, "model.embed_tokens.weight"));
+    free(dir);
+}
+END_TEST
+
+/* Bad safetensors files: each a specific status and position, nothing returned. */
+static void expect_bad_st(const void *data, size_t len, uint64_t file_size, vp_status want,
+                          const char *needle)
+{
+    vp_model *m = (vp_model *)&m;
+    vp_error err = VP_ERROR_INIT;
+    vp_status st = vp_model_from_safetensors(&m, data, len, file_size, "bad.safetensors", &err);
+    ck_assert_msg(st == want, "got %s (%s), want %s", vp_status_name(st), err.message,
+                  vp_status_name(want));
+    ck_assert_ptr_eq(m, (vp_model *)&m);
+    ck_assert_str_eq(err.source, "bad.safetensors");
+    ck_assert(err.flags & VP_ERROR_HAS_OFFSET);
+    if (needle != NULL)
+        ck_assert_msg(strstr(err.message, needle) != NULL, "'%s' lacks '%s'", err.message, needle);
+}
+
+static void st_with_header(vp_buf *b, const char *header, size_t payload)
+{
+    vp_buf_u64(b, strlen(header));
+    vp_buf_put(b, header, strlen(header));
+    for (size_t i = 0; i < payload; i++)
+        vp_buf_put(b, "", 1);
+}
+
+START_TEST(test_safetensors_bad)
+{
+    vp_buf b = { 0 };
+    /* shorter than 8 bytes */
+    expect_bad_st("\x10\x00\x00", 3, 3, VP_ETRUNCATED, "8-byte");
+    /* a header length of 2^64 − 1 */
+    vp_buf_u64(&b, UINT64_MAX);
+    vp_buf_put(&b, "{}", 2);
+    expect_bad_st(b.data, b.len, b.len, VP_ELIMIT, "HeaderTooLarge");
+    vp_buf_free(&b);
+    /* a length past the end of the file */
+    vp_buf_u64(&b, 100);
+    vp_buf_put(&b, "{}", 2);
+    expect_bad_st(b.data, b.len, b.len, VP_ETRUNCATED, "past the end");
+    vp_buf_free(&b);
+    /* not an object */
+    st_with_header(&b, "[1,2]", 0);
+    expect_bad_st(b.data, b.len, b.len, VP_EFORMAT, "InvalidHeaderStart");
+    vp_buf_free(&b);
+    /* overlapping offsets */
+    st_with_header(&b, "{\"a\":{\"dtype\":\"U8\",\"shape\":[4],\"data_offsets\":[0,4]},"
+                       "\"b\":{\"dtype\":\"U8\",\"shape\":[4],\"data_offsets\":[2,6]}}", 6);
+    expect_bad_st(b.data, b.len, b.len, VP_EFORMAT, "overlaps");
+    vp_buf_free(&b);
+    /* a gap */
+    st_with_header(&b, "{\"a\":{\"dtype\":\"U8\",\"shape\":[4],\"data_offsets\":[0,4]},"
+                       "\"b\":{\"dtype\":\"U8\",\"shape\":[4],\"data_offsets\":[6,10]}}", 10);
+    expect_bad_st(b.data, b.len, b.len, VP_EFORMAT, "gap");
+    vp_buf_free(&b);
+    /* size does not match dtype × shape */
+    st_with_header(&b, "{\"a\":{\"dtype\":\"F32\",\"shape\":[4],\"data_offsets\":[0,4]}}", 4);
+    expect_bad_st(b.data, b.len, b.len, VP_EFORMAT, "TensorInvalidInfo");
+    vp_buf_free(&b);
+    /* offsets beyond the data */
+    st_with_header(&b, "{\"a\":{\"dtype\":\"U8\",\"shape\":[8],\"data_offsets\":[0,8]}}", 4);
+    expect_bad_st(b.data, b.len, b.len, VP_EFORMAT, "outside");
+    vp_buf_free(&b);
+    /* data not fully covered */
+    st_with_header(&b, "{\"a\":{\"dtype\":\"U8\",\"shape\":[4],\"data_offsets\":[0,4]}}", 8);
+    expect_bad_st(b.data, b.len, b.len, VP_EFORMAT, "MetadataIncompleteBuffer");
+    vp_buf_free(&b);
+    /* unknown dtype */
+    st_with_header(&b, "{\"a\":{\"dtype\":\"Q4\",\"shape\":[4],\"data_offsets\":[0,4]}}", 4);
+    expect_bad_st(b.data, b.len, b.len, VP_EUNSUPPORTED, "Q4");
+    vp_buf_free(&b);
+    /* shape overflow */
+    st_with_header(&b, "{\"a\":{\"dtype\":\"U8\",\"shape\":[4294967296,4294967296],\"data_offsets\":[0,4]}}", 4);
+    expect_bad_st(b.data, b.len, b.len, VP_EOVERFLOW, "ValidationOverflow");
+    vp_buf_free(&b);
+    /* invalid UTF-8 in a name */
+    st_with_header(&b, "{\"a\xff\":{\"dtype\":\"U8\",\"shape\":[4],\"data_offsets\":[0,4]}}", 4);
+    expect_bad_st(b.data, b.len, b.len, VP_EENCODING, "UTF-8");
+    vp_buf_free(&b);
+    /* duplicate tensor names */
+    st_with_header(&b, "{\"a\":{\"dtype\":\"U8\",\"shape\":[2],\"data_offsets\":[0,2]},"
+                       "\"a\":{\"dtype\":\"U8\",\"shape\":[2],\"data_offsets\":[2,4]}}", 4);
+    expect_bad_st(b.data, b.len, b.len, VP_EDUPLICATE, "duplicate");
+    vp_buf_free(&b);
+    /* deep nesting */
+    {
+        char deep[600];
+        size_t k = 0;
+        deep[k++] = '{';
+        deep[k++] = '"'; deep[k++] = 'x'; deep[k++] = '"'; deep[k++] = ':';
+        for (int i = 0; i < 200; i++)
+            deep[k++] = '[';
+        deep[k] = '\0';
+        st_with_header(&b, deep, 0);
+        expect_bad_st(b.data, b.len, b.len, VP_ELIMIT, "nesting");
+        vp_buf_free(&b);
+    }
+    /* missing fields; negative offsets */
+    st_with_header(&b, "{\"a\":{\"dtype\":\"U8\",\"shape\":[4]}}", 4);
+    expect_bad_st(b.data, b.len, b.len, VP_EFORMAT, "data_offsets");
+    vp_buf_free(&b);
+    st_with_header(&b, "{\"a\":{\"dtype\":\"U8\",\"shape\":[4],\"data_offsets\":[-1,3]}}", 4);
+    expect_bad_st(b.data, b.len, b.len, VP_EFORMAT, "data_offsets");
+    vp_buf_free(&b);
+}
+END_TEST
+
+/* Every truncation of a valid file fails cleanly (and never crashes). */
+START_TEST(test_safetensors_truncations)
+{
+    vp_buf b = { 0 };
+    build_safetensors(&b, every_dtype, 6);
+    size_t header_end = 8 + (b.data[0] | (size_t)b.data[1] << 8);
+    for (size_t len = 0; len < header_end; len++) {
+        vp_model *m = NULL;
+        vp_status st = vp_model_from_safetensors(&m, b.data, len, len, NULL, NULL);
+        ck_assert_msg(st < 0, "truncated at %zu accepted", len);
+        ck_assert_ptr_null(m);
+    }
+    vp_buf_free(&b);
+}
+END_TEST
+
+/* ---- GGUF builder ----------------------------------------------------------------- */
+
+static const struct {
+    uint32_t id;
+    const char *name;
+    uint32_t block, bytes, bits;
+} ggml[] = {
+    /* shared/data/gguf.md §1 (ggml-common.h static_asserts) */
+    { 0, "F32", 1, 4, 32 },        { 1, "F16", 1, 2, 16 },       { 2, "Q4_0", 32, 18, 4 },
+    { 3, "Q4_1", 32, 20, 4 },      { 6, "Q5_0", 32, 22, 5 },     { 7, "Q5_1", 32, 24, 5 },
+    { 8, "Q8_0", 32, 34, 8 },      { 9, "Q8_1", 32, 36, 8 },     { 10, "Q2_K", 256, 84, 2 },
+    { 11, "Q3_K", 256, 110, 3 },   { 12, "Q4_K", 256, 144, 4 },  { 13, "Q5_K", 256, 176, 5 },
+    { 14, "Q6_K", 256, 210, 6 },   { 15, "Q8_K", 256, 292, 8 },  { 16, "IQ2_XXS", 256, 66, 2 },
+    { 17, "IQ2_XS", 256, 74, 2 },  { 18, "IQ3_XXS", 256, 98, 3 }, { 19, "IQ1_S", 256, 50, 1 },
+    { 20, "IQ4_NL", 32, 18, 4 },   { 21, "IQ3_S", 256, 110, 3 }, { 22, "IQ2_S", 256, 82, 2 },
+    { 23, "IQ4_XS", 256, 136, 4 }, { 24, "I8", 1, 1, 8 },        { 25, "I16", 1, 2, 16 },
+    { 26, "I32", 1, 4, 32 },       { 27, "I64", 1, 8, 64 },      { 28, "F64", 1, 8, 64 },
+    { 29, "IQ1_M", 256, 56, 1 },   { 30, "BF16", 1, 2, 16 },     { 34, "TQ1_0", 256, 54, 1 },
+    { 35, "TQ2_0", 256, 66, 2 },   { 39, "MXFP4", 32, 17, 4 },
+};
+#define N_GGML (sizeof(ggml) / sizeof(ggml[0]))
+
+static void kv_u32(vp_buf *b, const char *key, uint32_t v)
+{
+    vp_buf_str(b, key);
+    vp_buf_u32(b, 4);
+    vp_buf_u32(b, v);
+}
+
+/* A GGUF v3 file: llama metadata, one tensor of 3 blocks (×2 rows) per ggml type. */
+static uint64_t build_gguf(vp_buf *b, uint32_t alignment, uint64_t *expect_bytes)
+{
+    vp_buf_put(b, "GGUF", 4);
+    vp_buf_u32(b, 3);
+    vp_buf_u64(b, N_GGML);
+    vp_buf_u64(b, 9);
+    vp_buf_str(b, "general.architecture");
+    vp_buf_u32(b, 8);
+    vp_buf_str(b, "llama");
+    kv_u32(b, "general.alignment", alignment);
+    kv_u32(b, "llama.block_count", 32);
+    kv_u32(b, "llama.embedding_length", 4096);
+    kv_u32(b, "llama.attention.head_count", 32);
+    kv_u32(b, "llama.attention.head_count_kv", 8);
+    kv_u32(b, "llama.context_length", 131072);
+    /* an array of strings and an array of floats */
+    vp_buf_str(b, "tokenizer.ggml.tokens");
+    vp_buf_u32(b, 9);
+    vp_buf_u32(b, 8);
+    vp_buf_u64(b, 3);
+    vp_buf_str(b, "a");
+    vp_buf_str(b, "\xc3\xa9t\xc3\xa9");
+    vp_buf_str(b, "<s>");
+    vp_buf_str(b, "tokenizer.ggml.scores");
+    vp_buf_u32(b, 9);
+    vp_buf_u32(b, 6);
+    vp_buf_u64(b, 3);
+    for (int i = 0; i < 3; i++)
+        vp_buf_u32(b, 0);
+    uint64_t offset = 0, total = 0;
+    for (size_t i = 0; i < N_GGML; i++) {
+        char name[64];
+        snprintf(name, sizeof(name), "blk.0.%s.weight", ggml[i].name);
+        vp_buf_str(b, name);
+        vp_buf_u32(b, 2);
+        vp_buf_u64(b, 3 * (uint64_t)ggml[i].block);
+        vp_buf_u64(b, 2);
+        vp_buf_u32(b, ggml[i].id);
+        vp_buf_u64(b, offset);
+        uint64_t bytes = 6 * (uint64_t)ggml[i].bytes;
+        expect_bytes[i] = bytes;
+        total += bytes;
+        offset = (offset + bytes + alignment - 1) / alignment * alignment;
+    }
+    while (b->len % alignment)
+        vp_buf_put(b, "", 1);
+    for (uint64_t i = 0; i < offset; i++)
+        vp_buf_put(b, "", 1);
+    return total;
+}
+
+START_TEST(test_gguf_every_type)
+{
+    vp_buf b = { 0 };
+    uint64_t expect[N_GGML];
+    uint64_t total = build_gguf(&b, 32, expect);
+    vp_model *m = NULL;
+    vp_error err = VP_ERROR_INIT;
+    ck_assert_msg(vp_model_from_gguf(&m, b.data, b.len, b.len, "t.gguf", &err) == VP_OK, "%s",
+                  err.message);
+    ck_assert_uint_eq(vp_model_tensor_count(m), N_GGML);
+    uint64_t params = 0, payload = 0, sum = 0;
+    for (size_t i = 0; i < N_GGML; i++) {
+        ck_assert_str_eq(vp_model_tensor_dtype(m, i), ggml[i].name);
+        ck_assert_msg(vp_bytes_value(vp_model_tensor_bytes(m, i)) == expect[i], "%s: %" PRIu64,
+                      ggml[i].name, vp_bytes_value(vp_model_tensor_bytes(m, i)));
+        params += 6 * (uint64_t)ggml[i].block;
+        sum += expect[i];
+        if (ggml[i].block > 1)
+            payload += 6 * (uint64_t)ggml[i].block * ggml[i].bits / 8;
+    }
+    ck_assert_uint_eq(sum, total);
+    ck_assert_uint_eq(vp_count_value(vp_model_parameters(m)), params);
+    ck_assert_uint_eq(vp_bytes_value(vp_model_total_bytes(m)), total);
+    ck_assert_uint_eq(vp_bytes_value(vp_model_role_bytes(m, VP_ROLE_PAYLOAD)), payload);
+    /* Q4_K: 144-byte blocks of 256 values: 128 B of 4-bit codes + 16 B of scales */
+    ck_assert_str_eq(ggml[10].name, "Q4_K");
+    ck_assert_uint_eq(expect[10], 6 * 144);
+    ck_assert_str_eq(vp_model_quant_method(m), "gguf");
+    ck_assert_str_eq(vp_model_type(m), "llama");
+    /* architecture from the metadata alone: 2·32·8·128·2 (f16 cache) */
+    vp_bytes kv;
+    ck_assert_int_eq(vp_model_kv_bytes_per_token(m, &kv), VP_OK);
+    ck_assert_uint_eq(vp_bytes_value(kv), 131072);
+    uint64_t v;
+    ck_assert_int_eq(vp_model_arch(m, VP_ARCH_VOCAB, &v), VP_OK);
+    ck_assert_uint_eq(v, 3);
+    vp_model_free(m);
+    vp_buf_free(&b);
+}
+END_TEST
+
+static void expect_bad_gguf(const void *data, size_t len, uint64_t file_size, vp_status want,
+                            const char *needle)
+{
+    vp_model *m = (vp_model *)&m;
+    vp_error err = VP_ERROR_INIT;
+    vp_status st = vp_model_from_gguf(&m, data, len, file_size, "bad.gguf", &err);
+    ck_assert_msg(st == want, "got %s (%s), want %s", vp_status_name(st), err.message,
+                  vp_status_name(want));
+    ck_assert_ptr_eq(m, (vp_model *)&m);
+    ck_assert(err.flags & VP_ERROR_HAS_OFFSET);
+    if (needle != NULL)
+        ck_assert_msg(strstr(err.message, needle) != NULL, "'%s' lacks '%s'", err.message, needle);
+}
+
+/* A one-tensor GGUF with the given tensor fields. */
+static void tiny_gguf(vp_buf *b, uint32_t version, uint32_t ndim, uint64_t dim0, uint32_t type,
+                      uint64_t offset, const char *name)
+{
+    vp_buf_put(b, "GGUF", 4);
+    vp_buf_u32(b, version);
+    vp_buf_u64(b, 1);
+    vp_buf_u64(b, 0);
+    vp_buf_str(b, name);
+    vp_buf_u32(b, ndim);
+    for (uint32_t d = 0; d < ndim; d++)
+        vp_buf_u64(b, d == 0 ? dim0 : 1);
+    vp_buf_u32(b, type);
+    vp_buf_u64(b, offset);
+    while (b->len % 32)
+        vp_buf_put(b, "", 1);
+    for (int i = 0; i < 64; i++)
+        vp_buf_put(b, "", 1);
+}
+
+START_TEST(test_gguf_bad)
+{
+    vp_buf b = { 0 };
+    expect_bad_gguf("GGML\x03\0\0\0", 8, 8, VP_EFORMAT, "magic");
+    tiny_gguf(&b, 1, 1, 32, 0, 0, "t");
+    expect_bad_gguf(b.data, b.len, b.len, VP_EUNSUPPORTED, "version 1");
+    vp_buf_free(&b);
+    tiny_gguf(&b, 0x03000000, 1, 32, 0, 0, "t");
+    expect_bad_gguf(b.data, b.len, b.len, VP_EUNSUPPORTED, "big-endian");
+    vp_buf_free(&b);
+    tiny_gguf(&b, 3, 1, 32, 99, 0, "t");
+    expect_bad_gguf(b.data, b.len, b.len, VP_EUNSUPPORTED, "ggml type 99");
+    vp_buf_free(&b);
+    tiny_gguf(&b, 3, 5, 32, 0, 0, "t");
+    expect_bad_gguf(b.data, b.len, b.len, VP_EFORMAT, "4 dimensions");
+    vp_buf_free(&b);
+    tiny_gguf(&b, 3, 1, 32, 0, 7, "t");
+    expect_bad_gguf(b.data, b.len, b.len, VP_EFORMAT, "aligned");
+    vp_buf_free(&b);
+    tiny_gguf(&b, 3, 1, 100, 12, 0, "t"); /* Q4_K rows must be multiples of 256 */
+    expect_bad_gguf(b.data, b.len, b.len, VP_EFORMAT, "Q4_K blocks");
+    vp_buf_free(&b);
+    tiny_gguf(&b, 3, 1, 1000, 0, 0, "t"); /* 4000 bytes of data in a 64-byte data section */
+    expect_bad_gguf(b.data, b.len, b.len, VP_EFORMAT, "past the end");
+    vp_buf_free(&b);
+    tiny_gguf(&b, 3, 1, 32, 0, 0, "t\xc0\xaf");
+    expect_bad_gguf(b.data, b.len, b.len, VP_EFORMAT, "UTF-8");
+    vp_buf_free(&b);
+    /* element count overflow: dims 2^40 and 2^40 */
+    vp_buf_put(&b, "GGUF", 4);
+    vp_buf_u32(&b, 3);
+    vp_buf_u64(&b, 1);
+    vp_buf_u64(&b, 0);
+    vp_buf_str(&b, "t");
+    vp_buf_u32(&b, 2);
+    vp_buf_u64(&b, UINT64_C(1) << 40);
+    vp_buf_u64(&b, UINT64_C(1) << 40);
+    vp_buf_u32(&b, 0);
+    vp_buf_u64(&b, 0);
+    expect_bad_gguf(b.data, b.len, b.len, VP_EOVERFLOW, "overflows");
+    vp_buf_free(&b);
+    /* counts larger than the header can hold, before any allocation */
+    vp_buf_put(&b, "GGUF", 4);
+    vp_buf_u32(&b, 3);
+    vp_buf_u64(&b, UINT64_MAX);
+    vp_buf_u64(&b, 0);
+    expect_bad_gguf(b.data, b.len, b.len, VP_ETRUNCATED, "count");
+    vp_buf_free(&b);
+    /* a string length of 2^64 − 1 */
+    vp_buf_put(&b, "GGUF", 4);
+    vp_buf_u32(&b, 3);
+    vp_buf_u64(&b, 0);
+    vp_buf_u64(&b, 1);
+    vp_buf_u64(&b, UINT64_MAX);
+    vp_buf_put(&b, "xxxxxxxxxxxxxxxx", 16);
+    expect_bad_gguf(b.data, b.len, b.len, VP_ELIMIT, "string length");
+    vp_buf_free(&b);
+    /* unknown metadata value type */
+    vp_buf_put(&b, "GGUF", 4);
+    vp_buf_u32(&b, 3);
+    vp_buf_u64(&b, 0);
+    vp_buf_u64(&b, 1);
+    vp_buf_str(&b, "k");
+    vp_buf_u32(&b, 13);
+    vp_buf_u64(&b, 0);
+    expect_bad_gguf(b.data, b.len, b.len, VP_EUNSUPPORTED, "value type 13");
+    vp_buf_free(&b);
+}
+END_TEST
+
+START_TEST(test_gguf_truncations)
+{
+    vp_buf b = { 0 };
+    uint64_t expect[N_GGML];
+    build_gguf(&b, 32, expect);
+    /* every prefix shorter than the header fails; the first that parses is the header */
+    size_t ok_from = 0;
+    for (size_t len = 0; len <= b.len; len++) {
+        vp_model *m = NULL;
+        vp_status st = vp_model_from_gguf(&m, b.data, len, 0, NULL, NULL);
+        if (st == VP_OK) {
+            ok_from = len;
+            vp_model_free(m);
+            break;
+        }
+        ck_assert_ptr_null(m);
+        ck_assert_msg(st == VP_ETRUNCATED || st == VP_EFORMAT, "len %zu: %s", len, vp_status_name(st));
+    }
+    ck_assert_uint_gt(ok_from, 100);
+    vp_buf_free(&b);
+}
+END_TEST
+
+START_TEST(test_gguf_path)
+{
+    char *dir = vp_test_tmpdir();
+    char path[512];
+    vp_buf b = { 0 };
+    uint64_t expect[N_GGML];
+    build_gguf(&b, 64, expect);
+    snprintf(path, sizeof(path), "%s/model.gguf", dir);
+    vp_test_write(path, b.data, b.len);
+    vp_model *m = NULL;
+    vp_error err = VP_ERROR_INIT;
+    ck_assert_msg(vp_model_from_path(&m, path, &err) == VP_OK, "%s", err.message);
+    ck_assert_int_eq(vp_model_get_format(m), VP_FORMAT_GGUF);
+    vp_model_free(m);
+    /* cut the file inside the data section: the header is intact, the data is not */
+    vp_test_write(path, b.data, b.len - 200);
+    ck_assert_int_eq(vp_model_from_path(&m, path, &err), VP_EFORMAT);
+    ck_assert_str_eq(err.source, path);
+    vp_buf_free(&b);
+    free(dir);
+}
+END_TEST
+
+Suite *vp_test_suite(void)
+{
+    Suite *s = suite_create("checkpoint");
+    VP_ADD_TEST(s, test_safetensors_every_dtype);
+    VP_ADD_TEST(s, test_safetensors_roles);
+    VP_ADD_TEST(s, test_index_with_shards);
+    VP_ADD_TEST(s, test_safetensors_bad);
+    VP_ADD_TEST(s, test_safetensors_truncations);
+    VP_ADD_TEST(s, test_gguf_every_type);
+    VP_ADD_TEST(s, test_gguf_bad);
+    VP_ADD_TEST(s, test_gguf_truncations);
+    VP_ADD_TEST(s, test_gguf_path);
+    return s;
+}

@@ -340,9 +340,10 @@ vp_status vp__gguf_read(vp_model *m, const unsigned char *data, size_t len,
     qsort(spans, nt, sizeof(*spans), cmp_gspan);
     for (size_t i = 1; i < nt; i++)
         if (spans[i].begin < spans[i - 1].end) {
+            const char *name = m->tensors[spans[i].tensor].name;
             free(spans);
             return rd_fail(&r, VP_EFORMAT, r.p, "tensor \"%.60s\" overlaps another one's data",
-                           m->tensors[spans[i].tensor].name);
+                           name);
         }
     if (file_size != 0 && nt > 0 &&
         (data_start > file_size || spans[nt - 1].end > file_size - data_start)) {

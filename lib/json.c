@@ -14,14 +14,20 @@ typedef struct {
     vp_status status;
 } parser;
 
-/* column in Unicode characters: count non-continuation bytes since the line start */
-static uint32_t column_at(const parser *ps, const unsigned char *at)
+/* Column in Unicode characters: non-continuation bytes from the line start to at.
+ * Computed only when a position is reported, so parsing stays linear. */
+static uint32_t column_of(const unsigned char *line_start, const unsigned char *at)
 {
     uint32_t col = 1;
-    for (const unsigned char *q = ps->start + ps->line_start; q < at; q++)
+    for (const unsigned char *q = line_start; q < at; q++)
         if ((*q & 0xC0u) != 0x80u)
             col++;
     return col;
+}
+
+static uint32_t column_at(const parser *ps, const unsigned char *at)
+{
+    return column_of(ps->start + ps->line_start, at);
 }
 
 static vp_status fail_at(parser *ps, vp_status code, const unsigned char *at, const char *msg)
@@ -69,7 +75,7 @@ static uint32_t new_node(parser *ps, vp__json_type type, const unsigned char *at
     memset(n, 0, sizeof(*n));
     n->type = (uint8_t)type;
     n->line = ps->line;
-    n->column = column_at(ps, at);
+    n->line_off = ps->line_start;
     n->offset = (uint64_t)(at - ps->start);
     n->first = n->last = n->next = VP__JSON_NONE;
     return i;
@@ -176,6 +182,12 @@ bool vp__utf8_valid(const unsigned char *p, size_t len)
     return true;
 }
 
+/* ASCII bytes that end a run of plain string characters: '"', '\\', controls. */
+static const unsigned char special[128] = {
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+    ['"'] = 1, ['\\'] = 1,
+};
+
 /* Parses a string at ps->p ('"'); stores it NUL-terminated in the pool. */
 static bool parse_string(parser *ps, uint32_t *off, uint32_t *len)
 {
@@ -183,8 +195,7 @@ static bool parse_string(parser *ps, uint32_t *off, uint32_t *len)
     size_t start = ps->doc->n_pool;
     for (;;) {
         const unsigned char *run = ps->p;
-        while (ps->p < ps->end && *ps->p != '"' && *ps->p != '\\' && *ps->p >= 0x20 &&
-               *ps->p < 0x80)
+        while (ps->p < ps->end && *ps->p < 0x80 && !special[*ps->p])
             ps->p++;
         if (ps->p > run && !pool_put(ps, run, (size_t)(ps->p - run)))
             return false;
@@ -360,7 +371,7 @@ static bool report_duplicate(parser *ps, const vp__json_node *dup)
 {
     if (ps->status != VP_OK)
         return false;
-    vp__where w = { ps->doc->source, dup->key_line, dup->key_column, dup->key_offset, true };
+    vp__where w = vp__json_key_where(ps->doc, dup);
     ps->status = vp__error_set(ps->err, VP_EDUPLICATE, &w, "duplicate key \"%.*s\"",
                                (int)(dup->key_len > 60 ? 60 : dup->key_len),
                                ps->doc->pool + dup->key);
@@ -427,8 +438,8 @@ static bool parse_document(parser *ps)
 {
     uint32_t stack[VP__JSON_MAX_DEPTH];
     int depth = 0;
-    uint32_t pending_key = 0, pending_key_len = 0, key_line = 0, key_column = 0;
-    uint64_t key_offset = 0;
+    uint32_t pending_key = 0, pending_key_len = 0, key_line = 0;
+    uint64_t key_offset = 0, key_line_off = 0;
     bool have_key = false;
 
     skip_ws(ps);
@@ -472,7 +483,7 @@ static bool parse_document(parser *ps)
                 ps->doc->nodes[node].key = pending_key;
                 ps->doc->nodes[node].key_len = pending_key_len;
                 ps->doc->nodes[node].key_line = key_line;
-                ps->doc->nodes[node].key_column = key_column;
+                ps->doc->nodes[node].key_line_off = key_line_off;
                 ps->doc->nodes[node].key_offset = key_offset;
                 have_key = false;
             }
@@ -521,7 +532,7 @@ static bool parse_document(parser *ps)
                 if (*ps->p != '"')
                     return fail_char(ps, VP_EPARSE, "expected a string key"), false;
                 key_line = ps->line;
-                key_column = column_at(ps, ps->p);
+                key_line_off = ps->line_start;
                 key_offset = (uint64_t)(ps->p - ps->start);
                 if (!parse_string(ps, &pending_key, &pending_key_len))
                     return false;
@@ -544,12 +555,12 @@ vp_status vp__json_parse(vp__json *doc, const char *buf, size_t len, const char 
 {
     if (doc == NULL || (buf == NULL && len > 0))
         return VP_EMISUSE;
-    vp__json tmp = { NULL, 0, 0, NULL, 0, 0, source };
+    vp__json tmp = { NULL, 0, 0, NULL, 0, 0, source, (const unsigned char *)buf };
     parser ps = { &tmp, (const unsigned char *)buf, (const unsigned char *)buf + len,
                   (const unsigned char *)buf, 1, 0, err, VP_OK };
     if (buf == NULL) {
         static const unsigned char empty[1] = { 0 };
-        ps.p = ps.end = ps.start = empty;
+        ps.p = ps.end = ps.start = tmp.text = empty;
     }
     if (len >= 3 && memcmp(buf, "\xEF\xBB\xBF", 3) == 0)
         fail_at(&ps, VP_EPARSE, ps.p, "byte order mark before the JSON value");
@@ -595,6 +606,16 @@ bool vp__json_str_eq(const vp__json *doc, const vp__json_node *n, const char *te
 
 vp__where vp__json_where(const vp__json *doc, const vp__json_node *n)
 {
-    vp__where w = { doc->source, n->line, n->column, n->offset, true };
+    vp__where w = { doc->source, n->line,
+                    column_of(doc->text + n->line_off, doc->text + n->offset), n->offset,
+                    true };
+    return w;
+}
+
+vp__where vp__json_key_where(const vp__json *doc, const vp__json_node *n)
+{
+    vp__where w = { doc->source, n->key_line,
+                    column_of(doc->text + n->key_line_off, doc->text + n->key_offset),
+                    n->key_offset, true };
     return w;
 }

@@ -31,12 +31,13 @@ typedef struct {
     uint8_t is_int;     /* number written as an integer (no fraction, no exponent) */
     uint8_t negative;   /* number has a leading '-' */
     uint8_t int_overflow; /* integer magnitude does not fit in uint64 */
-    uint32_t line, column;
+    uint32_t line;
     uint64_t offset;
+    uint64_t line_off;  /* offset where the value's line starts (columns are computed on error) */
     uint64_t u;         /* integer magnitude */
     uint32_t key, key_len;   /* member key in the string pool (objects' children) */
-    uint32_t key_line, key_column; /* where the member's key starts */
-    uint64_t key_offset;
+    uint32_t key_line;  /* where the member's key starts */
+    uint64_t key_offset, key_line_off;
     uint32_t str, str_len;   /* string value in the string pool */
     uint32_t first, last, next; /* children (arrays, objects) and the next sibling */
     uint32_t count;     /* number of children */
@@ -48,6 +49,8 @@ typedef struct {
     char *pool;
     size_t n_pool, cap_pool;
     const char *source;
+    const unsigned char *text; /* the parsed buffer (borrowed): positions are computed
+                                  from it on error, so it must outlive the tree's use */
 } vp__json;
 
 /* Valid UTF-8 without NUL bytes. */
@@ -87,7 +90,8 @@ static inline const vp__json_node *vp__json_next(const vp__json *doc, const vp__
 const vp__json_node *vp__json_get(const vp__json *doc, const vp__json_node *obj, const char *key);
 /* String value equals text. */
 bool vp__json_str_eq(const vp__json *doc, const vp__json_node *n, const char *text);
-/* Position of a node, for error messages. */
+/* Position of a node (or of its key), for error messages. */
 vp__where vp__json_where(const vp__json *doc, const vp__json_node *n);
+vp__where vp__json_key_where(const vp__json *doc, const vp__json_node *n);
 
 #endif

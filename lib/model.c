@@ -754,18 +754,19 @@ static bool read_qconfig(cfg *c, qconfig *q)
         return cfg_fail(c, VP_ETYPE, qc, "quantization_config must be an object"),
                false;
     const vp__json_node *m = vp__json_get(c->doc, qc, "quant_method");
-    cfg sub = *c;
-    sub.obj = qc;
+    /* the fields below are read from quantization_config; errors stay on c */
+    cfg *sub = c;
+    c->obj = qc;
     bool b4 = false, b8 = false;
     if (m == NULL || vp__json_str_eq(c->doc, m, "bitsandbytes")) {
         bool x;
-        if (!cfg_bool(&sub, "load_in_4bit", false, &x)) return false;
+        if (!cfg_bool(sub, "load_in_4bit", false, &x)) return false;
         b4 = x;
-        if (!cfg_bool(&sub, "_load_in_4bit", b4, &x)) return false;
+        if (!cfg_bool(sub, "_load_in_4bit", b4, &x)) return false;
         b4 = b4 || x;
-        if (!cfg_bool(&sub, "load_in_8bit", false, &x)) return false;
+        if (!cfg_bool(sub, "load_in_8bit", false, &x)) return false;
         b8 = x;
-        if (!cfg_bool(&sub, "_load_in_8bit", b8, &x)) return false;
+        if (!cfg_bool(sub, "_load_in_8bit", b8, &x)) return false;
         b8 = b8 || x;
         if (m == NULL && !b4 && !b8)
             return cfg_fail(c, VP_EMISSING, qc, "quantization_config has no quant_method"), false;
@@ -776,7 +777,7 @@ static bool read_qconfig(cfg *c, qconfig *q)
         if (!b4 && !b8)
             return true; /* bitsandbytes config that quantizes nothing */
         q->method = b4 ? Q_BNB4 : Q_BNB8;
-        if (!cfg_bool(&sub, "bnb_4bit_use_double_quant", false, &q->double_quant))
+        if (!cfg_bool(sub, "bnb_4bit_use_double_quant", false, &q->double_quant))
             return false;
         q->skip = vp__json_get(c->doc, qc, "llm_int8_skip_modules");
         return true;
@@ -785,13 +786,13 @@ static bool read_qconfig(cfg *c, qconfig *q)
         q->method = vp__json_str_eq(c->doc, m, "gptq") ? Q_GPTQ : Q_AWQ;
         uint64_t bits, group;
         bool present;
-        if (!cfg_opt(&sub, &bits, "bits", 4))
+        if (!cfg_opt(sub, &bits, "bits", 4))
             return false;
         const vp__json_node *g = vp__json_get(c->doc, qc, "group_size");
         if (g != NULL && g->type == VP__JSON_NUMBER && g->is_int && g->negative && g->u == 1) {
             group = 0; /* -1: one group spanning the whole input */
         } else {
-            if (!cfg_uint(&sub, "group_size", &group, &present))
+            if (!cfg_uint(sub, "group_size", &group, &present))
                 return false;
             if (!present)
                 group = 128;
@@ -959,19 +960,19 @@ static vp_status account(cfg *c, vp_model *m, const ltlist *l, const qconfig *q)
         const ltensor *t = &l->t[i];
         if (!mac3(&params, t->rows, t->cols, t->count) ||
             !mac3(&active, t->rows, t->cols, t->active))
-            return cfg_fail(c, VP_EOVERFLOW, c->obj, "parameter count overflows");
+            return cfg_fail(c, VP_EOVERFLOW, c->top, "parameter count overflows");
         if (quantized(c, q, t)) {
             uint64_t pay, meta;
             if (!quant_bytes(q, t, &pay, &meta) ||
                 !mac3(&role[VP_ROLE_PAYLOAD], pay, t->count, 1) ||
                 !mac3(&role[VP_ROLE_QUANT_METADATA], meta, t->count, 1))
-                return cfg_fail(c, VP_EOVERFLOW, c->obj, "weight bytes overflow");
+                return cfg_fail(c, VP_EOVERFLOW, c->top, "weight bytes overflow");
         } else {
             int r = q->method == Q_NONE ? VP_ROLE_PAYLOAD : VP_ROLE_UNQUANTIZED;
             uint64_t b = 0;
             if (!mac3(&b, t->rows, t->cols, t->count) ||
                 !mac3(&role[r], b, m->arch.dtype_bytes, 1))
-                return cfg_fail(c, VP_EOVERFLOW, c->obj, "weight bytes overflow");
+                return cfg_fail(c, VP_EOVERFLOW, c->top, "weight bytes overflow");
         }
     }
     m->params = params;
@@ -1079,8 +1080,11 @@ vp_status vp__config_read(vp_model *m, const char *json, size_t len, const char 
         case F_GPT_OSS: ok = read_gpt_oss(&c, &arch, &l); break;
         default: ok = read_llama_like(&c, &arch, &l); break;
         }
-        if (!ok || !read_qconfig(&c, &q))
+        if (!ok || !read_qconfig(&c, &q)) {
+            if (c.st == VP_OK) /* every failing path reports; this guards the invariant */
+                cfg_fail(&c, VP_EINVALID, c.top, "inconsistent config.json");
             goto done;
+        }
         m->arch = arch;
         m->has_arch = 1;
         snprintf(m->model_type, sizeof(m->model_type), "%s", c.model_type);
@@ -1155,7 +1159,11 @@ vp_status vp__model_add_tensor(vp_model *m, const char *name, size_t name_len,
         return VP_ENOMEM;
     memcpy(t->name, name, name_len);
     t->name[name_len] = '\0';
-    snprintf(t->dtype, sizeof(t->dtype), "%s", dtype);
+    size_t dl = strlen(dtype);
+    if (dl >= sizeof(t->dtype))
+        dl = sizeof(t->dtype) - 1;
+    memcpy(t->dtype, dtype, dl);
+    t->dtype[dl] = '\0';
     t->ndim = (uint8_t)(ndim > VP__MAX_DIMS ? VP__MAX_DIMS : ndim);
     for (unsigned i = 0; i < t->ndim; i++)
         t->shape[i] = shape[i];
@@ -1174,28 +1182,42 @@ static bool ends_with(const char *s, const char *suffix)
     return n >= k && memcmp(s + n - k, suffix, k) == 0;
 }
 
-/* Buffers that are not weights: rotary inv_freq, GPT-2's causal-mask buffers. */
-static bool is_other_buffer(const char *name)
+static bool ends_with_n(const char *s, size_t n, const char *suffix, size_t k)
 {
-    return ends_with(name, "inv_freq") || ends_with(name, ".attn.bias") ||
-           ends_with(name, ".attn.masked_bias");
+    return n >= k && s[n - 1] == suffix[k - 1] && memcmp(s + n - k, suffix, k) == 0;
+}
+
+#define ENDS(s, n, lit) ends_with_n((s), (n), lit, sizeof(lit) - 1)
+
+/* Buffers that are not weights: rotary inv_freq, GPT-2's causal-mask buffers. */
+static bool is_other_buffer(const char *name, size_t n)
+{
+    return ENDS(name, n, "inv_freq") || ENDS(name, n, ".attn.bias") ||
+           ENDS(name, n, ".attn.masked_bias");
 }
 
 /* Quantization metadata by suffix (bitsandbytes, LLM.int8, GPTQ, AWQ, FP8, MXFP4). */
-static bool is_quant_metadata(const char *name)
+static bool is_quant_metadata(const char *name, size_t n)
 {
-    static const char *const suffixes[] = {
-        ".absmax", ".nested_absmax", ".quant_map", ".nested_quant_map", ".SCB",
-        ".weight_format", ".qzeros", ".scales", ".g_idx", ".weight_scale",
-        ".weight_scale_inv", ".input_scale", ".weight_zero_point", "_scales",
-        ".k_scale", ".v_scale",
+    static const struct {
+        const char *s;
+        size_t n;
+    } suffixes[] = {
+#define S(x) { x, sizeof(x) - 1 }
+        S(".absmax"), S(".nested_absmax"), S(".quant_map"), S(".nested_quant_map"), S(".SCB"),
+        S(".weight_format"), S(".qzeros"), S(".scales"), S(".g_idx"), S(".weight_scale"),
+        S(".weight_scale_inv"), S(".input_scale"), S(".weight_zero_point"), S("_scales"),
+        S(".k_scale"), S(".v_scale"),
+#undef S
     };
-    if (strstr(name, ".quant_state.") != NULL)
-        return true;
+    /* "weight" and "bias" end most names: no metadata suffix ends in 't' or 's' but these */
+    char last = n ? name[n - 1] : '\0';
+    if (last == 't' && !ENDS(name, n, "_format") && !ENDS(name, n, "_point"))
+        return strstr(name, ".quant_state.") != NULL;
     for (size_t i = 0; i < sizeof(suffixes) / sizeof(suffixes[0]); i++)
-        if (ends_with(name, suffixes[i]))
+        if (ends_with_n(name, n, suffixes[i].s, suffixes[i].n))
             return true;
-    return false;
+    return strstr(name, ".quant_state.") != NULL;
 }
 
 static bool is_packed_dtype(const char *dtype)
@@ -1239,13 +1261,14 @@ vp_status vp__model_finish_checkpoint(vp_model *m)
     bool any_quant = false;
     for (size_t i = 0; i < m->n_tensors; i++) {
         vp__tensor *t = &m->tensors[i];
-        if (is_other_buffer(t->name)) {
+        size_t n = strlen(t->name);
+        if (is_other_buffer(t->name, n)) {
             t->role = VP_ROLE_OTHER;
-        } else if (is_quant_metadata(t->name)) {
+        } else if (is_quant_metadata(t->name, n)) {
             t->role = VP_ROLE_QUANT_METADATA;
             any_quant = true;
-        } else if (is_packed_dtype(t->dtype) || ends_with(t->name, ".qweight") ||
-                   ends_with(t->name, "_blocks")) {
+        } else if (is_packed_dtype(t->dtype) || ENDS(t->name, n, ".qweight") ||
+                   ENDS(t->name, n, "_blocks")) {
             t->role = VP_ROLE_PAYLOAD;
             any_quant = true;
         } else {

@@ -149,12 +149,15 @@ vp_status vp__safetensors_read(vp_model *m, const unsigned char *data, size_t le
         }
         unsigned bits = 0;
         const char *dname = NULL;
-        if (dt->type == VP__JSON_STRING)
+        if (dt->type == VP__JSON_STRING && dt->str_len < 8) {
+            const char *ds = vp__json_str(&doc, dt);
             for (size_t i = 0; i < sizeof(st_dtypes) / sizeof(st_dtypes[0]); i++)
-                if (vp__json_str_eq(&doc, dt, st_dtypes[i].name)) {
+                if (strcmp(ds, st_dtypes[i].name) == 0) { /* pool strings end in NUL */
                     bits = st_dtypes[i].bits;
                     dname = st_dtypes[i].name;
+                    break;
                 }
+        }
         if (bits == 0) {
             st = fail_node(err, &doc, dt, VP_EUNSUPPORTED, "unknown safetensors dtype \"%.20s\"",
                            dt->type == VP__JSON_STRING ? vp__json_str(&doc, dt) : "?");

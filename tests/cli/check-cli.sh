@@ -1,8 +1,9 @@
 #!/bin/sh
 # The command-line contract: exit 0 / 1 / 2, messages on stderr, units in column headers.
-# usage: check-cli.sh VRAMPLAN VERSION
+# usage: check-cli.sh VRAMPLAN VERSION TESTS_DIR
 set -u
-exe=$1 version=$2
+exe=$1 version=$2 tests=$3
+cfg=$tests/data/configs
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fails=0 passes=0
@@ -50,6 +51,47 @@ has bad-option-stderr "$tmp/err" "unknown option '--frobnicate'"
 run bad-command 2 frobnicate
 empty bad-command-stdout "$tmp/out"
 has bad-command-stderr "$tmp/err" "unknown command"
+
+# inspect: config.json, JSON output for scripts
+run inspect-json 0 inspect "$cfg/meta-llama__Meta-Llama-3.1-8B/config.json" --json
+has inspect-params "$tmp/out" '"parameters": 8030261248'
+has inspect-kv "$tmp/out" '"kv_bytes_per_token": 131072'
+has inspect-total "$tmp/out" '"total_bytes": 16060522496'
+has inspect-format "$tmp/out" '"format": "config"'
+empty inspect-json-stderr "$tmp/err"
+if command -v python3 >/dev/null 2>&1; then
+    if python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$tmp/out"; then
+        passes=$((passes + 1)); else echo "FAIL inspect-json-valid"; fails=$((fails + 1)); fi
+fi
+run inspect-table 0 inspect "$cfg/openai__gpt-oss-20b/config.json"
+has inspect-table-units "$tmp/out" "bytes [B]"
+has inspect-table-gib "$tmp/out" "[GiB]"
+has inspect-table-mxfp4 "$tmp/out" "mxfp4"
+has inspect-table-assumed "$tmp/out" "assumed"
+# index with its config beside it
+run inspect-index 0 inspect "$cfg/tiiuae__falcon-7b/index.json" --json
+has inspect-index-total "$tmp/out" '"index_total_size": 14434379520'
+has inspect-index-type "$tmp/out" '"model_type": "RefinedWebModel"'
+# binary checkpoints told by their first bytes
+run inspect-gguf 0 inspect "$tests/fuzz/corpus/gguf/llama" --json --tensors
+has inspect-gguf-format "$tmp/out" '"format": "gguf"'
+has inspect-gguf-q4k "$tmp/out" '"Q4_K"'
+run inspect-st 0 inspect "$tests/fuzz/corpus/safetensors/small" --json
+has inspect-st-format "$tmp/out" '"format": "safetensors"'
+has inspect-st-tensors "$tmp/out" '"tensors": 3'
+# bad input: exit 1, file:line:col on stderr, nothing on stdout
+run inspect-bad 1 inspect "$tests/fuzz/corpus/config/bad-heads"
+empty inspect-bad-stdout "$tmp/out"
+has inspect-bad-where "$tmp/err" "bad-heads:1:"
+run inspect-unsupported 1 inspect "$cfg/Qwen__Qwen-72B__qwen1/config.json"
+has inspect-unsupported-msg "$tmp/err" 'config.json:20:17: unsupported model_type "qwen"'
+empty inspect-unsupported-stdout "$tmp/out"
+run inspect-trunc 1 inspect "$tests/fuzz/corpus/gguf/huge-count"
+has inspect-trunc-offset "$tmp/err" "huge-count: byte"
+run inspect-missing 1 inspect /nonexistent/config.json
+empty inspect-missing-stdout "$tmp/out"
+run inspect-usage 2 inspect
+run inspect-usage-opt 2 inspect x.json --frob
 
 echo "$passes passed, $fails failed"
 [ "$fails" -eq 0 ]

@@ -1,0 +1,156 @@
+#!/usr/bin/env python3
+"""Regenerates the seed corpora in tests/fuzz/corpus/ (deterministic).
+
+Seeds: real config.json files from tests/data/configs, small safetensors and GGUF files
+written here, every truncation of those, and the invalid cases the Check suites test.
+Crashes found by fuzzing are added by hand as tests/fuzz/corpus/<target>/crash-*.
+Run from the repository root: python3 tests/fuzz/make-corpus.py
+"""
+import json
+import os
+import shutil
+import struct
+
+ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "corpus")
+CONFIGS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "data", "configs")
+
+
+def put(target, name, data):
+    d = os.path.join(ROOT, target)
+    os.makedirs(d, exist_ok=True)
+    if isinstance(data, str):
+        data = data.encode("utf-8")
+    with open(os.path.join(d, name), "wb") as f:
+        f.write(data)
+
+
+def safetensors(tensors, meta=True):
+    header = {"__metadata__": {"format": "pt"}} if meta else {}
+    at = 0
+    bits = {"BOOL": 8, "U8": 8, "I8": 8, "F8_E4M3": 8, "F16": 16, "BF16": 16, "I32": 32,
+            "F32": 32, "F64": 64, "F4": 4}
+    for name, dtype, shape in tensors:
+        n = 1
+        for s in shape:
+            n *= s
+        size = (n * bits[dtype] + 7) // 8
+        header[name] = {"dtype": dtype, "shape": shape, "data_offsets": [at, at + size]}
+        at += size
+    h = json.dumps(header, separators=(",", ":")).encode()
+    return struct.pack("<Q", len(h)) + h + b"\0" * at
+
+
+def gstr(s):
+    b = s.encode("utf-8") if isinstance(s, str) else s
+    return struct.pack("<Q", len(b)) + b
+
+
+def gguf(tensors, kv, version=3, alignment=32):
+    out = b"GGUF" + struct.pack("<IQQ", version, len(tensors), len(kv))
+    for key, vtype, value in kv:
+        out += gstr(key) + struct.pack("<I", vtype) + value
+    sizes = {0: (1, 4), 1: (1, 2), 2: (32, 18), 8: (32, 34), 12: (256, 144), 14: (256, 210),
+             30: (1, 2), 39: (32, 17)}
+    offset = 0
+    for name, dims, t in tensors:
+        out += gstr(name) + struct.pack("<I", len(dims))
+        for d in dims:
+            out += struct.pack("<Q", d)
+        n = 1
+        for d in dims:
+            n *= d
+        blk, size = sizes[t]
+        out += struct.pack("<IQ", t, offset)
+        offset = (offset + n // blk * size + alignment - 1) // alignment * alignment
+    out += b"\0" * ((-len(out)) % alignment)
+    return out + b"\0" * offset
+
+
+def main():
+    if os.path.isdir(ROOT):
+        shutil.rmtree(ROOT)
+    # ---- json and config: real configs, then broken variants
+    picks = ["meta-llama__Meta-Llama-3.1-8B", "openai__gpt-oss-20b", "deepseek-ai__DeepSeek-V3",
+             "tiiuae__falcon-7b", "Qwen__Qwen3-30B-A3B", "mistralai__Mixtral-8x7B-v0.1",
+             "google__gemma-2b-it", "meta-llama__Llama-4-Scout-17B-16E-Instruct",
+             "IrfanUruchi__Llama-2-13B-Computer-Engineering__bnb-nf4", "Qwen__Qwen3-32B-FP8",
+             "microsoft__phi-4"]
+    for p in picks:
+        with open(os.path.join(CONFIGS, p, "config.json"), "rb") as f:
+            data = f.read()
+        put("config", p + ".json", data)
+        put("json", p + ".json", data)
+        put("config", p + "-cut.json", data[: len(data) // 2])
+    for name in ["openai-community__gpt2", "google__gemma-3-1b-it", "deepseek-ai__DeepSeek-V2-Lite"]:
+        with open(os.path.join(CONFIGS, name, "config.mlc_preset.json"), "rb") as f:
+            put("config", name + ".json", f.read())
+    invalid = {
+        "dup": '{"a": 1, "a": 2}', "trailing": '{"a": 1} x', "comma": '{"a": 1,}',
+        "deep": "[" * 300, "ctrl": '{"a": "\x01"}', "esc": '{"a": "\\q"}',
+        "surrogate": '{"a": "\\ud800"}', "pair": '{"a": "\\ud83d\\ude00"}',
+        "nul": '{"a": "\\u0000"}', "bom": "\ufeff{}", "num": "[01, -, 1., 1e, -0, 1E+5]",
+        "big": "[18446744073709551616, -9223372036854775809, 1e400]", "empty": "",
+        "words": "[true, false, null, tru]", "str": '"unterminated', "lines": '{\n"a":\n[1,\n2,]}',
+    }
+    for k, v in invalid.items():
+        put("json", "invalid-" + k, v)
+    put("json", "invalid-utf8", b'{"a": "\xc0\xaf"}')
+    put("config", "bad-type", '{"model_type": "bert"}')
+    put("config", "bad-heads", '{"model_type": "llama", "vocab_size": 10, "hidden_size": 64, '
+        '"num_hidden_layers": 2, "num_attention_heads": 8, "num_key_value_heads": 3, '
+        '"intermediate_size": 8}')
+    put("config", "huge", '{"model_type": "llama", "vocab_size": 16777216, "hidden_size": 16777216, '
+        '"num_hidden_layers": 4096, "num_attention_heads": 1, "intermediate_size": 16777216}')
+    put("config", "moe-huge", '{"model_type": "deepseek_v3", "vocab_size": 16777216, "hidden_size": 16777216, '
+        '"num_hidden_layers": 4096, "num_attention_heads": 16777216, "intermediate_size": 16777216, '
+        '"moe_intermediate_size": 16777216, "n_routed_experts": 16777216, "num_experts_per_tok": 1, '
+        '"kv_lora_rank": 16777216, "qk_nope_head_dim": 16777216, "qk_rope_head_dim": 16777216, '
+        '"v_head_dim": 16777216, "q_lora_rank": 16777216}')
+    put("config", "quant", '{"model_type": "llama", "vocab_size": 100, "hidden_size": 64, '
+        '"num_hidden_layers": 2, "num_attention_heads": 8, "intermediate_size": 128, '
+        '"quantization_config": {"quant_method": "gptq", "bits": 3, "group_size": -1}}')
+    # ---- safetensors
+    files = {
+        "small": safetensors([("a", "F32", [2, 3]), ("b", "BF16", [4]), ("c", "U8", [5])]),
+        "bnb": safetensors([("w.weight", "U8", [8, 1]), ("w.weight.absmax", "F32", [1]),
+                            ("n.weight", "BF16", [4]), ("r.inv_freq", "F32", [2])]),
+        "scalar": safetensors([("s", "F64", []), ("e", "F16", [0, 3]), ("f", "F4", [3])], meta=False),
+        "empty": safetensors([], meta=False),
+    }
+    for k, v in files.items():
+        put("safetensors", k, v)
+        for cut in range(0, len(v), max(1, len(v) // 12)):
+            put("safetensors", "%s-cut%d" % (k, cut), v[:cut])
+    put("safetensors", "huge-len", struct.pack("<Q", 2**64 - 1) + b"{}")
+    put("safetensors", "overlap", struct.pack("<Q", 90) + b'{"a":{"dtype":"U8","shape":[4],"data_offsets":[0,4]},"b":{"dtype":"U8","shape":[4],"data_offsets":[2,6]}}'[:90] + b"\0" * 6)
+    h = b'{"a":{"dtype":"U8","shape":[4294967296,4294967296],"data_offsets":[0,4]}}'
+    put("safetensors", "overflow", struct.pack("<Q", len(h)) + h + b"\0" * 4)
+    # ---- gguf
+    kv = [("general.architecture", 8, gstr("llama")),
+          ("llama.block_count", 4, struct.pack("<I", 2)),
+          ("llama.embedding_length", 4, struct.pack("<I", 64)),
+          ("llama.attention.head_count", 4, struct.pack("<I", 8)),
+          ("llama.attention.head_count_kv", 4, struct.pack("<I", 2)),
+          ("tokenizer.ggml.tokens", 9, struct.pack("<IQ", 8, 2) + gstr("a") + gstr("b")),
+          ("general.alignment", 4, struct.pack("<I", 32))]
+    g = gguf([("tok", [64, 2], 1), ("q4", [256], 12), ("q6", [512], 14), ("q8", [64], 8),
+              ("mx", [32], 39), ("f", [3], 0)], kv)
+    put("gguf", "llama", g)
+    for cut in range(0, len(g), 7):
+        put("gguf", "llama-cut%d" % cut, g[:cut])
+    put("gguf", "v2", gguf([("f", [8], 0)], [], version=2))
+    put("gguf", "v1", gguf([("f", [8], 0)], [], version=1))
+    put("gguf", "huge-count", b"GGUF" + struct.pack("<IQQ", 3, 2**64 - 1, 2**64 - 1))
+    put("gguf", "huge-string", b"GGUF" + struct.pack("<IQQQ", 3, 0, 1, 2**64 - 1) + b"x" * 16)
+    put("gguf", "nested-array", b"GGUF" + struct.pack("<IQQ", 3, 0, 1) + gstr("k") +
+        struct.pack("<IIQ", 9, 9, 1) + struct.pack("<IQ", 4, 0))
+    # ---- quantities
+    for i, q in enumerate(["24 GB", "22.35 GiB", "24564 MiB", "512 B", "1e9 B", "24", "24 Gb",
+                           "-1 GB", "0.5 B", "18446744073709551615 B", "18446744073709551616 B",
+                           "1e100 B", "16777215.99999 TiB", "  6 GiB ", "1.2.3 GB", "0x10 B",
+                           "100000000000000000000000000000000000000000000e-35 GB", ""]):
+        put("quantity", "q%02d" % i, q)
+
+
+if __name__ == "__main__":
+    main()

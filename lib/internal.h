@@ -107,6 +107,45 @@ typedef struct vp__arch {
     uint64_t dtype_bytes;       /* bytes per value of the unquantized weights */
 } vp__arch;
 
+/* A logical tensor of an architecture: rows × cols values, `count` instances in the model,
+ * `active` of them used per token (MoE). */
+typedef enum {
+    VP__K_EMBED, VP__K_LM_HEAD, VP__K_LINEAR, VP__K_EXPERT, VP__K_ROUTER, VP__K_NORM,
+    VP__K_BIAS, VP__K_POS, VP__K_OTHER
+} vp__lkind;
+
+typedef struct vp__ltensor {
+    const char *name;       /* static pattern, e.g. "model.layers.*.self_attn.q_proj" */
+    vp__lkind kind;
+    uint64_t rows, cols;    /* out × in for linear modules; n × 1 for vectors */
+    uint64_t count;         /* instances in the model */
+    uint64_t active;        /* instances used per token */
+    bool per_layer;         /* lives in the decoder layers (split by pipeline stages) */
+    bool skip;              /* listed in the quantization's modules_to_not_convert */
+} vp__ltensor;
+
+#define VP__MAX_LT 64
+typedef struct vp__ltlist {
+    vp__ltensor t[VP__MAX_LT];
+    int n;
+} vp__ltlist;
+
+/* A weight storage format (formulas.md §3). */
+typedef enum {
+    VP__Q_NONE, VP__Q_BNB4, VP__Q_BNB8, VP__Q_GPTQ, VP__Q_AWQ, VP__Q_FP8, VP__Q_MXFP4
+} vp__qmethod;
+
+typedef struct vp__qformat {
+    vp__qmethod method;
+    bool double_quant;       /* bnb 4-bit */
+    bool per_channel;        /* fp8/int8: one fp32 scale per output channel */
+    uint64_t bits;           /* gptq/awq */
+    uint64_t group;          /* gptq/awq; 0 = one group per input row */
+    uint64_t block_rows, block_cols; /* fp8 block scales; 0 = per tensor or channel */
+    uint64_t dtype_bytes;    /* unquantized modules; 0 = the model's dtype */
+    char name[24];
+} vp__qformat;
+
 struct vp_model {
     vp_model_format format;
     char model_type[32];
@@ -121,6 +160,9 @@ struct vp_model {
     uint64_t total_size;
     size_t n_shards, n_shards_read;  /* safetensors index */
     int roles_done;                  /* role bytes already summed by the reader (GGUF) */
+    int has_lt;                      /* logical tensors known (from config.json) */
+    vp__ltlist lt;
+    vp__qformat q;                   /* the format the config declares */
     vp__tensor *tensors;
     size_t n_tensors, cap_tensors;
     vp__dtype_sum *dtypes;
@@ -138,6 +180,13 @@ vp_status vp__model_finish_checkpoint(vp_model *m);
 vp_status vp__config_read(vp_model *m, const char *json, size_t len, const char *source,
                           vp_error *err, bool account_weights);
 vp_status vp__kv_bytes_per_token(const vp__arch *a, uint64_t dtype_bytes, uint64_t *out);
+/* Parse a sheet weight format ("bf16", "fp8", "gptq-int4-g128", "nf4", …). */
+vp_status vp__qformat_parse(vp__qformat *out, const char *text);
+/* Weight bytes per GPU by role for tensor-parallel degree tp in format fmt (NULL: the
+ * model's own): decoder layers (all of them), first stage (embeddings), last stage (final
+ * norm, lm_head). Needs m->has_lt. */
+vp_status vp__model_weights(const vp_model *m, const vp__qformat *fmt, uint64_t tp,
+                            uint64_t layers[4], uint64_t first[4], uint64_t last[4]);
 
 /* safetensors.c */
 vp_status vp__safetensors_read(vp_model *m, const unsigned char *data, size_t len,

@@ -52,37 +52,21 @@ const char *vp_model_supported_types(void)
 
 /* ---- logical tensors -------------------------------------------------------------- */
 
-typedef enum {
-    K_EMBED, K_LM_HEAD, K_LINEAR, K_EXPERT, K_ROUTER, K_NORM, K_BIAS, K_POS, K_OTHER
-} lkind;
-
-typedef struct {
-    const char *name;
-    lkind kind;
-    uint64_t rows, cols;  /* out × in for linear modules; n × 1 for vectors */
-    uint64_t count;       /* instances in the model */
-    uint64_t active;      /* instances used per token */
-} ltensor;
-
-#define MAX_LT 64
-
-typedef struct {
-    ltensor t[MAX_LT];
-    int n;
-} ltlist;
-
-static void lt(ltlist *l, const char *name, lkind kind, uint64_t rows, uint64_t cols,
+static void lt(vp__ltlist *l, const char *name, vp__lkind kind, uint64_t rows, uint64_t cols,
                uint64_t count, uint64_t active)
 {
-    if (rows == 0 || cols == 0 || count == 0 || l->n >= MAX_LT)
+    if (rows == 0 || cols == 0 || count == 0 || l->n >= VP__MAX_LT)
         return;
-    ltensor *t = &l->t[l->n++];
+    vp__ltensor *t = &l->t[l->n++];
     t->name = name;
     t->kind = kind;
     t->rows = rows;
     t->cols = cols;
     t->count = count;
     t->active = active;
+    /* decoder-layer tensors are the ones pipeline parallelism splits */
+    t->per_layer = strstr(name, "layers.*") != NULL || strstr(name, ".h.*") != NULL;
+    t->skip = false;
 }
 
 /* ---- config reading helpers ------------------------------------------------------- */
@@ -226,7 +210,7 @@ static bool cfg_index_list(cfg *c, const char *key, uint64_t layers, unsigned ch
 
 #define MAX_LAYERS 4096
 
-static bool read_llama_like(cfg *c, vp__arch *a, ltlist *l)
+static bool read_llama_like(cfg *c, vp__arch *a, vp__ltlist *l)
 {
     uint64_t h, L, nq, nkv, d, V;
     bool tie, qkv_bias, o_bias, mlp_bias, qk_norm = false;
@@ -376,53 +360,53 @@ static bool read_llama_like(cfg *c, vp__arch *a, ltlist *l)
         a->window = a->sliding_layers ? w : 0;
     }
 
-    lt(l, "model.embed_tokens", K_EMBED, V, h, 1, 1);
-    lt(l, "model.layers.*.self_attn.q_proj", K_LINEAR, nq * d, h, L, L);
-    lt(l, "model.layers.*.self_attn.k_proj", K_LINEAR, nkv * d, h, L, L);
-    lt(l, "model.layers.*.self_attn.v_proj", K_LINEAR, nkv * d, h, L, L);
-    lt(l, "model.layers.*.self_attn.o_proj", K_LINEAR, h, nq * d, L, L);
+    lt(l, "model.embed_tokens", VP__K_EMBED, V, h, 1, 1);
+    lt(l, "model.layers.*.self_attn.q_proj", VP__K_LINEAR, nq * d, h, L, L);
+    lt(l, "model.layers.*.self_attn.k_proj", VP__K_LINEAR, nkv * d, h, L, L);
+    lt(l, "model.layers.*.self_attn.v_proj", VP__K_LINEAR, nkv * d, h, L, L);
+    lt(l, "model.layers.*.self_attn.o_proj", VP__K_LINEAR, h, nq * d, L, L);
     if (qkv_bias) {
-        lt(l, "model.layers.*.self_attn.q_proj.bias", K_BIAS, nq * d, 1, L, L);
-        lt(l, "model.layers.*.self_attn.k_proj.bias", K_BIAS, nkv * d, 1, L, L);
-        lt(l, "model.layers.*.self_attn.v_proj.bias", K_BIAS, nkv * d, 1, L, L);
+        lt(l, "model.layers.*.self_attn.q_proj.bias", VP__K_BIAS, nq * d, 1, L, L);
+        lt(l, "model.layers.*.self_attn.k_proj.bias", VP__K_BIAS, nkv * d, 1, L, L);
+        lt(l, "model.layers.*.self_attn.v_proj.bias", VP__K_BIAS, nkv * d, 1, L, L);
     }
     if (o_bias)
-        lt(l, "model.layers.*.self_attn.o_proj.bias", K_BIAS, h, 1, L, L);
+        lt(l, "model.layers.*.self_attn.o_proj.bias", VP__K_BIAS, h, 1, L, L);
     if (qk_norm) {
-        lt(l, "model.layers.*.self_attn.q_norm", K_NORM, d, 1, L, L);
-        lt(l, "model.layers.*.self_attn.k_norm", K_NORM, d, 1, L, L);
+        lt(l, "model.layers.*.self_attn.q_norm", VP__K_NORM, d, 1, L, L);
+        lt(l, "model.layers.*.self_attn.k_norm", VP__K_NORM, d, 1, L, L);
     }
     if (n_dense) {
-        lt(l, "model.layers.*.mlp.gate_proj", K_LINEAR, f_dense, h, n_dense, n_dense);
-        lt(l, "model.layers.*.mlp.up_proj", K_LINEAR, f_dense, h, n_dense, n_dense);
-        lt(l, "model.layers.*.mlp.down_proj", K_LINEAR, h, f_dense, n_dense, n_dense);
+        lt(l, "model.layers.*.mlp.gate_proj", VP__K_LINEAR, f_dense, h, n_dense, n_dense);
+        lt(l, "model.layers.*.mlp.up_proj", VP__K_LINEAR, f_dense, h, n_dense, n_dense);
+        lt(l, "model.layers.*.mlp.down_proj", VP__K_LINEAR, h, f_dense, n_dense, n_dense);
         if (mlp_bias) {
-            lt(l, "model.layers.*.mlp.gate_proj.bias", K_BIAS, f_dense, 1, 2 * n_dense, 2 * n_dense);
-            lt(l, "model.layers.*.mlp.down_proj.bias", K_BIAS, h, 1, n_dense, n_dense);
+            lt(l, "model.layers.*.mlp.gate_proj.bias", VP__K_BIAS, f_dense, 1, 2 * n_dense, 2 * n_dense);
+            lt(l, "model.layers.*.mlp.down_proj.bias", VP__K_BIAS, h, 1, n_dense, n_dense);
         }
     }
     if (n_moe) {
-        lt(l, "model.layers.*.mlp.gate", K_ROUTER, E, h, n_moe, n_moe);
-        lt(l, "model.layers.*.mlp.experts.*.gate_proj", K_EXPERT, f_moe, h, n_moe * E, n_moe * k);
-        lt(l, "model.layers.*.mlp.experts.*.up_proj", K_EXPERT, f_moe, h, n_moe * E, n_moe * k);
-        lt(l, "model.layers.*.mlp.experts.*.down_proj", K_EXPERT, h, f_moe, n_moe * E, n_moe * k);
+        lt(l, "model.layers.*.mlp.gate", VP__K_ROUTER, E, h, n_moe, n_moe);
+        lt(l, "model.layers.*.mlp.experts.*.gate_proj", VP__K_EXPERT, f_moe, h, n_moe * E, n_moe * k);
+        lt(l, "model.layers.*.mlp.experts.*.up_proj", VP__K_EXPERT, f_moe, h, n_moe * E, n_moe * k);
+        lt(l, "model.layers.*.mlp.experts.*.down_proj", VP__K_EXPERT, h, f_moe, n_moe * E, n_moe * k);
         if (f_shared) {
-            lt(l, "model.layers.*.mlp.shared_expert.gate_proj", K_LINEAR, f_shared, h, n_moe, n_moe);
-            lt(l, "model.layers.*.mlp.shared_expert.up_proj", K_LINEAR, f_shared, h, n_moe, n_moe);
-            lt(l, "model.layers.*.mlp.shared_expert.down_proj", K_LINEAR, h, f_shared, n_moe, n_moe);
+            lt(l, "model.layers.*.mlp.shared_expert.gate_proj", VP__K_LINEAR, f_shared, h, n_moe, n_moe);
+            lt(l, "model.layers.*.mlp.shared_expert.up_proj", VP__K_LINEAR, f_shared, h, n_moe, n_moe);
+            lt(l, "model.layers.*.mlp.shared_expert.down_proj", VP__K_LINEAR, h, f_shared, n_moe, n_moe);
         }
         if (type_is(c, "qwen2_moe"))
-            lt(l, "model.layers.*.mlp.shared_expert_gate", K_ROUTER, 1, h, n_moe, n_moe);
+            lt(l, "model.layers.*.mlp.shared_expert_gate", VP__K_ROUTER, 1, h, n_moe, n_moe);
     }
-    lt(l, "model.layers.*.input_layernorm", K_NORM, h, 1, L, L);
-    lt(l, "model.layers.*.post_attention_layernorm", K_NORM, h, 1, L, L);
+    lt(l, "model.layers.*.input_layernorm", VP__K_NORM, h, 1, L, L);
+    lt(l, "model.layers.*.post_attention_layernorm", VP__K_NORM, h, 1, L, L);
     if (type_is(c, "gemma2") || type_is(c, "gemma3") || type_is(c, "gemma3_text")) {
-        lt(l, "model.layers.*.pre_feedforward_layernorm", K_NORM, h, 1, L, L);
-        lt(l, "model.layers.*.post_feedforward_layernorm", K_NORM, h, 1, L, L);
+        lt(l, "model.layers.*.pre_feedforward_layernorm", VP__K_NORM, h, 1, L, L);
+        lt(l, "model.layers.*.post_feedforward_layernorm", VP__K_NORM, h, 1, L, L);
     }
-    lt(l, "model.norm", K_NORM, h, 1, 1, 1);
+    lt(l, "model.norm", VP__K_NORM, h, 1, 1, 1);
     if (!tie)
-        lt(l, "lm_head", K_LM_HEAD, V, h, 1, 1);
+        lt(l, "lm_head", VP__K_LM_HEAD, V, h, 1, 1);
     ok = true;
 out:
     free(moe_mask);
@@ -431,7 +415,7 @@ out:
     return ok;
 }
 
-static bool read_phi(cfg *c, vp__arch *a, ltlist *l)
+static bool read_phi(cfg *c, vp__arch *a, vp__ltlist *l)
 {
     uint64_t h, L, nq, nkv, f, V;
     bool tie;
@@ -451,25 +435,25 @@ static bool read_phi(cfg *c, vp__arch *a, ltlist *l)
     a->head_dim = d; a->inter = f; a->kv_layers = L;
     /* HF PhiModel: biased q/k/v/dense, fc1/fc2, one LayerNorm per layer (parallel block),
      * final LayerNorm, lm_head with bias. */
-    lt(l, "model.embed_tokens", K_EMBED, V, h, 1, 1);
-    lt(l, "model.layers.*.self_attn.q_proj", K_LINEAR, nq * d, h, L, L);
-    lt(l, "model.layers.*.self_attn.k_proj", K_LINEAR, nkv * d, h, L, L);
-    lt(l, "model.layers.*.self_attn.v_proj", K_LINEAR, nkv * d, h, L, L);
-    lt(l, "model.layers.*.self_attn.dense", K_LINEAR, h, nq * d, L, L);
-    lt(l, "model.layers.*.self_attn.bias", K_BIAS, nq * d + 2 * nkv * d + h, 1, L, L);
-    lt(l, "model.layers.*.mlp.fc1", K_LINEAR, f, h, L, L);
-    lt(l, "model.layers.*.mlp.fc2", K_LINEAR, h, f, L, L);
-    lt(l, "model.layers.*.mlp.bias", K_BIAS, f + h, 1, L, L);
-    lt(l, "model.layers.*.input_layernorm", K_NORM, 2 * h, 1, L, L);
-    lt(l, "model.final_layernorm", K_NORM, 2 * h, 1, 1, 1);
+    lt(l, "model.embed_tokens", VP__K_EMBED, V, h, 1, 1);
+    lt(l, "model.layers.*.self_attn.q_proj", VP__K_LINEAR, nq * d, h, L, L);
+    lt(l, "model.layers.*.self_attn.k_proj", VP__K_LINEAR, nkv * d, h, L, L);
+    lt(l, "model.layers.*.self_attn.v_proj", VP__K_LINEAR, nkv * d, h, L, L);
+    lt(l, "model.layers.*.self_attn.dense", VP__K_LINEAR, h, nq * d, L, L);
+    lt(l, "model.layers.*.self_attn.bias", VP__K_BIAS, nq * d + 2 * nkv * d + h, 1, L, L);
+    lt(l, "model.layers.*.mlp.fc1", VP__K_LINEAR, f, h, L, L);
+    lt(l, "model.layers.*.mlp.fc2", VP__K_LINEAR, h, f, L, L);
+    lt(l, "model.layers.*.mlp.bias", VP__K_BIAS, f + h, 1, L, L);
+    lt(l, "model.layers.*.input_layernorm", VP__K_NORM, 2 * h, 1, L, L);
+    lt(l, "model.final_layernorm", VP__K_NORM, 2 * h, 1, 1, 1);
     if (!tie) {
-        lt(l, "lm_head", K_LM_HEAD, V, h, 1, 1);
-        lt(l, "lm_head.bias", K_BIAS, V, 1, 1, 1);
+        lt(l, "lm_head", VP__K_LM_HEAD, V, h, 1, 1);
+        lt(l, "lm_head.bias", VP__K_BIAS, V, 1, 1, 1);
     }
     return true;
 }
 
-static bool read_gpt2(cfg *c, vp__arch *a, ltlist *l)
+static bool read_gpt2(cfg *c, vp__arch *a, vp__ltlist *l)
 {
     uint64_t h, L, nq, P, V, f;
     bool tie;
@@ -486,22 +470,22 @@ static bool read_gpt2(cfg *c, vp__arch *a, ltlist *l)
                         "n_head must divide n_embd"), false;
     a->vocab = V; a->hidden = h; a->layers = L; a->heads = nq; a->kv_heads = nq;
     a->head_dim = h / nq; a->inter = f; a->max_ctx = P; a->kv_layers = L;
-    lt(l, "transformer.wte", K_EMBED, V, h, 1, 1);
-    lt(l, "transformer.wpe", K_POS, P, h, 1, 1);
-    lt(l, "transformer.h.*.attn.c_attn", K_LINEAR, 3 * h, h, L, L);
-    lt(l, "transformer.h.*.attn.c_proj", K_LINEAR, h, h, L, L);
-    lt(l, "transformer.h.*.attn.bias", K_BIAS, 4 * h, 1, L, L);
-    lt(l, "transformer.h.*.mlp.c_fc", K_LINEAR, f, h, L, L);
-    lt(l, "transformer.h.*.mlp.c_proj", K_LINEAR, h, f, L, L);
-    lt(l, "transformer.h.*.mlp.bias", K_BIAS, f + h, 1, L, L);
-    lt(l, "transformer.h.*.ln", K_NORM, 4 * h, 1, L, L);
-    lt(l, "transformer.ln_f", K_NORM, 2 * h, 1, 1, 1);
+    lt(l, "transformer.wte", VP__K_EMBED, V, h, 1, 1);
+    lt(l, "transformer.wpe", VP__K_POS, P, h, 1, 1);
+    lt(l, "transformer.h.*.attn.c_attn", VP__K_LINEAR, 3 * h, h, L, L);
+    lt(l, "transformer.h.*.attn.c_proj", VP__K_LINEAR, h, h, L, L);
+    lt(l, "transformer.h.*.attn.bias", VP__K_BIAS, 4 * h, 1, L, L);
+    lt(l, "transformer.h.*.mlp.c_fc", VP__K_LINEAR, f, h, L, L);
+    lt(l, "transformer.h.*.mlp.c_proj", VP__K_LINEAR, h, f, L, L);
+    lt(l, "transformer.h.*.mlp.bias", VP__K_BIAS, f + h, 1, L, L);
+    lt(l, "transformer.h.*.ln", VP__K_NORM, 4 * h, 1, L, L);
+    lt(l, "transformer.ln_f", VP__K_NORM, 2 * h, 1, 1, 1);
     if (!tie)
-        lt(l, "lm_head", K_LM_HEAD, V, h, 1, 1);
+        lt(l, "lm_head", VP__K_LM_HEAD, V, h, 1, 1);
     return true;
 }
 
-static bool read_opt(cfg *c, vp__arch *a, ltlist *l)
+static bool read_opt(cfg *c, vp__arch *a, vp__ltlist *l)
 {
     uint64_t h, L, nq, P, V, f, proj;
     bool tie, bias, before;
@@ -521,27 +505,27 @@ static bool read_opt(cfg *c, vp__arch *a, ltlist *l)
     a->vocab = V; a->hidden = h; a->layers = L; a->heads = nq; a->kv_heads = nq;
     a->head_dim = h / nq; a->inter = f; a->max_ctx = P; a->kv_layers = L;
     /* OPTLearnedPositionalEmbedding keeps max_position_embeddings + 2 rows (offset 2). */
-    lt(l, "model.decoder.embed_tokens", K_EMBED, V, proj, 1, 1);
-    lt(l, "model.decoder.embed_positions", K_POS, P + 2, h, 1, 1);
+    lt(l, "model.decoder.embed_tokens", VP__K_EMBED, V, proj, 1, 1);
+    lt(l, "model.decoder.embed_positions", VP__K_POS, P + 2, h, 1, 1);
     if (proj != h) {
-        lt(l, "model.decoder.project_in", K_LINEAR, h, proj, 1, 1);
-        lt(l, "model.decoder.project_out", K_LINEAR, proj, h, 1, 1);
+        lt(l, "model.decoder.project_in", VP__K_LINEAR, h, proj, 1, 1);
+        lt(l, "model.decoder.project_out", VP__K_LINEAR, proj, h, 1, 1);
     }
-    lt(l, "model.decoder.layers.*.self_attn.qkvo", K_LINEAR, 4 * h, h, L, L);
-    lt(l, "model.decoder.layers.*.fc1", K_LINEAR, f, h, L, L);
-    lt(l, "model.decoder.layers.*.fc2", K_LINEAR, h, f, L, L);
+    lt(l, "model.decoder.layers.*.self_attn.qkvo", VP__K_LINEAR, 4 * h, h, L, L);
+    lt(l, "model.decoder.layers.*.fc1", VP__K_LINEAR, f, h, L, L);
+    lt(l, "model.decoder.layers.*.fc2", VP__K_LINEAR, h, f, L, L);
     if (bias)
-        lt(l, "model.decoder.layers.*.bias", K_BIAS, 4 * h + f + h, 1, L, L);
-    lt(l, "model.decoder.layers.*.layer_norm", K_NORM, 4 * h, 1, L, L);
+        lt(l, "model.decoder.layers.*.bias", VP__K_BIAS, 4 * h + f + h, 1, L, L);
+    lt(l, "model.decoder.layers.*.layer_norm", VP__K_NORM, 4 * h, 1, L, L);
     /* the final LayerNorm exists when layer norm comes before (all but OPT-350m) */
     if (before)
-        lt(l, "model.decoder.final_layer_norm", K_NORM, 2 * h, 1, 1, 1);
+        lt(l, "model.decoder.final_layer_norm", VP__K_NORM, 2 * h, 1, 1, 1);
     if (!tie)
-        lt(l, "lm_head", K_LM_HEAD, V, proj, 1, 1);
+        lt(l, "lm_head", VP__K_LM_HEAD, V, proj, 1, 1);
     return true;
 }
 
-static bool read_falcon(cfg *c, vp__arch *a, ltlist *l)
+static bool read_falcon(cfg *c, vp__arch *a, vp__ltlist *l)
 {
     uint64_t h, L, nq, nkv = 0, V, P;
     bool tie, bias, mq, newarch, old = type_is(c, "RefinedWebModel");
@@ -572,22 +556,22 @@ static bool read_falcon(cfg *c, vp__arch *a, ltlist *l)
     }
     a->vocab = V; a->hidden = h; a->layers = L; a->heads = nq; a->kv_heads = nkv;
     a->head_dim = d; a->inter = 4 * h; a->max_ctx = P; a->kv_layers = L;
-    lt(l, "transformer.word_embeddings", K_EMBED, V, h, 1, 1);
-    lt(l, "transformer.h.*.self_attention.query_key_value", K_LINEAR, qkv, h, L, L);
-    lt(l, "transformer.h.*.self_attention.dense", K_LINEAR, h, h, L, L);
-    lt(l, "transformer.h.*.mlp.dense_h_to_4h", K_LINEAR, 4 * h, h, L, L);
-    lt(l, "transformer.h.*.mlp.dense_4h_to_h", K_LINEAR, h, 4 * h, L, L);
+    lt(l, "transformer.word_embeddings", VP__K_EMBED, V, h, 1, 1);
+    lt(l, "transformer.h.*.self_attention.query_key_value", VP__K_LINEAR, qkv, h, L, L);
+    lt(l, "transformer.h.*.self_attention.dense", VP__K_LINEAR, h, h, L, L);
+    lt(l, "transformer.h.*.mlp.dense_h_to_4h", VP__K_LINEAR, 4 * h, h, L, L);
+    lt(l, "transformer.h.*.mlp.dense_4h_to_h", VP__K_LINEAR, h, 4 * h, L, L);
     if (bias)
-        lt(l, "transformer.h.*.bias", K_BIAS, qkv + h + 4 * h + h, 1, L, L);
+        lt(l, "transformer.h.*.bias", VP__K_BIAS, qkv + h + 4 * h + h, 1, L, L);
     /* new decoder architecture: ln_attn + ln_mlp; old: one input_layernorm */
-    lt(l, "transformer.h.*.layernorm", K_NORM, newarch ? 4 * h : 2 * h, 1, L, L);
-    lt(l, "transformer.ln_f", K_NORM, 2 * h, 1, 1, 1);
+    lt(l, "transformer.h.*.layernorm", VP__K_NORM, newarch ? 4 * h : 2 * h, 1, L, L);
+    lt(l, "transformer.ln_f", VP__K_NORM, 2 * h, 1, 1, 1);
     if (!tie)
-        lt(l, "lm_head", K_LM_HEAD, V, h, 1, 1);
+        lt(l, "lm_head", VP__K_LM_HEAD, V, h, 1, 1);
     return true;
 }
 
-static bool read_deepseek(cfg *c, vp__arch *a, ltlist *l)
+static bool read_deepseek(cfg *c, vp__arch *a, vp__ltlist *l)
 {
     uint64_t h, L, nq, V, f, f_moe, E, k, ns, first, freq, rq, rkv, dn, dr, dv, mtp;
     bool tie;
@@ -624,45 +608,45 @@ static bool read_deepseek(cfg *c, vp__arch *a, ltlist *l)
     a->head_dim = rkv + dr; a->inter = f; a->experts = E; a->top_k = k; a->moe_inter = f_moe;
     a->n_shared = ns; a->shared_inter = ns * f_moe; a->q_lora_rank = rq; a->kv_lora_rank = rkv;
     a->qk_nope = dn; a->qk_rope = dr; a->v_head_dim = dv; a->kv_layers = L; a->mtp_layers = mtp;
-    lt(l, "model.embed_tokens", K_EMBED, V, h, 1, 1);
+    lt(l, "model.embed_tokens", VP__K_EMBED, V, h, 1, 1);
     if (rq) {
-        lt(l, "model.layers.*.self_attn.q_a_proj", K_LINEAR, rq, h, L, L);
-        lt(l, "model.layers.*.self_attn.q_a_layernorm", K_NORM, rq, 1, L, L);
-        lt(l, "model.layers.*.self_attn.q_b_proj", K_LINEAR, nq * (dn + dr), rq, L, L);
+        lt(l, "model.layers.*.self_attn.q_a_proj", VP__K_LINEAR, rq, h, L, L);
+        lt(l, "model.layers.*.self_attn.q_a_layernorm", VP__K_NORM, rq, 1, L, L);
+        lt(l, "model.layers.*.self_attn.q_b_proj", VP__K_LINEAR, nq * (dn + dr), rq, L, L);
     } else {
-        lt(l, "model.layers.*.self_attn.q_proj", K_LINEAR, nq * (dn + dr), h, L, L);
+        lt(l, "model.layers.*.self_attn.q_proj", VP__K_LINEAR, nq * (dn + dr), h, L, L);
     }
-    lt(l, "model.layers.*.self_attn.kv_a_proj_with_mqa", K_LINEAR, rkv + dr, h, L, L);
-    lt(l, "model.layers.*.self_attn.kv_a_layernorm", K_NORM, rkv, 1, L, L);
-    lt(l, "model.layers.*.self_attn.kv_b_proj", K_LINEAR, nq * (dn + dv), rkv, L, L);
-    lt(l, "model.layers.*.self_attn.o_proj", K_LINEAR, h, nq * dv, L, L);
+    lt(l, "model.layers.*.self_attn.kv_a_proj_with_mqa", VP__K_LINEAR, rkv + dr, h, L, L);
+    lt(l, "model.layers.*.self_attn.kv_a_layernorm", VP__K_NORM, rkv, 1, L, L);
+    lt(l, "model.layers.*.self_attn.kv_b_proj", VP__K_LINEAR, nq * (dn + dv), rkv, L, L);
+    lt(l, "model.layers.*.self_attn.o_proj", VP__K_LINEAR, h, nq * dv, L, L);
     if (n_dense) {
-        lt(l, "model.layers.*.mlp.gate_proj", K_LINEAR, f, h, n_dense, n_dense);
-        lt(l, "model.layers.*.mlp.up_proj", K_LINEAR, f, h, n_dense, n_dense);
-        lt(l, "model.layers.*.mlp.down_proj", K_LINEAR, h, f, n_dense, n_dense);
+        lt(l, "model.layers.*.mlp.gate_proj", VP__K_LINEAR, f, h, n_dense, n_dense);
+        lt(l, "model.layers.*.mlp.up_proj", VP__K_LINEAR, f, h, n_dense, n_dense);
+        lt(l, "model.layers.*.mlp.down_proj", VP__K_LINEAR, h, f, n_dense, n_dense);
     }
     if (n_moe) {
-        lt(l, "model.layers.*.mlp.gate", K_ROUTER, E, h, n_moe, n_moe);
+        lt(l, "model.layers.*.mlp.gate", VP__K_ROUTER, E, h, n_moe, n_moe);
         if (corr)
-            lt(l, "model.layers.*.mlp.gate.e_score_correction_bias", K_ROUTER, E, 1, n_moe, n_moe);
-        lt(l, "model.layers.*.mlp.experts.*.gate_proj", K_EXPERT, f_moe, h, n_moe * E, n_moe * k);
-        lt(l, "model.layers.*.mlp.experts.*.up_proj", K_EXPERT, f_moe, h, n_moe * E, n_moe * k);
-        lt(l, "model.layers.*.mlp.experts.*.down_proj", K_EXPERT, h, f_moe, n_moe * E, n_moe * k);
+            lt(l, "model.layers.*.mlp.gate.e_score_correction_bias", VP__K_ROUTER, E, 1, n_moe, n_moe);
+        lt(l, "model.layers.*.mlp.experts.*.gate_proj", VP__K_EXPERT, f_moe, h, n_moe * E, n_moe * k);
+        lt(l, "model.layers.*.mlp.experts.*.up_proj", VP__K_EXPERT, f_moe, h, n_moe * E, n_moe * k);
+        lt(l, "model.layers.*.mlp.experts.*.down_proj", VP__K_EXPERT, h, f_moe, n_moe * E, n_moe * k);
         if (ns) {
-            lt(l, "model.layers.*.mlp.shared_experts.gate_proj", K_LINEAR, ns * f_moe, h, n_moe, n_moe);
-            lt(l, "model.layers.*.mlp.shared_experts.up_proj", K_LINEAR, ns * f_moe, h, n_moe, n_moe);
-            lt(l, "model.layers.*.mlp.shared_experts.down_proj", K_LINEAR, h, ns * f_moe, n_moe, n_moe);
+            lt(l, "model.layers.*.mlp.shared_experts.gate_proj", VP__K_LINEAR, ns * f_moe, h, n_moe, n_moe);
+            lt(l, "model.layers.*.mlp.shared_experts.up_proj", VP__K_LINEAR, ns * f_moe, h, n_moe, n_moe);
+            lt(l, "model.layers.*.mlp.shared_experts.down_proj", VP__K_LINEAR, h, ns * f_moe, n_moe, n_moe);
         }
     }
-    lt(l, "model.layers.*.input_layernorm", K_NORM, h, 1, L, L);
-    lt(l, "model.layers.*.post_attention_layernorm", K_NORM, h, 1, L, L);
-    lt(l, "model.norm", K_NORM, h, 1, 1, 1);
+    lt(l, "model.layers.*.input_layernorm", VP__K_NORM, h, 1, L, L);
+    lt(l, "model.layers.*.post_attention_layernorm", VP__K_NORM, h, 1, L, L);
+    lt(l, "model.norm", VP__K_NORM, h, 1, 1, 1);
     if (!tie)
-        lt(l, "lm_head", K_LM_HEAD, V, h, 1, 1);
+        lt(l, "lm_head", VP__K_LM_HEAD, V, h, 1, 1);
     return true;
 }
 
-static bool read_gpt_oss(cfg *c, vp__arch *a, ltlist *l)
+static bool read_gpt_oss(cfg *c, vp__arch *a, vp__ltlist *l)
 {
     uint64_t h, L, nq, nkv, d, f, V, E, k;
     bool tie, bias;
@@ -695,58 +679,48 @@ static bool read_gpt_oss(cfg *c, vp__arch *a, ltlist *l)
         }
         a->sliding_layers = a->window ? s : 0;
     }
-    lt(l, "model.embed_tokens", K_EMBED, V, h, 1, 1);
-    lt(l, "model.layers.*.self_attn.q_proj", K_LINEAR, nq * d, h, L, L);
-    lt(l, "model.layers.*.self_attn.k_proj", K_LINEAR, nkv * d, h, L, L);
-    lt(l, "model.layers.*.self_attn.v_proj", K_LINEAR, nkv * d, h, L, L);
-    lt(l, "model.layers.*.self_attn.o_proj", K_LINEAR, h, nq * d, L, L);
+    lt(l, "model.embed_tokens", VP__K_EMBED, V, h, 1, 1);
+    lt(l, "model.layers.*.self_attn.q_proj", VP__K_LINEAR, nq * d, h, L, L);
+    lt(l, "model.layers.*.self_attn.k_proj", VP__K_LINEAR, nkv * d, h, L, L);
+    lt(l, "model.layers.*.self_attn.v_proj", VP__K_LINEAR, nkv * d, h, L, L);
+    lt(l, "model.layers.*.self_attn.o_proj", VP__K_LINEAR, h, nq * d, L, L);
     if (bias)
-        lt(l, "model.layers.*.self_attn.bias", K_BIAS, nq * d + 2 * nkv * d + h, 1, L, L);
-    lt(l, "model.layers.*.self_attn.sinks", K_OTHER, nq, 1, L, L);
-    lt(l, "model.layers.*.mlp.router", K_ROUTER, E, h, L, L);
-    lt(l, "model.layers.*.mlp.router.bias", K_ROUTER, E, 1, L, L);
-    lt(l, "model.layers.*.mlp.experts.gate_up_proj", K_EXPERT, 2 * f, h, L * E, L * k);
-    lt(l, "model.layers.*.mlp.experts.gate_up_proj_bias", K_BIAS, 2 * f, 1, L * E, L * k);
-    lt(l, "model.layers.*.mlp.experts.down_proj", K_EXPERT, h, f, L * E, L * k);
-    lt(l, "model.layers.*.mlp.experts.down_proj_bias", K_BIAS, h, 1, L * E, L * k);
-    lt(l, "model.layers.*.input_layernorm", K_NORM, h, 1, L, L);
-    lt(l, "model.layers.*.post_attention_layernorm", K_NORM, h, 1, L, L);
-    lt(l, "model.norm", K_NORM, h, 1, 1, 1);
+        lt(l, "model.layers.*.self_attn.bias", VP__K_BIAS, nq * d + 2 * nkv * d + h, 1, L, L);
+    lt(l, "model.layers.*.self_attn.sinks", VP__K_OTHER, nq, 1, L, L);
+    lt(l, "model.layers.*.mlp.router", VP__K_ROUTER, E, h, L, L);
+    lt(l, "model.layers.*.mlp.router.bias", VP__K_ROUTER, E, 1, L, L);
+    lt(l, "model.layers.*.mlp.experts.gate_up_proj", VP__K_EXPERT, 2 * f, h, L * E, L * k);
+    lt(l, "model.layers.*.mlp.experts.gate_up_proj_bias", VP__K_BIAS, 2 * f, 1, L * E, L * k);
+    lt(l, "model.layers.*.mlp.experts.down_proj", VP__K_EXPERT, h, f, L * E, L * k);
+    lt(l, "model.layers.*.mlp.experts.down_proj_bias", VP__K_BIAS, h, 1, L * E, L * k);
+    lt(l, "model.layers.*.input_layernorm", VP__K_NORM, h, 1, L, L);
+    lt(l, "model.layers.*.post_attention_layernorm", VP__K_NORM, h, 1, L, L);
+    lt(l, "model.norm", VP__K_NORM, h, 1, 1, 1);
     if (!tie)
-        lt(l, "lm_head", K_LM_HEAD, V, h, 1, 1);
+        lt(l, "lm_head", VP__K_LM_HEAD, V, h, 1, 1);
     return true;
 }
 
 /* ---- quantization ------------------------------------------------------------------ */
 
-typedef enum { Q_NONE, Q_BNB4, Q_BNB8, Q_GPTQ, Q_AWQ, Q_FP8, Q_MXFP4 } qmethod;
-
-typedef struct {
-    qmethod method;
-    bool double_quant;       /* bnb 4-bit */
-    uint64_t bits;           /* gptq/awq */
-    uint64_t group;          /* gptq/awq; 0 = one group per input row */
-    uint64_t block_rows, block_cols; /* fp8 weight_block_size; 0 = per-tensor scale */
-    const vp__json_node *skip; /* modules_to_not_convert / llm_int8_skip_modules array */
-} qconfig;
-
-static const char *qmethod_name(qmethod m)
+static const char *qmethod_name(vp__qmethod m)
 {
     switch (m) {
-    case Q_BNB4: return "bitsandbytes-4bit";
-    case Q_BNB8: return "bitsandbytes-8bit";
-    case Q_GPTQ: return "gptq";
-    case Q_AWQ: return "awq";
-    case Q_FP8: return "fp8";
-    case Q_MXFP4: return "mxfp4";
-    case Q_NONE: break;
+    case VP__Q_BNB4: return "bitsandbytes-4bit";
+    case VP__Q_BNB8: return "bitsandbytes-8bit";
+    case VP__Q_GPTQ: return "gptq";
+    case VP__Q_AWQ: return "awq";
+    case VP__Q_FP8: return "fp8";
+    case VP__Q_MXFP4: return "mxfp4";
+    case VP__Q_NONE: break;
     }
     return "";
 }
 
-static bool read_qconfig(cfg *c, qconfig *q)
+static bool read_qconfig(cfg *c, vp__qformat *q, const vp__json_node **skip)
 {
     memset(q, 0, sizeof(*q));
+    *skip = NULL;
     const vp__json_node *qc = vp__json_get(c->doc, c->top, "quantization_config");
     if (qc == NULL || qc->type == VP__JSON_NULL)
         return true;
@@ -776,14 +750,14 @@ static bool read_qconfig(cfg *c, qconfig *q)
                    false;
         if (!b4 && !b8)
             return true; /* bitsandbytes config that quantizes nothing */
-        q->method = b4 ? Q_BNB4 : Q_BNB8;
+        q->method = b4 ? VP__Q_BNB4 : VP__Q_BNB8;
         if (!cfg_bool(sub, "bnb_4bit_use_double_quant", false, &q->double_quant))
             return false;
-        q->skip = vp__json_get(c->doc, qc, "llm_int8_skip_modules");
+        *skip = vp__json_get(c->doc, qc, "llm_int8_skip_modules");
         return true;
     }
     if (vp__json_str_eq(c->doc, m, "gptq") || vp__json_str_eq(c->doc, m, "awq")) {
-        q->method = vp__json_str_eq(c->doc, m, "gptq") ? Q_GPTQ : Q_AWQ;
+        q->method = vp__json_str_eq(c->doc, m, "gptq") ? VP__Q_GPTQ : VP__Q_AWQ;
         uint64_t bits, group;
         bool present;
         if (!cfg_opt(sub, &bits, "bits", 4))
@@ -797,16 +771,16 @@ static bool read_qconfig(cfg *c, qconfig *q)
             if (!present)
                 group = 128;
         }
-        if (bits == 0 || bits > 8 || (q->method == Q_AWQ && bits != 4))
+        if (bits == 0 || bits > 8 || (q->method == VP__Q_AWQ && bits != 4))
             return cfg_fail(c, VP_EUNSUPPORTED, vp__json_get(c->doc, qc, "bits"),
                             "unsupported %s bit width%s", qmethod_name(q->method), ""), false;
         q->bits = bits;
         q->group = group;
-        q->skip = vp__json_get(c->doc, qc, "modules_to_not_convert");
+        *skip = vp__json_get(c->doc, qc, "modules_to_not_convert");
         return true;
     }
     if (vp__json_str_eq(c->doc, m, "fp8")) {
-        q->method = Q_FP8;
+        q->method = VP__Q_FP8;
         const vp__json_node *b = vp__json_get(c->doc, qc, "weight_block_size");
         if (b != NULL && b->type != VP__JSON_NULL) {
             const vp__json_node *r = vp__json_first(c->doc, b), *cc = r ? vp__json_next(c->doc, r) : NULL;
@@ -820,12 +794,12 @@ static bool read_qconfig(cfg *c, qconfig *q)
             q->block_rows = r->u;
             q->block_cols = cc->u;
         }
-        q->skip = vp__json_get(c->doc, qc, "modules_to_not_convert");
+        *skip = vp__json_get(c->doc, qc, "modules_to_not_convert");
         return true;
     }
     if (vp__json_str_eq(c->doc, m, "mxfp4")) {
-        q->method = Q_MXFP4;
-        q->skip = vp__json_get(c->doc, qc, "modules_to_not_convert");
+        q->method = VP__Q_MXFP4;
+        *skip = vp__json_get(c->doc, qc, "modules_to_not_convert");
         return true;
     }
     return cfg_fail(c, VP_EUNSUPPORTED, m,
@@ -861,31 +835,30 @@ static bool skip_matches(const char *entry, size_t elen, const char *name)
     return false;
 }
 
-static bool skipped(const cfg *c, const qconfig *q, const char *name)
+static bool skipped(const cfg *c, const vp__json_node *skip, const char *name)
 {
-    if (q->skip == NULL || q->skip->type != VP__JSON_ARRAY)
+    if (skip == NULL || skip->type != VP__JSON_ARRAY)
         return false;
-    for (const vp__json_node *e = vp__json_first(c->doc, q->skip); e; e = vp__json_next(c->doc, e))
+    for (const vp__json_node *e = vp__json_first(c->doc, skip); e; e = vp__json_next(c->doc, e))
         if (e->type == VP__JSON_STRING && skip_matches(vp__json_str(c->doc, e), e->str_len, name))
             return true;
     return false;
 }
 
-static bool quantized(const cfg *c, const qconfig *q, const ltensor *t)
+static bool quantized(const vp__qformat *q, const vp__ltensor *t, bool has_experts)
 {
-    if (q->method == Q_NONE)
-        return false;
-    if (skipped(c, q, t->name))
+    if (q->method == VP__Q_NONE || t->skip)
         return false;
     switch (q->method) {
-    case Q_MXFP4:
-        return t->kind == K_EXPERT;            /* gpt-oss: only the MoE experts */
-    case Q_BNB4:
-    case Q_BNB8:
+    case VP__Q_MXFP4:
+        /* gpt-oss: only the MoE experts; a dense model: its linears */
+        return has_experts ? t->kind == VP__K_EXPERT : t->kind == VP__K_LINEAR;
+    case VP__Q_BNB4:
+    case VP__Q_BNB8:
         /* bitsandbytes replaces every nn.Linear except lm_head (routers are Linear) */
-        return t->kind == K_LINEAR || t->kind == K_EXPERT || t->kind == K_ROUTER;
+        return t->kind == VP__K_LINEAR || t->kind == VP__K_EXPERT || t->kind == VP__K_ROUTER;
     default:
-        return t->kind == K_LINEAR || t->kind == K_EXPERT;
+        return t->kind == VP__K_LINEAR || t->kind == VP__K_EXPERT;
     }
 }
 
@@ -897,13 +870,13 @@ static bool mac3(uint64_t *acc, uint64_t a, uint64_t b, uint64_t c)
 }
 
 /* Bytes of one instance of quantized tensor t: payload and metadata (formulas.md §3). */
-static bool quant_bytes(const qconfig *q, const ltensor *t, uint64_t *payload, uint64_t *meta)
+static bool quant_bytes(const vp__qformat *q, const vp__ltensor *t, uint64_t *payload, uint64_t *meta)
 {
     uint64_t out = t->rows, in = t->cols, numel, blocks;
     if (vp__mul_u64(&numel, out, in))
         return false;
     switch (q->method) {
-    case Q_BNB4:
+    case VP__Q_BNB4:
         /* two 4-bit codes per byte; fp32 absmax per 64-value block, or with double
          * quantization a uint8 code per block + fp32 absmax per 256 blocks + fp32 offset
          * + a 256-entry fp32 nested code table; plus the 16-entry fp32 quant map. */
@@ -914,11 +887,11 @@ static bool quant_bytes(const qconfig *q, const ltensor *t, uint64_t *payload, u
         else
             *meta = 4 * blocks + 16 * 4;
         return true;
-    case Q_BNB8:
+    case VP__Q_BNB8:
         *payload = numel;              /* int8 CB */
         *meta = 4 * out + 1;           /* fp32 SCB, one per row, + the uint8 weight_format */
         return true;
-    case Q_GPTQ: {
+    case VP__Q_GPTQ: {
         uint64_t g = q->group ? q->group : in;
         uint64_t groups = vp__div_ceil_u64(in, g);
         /* qweight int32 (in·bits/32, out); qzeros int32 (groups, out·bits/32);
@@ -927,7 +900,7 @@ static bool quant_bytes(const qconfig *q, const ltensor *t, uint64_t *payload, u
         *meta = vp__div_ceil_u64(groups * out * q->bits, 8) + 2 * groups * out + 4 * in;
         return true;
     }
-    case Q_AWQ: {
+    case VP__Q_AWQ: {
         uint64_t g = q->group ? q->group : in;
         uint64_t groups = vp__div_ceil_u64(in, g);
         /* qweight int32 (in, out/8); qzeros int32 (groups, out/8); scales fp16 (groups, out) */
@@ -935,49 +908,157 @@ static bool quant_bytes(const qconfig *q, const ltensor *t, uint64_t *payload, u
         *meta = vp__div_ceil_u64(groups * out, 2) + 2 * groups * out;
         return true;
     }
-    case Q_FP8:
+    case VP__Q_FP8:
         *payload = numel;
         if (q->block_rows)             /* fp32 weight_scale_inv per block */
             *meta = 4 * vp__div_ceil_u64(out, q->block_rows) * vp__div_ceil_u64(in, q->block_cols);
+        else if (q->per_channel)
+            *meta = 4 * out;           /* one fp32 scale per output channel */
         else
             *meta = 4;                 /* one fp32 scale per tensor */
         return true;
-    case Q_MXFP4:
+    case VP__Q_MXFP4:
         /* E2M1 codes, two per byte, + one E8M0 scale byte per 32 values */
         *payload = vp__div_ceil_u64(numel, 2);
         *meta = vp__div_ceil_u64(numel, 32);
         return true;
-    case Q_NONE:
+    case VP__Q_NONE:
         break;
     }
     return false;
 }
 
-static vp_status account(cfg *c, vp_model *m, const ltlist *l, const qconfig *q)
+static bool has_experts(const vp__ltlist *l)
 {
-    uint64_t params = 0, active = 0, role[4] = { 0, 0, 0, 0 };
+    for (int i = 0; i < l->n; i++)
+        if (l->t[i].kind == VP__K_EXPERT)
+            return true;
+    return false;
+}
+
+/* Tensor parallelism splits these (column/row-parallel linears, vocab-parallel
+ * embeddings and lm_head, each expert's width); norms, biases, routers are replicated. */
+static bool tp_split(vp__lkind k)
+{
+    return k == VP__K_LINEAR || k == VP__K_EXPERT || k == VP__K_EMBED || k == VP__K_LM_HEAD ||
+           k == VP__K_POS;
+}
+
+/*
+ * Sums weight bytes by role, per GPU of a tp-way tensor-parallel group, into decoder
+ * layers / first stage (embeddings, positions) / last stage (final norm, lm_head), and
+ * counts parameters. Returns false on overflow.
+ */
+static bool sum_weights(const vp__ltlist *l, const vp__qformat *q, uint64_t dtype_bytes,
+                        uint64_t tp, uint64_t layers[4], uint64_t first[4], uint64_t last[4],
+                        uint64_t *params, uint64_t *active)
+{
+    bool experts = has_experts(l);
+    for (int r = 0; r < 4; r++)
+        layers[r] = first[r] = last[r] = 0;
+    *params = *active = 0;
     for (int i = 0; i < l->n; i++) {
-        const ltensor *t = &l->t[i];
-        if (!mac3(&params, t->rows, t->cols, t->count) ||
-            !mac3(&active, t->rows, t->cols, t->active))
-            return cfg_fail(c, VP_EOVERFLOW, c->top, "parameter count overflows");
-        if (quantized(c, q, t)) {
-            uint64_t pay, meta;
-            if (!quant_bytes(q, t, &pay, &meta) ||
-                !mac3(&role[VP_ROLE_PAYLOAD], pay, t->count, 1) ||
-                !mac3(&role[VP_ROLE_QUANT_METADATA], meta, t->count, 1))
-                return cfg_fail(c, VP_EOVERFLOW, c->top, "weight bytes overflow");
-        } else {
-            int r = q->method == Q_NONE ? VP_ROLE_PAYLOAD : VP_ROLE_UNQUANTIZED;
-            uint64_t b = 0;
-            if (!mac3(&b, t->rows, t->cols, t->count) ||
-                !mac3(&role[r], b, m->arch.dtype_bytes, 1))
-                return cfg_fail(c, VP_EOVERFLOW, c->top, "weight bytes overflow");
+        const vp__ltensor *t = &l->t[i];
+        uint64_t pay = 0, meta = 0, plain = 0;
+        int r;
+        if (!mac3(params, t->rows, t->cols, t->count) || !mac3(active, t->rows, t->cols, t->active))
+            return false;
+        if (quantized(q, t, experts)) {
+            if (!quant_bytes(q, t, &pay, &meta) || vp__mul_u64(&pay, pay, t->count) ||
+                vp__mul_u64(&meta, meta, t->count))
+                return false;
+        } else if (!mac3(&plain, t->rows, t->cols, t->count) ||
+                   vp__mul_u64(&plain, plain, dtype_bytes)) {
+            return false;
         }
+        if (tp > 1 && tp_split(t->kind)) {
+            pay = vp__div_ceil_u64(pay, tp);
+            meta = vp__div_ceil_u64(meta, tp);
+            plain = vp__div_ceil_u64(plain, tp);
+        }
+        uint64_t *dst = t->per_layer ? layers
+                        : (t->kind == VP__K_EMBED || t->kind == VP__K_POS) ? first : last;
+        r = q->method == VP__Q_NONE ? VP_ROLE_PAYLOAD : VP_ROLE_UNQUANTIZED;
+        if (vp__add_u64(&dst[VP_ROLE_PAYLOAD], dst[VP_ROLE_PAYLOAD], pay) ||
+            vp__add_u64(&dst[VP_ROLE_QUANT_METADATA], dst[VP_ROLE_QUANT_METADATA], meta) ||
+            vp__add_u64(&dst[r], dst[r], plain))
+            return false;
     }
+    return true;
+}
+
+static vp_status account(cfg *c, vp_model *m, const vp__ltlist *l, const vp__qformat *q)
+{
+    uint64_t layers[4], first[4], last[4], params, active;
+    if (!sum_weights(l, q, m->arch.dtype_bytes, 1, layers, first, last, &params, &active))
+        return cfg_fail(c, VP_EOVERFLOW, c->top, "weight bytes overflow");
+    for (int r = 0; r < 4; r++)
+        if (vp__add_u64(&m->role_bytes[r], layers[r], first[r]) ||
+            vp__add_u64(&m->role_bytes[r], m->role_bytes[r], last[r]))
+            return cfg_fail(c, VP_EOVERFLOW, c->top, "weight bytes overflow");
     m->params = params;
     m->active = active;
-    memcpy(m->role_bytes, role, sizeof(role));
+    return VP_OK;
+}
+
+vp_status vp__model_weights(const vp_model *m, const vp__qformat *fmt, uint64_t tp,
+                            uint64_t layers[4], uint64_t first[4], uint64_t last[4])
+{
+    if (!m->has_lt)
+        return VP_ENOTFOUND;
+    const vp__qformat *q = fmt != NULL ? fmt : &m->q;
+    uint64_t dtype = q->dtype_bytes ? q->dtype_bytes : m->arch.dtype_bytes;
+    uint64_t params, active;
+    return sum_weights(&m->lt, q, dtype, tp ? tp : 1, layers, first, last, &params, &active)
+               ? VP_OK
+               : VP_EOVERFLOW;
+}
+
+/* Sheet weight formats: fp32 bf16 fp16 | fp8 int8 (per-channel fp32 scales) | fp8-block128
+ * | nf4 fp4 (bitsandbytes, 64-value blocks) nf4-dq fp4-dq (double quantization) |
+ * int8-bnb (LLM.int8) | gptq-int<b>-g<g> | awq-int4-g<g> | mxfp4. */
+vp_status vp__qformat_parse(vp__qformat *out, const char *text)
+{
+    vp__qformat q;
+    memset(&q, 0, sizeof(q));
+    unsigned bits = 0, group = 0;
+    char tail;
+    if (strcmp(text, "fp32") == 0 || strcmp(text, "float32") == 0)
+        q.dtype_bytes = 4;
+    else if (strcmp(text, "bf16") == 0 || strcmp(text, "fp16") == 0 ||
+             strcmp(text, "bfloat16") == 0 || strcmp(text, "float16") == 0)
+        q.dtype_bytes = 2;
+    else if (strcmp(text, "fp8") == 0 || strcmp(text, "int8") == 0 ||
+             strcmp(text, "w8a8") == 0) {
+        q.method = VP__Q_FP8;
+        q.per_channel = true;
+    } else if (strcmp(text, "fp8-block128") == 0) {
+        q.method = VP__Q_FP8;
+        q.block_rows = q.block_cols = 128;
+    } else if (strcmp(text, "nf4") == 0 || strcmp(text, "fp4") == 0) {
+        q.method = VP__Q_BNB4;
+    } else if (strcmp(text, "nf4-dq") == 0 || strcmp(text, "fp4-dq") == 0) {
+        q.method = VP__Q_BNB4;
+        q.double_quant = true;
+    } else if (strcmp(text, "int8-bnb") == 0) {
+        q.method = VP__Q_BNB8;
+    } else if (strcmp(text, "mxfp4") == 0) {
+        q.method = VP__Q_MXFP4;
+    } else if (sscanf(text, "gptq-int%u-g%u%c", &bits, &group, &tail) == 2 && bits >= 2 &&
+               bits <= 8 && group >= 1 && group <= 4096) {
+        q.method = VP__Q_GPTQ;
+        q.bits = bits;
+        q.group = group;
+    } else if (sscanf(text, "awq-int%u-g%u%c", &bits, &group, &tail) == 2 && bits == 4 &&
+               group >= 1 && group <= 4096) {
+        q.method = VP__Q_AWQ;
+        q.bits = 4;
+        q.group = group;
+    } else {
+        return VP_EUNSUPPORTED;
+    }
+    snprintf(q.name, sizeof(q.name), "%s", text);
+    *out = q;
     return VP_OK;
 }
 
@@ -1061,8 +1142,9 @@ vp_status vp__config_read(vp_model *m, const char *json, size_t len, const char 
     }
     {
         vp__arch arch;
-        ltlist l;
-        qconfig q;
+        vp__ltlist l;
+        vp__qformat q;
+        const vp__json_node *skip = NULL;
         memset(&arch, 0, sizeof(arch));
         l.n = 0;
         arch.family = family;
@@ -1080,13 +1162,19 @@ vp_status vp__config_read(vp_model *m, const char *json, size_t len, const char 
         case F_GPT_OSS: ok = read_gpt_oss(&c, &arch, &l); break;
         default: ok = read_llama_like(&c, &arch, &l); break;
         }
-        if (!ok || !read_qconfig(&c, &q)) {
+        if (!ok || !read_qconfig(&c, &q, &skip)) {
             if (c.st == VP_OK) /* every failing path reports; this guards the invariant */
                 cfg_fail(&c, VP_EINVALID, c.top, "inconsistent config.json");
             goto done;
         }
+        for (int i = 0; i < l.n; i++)
+            l.t[i].skip = skipped(&c, skip, l.t[i].name);
+        snprintf(q.name, sizeof(q.name), "%s", qmethod_name(q.method));
         m->arch = arch;
         m->has_arch = 1;
+        m->lt = l;
+        m->q = q;
+        m->has_lt = 1;
         snprintf(m->model_type, sizeof(m->model_type), "%s", c.model_type);
         if (account_weights) {
             strcpy(m->quant, qmethod_name(q.method));
@@ -1426,6 +1514,9 @@ static vp_status adopt_config_beside(vp_model *m, const char *path, vp_error *er
         return st;
     m->has_arch = 1;
     m->arch = tmp.arch;
+    m->lt = tmp.lt;
+    m->q = tmp.q;
+    m->has_lt = tmp.has_lt;
     memcpy(m->model_type, tmp.model_type, sizeof(m->model_type));
     memcpy(m->dtype, tmp.dtype, sizeof(m->dtype));
     m->dtype_assumed = tmp.dtype_assumed;

@@ -12,5 +12,6 @@
 #include <vramplan/status.h>
 #include <vramplan/units.h>
 #include <vramplan/model.h>
+#include <vramplan/sheet.h>
 
 #endif /* VRAMPLAN_H */

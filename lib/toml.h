@@ -1,0 +1,63 @@
+/*
+ * The sheet's TOML subset (SHEET.md), private to libvramplan: UTF-8, '#' comments,
+ * [table] and [[array]] headers with bare names, key = value with bare or "quoted" keys,
+ * basic "..." and literal '...' strings, integers (with '_' between digits, optional
+ * sign), decimal floats, booleans, one-line arrays and one-line inline tables. Anything
+ * else — dotted keys, multi-line strings or arrays, bare dates, inf/nan — is an error
+ * with line and column. Duplicate keys and duplicate [table] headers are errors.
+ */
+#ifndef VRAMPLAN_TOML_H
+#define VRAMPLAN_TOML_H
+
+#include "internal.h"
+
+typedef enum {
+    VP__T_STRING, VP__T_INT, VP__T_FLOAT, VP__T_BOOL, VP__T_ARRAY, VP__T_TABLE
+} vp__ttype;
+
+#define VP__T_NONE UINT32_MAX
+
+typedef struct {
+    uint8_t type;
+    uint8_t boolean;
+    uint32_t line, column;      /* of the value (tables: of the header) */
+    uint32_t key_line, key_column;
+    uint64_t offset;
+    uint32_t key, key_len;      /* in the pool */
+    uint32_t str, str_len;      /* strings: decoded, NUL-terminated in the pool */
+    int64_t i;                  /* integers */
+    int64_t mant;               /* floats: value = mant × 10^exp10, exactly */
+    int32_t exp10;
+    uint32_t first, last, next, count;
+} vp__tnode;
+
+typedef struct {
+    vp__tnode *nodes;
+    size_t n, cap;
+    char *pool;
+    size_t n_pool, cap_pool;
+    const char *source;
+} vp__toml;
+
+/* Node 0 is the root table: its children are the [tables] (TABLE nodes) and the
+ * [[arrays]] (ARRAY nodes of TABLE nodes), in order of first appearance. */
+vp_status vp__toml_parse(vp__toml *doc, const char *text, size_t len, const char *source,
+                         vp_error *err);
+void vp__toml_free(vp__toml *doc);
+
+static inline const vp__tnode *vp__toml_at(const vp__toml *d, uint32_t i)
+{
+    return i == VP__T_NONE ? NULL : &d->nodes[i];
+}
+static inline const char *vp__toml_key(const vp__toml *d, const vp__tnode *n)
+{
+    return d->pool + n->key;
+}
+static inline const char *vp__toml_str(const vp__toml *d, const vp__tnode *n)
+{
+    return d->pool + n->str;
+}
+vp__where vp__toml_where(const vp__toml *d, const vp__tnode *n);
+vp__where vp__toml_key_where(const vp__toml *d, const vp__tnode *n);
+
+#endif

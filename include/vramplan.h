@@ -13,5 +13,6 @@
 #include <vramplan/units.h>
 #include <vramplan/model.h>
 #include <vramplan/sheet.h>
+#include <vramplan/estimate.h>
 
 #endif /* VRAMPLAN_H */

@@ -6,6 +6,7 @@
  */
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <vramplan.h>
@@ -21,6 +22,15 @@ static void usage(FILE *to)
             "       vramplan inspect PATH [--json] [--tensors]\n"
             "                                         read config.json, *.safetensors,\n"
             "                                         *.safetensors.index.json or *.gguf\n"
+            "       vramplan estimate SHEET [--json|--markdown] [--capacity Q] [overrides]\n"
+            "                                         itemized per-phase memory per GPU\n"
+            "       vramplan fit SHEET --solve context|concurrency [--capacity Q] [--json]\n"
+            "                                         the largest value that fits a GPU\n"
+            "\n"
+            "overrides (for estimate and fit): --context N --concurrency N --framework F\n"
+            "  --weights W --kv-cache D --tp N --pp N --gpus N --utilization X\n"
+            "  --set table.key=value (any sheet key)\n"
+            "quantities name their unit: --capacity \"80 GB\" or \"79.19 GiB\"\n"
             "\n"
             "vramplan tells how much GPU memory a defined LLM workload needs, on what\n"
             "evidence, and which rented GPU offers can carry it. Every figure names its\n"
@@ -47,17 +57,6 @@ static void group_thousands(char *out, size_t len, unsigned long long v)
     out[o] = '\0';
 }
 
-static int print_row(const char *item, const char *basis, vp_bytes x)
-{
-    char grouped[40], gib[32], gb[32];
-    group_thousands(grouped, sizeof(grouped), (unsigned long long)vp_bytes_value(x));
-    if (vp_bytes_format_number(gib, sizeof(gib), x, VP_UNIT_GIB, 2) != VP_OK ||
-        vp_bytes_format_number(gb, sizeof(gb), x, VP_UNIT_GB, 2) != VP_OK)
-        return -1;
-    printf("%-16s %-9s %18s %10s %10s\n", item, basis, grouped, gib, gb);
-    return 0;
-}
-
 static int fail(const char *what, vp_status st, const vp_error *err)
 {
     char buf[1024];
@@ -67,59 +66,6 @@ static int fail(const char *what, vp_status st, const vp_error *err)
         fprintf(stderr, "vramplan: %s: %s (%s)\n", what, vp_status_str(st), vp_status_name(st));
     return EXIT_BAD_INPUT;
 }
-
-/*
- * The seed worked example of DESIGN.md: 7e9 parameters at 16 bits per value, inference,
- * one GPU, with a named 6 GiB reserve; the weights-only figure is the seed calculators'
- * first figure, and weights + reserve is a conservative envelope, not an observed peak.
- */
-static int seed_example(void)
-{
-    vp_error err = VP_ERROR_INIT;
-    vp_bytes weights, reserve, envelope, card;
-    vp_status st;
-    static const char reserve_text[] = "6 GiB";
-
-    st = vp_count_bytes(&weights, vp_count_make(7000000000u), vp_bits_per_value_make(16, 1));
-    if (st != VP_OK)
-        return fail("weights", st, NULL);
-    st = vp_bytes_parse(&reserve, reserve_text, sizeof(reserve_text) - 1, &err);
-    if (st != VP_OK)
-        return fail("reserve", st, &err);
-    st = vp_bytes_add(&envelope, weights, reserve);
-    if (st != VP_OK)
-        return fail("envelope", st, NULL);
-
-    printf("vramplan %s: built-in seed example (see vramplan --help)\n", vp_version_string());
-    printf("workload: 7,000,000,000 parameters, 16 bits per value, inference, 1 GPU,\n"
-           "          named reserve \"other\" = %s\n\n", reserve_text);
-    printf("%-16s %-9s %18s %10s %10s\n", "item", "basis", "bytes [B]", "[GiB]", "[GB]");
-    if (print_row("weights", "computed", weights) != 0 ||
-        print_row("reserve:other", "assumed", reserve) != 0 ||
-        print_row("envelope", "sum", envelope) != 0)
-        return fail("format", VP_EBUFFER, NULL);
-    printf("\nweights = parameters x bits per value (the seed calculators' first figure).\n"
-           "envelope = weights + named reserves: a conservative envelope, not an observed\n"
-           "peak. KV cache and activations are unknown here (no architecture given).\n\n");
-
-    static const char *const cards[] = { "24 GB", "48 GB" };
-    printf("%-16s %18s %10s\n", "nominal card", "bytes [B]", "[GiB]");
-    for (size_t i = 0; i < sizeof(cards) / sizeof(cards[0]); i++) {
-        char grouped[40], gib[32];
-        st = vp_bytes_parse(&card, cards[i], strlen(cards[i]), &err);
-        if (st != VP_OK)
-            return fail("card", st, &err);
-        group_thousands(grouped, sizeof(grouped), (unsigned long long)vp_bytes_value(card));
-        if (vp_bytes_format_number(gib, sizeof(gib), card, VP_UNIT_GIB, 2) != VP_OK)
-            return fail("format", VP_EBUFFER, NULL);
-        printf("%-16s %18s %10s\n", cards[i], grouped, gib);
-    }
-    printf("\nA catalog \"GB\" is decimal and nominal: it proves neither usable memory nor\n"
-           "installed software. Context, concurrency, usable memory, compatibility and\n"
-           "quality remain to confirm before any card is adopted.\n");
-    return 0;
-}
-
 
 /* ---- JSON output ----------------------------------------------------------------- */
 
@@ -363,10 +309,518 @@ static int cmd_inspect(int argc, char **argv)
     return 0;
 }
 
+/* ---- estimate and fit ----------------------------------------------------------------- */
+
+/* The built-in seed example: examples/seed.toml. */
+static const char seed_sheet[] =
+    "[sheet]\n"
+    "title = \"Seed: 7B parameters, 16-bit inference, 6 GiB reserve\"\n"
+    "[model]\n"
+    "name = \"7B chat model (seed pages)\"\n"
+    "parameters = 7_000_000_000\n"
+    "[workload]\n"
+    "task = \"inference\"\n"
+    "weights = \"fp16\"\n"
+    "framework = \"none\"\n"
+    "[reserve]\n"
+    "other = \"6 GiB\"\n";
+
+typedef struct {
+    const char *sheet_path;
+    int json, markdown;
+    const char *capacity;
+    const char *solve;
+    const char *sets[64][2];
+    int n_sets;
+} opts;
+
+static const struct {
+    const char *flag, *key;
+} override_flags[] = {
+    { "--context", "workload.context" },         { "--concurrency", "workload.concurrency" },
+    { "--microbatch", "workload.microbatch" },   { "--framework", "workload.framework" },
+    { "--weights", "workload.weights" },         { "--kv-cache", "workload.kv_cache" },
+    { "--tp", "layout.tensor_parallel" },        { "--pp", "layout.pipeline_parallel" },
+    { "--gpus", "layout.gpus" },                 { "--utilization", "workload.gpu_memory_utilization" },
+    { "--max-num-seqs", "workload.max_num_seqs" }, { "--max-num-batched-tokens", "workload.max_num_batched_tokens" },
+};
+
+/* returns -1 on a usage error (message printed) */
+static int parse_opts(int argc, char **argv, opts *o, int allow_solve, const char *cmd)
+{
+    memset(o, 0, sizeof(*o));
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        int matched = 0;
+        if (strcmp(a, "--json") == 0) {
+            o->json = 1;
+            continue;
+        }
+        if (strcmp(a, "--markdown") == 0 && !allow_solve) {
+            o->markdown = 1;
+            continue;
+        }
+        if ((strcmp(a, "--capacity") == 0 || (allow_solve && strcmp(a, "--solve") == 0) ||
+             strcmp(a, "--set") == 0) && i + 1 >= argc) {
+            fprintf(stderr, "vramplan %s: %s needs a value\n", cmd, a);
+            return -1;
+        }
+        if (strcmp(a, "--capacity") == 0) {
+            o->capacity = argv[++i];
+            continue;
+        }
+        if (allow_solve && strcmp(a, "--solve") == 0) {
+            o->solve = argv[++i];
+            continue;
+        }
+        if (strcmp(a, "--set") == 0) {
+            const char *kv = argv[++i];
+            const char *eq = strchr(kv, '=');
+            if (eq == NULL || o->n_sets >= 64) {
+                fprintf(stderr, "vramplan %s: --set takes table.key=value\n", cmd);
+                return -1;
+            }
+            static char keys[64][128];
+            size_t kl = (size_t)(eq - kv) < sizeof(keys[0]) - 1 ? (size_t)(eq - kv) : sizeof(keys[0]) - 1;
+            memcpy(keys[o->n_sets], kv, kl);
+            keys[o->n_sets][kl] = '\0';
+            o->sets[o->n_sets][0] = keys[o->n_sets];
+            o->sets[o->n_sets][1] = eq + 1;
+            o->n_sets++;
+            continue;
+        }
+        for (size_t k = 0; k < sizeof(override_flags) / sizeof(override_flags[0]); k++)
+            if (strcmp(a, override_flags[k].flag) == 0) {
+                if (i + 1 >= argc || o->n_sets >= 64) {
+                    fprintf(stderr, "vramplan %s: %s needs a value\n", cmd, a);
+                    return -1;
+                }
+                o->sets[o->n_sets][0] = override_flags[k].key;
+                o->sets[o->n_sets][1] = argv[++i];
+                o->n_sets++;
+                matched = 1;
+                break;
+            }
+        if (matched)
+            continue;
+        if (a[0] == '-' && a[1] != '\0') {
+            fprintf(stderr, "vramplan %s: unknown option '%s'\n", cmd, a);
+            return -1;
+        }
+        if (o->sheet_path != NULL) {
+            fprintf(stderr, "vramplan %s: one SHEET only\n", cmd);
+            return -1;
+        }
+        o->sheet_path = a;
+    }
+    if (o->json && o->markdown) {
+        fprintf(stderr, "vramplan %s: --json and --markdown exclude each other\n", cmd);
+        return -1;
+    }
+    return 0;
+}
+
+static int load_sheet(vp_sheet **s, const opts *o)
+{
+    vp_error err = VP_ERROR_INIT;
+    vp_status st = o->sheet_path ? vp_sheet_load(s, o->sheet_path, &err)
+                                 : vp_sheet_parse(s, seed_sheet, sizeof(seed_sheet) - 1,
+                                                  "<built-in seed>", &err);
+    if (st != VP_OK)
+        return fail(o->sheet_path, st, &err);
+    for (int i = 0; i < o->n_sets; i++) {
+        vp_error e2 = VP_ERROR_INIT;
+        st = vp_sheet_set(*s, o->sets[i][0], o->sets[i][1], &e2);
+        if (st != VP_OK) {
+            vp_sheet_free(*s);
+            fprintf(stderr, "vramplan: %s=%s: %s\n", o->sets[i][0], o->sets[i][1], e2.message);
+            return EXIT_BAD_INPUT;
+        }
+    }
+    return 0;
+}
+
+/* --capacity, or the sheet's device_total evidence */
+static int resolve_capacity(const vp_sheet *s, const opts *o, vp_bytes *cap, int required,
+                            const char **from)
+{
+    vp_error err = VP_ERROR_INIT;
+    *cap = vp_bytes_make(0);
+    *from = NULL;
+    if (o->capacity != NULL) {
+        if (vp_bytes_parse(cap, o->capacity, strlen(o->capacity), &err) != VP_OK) {
+            fprintf(stderr, "vramplan: --capacity \"%s\": %s\n", o->capacity, err.message);
+            return EXIT_USAGE;
+        }
+        *from = "--capacity";
+        return 0;
+    }
+    size_t n = vp_sheet_count(s, "evidence");
+    for (size_t i = 0; i < n; i++) {
+        char key[64], claim[64], value[128];
+        snprintf(key, sizeof(key), "evidence.%zu.claim", i);
+        if (vp_sheet_get(s, key, claim, sizeof(claim)) != VP_OK || strcmp(claim, "\"device_total\"") != 0)
+            continue;
+        snprintf(key, sizeof(key), "evidence.%zu.value", i);
+        if (vp_sheet_get(s, key, value, sizeof(value)) != VP_OK)
+            continue;
+        size_t vl = strlen(value);
+        if (vl >= 2 && vp_bytes_parse(cap, value + 1, vl - 2, NULL) == VP_OK) {
+            *from = "device_total evidence in the sheet";
+            return 0;
+        }
+    }
+    if (required) {
+        fprintf(stderr, "vramplan: give --capacity \"80 GB\" (per GPU): the sheet has no "
+                        "device_total evidence\n");
+        return EXIT_USAGE;
+    }
+    return 0;
+}
+
+static void json_items(const vp_estimate *e, size_t g)
+{
+    printf("[");
+    for (size_t i = 0; i < vp_estimate_item_count(e, g); i++) {
+        unsigned ph = vp_estimate_item_phases(e, g, i);
+        int first = 1;
+        printf("%s{\"id\": ", i ? ", " : "");
+        json_string(stdout, vp_estimate_item_id(e, g, i));
+        printf(", \"bytes\": %llu, \"basis\": \"%s\", \"counter\": \"%s\", \"phases\": [",
+               (unsigned long long)vp_bytes_value(vp_estimate_item_bytes(e, g, i)),
+               vp_basis_name(vp_estimate_item_basis(e, g, i)),
+               vp_counter_name(vp_estimate_item_counter(e, g, i)));
+        for (int p = 0; p < VP_PHASE_COUNT; p++)
+            if (ph & (1u << p)) {
+                printf("%s\"%s\"", first ? "" : ", ", vp_phase_name((vp_phase)p));
+                first = 0;
+            }
+        printf("], \"how\": ");
+        json_string(stdout, vp_estimate_item_how(e, g, i));
+        printf("}");
+    }
+    printf("]");
+}
+
+static void json_phases(const vp_estimate *e, size_t g, vp_counter c)
+{
+    int first = 1;
+    printf("{");
+    for (int p = 0; p < VP_PHASE_COUNT; p++)
+        if (vp_estimate_phase_used(e, (vp_phase)p)) {
+            printf("%s\"%s\": %llu", first ? "" : ", ", vp_phase_name((vp_phase)p),
+                   (unsigned long long)vp_bytes_value(vp_estimate_phase_bytes(e, g, (vp_phase)p, c)));
+            first = 0;
+        }
+    printf("}");
+}
+
+static void estimate_json(const vp_estimate *e, const vp_sheet *s, const opts *o, vp_bytes cap)
+{
+    size_t peak = vp_estimate_peak_gpu(e);
+    vp_phase ph;
+    vp_bytes pk = vp_estimate_peak_bytes(e, peak, &ph), wo, budget;
+    char buf[512];
+    uint64_t blocks, tokens;
+    printf("{\"sheet\": ");
+    json_string(stdout, o->sheet_path ? o->sheet_path : "<built-in seed>");
+    printf(", \"title\": ");
+    if (vp_sheet_get(s, "sheet.title", buf, sizeof(buf)) == VP_OK)
+        fputs(buf, stdout);
+    else
+        printf("null");
+    printf(", \"gpus\": %zu", vp_estimate_gpu_count(e));
+    if (vp_estimate_weights_only(e, &wo) == VP_OK)
+        printf(", \"weights_only_bytes\": %llu", (unsigned long long)vp_bytes_value(wo));
+    else
+        printf(", \"weights_only_bytes\": null");
+    printf(", \"peak_bytes\": %llu, \"peak_phase\": \"%s\", \"peak_gpu\": %zu, \"counter\": \"%s\"",
+           (unsigned long long)vp_bytes_value(pk), vp_phase_name(ph), peak,
+           vp_counter_name(VP_COUNTER_DEVICE));
+    printf(", \"allocated_peak_bytes\": %llu",
+           (unsigned long long)vp_bytes_value(vp_estimate_phase_bytes(e, peak, ph, VP_COUNTER_ALLOCATED)));
+    printf(", \"envelope_bytes\": %llu, \"envelope_note\": \"conservative envelope: the sum of "
+           "every item, not an observed peak\"",
+           (unsigned long long)vp_bytes_value(vp_estimate_envelope_bytes(e, peak)));
+    printf(", \"items\": ");
+    json_items(e, peak);
+    printf(", \"phases\": ");
+    json_phases(e, peak, VP_COUNTER_DEVICE);
+    printf(", \"per_gpu\": [");
+    for (size_t g = 0; g < vp_estimate_gpu_count(e); g++) {
+        vp_phase gp;
+        vp_bytes gpk = vp_estimate_peak_bytes(e, g, &gp);
+        printf("%s{\"gpu\": %zu, \"peak_bytes\": %llu, \"peak_phase\": \"%s\", "
+               "\"envelope_bytes\": %llu, \"items\": ", g ? ", " : "", g,
+               (unsigned long long)vp_bytes_value(gpk), vp_phase_name(gp),
+               (unsigned long long)vp_bytes_value(vp_estimate_envelope_bytes(e, g)));
+        json_items(e, g);
+        printf(", \"phases\": ");
+        json_phases(e, g, VP_COUNTER_DEVICE);
+        printf(", \"phases_allocated\": ");
+        json_phases(e, g, VP_COUNTER_ALLOCATED);
+        printf("}");
+    }
+    printf("], \"unknowns\": [");
+    for (size_t i = 0; i < vp_estimate_unknown_count(e); i++) {
+        printf("%s{\"id\": ", i ? ", " : "");
+        json_string(stdout, vp_estimate_unknown_id(e, i));
+        printf(", \"needs\": ");
+        json_string(stdout, vp_estimate_unknown_needs(e, i));
+        printf("}");
+    }
+    printf("], \"warnings\": [");
+    for (size_t i = 0; i < vp_estimate_warning_count(e); i++) {
+        printf("%s", i ? ", " : "");
+        json_string(stdout, vp_estimate_warning(e, i));
+    }
+    printf("]");
+    if (cap.b)
+        printf(", \"capacity_bytes\": %llu", (unsigned long long)cap.b);
+    if (vp_estimate_kv_capacity(e, &budget, &blocks, &tokens) == VP_OK)
+        printf(", \"kv_pool_bytes\": %llu, \"kv_blocks\": %llu, \"kv_tokens\": %llu",
+               (unsigned long long)budget.b, (unsigned long long)blocks, (unsigned long long)tokens);
+    printf("}\n");
+}
+
+static void phases_text(char *out, size_t len, unsigned mask)
+{
+    size_t n = 0;
+    out[0] = '\0';
+    for (int p = 0; p < VP_PHASE_COUNT; p++)
+        if (mask & (1u << p))
+            n += (size_t)snprintf(out + n, n < len ? len - n : 0, "%s%s", n ? "," : "",
+                                  vp_phase_name((vp_phase)p));
+}
+
+static void estimate_table(const vp_estimate *e, const vp_sheet *s, const opts *o, vp_bytes cap)
+{
+    char buf[512], gib[32], grouped[40], phases[96];
+    int md = o->markdown;
+    vp_bytes wo, budget;
+    uint64_t blocks, tokens;
+    if (vp_sheet_get(s, "sheet.title", buf, sizeof(buf)) == VP_OK) {
+        size_t n = strlen(buf);
+        if (n >= 2 && buf[0] == '"') { /* the sheet text of a string: drop the quotes */
+            memmove(buf, buf + 1, n - 2);
+            buf[n - 2] = '\0';
+        }
+        printf(md ? "# %s\n\n" : "%s\n", buf);
+    }
+    printf(md ? "Sheet: `%s`; %zu GPU(s); memory per GPU; GiB = 2^30 B.\n\n"
+              : "sheet: %s; %zu GPU(s); memory per GPU; GiB = 2^30 B, GB = 10^9 B\n\n",
+           o->sheet_path ? o->sheet_path : "<built-in seed>", vp_estimate_gpu_count(e));
+    if (vp_estimate_weights_only(e, &wo) == VP_OK) {
+        group_thousands(grouped, sizeof(grouped), (unsigned long long)wo.b);
+        vp_bytes_format(gib, sizeof(gib), wo, VP_UNIT_GIB, 2);
+        printf(md ? "Weights only (parameters × bits, whole model): %s B = %s\n\n"
+                  : "weights only (parameters x bits, whole model): %s B = %s\n\n", grouped, gib);
+    }
+    /* one table per distinct pipeline stage */
+    size_t gpus = vp_estimate_gpu_count(e);
+    const char *last_first_id = NULL;
+    for (size_t g = 0; g < gpus; g++) {
+        /* print each stage once: GPUs of a stage share items */
+        if (g > 0 && vp_estimate_item_id(e, g, 0) == last_first_id)
+            continue;
+        last_first_id = vp_estimate_item_id(e, g, 0);
+        vp_phase ph;
+        vp_bytes pk = vp_estimate_peak_bytes(e, g, &ph);
+        if (gpus > 1)
+            printf(md ? "## GPU %zu\n\n" : "GPU %zu\n", g);
+        if (md)
+            printf("| item | basis | phases | bytes [B] | [GiB] | how |\n|---|---|---|---:|---:|---|\n");
+        else
+            printf("%-22s %-9s %-21s %18s %9s  %s\n", "item", "basis", "phases", "bytes [B]",
+                   "[GiB]", "how");
+        for (size_t i = 0; i < vp_estimate_item_count(e, g); i++) {
+            vp_bytes b = vp_estimate_item_bytes(e, g, i);
+            group_thousands(grouped, sizeof(grouped), (unsigned long long)b.b);
+            vp_bytes_format_number(gib, sizeof(gib), b, VP_UNIT_GIB, 2);
+            phases_text(phases, sizeof(phases), vp_estimate_item_phases(e, g, i));
+            printf(md ? "| %s | %s | %s | %s | %s | %s |\n" : "%-22s %-9s %-21s %18s %9s  %s\n",
+                   vp_estimate_item_id(e, g, i), vp_basis_name(vp_estimate_item_basis(e, g, i)),
+                   phases, grouped, gib, vp_estimate_item_how(e, g, i));
+        }
+        printf(md ? "\n| phase | allocated [GiB] | device used [GiB] |\n|---|---:|---:|\n"
+                  : "\n%-22s %16s %18s\n", "phase", "allocated [GiB]", "device used [GiB]");
+        for (int p = 0; p < VP_PHASE_COUNT; p++) {
+            if (!vp_estimate_phase_used(e, (vp_phase)p))
+                continue;
+            char a1[32], a2[32];
+            vp_bytes_format_number(a1, sizeof(a1), vp_estimate_phase_bytes(e, g, (vp_phase)p, VP_COUNTER_ALLOCATED), VP_UNIT_GIB, 2);
+            vp_bytes_format_number(a2, sizeof(a2), vp_estimate_phase_bytes(e, g, (vp_phase)p, VP_COUNTER_DEVICE), VP_UNIT_GIB, 2);
+            printf(md ? "| %s | %s | %s |\n" : "%-22s %16s %18s\n", vp_phase_name((vp_phase)p), a1, a2);
+        }
+        group_thousands(grouped, sizeof(grouped), (unsigned long long)pk.b);
+        vp_bytes_format(gib, sizeof(gib), pk, VP_UNIT_GIB, 2);
+        printf(md ? "\n**Modeled peak:** %s B = %s in %s (device used).\n" : "\nmodeled peak: %s B = %s in %s (device used)\n",
+               grouped, gib, vp_phase_name(ph));
+        vp_bytes env = vp_estimate_envelope_bytes(e, g);
+        group_thousands(grouped, sizeof(grouped), (unsigned long long)env.b);
+        vp_bytes_format(gib, sizeof(gib), env, VP_UNIT_GIB, 2);
+        printf(md ? "**Conservative envelope** (sum of every item, not an observed peak): %s B = %s.\n\n"
+                  : "conservative envelope (sum of every item, not an observed peak): %s B = %s\n\n",
+               grouped, gib);
+    }
+    if (vp_estimate_kv_capacity(e, &budget, &blocks, &tokens) == VP_OK) {
+        vp_bytes_format(gib, sizeof(gib), budget, VP_UNIT_GIB, 2);
+        vp_bytes_format(buf, sizeof(buf), cap, VP_UNIT_GIB, 2);
+        printf("vLLM KV pool at %s per GPU: %s, %llu blocks, %llu tokens\n\n", buf, gib,
+               (unsigned long long)blocks, (unsigned long long)tokens);
+    }
+    for (size_t i = 0; i < vp_estimate_unknown_count(e); i++)
+        printf(i ? "         %s: needs %s\n" : "unknown: %s: needs %s\n",
+               vp_estimate_unknown_id(e, i), vp_estimate_unknown_needs(e, i));
+    for (size_t i = 0; i < vp_estimate_warning_count(e); i++)
+        printf("warning: %s\n", vp_estimate_warning(e, i));
+}
+
+static int cmd_estimate(int argc, char **argv, int builtin)
+{
+    opts o;
+    vp_sheet *s;
+    vp_estimate *e;
+    vp_bytes cap;
+    const char *from;
+    vp_error err = VP_ERROR_INIT;
+    if (parse_opts(argc, argv, &o, 0, "estimate") != 0)
+        return EXIT_USAGE;
+    if (!builtin && o.sheet_path == NULL) {
+        fprintf(stderr, "usage: vramplan estimate SHEET [--json|--markdown] [--capacity Q]\n");
+        return EXIT_USAGE;
+    }
+    int rc = load_sheet(&s, &o);
+    if (rc != 0)
+        return rc;
+    if ((rc = resolve_capacity(s, &o, &cap, 0, &from)) != 0) {
+        vp_sheet_free(s);
+        return rc;
+    }
+    if (vp_estimate_new(&e) != VP_OK) {
+        vp_sheet_free(s);
+        return fail("estimate", VP_ENOMEM, NULL);
+    }
+    vp_status st = vp_estimate_run(e, s, cap, &err);
+    if (st != VP_OK) {
+        rc = fail(o.sheet_path, st, &err);
+    } else if (o.json) {
+        estimate_json(e, s, &o, cap);
+    } else {
+        if (builtin)
+            printf("vramplan %s: built-in seed example (see vramplan --help)\n", vp_version_string());
+        estimate_table(e, s, &o, cap);
+        if (builtin) {
+            static const char *const cards[] = { "24 GB", "48 GB" };
+            printf("\n%-16s %18s %10s\n", "nominal card", "bytes [B]", "[GiB]");
+            for (size_t i = 0; i < 2; i++) {
+                vp_bytes c;
+                char grouped[40], gib[32];
+                if (vp_bytes_parse(&c, cards[i], strlen(cards[i]), NULL) != VP_OK ||
+                    vp_bytes_format_number(gib, sizeof(gib), c, VP_UNIT_GIB, 2) != VP_OK)
+                    continue;
+                group_thousands(grouped, sizeof(grouped), (unsigned long long)vp_bytes_value(c));
+                printf("%-16s %18s %10s\n", cards[i], grouped, gib);
+            }
+            printf("\nA catalog \"GB\" is decimal and nominal: it proves neither usable memory nor\n"
+                   "installed software. Context, concurrency, usable memory, compatibility and\n"
+                   "quality remain to confirm before any card is adopted.\n");
+        }
+    }
+    vp_estimate_free(e);
+    vp_sheet_free(s);
+    return rc;
+}
+
+static int cmd_fit(int argc, char **argv)
+{
+    opts o;
+    vp_sheet *s;
+    vp_estimate *e;
+    vp_bytes cap;
+    const char *from;
+    vp_error err = VP_ERROR_INIT;
+    if (parse_opts(argc, argv, &o, 1, "fit") != 0)
+        return EXIT_USAGE;
+    if (o.sheet_path == NULL || o.solve == NULL) {
+        fprintf(stderr, "usage: vramplan fit SHEET --solve context|concurrency [--capacity Q]\n");
+        return EXIT_USAGE;
+    }
+    vp_fit_target t;
+    if (strcmp(o.solve, "context") == 0)
+        t = VP_FIT_CONTEXT;
+    else if (strcmp(o.solve, "concurrency") == 0)
+        t = VP_FIT_CONCURRENCY;
+    else if (strcmp(o.solve, "microbatch") == 0)
+        t = VP_FIT_MICROBATCH;
+    else {
+        fprintf(stderr, "vramplan fit: --solve takes context, concurrency or microbatch\n");
+        return EXIT_USAGE;
+    }
+    int rc = load_sheet(&s, &o);
+    if (rc != 0)
+        return rc;
+    if ((rc = resolve_capacity(s, &o, &cap, 1, &from)) != 0 || cap.b == 0) {
+        vp_sheet_free(s);
+        return rc ? rc : EXIT_USAGE;
+    }
+    if (vp_estimate_new(&e) != VP_OK) {
+        vp_sheet_free(s);
+        return fail("fit", VP_ENOMEM, NULL);
+    }
+    uint64_t value = 0, blocks = 0, tokens = 0;
+    vp_bytes budget;
+    vp_status st = vp_fit(&value, e, s, t, cap, &err);
+    if (st != VP_OK) {
+        rc = fail(o.sheet_path, st, &err);
+    } else {
+        int kv = vp_estimate_kv_capacity(e, &budget, &blocks, &tokens) == VP_OK;
+        char ctxbuf[64] = "";
+        uint64_t ctx = 0;
+        if (vp_sheet_get(s, "workload.context", ctxbuf, sizeof(ctxbuf)) == VP_OK)
+            ctx = strtoull(ctxbuf, NULL, 10);
+        if (t == VP_FIT_CONTEXT)
+            ctx = value;
+        char gib[32];
+        vp_bytes_format(gib, sizeof(gib), cap, VP_UNIT_GIB, 2);
+        if (o.json) {
+            printf("{\"solve\": \"%s\", \"value\": %llu, \"capacity_bytes\": %llu, "
+                   "\"capacity_from\": \"%s\"", o.solve, (unsigned long long)value,
+                   (unsigned long long)cap.b, from);
+            if (kv) {
+                printf(", \"kv_pool_bytes\": %llu, \"kv_blocks\": %llu, \"kv_tokens\": %llu",
+                       (unsigned long long)budget.b, (unsigned long long)blocks,
+                       (unsigned long long)tokens);
+                if (ctx)
+                    printf(", \"max_concurrency\": %.2f", (double)tokens / (double)ctx);
+            }
+            printf("}\n");
+        } else {
+            printf("largest %s that fits %s per GPU (%s): %llu%s\n", o.solve, gib, from,
+                   (unsigned long long)value, value == 0 ? " (nothing fits)" : "");
+            if (kv) {
+                printf("vLLM KV pool: %llu blocks, %llu tokens", (unsigned long long)blocks,
+                       (unsigned long long)tokens);
+                if (ctx)
+                    printf("; maximum concurrency at %llu tokens: %.2fx",
+                           (unsigned long long)ctx, (double)tokens / (double)ctx);
+                printf("\n");
+            }
+        }
+    }
+    vp_estimate_free(e);
+    vp_sheet_free(s);
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
     if (argc > 1 && strcmp(argv[1], "inspect") == 0)
         return cmd_inspect(argc - 1, argv + 1);
+    if (argc > 1 && strcmp(argv[1], "estimate") == 0)
+        return cmd_estimate(argc - 1, argv + 1, 0);
+    if (argc > 1 && strcmp(argv[1], "fit") == 0)
+        return cmd_fit(argc - 1, argv + 1);
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
@@ -384,5 +838,6 @@ int main(int argc, char **argv)
         usage(stderr);
         return EXIT_USAGE;
     }
-    return seed_example();
+    char *none[] = { argv[0], NULL };
+    return cmd_estimate(1, none, 1);
 }

@@ -1,0 +1,327 @@
+/**
+ * @file vramplan/estimate.h
+ * @brief The itemized, per-phase, per-GPU memory estimate of a sheet's workload, and the
+ *        inverse solvers (largest context or concurrency that fits a capacity).
+ *
+ * @defgroup estimate Estimate
+ * @brief Items with a basis, phases and counters; peaks per phase; never a hidden multiplier.
+ *
+ * An estimate is a list of items per GPU. Each item has a stable id (`weights`,
+ * `quant_metadata`, `unquantized_modules`, `load_transient`, `kv_cache`, `activations`,
+ * `logits`, `cuda_context`, `workspace`, `allocator_slack`, `comm_buffers`, and
+ * `reserve:<name>` for each named reserve of the sheet), its bytes on that GPU, its
+ * #vp_basis, the phases in which it is live (a bit mask of 1 << #vp_phase), the counter
+ * it shows up in (#vp_counter), and a one-line account of how it was obtained.
+ *
+ * The modeled peak of a GPU is its largest phase total; the conservative envelope is the
+ * sum of every item, labelled as such and never reported as an observed peak. An item
+ * that cannot be computed is not counted as zero: it is listed among the unknowns with
+ * the input that would give it.
+ *
+ * The estimate object is allocated once (vp_estimate_new()) and recomputed by
+ * vp_estimate_run() without further heap allocation, so a scheduler can reuse it.
+ *
+ * Thread safety: one estimate per thread at a time; a sheet may be read by several
+ * estimates at once.
+ * @{
+ */
+#ifndef VRAMPLAN_ESTIMATE_H
+#define VRAMPLAN_ESTIMATE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <vramplan/common.h>
+#include <vramplan/sheet.h>
+#include <vramplan/status.h>
+#include <vramplan/units.h>
+
+VP_BEGIN_DECLS
+
+/** @brief How a figure was obtained. Values are pinned. @since 0.1 */
+typedef enum vp_basis {
+    VP_BASIS_COMPUTED = 0,  /**< exact from the inputs */
+    VP_BASIS_ESTIMATED = 1, /**< a formula with stated assumptions */
+    VP_BASIS_ASSUMED = 2,   /**< a default the user can override with a named reserve */
+    VP_BASIS_MEASURED = 3,  /**< from a measurement record */
+    VP_BASIS_UNKNOWN = 4    /**< no basis: a condition to confirm */
+} vp_basis;
+
+/** @brief Phases of a workload. Values are pinned. @since 0.1 */
+typedef enum vp_phase {
+    VP_PHASE_LOAD = 0,           /**< loading weights */
+    VP_PHASE_PREFILL = 1,        /**< inference: processing the prompts */
+    VP_PHASE_DECODE = 2,         /**< inference: generating tokens */
+    VP_PHASE_FORWARD = 3,        /**< training: forward pass */
+    VP_PHASE_BACKWARD = 4,       /**< training: backward pass */
+    VP_PHASE_OPTIMIZER_STEP = 5, /**< training: optimizer step */
+    VP_PHASE_EVAL = 6,           /**< training: evaluation */
+    VP_PHASE_EXPORT = 7          /**< training: export (merging adapters) */
+} vp_phase;
+
+/** @brief Number of #vp_phase values. @since 0.1 */
+#define VP_PHASE_COUNT 8
+
+/** @brief Which memory counter a figure corresponds to. Values are pinned. @since 0.1 */
+typedef enum vp_counter {
+    VP_COUNTER_ALLOCATED = 0, /**< bytes held by tensors (torch max_memory_allocated) */
+    VP_COUNTER_RESERVED = 1,  /**< + the caching allocator's slack (max_memory_reserved) */
+    VP_COUNTER_DEVICE = 2     /**< + CUDA context, communication and other non-tensor memory,
+                                   and named reserves: what the device reports as used */
+} vp_counter;
+
+/** @brief Inverse-solver targets. Values are pinned. @since 0.1 */
+typedef enum vp_fit_target {
+    VP_FIT_CONTEXT = 0,     /**< the largest context (tokens per sequence) */
+    VP_FIT_CONCURRENCY = 1, /**< the largest number of sequences served at once */
+    VP_FIT_MICROBATCH = 2   /**< training: the largest micro-batch */
+} vp_fit_target;
+
+/** @brief A reusable estimate (opaque). @since 0.1 */
+typedef struct vp_estimate vp_estimate;
+
+/**
+ * @brief Allocate an estimate object (the only allocation an estimate makes).
+ * @param[out] out the new object; free it with vp_estimate_free()
+ * @retval VP_OK on success
+ * @retval VP_EMISUSE when @p out is NULL
+ * @retval VP_ENOMEM out of memory
+ * @since 0.1
+ */
+VP_API vp_status vp_estimate_new(vp_estimate **out);
+
+/**
+ * @brief Free an estimate. NULL is accepted.
+ * @param e the estimate
+ * @since 0.1
+ */
+VP_API void vp_estimate_free(vp_estimate *e);
+
+/**
+ * @brief Estimate the sheet's workload, per GPU of its layout.
+ *
+ * @p capacity is the memory of one GPU (0 when unknown). It is needed only for what
+ * depends on it: the vLLM profile's KV-cache pool (capacity × gpu_memory_utilization −
+ * weights − profiled activation peak − non-torch memory), its token capacity and maximum
+ * concurrency, and the default batch sizes vLLM picks by device size.
+ * On error the previous contents of @p e are lost (it reads as empty).
+ * @param e the estimate to fill
+ * @param s the sheet (with its model, if any)
+ * @param capacity bytes of one GPU, or vp_bytes_make(0)
+ * @param[out] err filled on error; may be NULL
+ * @retval VP_OK on success (check the unknowns and warnings)
+ * @retval VP_EMISUSE on NULL arguments
+ * @retval VP_EINVALID an impossible layout: a tensor-parallel degree that does not
+ *         divide the attention heads, more pipeline stages than layers
+ * @retval VP_EUNSUPPORTED a task this version does not estimate, a GGUF weight format
+ *         without a GGUF checkpoint
+ * @retval VP_EOVERFLOW a size exceeds 2^64 − 1 bytes
+ * @since 0.1
+ */
+VP_API vp_status vp_estimate_run(vp_estimate *e, const vp_sheet *s, vp_bytes capacity,
+                                 vp_error *err);
+
+/**
+ * @brief Number of GPUs of the layout (tensor × pipeline × data parallel).
+ * @param e the estimate
+ * @return the count (0 before a successful run)
+ * @since 0.1
+ */
+VP_API size_t vp_estimate_gpu_count(const vp_estimate *e);
+/**
+ * @brief Number of items on GPU @p gpu.
+ * @param e the estimate  @param gpu index below vp_estimate_gpu_count()
+ * @return the count (0 when out of range)
+ * @since 0.1
+ */
+VP_API size_t vp_estimate_item_count(const vp_estimate *e, size_t gpu);
+/**
+ * @brief The id of item @p i of GPU @p gpu ("weights", "kv_cache", "reserve:other", …).
+ * @param e the estimate  @param gpu GPU index  @param i item index
+ * @return a string owned by @p e (valid until the next run), or NULL when out of range
+ * @since 0.1
+ */
+VP_API const char *vp_estimate_item_id(const vp_estimate *e, size_t gpu, size_t i);
+/**
+ * @brief Bytes of item @p i on GPU @p gpu.
+ * @param e the estimate  @param gpu GPU index  @param i item index
+ * @return the bytes (0 when out of range)
+ * @since 0.1
+ */
+VP_API vp_bytes vp_estimate_item_bytes(const vp_estimate *e, size_t gpu, size_t i);
+/**
+ * @brief Basis of item @p i on GPU @p gpu.
+ * @param e the estimate  @param gpu GPU index  @param i item index
+ * @return the basis (#VP_BASIS_UNKNOWN when out of range)
+ * @since 0.1
+ */
+VP_API vp_basis vp_estimate_item_basis(const vp_estimate *e, size_t gpu, size_t i);
+/**
+ * @brief Phases in which item @p i is live, as a mask of (1u << #vp_phase).
+ * @param e the estimate  @param gpu GPU index  @param i item index
+ * @return the mask (0 when out of range)
+ * @since 0.1
+ */
+VP_API unsigned int vp_estimate_item_phases(const vp_estimate *e, size_t gpu, size_t i);
+/**
+ * @brief The counter item @p i shows up in first.
+ * @param e the estimate  @param gpu GPU index  @param i item index
+ * @return the counter
+ * @since 0.1
+ */
+VP_API vp_counter vp_estimate_item_counter(const vp_estimate *e, size_t gpu, size_t i);
+/**
+ * @brief How item @p i was obtained: formula and inputs, in one line.
+ * @param e the estimate  @param gpu GPU index  @param i item index
+ * @return a string owned by @p e, or NULL when out of range
+ * @since 0.1
+ */
+VP_API const char *vp_estimate_item_how(const vp_estimate *e, size_t gpu, size_t i);
+/**
+ * @brief Total of GPU @p gpu in @p phase for @p counter (items live in that phase).
+ * @param e the estimate  @param gpu GPU index  @param phase the phase  @param counter the counter
+ * @return the bytes (0 when out of range)
+ * @since 0.1
+ */
+VP_API vp_bytes vp_estimate_phase_bytes(const vp_estimate *e, size_t gpu, vp_phase phase,
+                                        vp_counter counter);
+/**
+ * @brief Modeled peak of GPU @p gpu: its largest phase total (device counter).
+ * @param e the estimate  @param gpu GPU index
+ * @param[out] phase the phase of the peak; may be NULL
+ * @return the bytes
+ * @since 0.1
+ */
+VP_API vp_bytes vp_estimate_peak_bytes(const vp_estimate *e, size_t gpu, vp_phase *phase);
+/**
+ * @brief The GPU with the largest modeled peak.
+ * @param e the estimate
+ * @return its index
+ * @since 0.1
+ */
+VP_API size_t vp_estimate_peak_gpu(const vp_estimate *e);
+/**
+ * @brief Conservative envelope of GPU @p gpu: the sum of every item's bytes. Not an
+ *        observed peak.
+ * @param e the estimate  @param gpu GPU index
+ * @return the bytes
+ * @since 0.1
+ */
+VP_API vp_bytes vp_estimate_envelope_bytes(const vp_estimate *e, size_t gpu);
+/**
+ * @brief Weights only: parameters × bits per value of the weight format, for the whole
+ *        model (the seed calculators' first figure).
+ * @param e the estimate
+ * @param[out] out the bytes; untouched on error
+ * @retval VP_OK on success
+ * @retval VP_ENOTFOUND the parameter count or the format is unknown
+ * @retval VP_EMISUSE on NULL arguments
+ * @since 0.1
+ */
+VP_API vp_status vp_estimate_weights_only(const vp_estimate *e, vp_bytes *out);
+/**
+ * @brief Whether @p phase applies to the task (load/prefill/decode for inference).
+ * @param e the estimate  @param phase the phase
+ * @return 1 or 0
+ * @since 0.1
+ */
+VP_API int vp_estimate_phase_used(const vp_estimate *e, vp_phase phase);
+/**
+ * @brief Number of items that could not be computed.
+ * @param e the estimate
+ * @return the count
+ * @since 0.1
+ */
+VP_API size_t vp_estimate_unknown_count(const vp_estimate *e);
+/**
+ * @brief Id of unknown @p i ("kv_cache", "activations", …).
+ * @param e the estimate  @param i index
+ * @return a string owned by @p e, or NULL
+ * @since 0.1
+ */
+VP_API const char *vp_estimate_unknown_id(const vp_estimate *e, size_t i);
+/**
+ * @brief The input that would give unknown @p i ("model.config (layers, KV heads, head dim)").
+ * @param e the estimate  @param i index
+ * @return a string owned by @p e, or NULL
+ * @since 0.1
+ */
+VP_API const char *vp_estimate_unknown_needs(const vp_estimate *e, size_t i);
+/**
+ * @brief Number of warnings (a context beyond the model's maximum, replicated KV heads…).
+ * @param e the estimate
+ * @return the count
+ * @since 0.1
+ */
+VP_API size_t vp_estimate_warning_count(const vp_estimate *e);
+/**
+ * @brief Warning @p i.
+ * @param e the estimate  @param i index
+ * @return a string owned by @p e, or NULL
+ * @since 0.1
+ */
+VP_API const char *vp_estimate_warning(const vp_estimate *e, size_t i);
+/**
+ * @brief vLLM profile: the KV-cache pool of the tightest GPU and what it holds.
+ * @param e the estimate
+ * @param[out] budget pool bytes on the tightest GPU; may be NULL
+ * @param[out] blocks paged blocks; may be NULL
+ * @param[out] tokens token capacity (blocks × block size); may be NULL
+ * @retval VP_OK on success
+ * @retval VP_ENOTFOUND not a vLLM estimate, or no capacity / architecture was known
+ * @retval VP_EMISUSE when @p e is NULL
+ * @since 0.1
+ */
+VP_API vp_status vp_estimate_kv_capacity(const vp_estimate *e, vp_bytes *budget,
+                                         uint64_t *blocks, uint64_t *tokens);
+/**
+ * @brief Names: "load", "prefill", … ; "computed", "estimated", … ; "allocated",
+ *        "reserved", "device_used".
+ * @param phase a phase
+ * @return a static string ("?" when unknown)
+ * @since 0.1
+ */
+VP_API const char *vp_phase_name(vp_phase phase);
+/**
+ * @brief Name of a basis.
+ * @param basis a basis
+ * @return a static string ("?" when unknown)
+ * @since 0.1
+ */
+VP_API const char *vp_basis_name(vp_basis basis);
+/**
+ * @brief Name of a counter.
+ * @param counter a counter
+ * @return a static string ("?" when unknown)
+ * @since 0.1
+ */
+VP_API const char *vp_counter_name(vp_counter counter);
+
+/**
+ * @brief Inverse solver: the largest context, concurrency or micro-batch with which the
+ *        workload fits @p capacity per GPU (every GPU's modeled peak ≤ capacity; for the
+ *        vLLM profile, the KV cache the workload needs ≤ vLLM's pool).
+ *
+ * Other values are taken from the sheet; the sheet is not changed. Reuses @p scratch
+ * (an object from vp_estimate_new()) without allocating.
+ * @param[out] out the largest value (0 when even 1 does not fit); untouched on error
+ * @param scratch an estimate object to compute in
+ * @param s the sheet
+ * @param target what to solve for
+ * @param capacity bytes of one GPU
+ * @param[out] err filled on error; may be NULL
+ * @retval VP_OK on success
+ * @retval VP_EMISUSE on NULL arguments or a zero capacity
+ * @retval VP_ENOTFOUND the quantity does not change the estimate (no architecture: the
+ *         KV cache is unknown), so no largest value exists
+ * @retval VP_EUNSUPPORTED a target that does not apply to the task
+ * @retval other the errors of vp_estimate_run()
+ * @since 0.1
+ */
+VP_API vp_status vp_fit(uint64_t *out, vp_estimate *scratch, const vp_sheet *s,
+                        vp_fit_target target, vp_bytes capacity, vp_error *err);
+
+VP_END_DECLS
+
+/** @} */
+#endif /* VRAMPLAN_ESTIMATE_H */

@@ -1,0 +1,918 @@
+/*
+ * The estimate engine: a sheet's workload → items per GPU with basis, phases and counter;
+ * per-phase totals, peak and envelope; framework profiles; the vLLM KV pool; inverse
+ * solvers. Formulas and sources: shared reference formulas.md §1–3 (model), §2 (KV
+ * cache), §5.3–5.4 and §5.6 (activations, logits), §6 (framework overhead), §8.
+ * No heap allocation happens in vp_estimate_run() or vp_fit().
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sheet-internal.h"
+
+#define MAX_ITEMS 32
+#define MAX_STAGES 64
+#define MAX_NOTES 16
+#define GIB ((uint64_t)1 << 30)
+#define MIB ((uint64_t)1 << 20)
+
+typedef struct {
+    char id[40];
+    char how[200];
+    uint64_t bytes;
+    vp_basis basis;
+    unsigned phases;
+    vp_counter counter;
+} item;
+
+typedef struct {
+    item items[MAX_ITEMS];
+    int n;
+    uint64_t layers;        /* decoder layers on this stage */
+    uint64_t kv_budget;     /* vLLM pool (capacity known) */
+    bool kv_budget_known;
+} stage;
+
+typedef struct {
+    char id[40];
+    char needs[200];
+} note;
+
+struct vp_estimate {
+    stage st[MAX_STAGES];
+    int n_stages;
+    uint64_t tp, pp, dp;
+    unsigned phases_used;
+    bool weights_only_known;
+    uint64_t weights_only;
+    note unknown[MAX_NOTES];
+    int n_unknown;
+    char warning[MAX_NOTES][200];
+    int n_warning;
+    bool vllm_known;
+    uint64_t vllm_budget, vllm_blocks, vllm_tokens;
+};
+
+enum { FW_NONE, FW_VLLM, FW_TRANSFORMERS, FW_LLAMACPP, FW_OTHER };
+enum { TASK_INFERENCE, TASK_LORA, TASK_QLORA, TASK_FULL };
+
+/* The workload as the engine reads it from a sheet (values overridable by vp_fit). */
+typedef struct {
+    int task, framework;
+    bool have_format;
+    vp__qformat fmt;
+    bool gguf_format;
+    char weights_text[40];
+    uint64_t kv_bytes;      /* 0: the model's dtype */
+    char kv_text[16];
+    uint64_t context;       /* 0: unknown */
+    uint64_t concurrency;
+    uint64_t microbatch;
+    uint64_t tp, pp, dp;
+    uint64_t util_num, util_den;
+    uint64_t mnbt, mns, block;
+    bool mnbt_set, mns_set;
+    uint64_t parameters;    /* 0: unknown */
+    const vp_sheet *sheet;
+    const vp_model *model;
+} workload;
+
+#define PH(p) (1u << (p))
+#define PH_INFER (PH(VP_PHASE_LOAD) | PH(VP_PHASE_PREFILL) | PH(VP_PHASE_DECODE))
+#define PH_RUN (PH(VP_PHASE_PREFILL) | PH(VP_PHASE_DECODE))
+
+static const char *fw_name(int fw)
+{
+    static const char *const names[] = { "none", "vllm", "transformers", "llama.cpp", "other" };
+    return names[fw];
+}
+
+static void add_warning(vp_estimate *e, const char *fmt, ...) VP__PRINTF(2, 3);
+static void add_warning(vp_estimate *e, const char *fmt, ...)
+{
+    if (e->n_warning >= MAX_NOTES)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(e->warning[e->n_warning++], sizeof(e->warning[0]), fmt, ap);
+    va_end(ap);
+}
+
+static void add_unknown(vp_estimate *e, const char *id, const char *needs)
+{
+    for (int i = 0; i < e->n_unknown; i++)
+        if (strcmp(e->unknown[i].id, id) == 0)
+            return;
+    if (e->n_unknown >= MAX_NOTES)
+        return;
+    snprintf(e->unknown[e->n_unknown].id, sizeof(e->unknown[0].id), "%s", id);
+    snprintf(e->unknown[e->n_unknown].needs, sizeof(e->unknown[0].needs), "%s", needs);
+    e->n_unknown++;
+}
+
+static item *add_item(stage *s, const char *id, uint64_t bytes, vp_basis basis, unsigned phases,
+                      vp_counter counter, const char *fmt, ...) VP__PRINTF(7, 8);
+static item *add_item(stage *s, const char *id, uint64_t bytes, vp_basis basis, unsigned phases,
+                      vp_counter counter, const char *fmt, ...)
+{
+    if (s->n >= MAX_ITEMS)
+        return NULL;
+    item *it = &s->items[s->n++];
+    snprintf(it->id, sizeof(it->id), "%s", id);
+    it->bytes = bytes;
+    it->basis = basis;
+    it->phases = phases;
+    it->counter = counter;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(it->how, sizeof(it->how), fmt, ap);
+    va_end(ap);
+    return it;
+}
+
+/* ---- reading the workload --------------------------------------------------------- */
+
+static const vp__entry *W(const vp_sheet *s, const char *key)
+{
+    return vp__sheet_find(s, "workload", 0, key);
+}
+
+static vp_status read_workload(workload *w, const vp_sheet *s, vp_error *err)
+{
+    memset(w, 0, sizeof(*w));
+    w->sheet = s;
+    w->model = s->model;
+    const vp__entry *v;
+    w->task = TASK_INFERENCE;
+    if ((v = W(s, "task")) != NULL)
+        w->task = strcmp(v->str, "lora") == 0 ? TASK_LORA : strcmp(v->str, "qlora") == 0 ? TASK_QLORA
+                  : strcmp(v->str, "full") == 0 ? TASK_FULL : TASK_INFERENCE;
+    w->framework = FW_NONE;
+    if ((v = W(s, "framework")) != NULL)
+        w->framework = strcmp(v->str, "vllm") == 0 ? FW_VLLM
+                       : strcmp(v->str, "transformers") == 0 ? FW_TRANSFORMERS
+                       : strcmp(v->str, "llama.cpp") == 0 ? FW_LLAMACPP
+                       : strcmp(v->str, "other") == 0 ? FW_OTHER : FW_NONE;
+    if ((v = W(s, "weights")) != NULL) {
+        snprintf(w->weights_text, sizeof(w->weights_text), "%.39s", v->str);
+        if (strncmp(v->str, "gguf-", 5) == 0) {
+            w->gguf_format = true;
+        } else if (vp__qformat_parse(&w->fmt, v->str) == VP_OK) {
+            w->have_format = true;
+        }
+    }
+    if ((v = W(s, "kv_cache")) != NULL) {
+        snprintf(w->kv_text, sizeof(w->kv_text), "%.15s", v->str);
+        w->kv_bytes = strcmp(v->str, "fp8") == 0 ? 1 : strcmp(v->str, "fp32") == 0 ? 4
+                      : strcmp(v->str, "auto") == 0 ? 0 : 2;
+    }
+    w->context = (v = W(s, "context")) ? v->u : 0;
+    w->concurrency = (v = W(s, "concurrency")) ? v->u : 1;
+    w->microbatch = (v = W(s, "microbatch")) ? v->u : 1;
+    w->util_num = 9;                       /* vLLM's default gpu_memory_utilization 0.9 */
+    w->util_den = 10;
+    if ((v = W(s, "gpu_memory_utilization")) != NULL) {
+        w->util_num = v->num;
+        w->util_den = v->den;
+    }
+    if ((v = W(s, "max_num_batched_tokens")) != NULL) {
+        w->mnbt = v->u;
+        w->mnbt_set = true;
+    }
+    if ((v = W(s, "max_num_seqs")) != NULL) {
+        w->mns = v->u;
+        w->mns_set = true;
+    }
+    w->block = (v = W(s, "block_size")) ? v->u : 16; /* vLLM CacheConfig.DEFAULT_BLOCK_SIZE */
+    const vp__entry *t = vp__sheet_find(s, "layout", 0, "tensor_parallel");
+    const vp__entry *p = vp__sheet_find(s, "layout", 0, "pipeline_parallel");
+    const vp__entry *g = vp__sheet_find(s, "layout", 0, "gpus");
+    w->tp = t ? t->u : 1;
+    w->pp = p ? p->u : 1;
+    w->dp = g ? g->u / (w->tp * w->pp) : 1;
+    if (w->pp > MAX_STAGES) {
+        vp__where wh = { s->source, p->line, p->column, 0, false };
+        return vp__error_set(err, VP_ELIMIT, &wh, "more than %d pipeline stages", MAX_STAGES);
+    }
+    if ((v = vp__sheet_find(s, "model", 0, "parameters")) != NULL)
+        w->parameters = v->u;
+    return VP_OK;
+}
+
+/* ---- helpers ------------------------------------------------------------------------ */
+
+static uint64_t mul_sat(uint64_t a, uint64_t b, bool *ovf)
+{
+    uint64_t r;
+    if (vp__mul_u64(&r, a, b)) {
+        *ovf = true;
+        return UINT64_MAX;
+    }
+    return r;
+}
+
+static uint64_t add_sat(uint64_t a, uint64_t b, bool *ovf)
+{
+    uint64_t r;
+    if (vp__add_u64(&r, a, b)) {
+        *ovf = true;
+        return UINT64_MAX;
+    }
+    return r;
+}
+
+/* nominal bits per value of a format, for the weights-only figure */
+static uint64_t nominal_bits(const vp__qformat *q, uint64_t dtype_bytes)
+{
+    switch (q->method) {
+    case VP__Q_NONE: return 8 * (q->dtype_bytes ? q->dtype_bytes : dtype_bytes);
+    case VP__Q_FP8:
+    case VP__Q_BNB8: return 8;
+    case VP__Q_GPTQ:
+    case VP__Q_AWQ: return q->bits;
+    case VP__Q_BNB4:
+    case VP__Q_MXFP4: return 4;
+    }
+    return 16;
+}
+
+/* Layers of pipeline stage s of pp, as vLLM splits them (remainder to the later stages,
+ * the last one excepted: vllm/distributed/utils.py get_pp_indices). */
+static void stage_layers(uint64_t L, uint64_t pp, uint64_t s, uint64_t *first, uint64_t *count)
+{
+    uint64_t base = L / pp, rem = L % pp;
+    uint64_t start = 0;
+    for (uint64_t i = 0; i < s; i++)
+        start += base + ((i >= pp - 1 - rem && i < pp - 1) ? 1 : 0);
+    *first = start;
+    *count = base + ((s >= pp - 1 - rem && s < pp - 1) ? 1 : 0);
+}
+
+/* vLLM v0.19 on H100 (shared/data/vllm-h100-v0.19, 35 runs): the non-torch memory that
+ * profiling adds ("non-torch forward increase"): 0.25 GiB at TP = 1 (cuBLAS / attention
+ * workspaces), 2.06–2.21 GiB per GPU at TP ≥ 2 (custom all-reduce and NCCL buffers:
+ * fitted as 2.0 GiB + 0.04 GiB × TP), 0.07 GiB with pipeline parallelism at TP = 1. */
+static uint64_t vllm_nontorch(uint64_t tp, uint64_t pp)
+{
+    if (tp >= 2)
+        return 2 * GIB + tp * (GIB / 25);
+    if (pp >= 2)
+        return 72 * MIB;
+    return 256 * MIB;
+}
+
+/* ---- the computation ------------------------------------------------------------------ */
+
+static vp_status compute(vp_estimate *e, const workload *w, uint64_t capacity, vp_error *err)
+{
+    const vp_model *m = w->model;
+    const vp__arch *a = m && m->has_arch ? &m->arch : NULL;
+    bool ovf = false;
+    vp__where where0 = { w->sheet->source, 0, 0, 0, false };
+
+    memset(e, 0, sizeof(*e));
+    if (w->task != TASK_INFERENCE)
+        return vp__error_set(err, VP_EUNSUPPORTED, &where0,
+                             "training and adaptation tasks are not estimated by this version "
+                             "(task = inference only)");
+    e->tp = w->tp;
+    e->pp = w->pp;
+    e->dp = w->dp;
+    e->n_stages = (int)w->pp;
+    e->phases_used = PH_INFER;
+
+    uint64_t L = a ? a->layers : 0;
+    if (a && w->pp > L)
+        return vp__error_set(err, VP_EINVALID, &where0,
+                             "pipeline_parallel = %llu exceeds the model's %llu layers",
+                             (unsigned long long)w->pp, (unsigned long long)L);
+    if (a && w->tp > 1 && a->heads % w->tp != 0)
+        return vp__error_set(err, VP_EINVALID, &where0,
+                             "tensor_parallel = %llu does not divide the %llu attention heads",
+                             (unsigned long long)w->tp, (unsigned long long)a->heads);
+    if (a && w->tp > 1 && !a->kv_lora_rank && a->kv_heads % w->tp != 0 && w->tp % a->kv_heads != 0)
+        return vp__error_set(err, VP_EINVALID, &where0,
+                             "tensor_parallel = %llu and the %llu KV heads do not divide",
+                             (unsigned long long)w->tp, (unsigned long long)a->kv_heads);
+    if (a && w->tp > a->kv_heads && !a->kv_lora_rank)
+        add_warning(e, "tensor_parallel = %llu exceeds the %llu KV heads: each GPU keeps a "
+                    "replica (vLLM get_num_kv_heads)", (unsigned long long)w->tp,
+                    (unsigned long long)a->kv_heads);
+    if (a && w->context && a->max_ctx && w->context > a->max_ctx)
+        add_warning(e, "context %llu exceeds the model's declared maximum %llu "
+                    "(max_position_embeddings); it is not clamped",
+                    (unsigned long long)w->context, (unsigned long long)a->max_ctx);
+
+    /* ---- weight format and the weights-only figure */
+    const vp__qformat *fmt = w->have_format ? &w->fmt : (m && m->has_lt ? &m->q : NULL);
+    uint64_t dtype_bytes = a ? a->dtype_bytes : 2;
+    if (fmt && fmt->dtype_bytes)
+        dtype_bytes = fmt->dtype_bytes;
+    uint64_t params = m && m->params ? m->params : w->parameters;
+    if (params && (fmt || w->gguf_format || (m && m->has_arch))) {
+        uint64_t bits = fmt ? nominal_bits(fmt, dtype_bytes) : 8 * dtype_bytes;
+        if (w->gguf_format && m && m->params) {
+            e->weights_only = vp_bytes_value(vp_model_total_bytes(m));
+        } else {
+            uint64_t b = mul_sat(params, bits, &ovf);
+            e->weights_only = b / 8 + (b % 8 != 0);
+        }
+        e->weights_only_known = true;
+    }
+    if (w->gguf_format && (m == NULL || m->format != VP_FORMAT_GGUF))
+        return vp__error_set(err, VP_EUNSUPPORTED, &where0,
+                             "weights = \"%s\" needs the .gguf file as [model] checkpoint",
+                             w->weights_text);
+
+    /* ---- weights per stage */
+    uint64_t wl[4] = { 0 }, wf[4] = { 0 }, wlast[4] = { 0 };
+    bool weights_known = false, by_layer = false;
+    vp_basis wbasis = VP_BASIS_COMPUTED;
+    char whow[160] = "";
+    if (m && m->has_lt && !w->gguf_format) {
+        vp_status st = vp__model_weights(m, w->have_format ? &w->fmt : NULL, w->tp, wl, wf, wlast);
+        if (st != VP_OK)
+            return vp__error_set(err, st, &where0, "weight bytes overflow");
+        weights_known = by_layer = true;
+        snprintf(whow, sizeof(whow), "Σ tensors of %s in %s%s", m->model_type,
+                 w->have_format ? w->fmt.name : (m->quant[0] ? m->quant : m->dtype),
+                 w->tp > 1 ? ", split over tensor_parallel" : "");
+    } else if (m && (m->format == VP_FORMAT_GGUF || m->format == VP_FORMAT_SAFETENSORS ||
+                     m->format == VP_FORMAT_SAFETENSORS_INDEX) && m->n_tensors > 0) {
+        for (int r = 0; r < 3; r++)
+            wl[r] = vp__div_ceil_u64(m->role_bytes[r], w->tp);
+        weights_known = true;
+        wbasis = w->tp > 1 || w->pp > 1 ? VP_BASIS_ESTIMATED : VP_BASIS_COMPUTED;
+        snprintf(whow, sizeof(whow), "stored tensor bytes of the %s checkpoint%s",
+                 vp_model_format_name(m->format),
+                 w->tp > 1 || w->pp > 1 ? ", divided evenly over the GPUs" : "");
+    } else if (params && fmt) {
+        wl[VP_ROLE_PAYLOAD] = vp__div_ceil_u64(e->weights_only, w->tp * w->pp);
+        weights_known = true;
+        wbasis = fmt->method == VP__Q_NONE ? VP_BASIS_COMPUTED : VP_BASIS_ESTIMATED;
+        snprintf(whow, sizeof(whow), "%llu parameters × %llu bits%s",
+                 (unsigned long long)params, (unsigned long long)nominal_bits(fmt, dtype_bytes),
+                 fmt->method == VP__Q_NONE ? "" : " (every parameter in the format's nominal bits)");
+    } else {
+        add_unknown(e, "weights", params ? "workload.weights (the weight format)"
+                                         : "model.parameters, model.config or model.checkpoint");
+    }
+    /* vLLM keeps a rotary cos/sin cache of max_position × head_dim in the model dtype with
+     * the weights ("Model loading took … GiB" includes it: 14.99 GiB for Llama-3.1-8B). */
+    uint64_t rotary = 0;
+    if (w->framework == FW_VLLM && a && a->max_ctx && !a->kv_lora_rank)
+        rotary = mul_sat(mul_sat(a->max_ctx, a->head_dim, &ovf), dtype_bytes, &ovf);
+
+    /* ---- KV cache per token per layer on one GPU */
+    /* "auto" follows the dtype the weights run in (fp32 weights: fp32 cache) */
+    uint64_t kvb = w->kv_bytes ? w->kv_bytes : dtype_bytes;
+    uint64_t kv_per_layer = 0; /* bytes per token per layer per GPU */
+    if (a) {
+        if (a->kv_lora_rank)
+            kv_per_layer = (a->kv_lora_rank + a->qk_rope) * kvb; /* MLA latent: replicated */
+        else {
+            uint64_t heads = a->kv_heads / w->tp;
+            if (heads == 0)
+                heads = 1;
+            kv_per_layer = 2 * heads * a->head_dim * kvb;
+        }
+    } else {
+        add_unknown(e, "kv_cache", "model.config or model.checkpoint (layers, KV heads, head "
+                                   "dimension)");
+    }
+    if (a && !w->context)
+        add_unknown(e, "kv_cache", "workload.context (tokens per sequence)");
+
+    /* vLLM batch defaults by device size (vllm/engine/arg_utils.py get_batch_defaults,
+     * API server: >= 70 GiB: 8192 tokens / 1024 sequences; otherwise 2048 / 256). */
+    bool big = capacity == 0 || capacity >= 70 * GIB;
+    uint64_t mnbt = w->mnbt_set ? w->mnbt : (big ? 8192 : 2048);
+    uint64_t mns = w->mns_set ? w->mns : (big ? 1024 : 256);
+    if (w->framework == FW_VLLM && w->concurrency > mns)
+        add_warning(e, "concurrency %llu exceeds max_num_seqs %llu: vLLM queues the rest",
+                    (unsigned long long)w->concurrency, (unsigned long long)mns);
+
+    e->vllm_known = w->framework == FW_VLLM && a && capacity > 0 && weights_known;
+    uint64_t min_blocks = UINT64_MAX;
+
+    for (uint64_t s = 0; s < w->pp; s++) {
+        stage *S = &e->st[s];
+        uint64_t first_layer = 0, nl = L;
+        if (a)
+            stage_layers(L, w->pp, s, &first_layer, &nl);
+        S->layers = nl;
+        bool is_first = s == 0, is_last = s == w->pp - 1;
+        char where[64] = "";
+        if (w->pp > 1)
+            snprintf(where, sizeof(where), "; stage %llu: layers %llu-%llu%s%s",
+                     (unsigned long long)s, (unsigned long long)first_layer,
+                     (unsigned long long)(first_layer + nl - 1),
+                     is_first ? " + embeddings" : "", is_last ? " + lm_head" : "");
+
+        /* weights by role */
+        uint64_t wsum = 0;
+        if (weights_known) {
+            uint64_t role[3];
+            for (int r = 0; r < 3; r++) {
+                uint64_t layer_part = by_layer && L ? mul_sat(wl[r], nl, &ovf) / L : wl[r];
+                role[r] = add_sat(layer_part, (is_first ? wf[r] : 0) + (is_last ? wlast[r] : 0), &ovf);
+            }
+            role[VP_ROLE_PAYLOAD] = add_sat(role[VP_ROLE_PAYLOAD], rotary, &ovf);
+            add_item(S, "weights", role[VP_ROLE_PAYLOAD], wbasis, PH_INFER, VP_COUNTER_ALLOCATED,
+                     "%s%s%s", whow, rotary ? "; + vLLM rotary cos/sin cache" : "", where);
+            if (role[VP_ROLE_QUANT_METADATA])
+                add_item(S, "quant_metadata", role[VP_ROLE_QUANT_METADATA], wbasis, PH_INFER,
+                         VP_COUNTER_ALLOCATED, "scales, zero points and other quantization "
+                         "constants of %s%s", w->have_format ? w->fmt.name : m->quant, where);
+            if (role[VP_ROLE_UNQUANTIZED])
+                add_item(S, "unquantized_modules", role[VP_ROLE_UNQUANTIZED], wbasis, PH_INFER,
+                         VP_COUNTER_ALLOCATED, "embeddings, lm_head, norms and routers kept in "
+                         "%llu-byte values%s", (unsigned long long)dtype_bytes, where);
+            wsum = add_sat(add_sat(role[0], role[1], &ovf), role[2], &ovf);
+        }
+
+        /* load-time transient: the largest tensor materialized once more while loading */
+        if (w->framework != FW_NONE && m && m->has_lt) {
+            uint64_t big_t = 0;
+            for (int i = 0; i < m->lt.n; i++) {
+                const vp__ltensor *t = &m->lt.t[i];
+                uint64_t b = mul_sat(t->rows, t->cols, &ovf);
+                if (t->kind == VP__K_EXPERT && a->experts)
+                    b = mul_sat(b, 1, &ovf);
+                if (b > big_t)
+                    big_t = b;
+            }
+            big_t = mul_sat(vp__div_ceil_u64(big_t, w->tp), dtype_bytes, &ovf);
+            add_item(S, "load_transient", big_t, VP_BASIS_ASSUMED, PH(VP_PHASE_LOAD),
+                     VP_COUNTER_ALLOCATED, "one copy of the largest tensor (%s-byte values) "
+                     "while loading or quantizing", dtype_bytes == 4 ? "4" : "2");
+        }
+
+        /* KV cache the workload needs */
+        uint64_t kv_need = 0;
+        if (a && w->context) {
+            uint64_t tokens = w->context;
+            if (w->framework == FW_VLLM)
+                tokens = vp__div_ceil_u64(tokens, w->block) * w->block; /* whole blocks */
+            uint64_t sliding = a->window ? (a->sliding_layers * nl + L - 1) / L : 0;
+            uint64_t full = nl - (sliding > nl ? nl : sliding);
+            uint64_t win = a->window && a->window < tokens ? a->window : tokens;
+            if (w->framework == FW_VLLM && a->window && sliding) {
+                /* SlidingWindowSpec: cdiv(min(W − 1 + max_num_batched_tokens, len), block) + 1 */
+                uint64_t span = a->window - 1 + mnbt;
+                if (span > tokens)
+                    span = tokens;
+                win = (vp__div_ceil_u64(span, w->block) + 1) * w->block;
+                if (win > tokens)
+                    win = tokens;
+            }
+            uint64_t per_seq = add_sat(mul_sat(mul_sat(tokens, full, &ovf), kv_per_layer, &ovf),
+                                       mul_sat(mul_sat(win, sliding, &ovf), kv_per_layer, &ovf), &ovf);
+            kv_need = mul_sat(per_seq, w->concurrency, &ovf);
+            add_item(S, "kv_cache", kv_need, VP_BASIS_COMPUTED, PH_RUN, VP_COUNTER_ALLOCATED,
+                     "%s × %llu tokens × %llu sequences × %llu layers × %llu B/token/layer "
+                     "(%s, %s%s)%s%s",
+                     a->kv_lora_rank ? "MLA latent" : "K+V",
+                     (unsigned long long)tokens, (unsigned long long)w->concurrency,
+                     (unsigned long long)nl, (unsigned long long)kv_per_layer,
+                     w->kv_text[0] ? w->kv_text : "model dtype",
+                     a->kv_lora_rank ? "replicated on every GPU" : "KV heads split by TP",
+                     sliding ? "; sliding layers keep the window" : "",
+                     w->framework == FW_VLLM ? "; rounded to 16-token blocks" : "", where);
+        }
+
+        /* activations and logits */
+        uint64_t act = 0, logits = 0;
+        if (a) {
+            uint64_t h = a->hidden, f_tp = vp__div_ceil_u64(a->experts ? a->moe_inter : a->inter, w->tp);
+            uint64_t V = a->vocab;
+            if (w->framework == FW_VLLM) {
+                /* vLLM profile_run(): a dummy forward of max_num_batched_tokens tokens and
+                 * a dummy sampler over R = min(max_num_seqs, tokens) rows. Fitted on the 35
+                 * v0.19 H100 runs (formulas.md §5.6 form): layer transient
+                 * 232 MiB + T·(7/6·h·dtype + f/TP·dtype/2) + MoE T·k·2·f/TP·dtype. */
+                uint64_t T = mnbt, R = mns < T ? mns : T;
+                uint64_t d = dtype_bytes;
+                act = 232 * MIB;
+                act = add_sat(act, mul_sat(mul_sat(T, h, &ovf), 7 * d, &ovf) / 6, &ovf);
+                act = add_sat(act, mul_sat(mul_sat(T, f_tp, &ovf), d, &ovf) / 2, &ovf);
+                if (a->experts)
+                    act = add_sat(act, mul_sat(mul_sat(mul_sat(T, a->top_k, &ovf), 2 * f_tp, &ovf), d, &ovf), &ovf);
+                /* sampler: 12.6 B per row per vocabulary entry (fp32 logits, probabilities,
+                 * top-k/top-p buffers); only the last pipeline stage samples. */
+                if (is_last)
+                    logits = mul_sat(mul_sat(R, V, &ovf), 63, &ovf) / 5;
+                if (w->pp > 1)
+                    logits /= w->pp; /* v0.19 profiles less under PP: 1.05–1.10 GiB (8B) */
+                add_item(S, "activations", act, VP_BASIS_ESTIMATED, PH_RUN, VP_COUNTER_ALLOCATED,
+                         "vLLM profile: forward of max_num_batched_tokens = %llu tokens "
+                         "(fit to vLLM v0.19 logs)", (unsigned long long)T);
+                if (logits)
+                    add_item(S, "logits", logits, VP_BASIS_ESTIMATED, PH_RUN, VP_COUNTER_ALLOCATED,
+                             "vLLM dummy sampler: %llu rows × %llu vocabulary × 12.6 B",
+                             (unsigned long long)R, (unsigned long long)V);
+            } else if (w->context) {
+                /* prefill of every sequence at once: one layer's transient (no autograd):
+                 * T·dtype·(2h + (n_q + 2 n_kv)·d + n_q·d + 3f) (formulas.md §5.3);
+                 * llama.cpp processes n_ubatch = 512 tokens at a time. */
+                uint64_t T = mul_sat(w->context, w->concurrency, &ovf);
+                if (w->framework == FW_LLAMACPP && T > 512)
+                    T = 512;
+                uint64_t nq = a->heads / w->tp, nkv = a->kv_heads / w->tp ? a->kv_heads / w->tp : 1;
+                uint64_t width = 2 * h + (nq + 2 * nkv) * a->head_dim + nq * a->head_dim;
+                width += a->experts ? 3 * a->top_k * f_tp + a->experts * 2 : 3 * f_tp;
+                act = mul_sat(mul_sat(T, width, &ovf), dtype_bytes, &ovf);
+                add_item(S, "activations", act, VP_BASIS_ESTIMATED, PH(VP_PHASE_PREFILL),
+                         VP_COUNTER_ALLOCATED, "one layer's transient for %llu prefill tokens "
+                         "(%s): T·%llu B·(2h + qkv + o + 3f)", (unsigned long long)T,
+                         w->framework == FW_LLAMACPP ? "n_ubatch" : "context × concurrency",
+                         (unsigned long long)dtype_bytes);
+                if (is_last) {
+                    /* logits of the last token of each sequence, upcast to fp32 */
+                    logits = mul_sat(mul_sat(w->concurrency, V, &ovf), dtype_bytes + 4, &ovf);
+                    add_item(S, "logits", logits, VP_BASIS_ESTIMATED, PH_RUN, VP_COUNTER_ALLOCATED,
+                             "last-token logits: %llu sequences × %llu vocabulary × (%llu + 4 "
+                             "fp32) B", (unsigned long long)w->concurrency, (unsigned long long)V,
+                             (unsigned long long)dtype_bytes);
+                }
+            } else {
+                add_unknown(e, "activations", "workload.context (tokens per sequence)");
+            }
+        } else {
+            add_unknown(e, "activations", "model.config (hidden size, layers, vocabulary) and "
+                                          "workload.context");
+            add_unknown(e, "logits", "model.config (vocabulary size)");
+        }
+
+        /* framework overheads (assumed; a named reserve of the same name replaces one) */
+        if (w->framework == FW_VLLM) {
+            add_item(S, "cuda_context", 522 * MIB, VP_BASIS_ASSUMED, PH_INFER | PH(VP_PHASE_LOAD),
+                     VP_COUNTER_DEVICE, "CUDA context and vLLM start-up: 0.51 GiB used before "
+                     "loading in the v0.19 H100 logs");
+            uint64_t nt = vllm_nontorch(w->tp, w->pp);
+            add_item(S, "workspace", add_sat(w->tp > 1 ? 256 * MIB : nt, 870 * MIB, &ovf),
+                     VP_BASIS_ASSUMED, PH_RUN, VP_COUNTER_DEVICE,
+                     "non-torch workspaces (%s GiB) + CUDA graph pool 0.85 GiB (v0.19 logs)",
+                     w->tp > 1 ? "0.25" : w->pp > 1 ? "0.07" : "0.25");
+            if (w->tp > 1)
+                add_item(S, "comm_buffers", add_sat(nt - 256 * MIB, GIB, &ovf), VP_BASIS_ASSUMED,
+                         PH_INFER, VP_COUNTER_DEVICE, "NCCL and custom all-reduce buffers at "
+                         "TP = %llu: 1.0 GiB at start + %.2f GiB in profiling (v0.19 logs)",
+                         (unsigned long long)w->tp, (double)(nt - 256 * MIB) / (double)GIB);
+            /* the pool */
+            if (e->vllm_known) {
+                /* requested = ceil(capacity × utilization) (gpu_worker.py) */
+                uint64_t req = mul_sat(capacity, w->util_num, &ovf);
+                req = req / w->util_den + (req % w->util_den != 0);
+                uint64_t non_kv = add_sat(add_sat(add_sat(wsum, act, &ovf), logits, &ovf), nt, &ovf);
+                S->kv_budget = req > non_kv ? req - non_kv : 0;
+                S->kv_budget_known = true;
+                uint64_t page = mul_sat(mul_sat(kv_per_layer, w->block, &ovf), nl ? nl : 1, &ovf);
+                uint64_t blocks = page ? S->kv_budget / page : 0;
+                if (blocks < min_blocks) {
+                    min_blocks = blocks;
+                    e->vllm_budget = S->kv_budget;
+                }
+                if (S->kv_budget == 0)
+                    add_warning(e, "stage %llu: no memory left for vLLM's KV cache at "
+                                "gpu_memory_utilization %llu/%llu", (unsigned long long)s,
+                                (unsigned long long)w->util_num, (unsigned long long)w->util_den);
+            }
+        } else if (w->framework == FW_TRANSFORMERS || w->framework == FW_OTHER ||
+                   w->framework == FW_LLAMACPP) {
+            bool cpp = w->framework == FW_LLAMACPP;
+            add_item(S, "cuda_context", cpp ? 300 * MIB : 512 * MIB, VP_BASIS_ASSUMED,
+                     PH_INFER, VP_COUNTER_DEVICE, cpp ? "CUDA context without PyTorch: ~0.3 GiB"
+                     : "CUDA context with lazy module loading: 0.3–0.6 GiB (formulas.md §6.1)");
+            add_item(S, "workspace", cpp ? 256 * MIB : 64 * MIB, VP_BASIS_ASSUMED, PH_RUN,
+                     VP_COUNTER_DEVICE, cpp ? "llama.cpp compute buffers besides activations"
+                     : "cuBLAS + cuBLASLt workspaces, 32 MiB each on Hopper (formulas.md §6.4)");
+            if (!cpp) {
+                uint64_t slack = (act + kv_need + logits) / 10;
+                add_item(S, "allocator_slack", slack, VP_BASIS_ASSUMED, PH_RUN,
+                         VP_COUNTER_RESERVED, "PyTorch caching allocator: 10%% of the growing "
+                         "tensors (KV cache, activations), formulas.md §6.2");
+            }
+            if (w->tp > 1 || w->pp > 1)
+                add_item(S, "comm_buffers", 512 * MIB, VP_BASIS_ASSUMED, PH_INFER,
+                         VP_COUNTER_DEVICE, "NCCL buffers: hundreds of MiB per communicator "
+                         "(formulas.md §6.5)");
+        }
+    }
+    if (e->vllm_known && min_blocks != UINT64_MAX) {
+        e->vllm_blocks = min_blocks;
+        e->vllm_tokens = mul_sat(min_blocks, w->block, &ovf);
+    } else {
+        e->vllm_known = false;
+    }
+
+    /* named reserves: every stage; a reserve named like an item replaces it */
+    const vp__section *res = vp__sheet_section(w->sheet, "reserve", 0);
+    for (size_t r = 0; res && r < res->n; r++) {
+        const vp__entry *rv = &res->e[r];
+        for (uint64_t s = 0; s < w->pp; s++) {
+            stage *S = &e->st[s];
+            for (int i = 0; i < S->n; i++)
+                if (strcmp(S->items[i].id, rv->key) == 0 && S->items[i].basis == VP_BASIS_ASSUMED) {
+                    memmove(&S->items[i], &S->items[i + 1], (size_t)(S->n - i - 1) * sizeof(item));
+                    S->n--;
+                    break;
+                }
+            char id[40];
+            snprintf(id, sizeof(id), "reserve:%.31s", rv->key);
+            add_item(S, id, vp_bytes_value(rv->bytes), VP_BASIS_ASSUMED, PH_INFER,
+                     VP_COUNTER_DEVICE, "named reserve [reserve] %s = %s", rv->key, rv->text);
+        }
+    }
+    if (ovf)
+        return vp__error_set(err, VP_EOVERFLOW, &where0,
+                             "the estimate exceeds 2^64 − 1 bytes (check context and concurrency)");
+    (void)fw_name;
+    return VP_OK;
+}
+
+/* ---- API ---------------------------------------------------------------------------- */
+
+vp_status vp_estimate_new(vp_estimate **out)
+{
+    if (out == NULL)
+        return VP_EMISUSE;
+    vp_estimate *e = calloc(1, sizeof(*e));
+    if (e == NULL)
+        return VP_ENOMEM;
+    *out = e;
+    return VP_OK;
+}
+
+void vp_estimate_free(vp_estimate *e)
+{
+    free(e);
+}
+
+vp_status vp_estimate_run(vp_estimate *e, const vp_sheet *s, vp_bytes capacity, vp_error *err)
+{
+    if (e == NULL || s == NULL)
+        return VP_EMISUSE;
+    workload w;
+    vp_status st = read_workload(&w, s, err);
+    if (st == VP_OK)
+        st = compute(e, &w, capacity.b, err);
+    if (st != VP_OK)
+        memset(e, 0, sizeof(*e));
+    return st;
+}
+
+static const stage *stage_of(const vp_estimate *e, size_t gpu)
+{
+    if (e == NULL || e->n_stages == 0 || gpu >= e->tp * e->pp * e->dp)
+        return NULL;
+    /* GPU order: tensor-parallel ranks fastest, then pipeline stages, then replicas */
+    return &e->st[(gpu / e->tp) % e->pp];
+}
+
+static const item *item_at(const vp_estimate *e, size_t gpu, size_t i)
+{
+    const stage *s = stage_of(e, gpu);
+    return s != NULL && i < (size_t)s->n ? &s->items[i] : NULL;
+}
+
+size_t vp_estimate_gpu_count(const vp_estimate *e)
+{
+    return e && e->n_stages ? (size_t)(e->tp * e->pp * e->dp) : 0;
+}
+
+size_t vp_estimate_item_count(const vp_estimate *e, size_t gpu)
+{
+    const stage *s = stage_of(e, gpu);
+    return s ? (size_t)s->n : 0;
+}
+
+const char *vp_estimate_item_id(const vp_estimate *e, size_t gpu, size_t i)
+{
+    const item *it = item_at(e, gpu, i);
+    return it ? it->id : NULL;
+}
+
+vp_bytes vp_estimate_item_bytes(const vp_estimate *e, size_t gpu, size_t i)
+{
+    const item *it = item_at(e, gpu, i);
+    return vp_bytes_make(it ? it->bytes : 0);
+}
+
+vp_basis vp_estimate_item_basis(const vp_estimate *e, size_t gpu, size_t i)
+{
+    const item *it = item_at(e, gpu, i);
+    return it ? it->basis : VP_BASIS_UNKNOWN;
+}
+
+unsigned int vp_estimate_item_phases(const vp_estimate *e, size_t gpu, size_t i)
+{
+    const item *it = item_at(e, gpu, i);
+    return it ? it->phases : 0;
+}
+
+vp_counter vp_estimate_item_counter(const vp_estimate *e, size_t gpu, size_t i)
+{
+    const item *it = item_at(e, gpu, i);
+    return it ? it->counter : VP_COUNTER_DEVICE;
+}
+
+const char *vp_estimate_item_how(const vp_estimate *e, size_t gpu, size_t i)
+{
+    const item *it = item_at(e, gpu, i);
+    return it ? it->how : NULL;
+}
+
+vp_bytes vp_estimate_phase_bytes(const vp_estimate *e, size_t gpu, vp_phase phase,
+                                 vp_counter counter)
+{
+    const stage *s = stage_of(e, gpu);
+    uint64_t sum = 0;
+    if (s == NULL || (unsigned)phase >= VP_PHASE_COUNT)
+        return vp_bytes_make(0);
+    for (int i = 0; i < s->n; i++)
+        if ((s->items[i].phases & PH(phase)) && s->items[i].counter <= counter)
+            sum += s->items[i].bytes; /* every item is bounded; the run checked the sums */
+    return vp_bytes_make(sum);
+}
+
+vp_bytes vp_estimate_peak_bytes(const vp_estimate *e, size_t gpu, vp_phase *phase)
+{
+    uint64_t best = 0;
+    vp_phase at = VP_PHASE_LOAD;
+    for (int p = 0; p < VP_PHASE_COUNT && e != NULL; p++) {
+        if (!(e->phases_used & PH(p)))
+            continue;
+        uint64_t v = vp_bytes_value(vp_estimate_phase_bytes(e, gpu, (vp_phase)p, VP_COUNTER_DEVICE));
+        if (v > best) {
+            best = v;
+            at = (vp_phase)p;
+        }
+    }
+    if (phase != NULL)
+        *phase = at;
+    return vp_bytes_make(best);
+}
+
+size_t vp_estimate_peak_gpu(const vp_estimate *e)
+{
+    size_t best = 0;
+    uint64_t v = 0;
+    for (size_t g = 0; g < vp_estimate_gpu_count(e); g++) {
+        uint64_t p = vp_bytes_value(vp_estimate_peak_bytes(e, g, NULL));
+        if (p > v) {
+            v = p;
+            best = g;
+        }
+    }
+    return best;
+}
+
+vp_bytes vp_estimate_envelope_bytes(const vp_estimate *e, size_t gpu)
+{
+    const stage *s = stage_of(e, gpu);
+    uint64_t sum = 0;
+    for (int i = 0; s != NULL && i < s->n; i++)
+        sum += s->items[i].bytes;
+    return vp_bytes_make(sum);
+}
+
+vp_status vp_estimate_weights_only(const vp_estimate *e, vp_bytes *out)
+{
+    if (e == NULL || out == NULL)
+        return VP_EMISUSE;
+    if (!e->weights_only_known)
+        return VP_ENOTFOUND;
+    out->b = e->weights_only;
+    return VP_OK;
+}
+
+int vp_estimate_phase_used(const vp_estimate *e, vp_phase phase)
+{
+    return e != NULL && (unsigned)phase < VP_PHASE_COUNT && (e->phases_used & PH(phase)) != 0;
+}
+
+size_t vp_estimate_unknown_count(const vp_estimate *e) { return e ? (size_t)e->n_unknown : 0; }
+const char *vp_estimate_unknown_id(const vp_estimate *e, size_t i)
+{
+    return e && i < (size_t)e->n_unknown ? e->unknown[i].id : NULL;
+}
+const char *vp_estimate_unknown_needs(const vp_estimate *e, size_t i)
+{
+    return e && i < (size_t)e->n_unknown ? e->unknown[i].needs : NULL;
+}
+size_t vp_estimate_warning_count(const vp_estimate *e) { return e ? (size_t)e->n_warning : 0; }
+const char *vp_estimate_warning(const vp_estimate *e, size_t i)
+{
+    return e && i < (size_t)e->n_warning ? e->warning[i] : NULL;
+}
+
+vp_status vp_estimate_kv_capacity(const vp_estimate *e, vp_bytes *budget, uint64_t *blocks,
+                                  uint64_t *tokens)
+{
+    if (e == NULL)
+        return VP_EMISUSE;
+    if (!e->vllm_known)
+        return VP_ENOTFOUND;
+    if (budget)
+        budget->b = e->vllm_budget;
+    if (blocks)
+        *blocks = e->vllm_blocks;
+    if (tokens)
+        *tokens = e->vllm_tokens;
+    return VP_OK;
+}
+
+const char *vp_phase_name(vp_phase p)
+{
+    static const char *const n[] = { "load", "prefill", "decode", "forward", "backward",
+                                     "optimizer_step", "eval", "export" };
+    return (unsigned)p < VP_PHASE_COUNT ? n[p] : "?";
+}
+
+const char *vp_basis_name(vp_basis b)
+{
+    static const char *const n[] = { "computed", "estimated", "assumed", "measured", "unknown" };
+    return (unsigned)b <= VP_BASIS_UNKNOWN ? n[b] : "?";
+}
+
+const char *vp_counter_name(vp_counter c)
+{
+    static const char *const n[] = { "allocated", "reserved", "device_used" };
+    return (unsigned)c <= VP_COUNTER_DEVICE ? n[c] : "?";
+}
+
+/* ---- inverse solvers ------------------------------------------------------------------ */
+
+/* Does the workload fit? vLLM: the KV the workload needs fits the pool on every stage;
+ * otherwise: every GPU's modeled peak <= capacity. */
+static int fits(vp_estimate *e, const workload *w, uint64_t capacity, vp_error *err,
+                vp_status *st)
+{
+    *st = compute(e, w, capacity, err);
+    if (*st != VP_OK)
+        return -1;
+    for (int s = 0; s < e->n_stages; s++) {
+        const stage *S = &e->st[s];
+        if (w->framework == FW_VLLM && S->kv_budget_known) {
+            for (int i = 0; i < S->n; i++)
+                if (strcmp(S->items[i].id, "kv_cache") == 0 && S->items[i].bytes > S->kv_budget)
+                    return 0;
+        } else if (vp_bytes_value(vp_estimate_peak_bytes(e, (size_t)s * e->tp, NULL)) > capacity) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+vp_status vp_fit(uint64_t *out, vp_estimate *scratch, const vp_sheet *s, vp_fit_target target,
+                 vp_bytes capacity, vp_error *err)
+{
+    if (out == NULL || scratch == NULL || s == NULL || capacity.b == 0)
+        return VP_EMISUSE;
+    workload w;
+    vp_status st = read_workload(&w, s, err);
+    if (st != VP_OK)
+        return st;
+    vp__where w0 = { s->source, 0, 0, 0, false };
+    if (target == VP_FIT_MICROBATCH)
+        return vp__error_set(err, VP_EUNSUPPORTED, &w0,
+                             "--solve microbatch applies to training sheets, which this "
+                             "version does not estimate");
+    if (target != VP_FIT_CONTEXT && target != VP_FIT_CONCURRENCY)
+        return VP_EMISUSE;
+    if (w.model == NULL || !w.model->has_arch)
+        return vp__error_set(err, VP_ENOTFOUND, &w0,
+                             "without an architecture the KV cache is unknown, so no largest "
+                             "%s exists: give model.config", target == VP_FIT_CONTEXT ? "context"
+                                                                                      : "concurrency");
+    if (target == VP_FIT_CONCURRENCY && w.context == 0)
+        return vp__error_set(err, VP_EMISSING, &w0, "solving for concurrency needs workload.context");
+    uint64_t lo = 0, hi = (uint64_t)1 << 40;
+    uint64_t *var = target == VP_FIT_CONTEXT ? &w.context : &w.concurrency;
+    /* the largest v in [1, hi] with fits(v); monotone in v */
+    while (lo < hi) {
+        uint64_t mid = lo + (hi - lo + 1) / 2;
+        *var = mid;
+        int f = fits(scratch, &w, capacity.b, err, &st);
+        if (f < 0) {
+            if (st == VP_EOVERFLOW) { /* beyond representable sizes: too large */
+                hi = mid - 1;
+                continue;
+            }
+            return st;
+        }
+        if (f)
+            lo = mid;
+        else
+            hi = mid - 1;
+    }
+    /* leave the scratch estimate computed at the answer (or at 1 when nothing fits) */
+    *var = lo ? lo : 1;
+    int f = fits(scratch, &w, capacity.b, err, &st);
+    if (f < 0)
+        return st;
+    *out = lo;
+    return VP_OK;
+}

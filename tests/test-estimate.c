@@ -1,0 +1,427 @@
+/*
+ * The estimate engine: the seed sheet, PagedAttention's OPT-13B, KV-cache kinds (GQA split
+ * by TP, MLA replicated, sliding windows), named reserves, bad layouts, the inverse
+ * solvers, and the vLLM profile against every `ok` run of vLLM v0.19 on an H100
+ * (tests/data/vllm-h100-v0.19/results.csv).
+ */
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <vramplan.h>
+
+#include "ck-util.h"
+
+#define GIB ((uint64_t)1 << 30)
+
+static vp_sheet *sheet_text(const char *text)
+{
+    vp_sheet *s = NULL;
+    vp_error err = VP_ERROR_INIT;
+    vp_status st = vp_sheet_parse(&s, text, strlen(text), "t.toml", &err);
+    ck_assert_msg(st == VP_OK, "%s at %u:%u", err.message, err.line, err.column);
+    return s;
+}
+
+static void attach_config(vp_sheet *s, const char *rel)
+{
+    char path[1024];
+    vp_model *m = NULL;
+    vp_error err = VP_ERROR_INIT;
+    ck_assert_msg(vp_model_from_path(&m, vp_test_path(path, sizeof(path), rel), &err) == VP_OK,
+                  "%s: %s", rel, err.message);
+    ck_assert_int_eq(vp_sheet_attach_model(s, m), VP_OK);
+}
+
+static vp_estimate *run(const vp_sheet *s, uint64_t capacity)
+{
+    vp_estimate *e = NULL;
+    vp_error err = VP_ERROR_INIT;
+    ck_assert_int_eq(vp_estimate_new(&e), VP_OK);
+    vp_status st = vp_estimate_run(e, s, vp_bytes_make(capacity), &err);
+    ck_assert_msg(st == VP_OK, "%s: %s", vp_status_name(st), err.message);
+    return e;
+}
+
+static int find_item(const vp_estimate *e, size_t gpu, const char *id)
+{
+    for (size_t i = 0; i < vp_estimate_item_count(e, gpu); i++)
+        if (strcmp(vp_estimate_item_id(e, gpu, i), id) == 0)
+            return (int)i;
+    return -1;
+}
+
+static uint64_t item_bytes(const vp_estimate *e, size_t gpu, const char *id)
+{
+    int i = find_item(e, gpu, id);
+    ck_assert_msg(i >= 0, "no item %s", id);
+    return vp_bytes_value(vp_estimate_item_bytes(e, gpu, (size_t)i));
+}
+
+/* ---- the seed -------------------------------------------------------------------- */
+
+START_TEST(test_seed)
+{
+    char path[1024];
+    vp_sheet *s = NULL;
+    vp_error err = VP_ERROR_INIT;
+    /* examples/seed.toml, through the file reader */
+    snprintf(path, sizeof(path), "%s/../../examples/seed.toml", vp_test_data_dir());
+    ck_assert_msg(vp_sheet_load(&s, path, &err) == VP_OK, "%s", err.message);
+    vp_estimate *e = run(s, 0);
+    vp_bytes wo;
+    vp_phase ph;
+    char gib[32];
+    ck_assert_int_eq(vp_estimate_weights_only(e, &wo), VP_OK);
+    ck_assert_uint_eq(vp_bytes_value(wo), UINT64_C(14000000000));
+    ck_assert_uint_eq(vp_bytes_value(vp_estimate_envelope_bytes(e, 0)), UINT64_C(20442450944));
+    ck_assert_uint_eq(vp_bytes_value(vp_estimate_peak_bytes(e, 0, &ph)), UINT64_C(20442450944));
+    vp_bytes_format(gib, sizeof(gib), vp_estimate_envelope_bytes(e, 0), VP_UNIT_GIB, 2);
+    ck_assert_str_eq(gib, "19.04 GiB");
+    /* no architecture: KV cache and activations are unknowns, not zeros */
+    int kv = 0, act = 0;
+    for (size_t i = 0; i < vp_estimate_unknown_count(e); i++) {
+        kv |= strcmp(vp_estimate_unknown_id(e, i), "kv_cache") == 0;
+        act |= strcmp(vp_estimate_unknown_id(e, i), "activations") == 0;
+    }
+    ck_assert(kv && act);
+    ck_assert_int_lt(find_item(e, 0, "kv_cache"), 0);
+    /* framework none: nothing assumed but the named reserve */
+    ck_assert_uint_eq(vp_estimate_item_count(e, 0), 2);
+    ck_assert_int_eq(vp_estimate_item_basis(e, 0, (size_t)find_item(e, 0, "weights")), VP_BASIS_COMPUTED);
+    ck_assert_int_eq(vp_estimate_item_basis(e, 0, (size_t)find_item(e, 0, "reserve:other")), VP_BASIS_ASSUMED);
+    vp_estimate_free(e);
+    vp_sheet_free(s);
+}
+END_TEST
+
+/* PagedAttention (papers.md): OPT-13B needs 800 KB = 819,200 B of KV cache per token */
+START_TEST(test_opt13b_kv)
+{
+    char *dir = vp_test_tmpdir(), path[512];
+    static const char cfg[] = "{\"model_type\":\"opt\",\"vocab_size\":50272,\"hidden_size\":5120,"
+                              "\"num_hidden_layers\":40,\"num_attention_heads\":40,\"ffn_dim\":20480,"
+                              "\"max_position_embeddings\":2048,\"torch_dtype\":\"float16\"}";
+    snprintf(path, sizeof(path), "%s/config.json", dir);
+    vp_test_write(path, cfg, sizeof(cfg) - 1);
+    static const char sheet[] = "[model]\nconfig = \"config.json\"\n[workload]\ncontext = 1\n"
+                                "concurrency = 1\nweights = \"fp16\"\n";
+    snprintf(path, sizeof(path), "%s/s.toml", dir);
+    vp_test_write(path, sheet, sizeof(sheet) - 1);
+    vp_sheet *s;
+    vp_error err = VP_ERROR_INIT;
+    ck_assert_msg(vp_sheet_load(&s, path, &err) == VP_OK, "%s", err.message);
+    vp_estimate *e = run(s, 0);
+    ck_assert_uint_eq(item_bytes(e, 0, "kv_cache"), 819200);
+    /* one 2048-token request: 1.6 GB (1,677,721,600 B) */
+    ck_assert_int_eq(vp_sheet_set(s, "workload.context", "2048", NULL), VP_OK);
+    ck_assert_int_eq(vp_estimate_run(e, s, vp_bytes_make(0), NULL), VP_OK);
+    ck_assert_uint_eq(item_bytes(e, 0, "kv_cache"), UINT64_C(1677721600));
+    vp_estimate_free(e);
+    vp_sheet_free(s);
+    free(dir);
+}
+END_TEST
+
+START_TEST(test_kv_kinds)
+{
+    /* GQA split by TP: Llama-3.1-70B, 8 KV heads, TP 2 → 4 heads per GPU */
+    vp_sheet *s = sheet_text("[workload]\ncontext = 1000\nconcurrency = 2\n"
+                             "[layout]\ngpus = 2\ntensor_parallel = 2\n");
+    attach_config(s, "configs/meta-llama__Meta-Llama-3.1-70B/config.json");
+    vp_estimate *e = run(s, 0);
+    ck_assert_uint_eq(vp_estimate_gpu_count(e), 2);
+    ck_assert_uint_eq(item_bytes(e, 1, "kv_cache"), UINT64_C(2000) * 327680 / 2);
+    vp_estimate_free(e);
+    vp_sheet_free(s);
+    /* MLA: the latent cache is replicated on every GPU (DeepSeek-V3, 70,272 B/token) */
+    s = sheet_text("[workload]\ncontext = 1000\nweights = \"bf16\"\n[layout]\ngpus = 8\ntensor_parallel = 8\n");
+    attach_config(s, "configs/deepseek-ai__DeepSeek-V3/config.json");
+    e = run(s, 0);
+    ck_assert_uint_eq(item_bytes(e, 7, "kv_cache"), UINT64_C(1000) * 70272);
+    vp_estimate_free(e);
+    vp_sheet_free(s);
+    /* fp8 cache: half */
+    s = sheet_text("[workload]\ncontext = 1000\nkv_cache = \"fp8\"\n");
+    attach_config(s, "configs/meta-llama__Meta-Llama-3.1-8B/config.json");
+    e = run(s, 0);
+    ck_assert_uint_eq(item_bytes(e, 0, "kv_cache"), UINT64_C(1000) * 65536);
+    vp_estimate_free(e);
+    vp_sheet_free(s);
+    /* sliding windows: Gemma-3-1B at 32k: 22 local layers keep 512 tokens, 4 keep all
+     * (2·1·256·2 = 1,024 B per token per layer) */
+    s = sheet_text("[workload]\ncontext = 32768\n");
+    attach_config(s, "configs/google__gemma-3-1b-it/config.mlc_preset.json");
+    e = run(s, 0);
+    ck_assert_uint_eq(item_bytes(e, 0, "kv_cache"), (UINT64_C(4) * 32768 + UINT64_C(22) * 512) * 1024);
+    vp_estimate_free(e);
+    vp_sheet_free(s);
+    /* pipeline parallel splits layers: vLLM gives the remainder of 32 / 3 to the stages
+     * before the last one (get_pp_indices): 11, 11, 10 */
+    s = sheet_text("[workload]\ncontext = 100\n[layout]\ngpus = 3\npipeline_parallel = 3\n");
+    attach_config(s, "configs/meta-llama__Meta-Llama-3.1-8B/config.json");
+    e = run(s, 0);
+    ck_assert_uint_eq(item_bytes(e, 0, "kv_cache"), UINT64_C(100) * 4096 * 11);
+    ck_assert_uint_eq(item_bytes(e, 1, "kv_cache"), UINT64_C(100) * 4096 * 11);
+    ck_assert_uint_eq(item_bytes(e, 2, "kv_cache"), UINT64_C(100) * 4096 * 10);
+    /* the embeddings live on the first stage, lm_head on the last */
+    ck_assert_uint_gt(item_bytes(e, 0, "weights"), item_bytes(e, 1, "weights") - 1);
+    vp_estimate_free(e);
+    vp_sheet_free(s);
+}
+END_TEST
+
+START_TEST(test_reserve_replaces_assumed)
+{
+    vp_sheet *s = sheet_text("[workload]\ncontext = 4096\nframework = \"transformers\"\n"
+                             "[reserve]\ncuda_context = \"1 GiB\"\n");
+    attach_config(s, "configs/meta-llama__Meta-Llama-3.1-8B/config.json");
+    vp_estimate *e = run(s, 0);
+    ck_assert_int_lt(find_item(e, 0, "cuda_context"), 0);
+    ck_assert_uint_eq(item_bytes(e, 0, "reserve:cuda_context"), GIB);
+    ck_assert_uint_gt(item_bytes(e, 0, "allocator_slack"), 0);
+    /* counters: allocated ≤ reserved ≤ device used, per phase */
+    for (int p = 0; p < 3; p++) {
+        uint64_t a = vp_bytes_value(vp_estimate_phase_bytes(e, 0, (vp_phase)p, VP_COUNTER_ALLOCATED));
+        uint64_t r = vp_bytes_value(vp_estimate_phase_bytes(e, 0, (vp_phase)p, VP_COUNTER_RESERVED));
+        uint64_t d = vp_bytes_value(vp_estimate_phase_bytes(e, 0, (vp_phase)p, VP_COUNTER_DEVICE));
+        ck_assert(a <= r && r <= d);
+    }
+    /* the peak is the largest phase, never more than the envelope */
+    vp_phase ph;
+    uint64_t peak = vp_bytes_value(vp_estimate_peak_bytes(e, 0, &ph));
+    ck_assert_int_eq(ph, VP_PHASE_PREFILL);
+    ck_assert_uint_le(peak, vp_bytes_value(vp_estimate_envelope_bytes(e, 0)));
+    vp_estimate_free(e);
+    vp_sheet_free(s);
+}
+END_TEST
+
+START_TEST(test_bad_layouts)
+{
+    vp_error err = VP_ERROR_INIT;
+    vp_estimate *e;
+    ck_assert_int_eq(vp_estimate_new(&e), VP_OK);
+    /* TP 3 does not divide Llama-3.1-8B's 32 heads */
+    vp_sheet *s = sheet_text("[workload]\ncontext = 100\n[layout]\ngpus = 3\ntensor_parallel = 3\n");
+    attach_config(s, "configs/meta-llama__Meta-Llama-3.1-8B/config.json");
+    ck_assert_int_eq(vp_estimate_run(e, s, vp_bytes_make(0), &err), VP_EINVALID);
+    ck_assert_ptr_nonnull(strstr(err.message, "does not divide"));
+    ck_assert_uint_eq(vp_estimate_gpu_count(e), 0); /* nothing partial */
+    vp_sheet_free(s);
+    /* a context beyond the declared maximum: a warning, never a clamp */
+    s = sheet_text("[workload]\ncontext = 200000\n");
+    attach_config(s, "configs/meta-llama__Meta-Llama-3.1-8B/config.json");
+    ck_assert_int_eq(vp_estimate_run(e, s, vp_bytes_make(0), &err), VP_OK);
+    ck_assert_uint_eq(vp_estimate_warning_count(e), 1);
+    ck_assert_ptr_nonnull(strstr(vp_estimate_warning(e, 0), "131072"));
+    ck_assert_uint_eq(item_bytes(e, 0, "kv_cache"), UINT64_C(200000) * 131072);
+    vp_sheet_free(s);
+    /* overflow: 2^40 tokens × 2^30 sequences */
+    s = sheet_text("[workload]\ncontext = 1099511627776\nconcurrency = 1073741824\n");
+    attach_config(s, "configs/meta-llama__Meta-Llama-3.1-8B/config.json");
+    ck_assert_int_eq(vp_estimate_run(e, s, vp_bytes_make(0), &err), VP_EOVERFLOW);
+    vp_sheet_free(s);
+    /* more stages than layers */
+    s = sheet_text("[layout]\ngpus = 64\npipeline_parallel = 64\n");
+    attach_config(s, "configs/meta-llama__Llama-3.2-1B/config.mlc_preset.json");
+    ck_assert_int_eq(vp_estimate_run(e, s, vp_bytes_make(0), &err), VP_EINVALID);
+    vp_sheet_free(s);
+    /* training is for a later version: an error, not a silent inference estimate */
+    s = sheet_text("[workload]\ntask = \"full\"\n");
+    ck_assert_int_eq(vp_estimate_run(e, s, vp_bytes_make(0), &err), VP_EUNSUPPORTED);
+    vp_sheet_free(s);
+    vp_estimate_free(e);
+}
+END_TEST
+
+START_TEST(test_fit)
+{
+    vp_sheet *s = sheet_text("[workload]\ncontext = 8192\nconcurrency = 4\nframework = \"transformers\"\n");
+    attach_config(s, "configs/meta-llama__Meta-Llama-3.1-8B/config.json");
+    vp_estimate *e;
+    vp_error err = VP_ERROR_INIT;
+    uint64_t v = 0;
+    ck_assert_int_eq(vp_estimate_new(&e), VP_OK);
+    uint64_t cap = UINT64_C(24000000000);
+    ck_assert_int_eq(vp_fit(&v, e, s, VP_FIT_CONTEXT, vp_bytes_make(cap), &err), VP_OK);
+    ck_assert_uint_gt(v, 0);
+    /* v fits and v + 1 does not: check through the estimate itself */
+    char buf[32];
+    snprintf(buf, sizeof(buf), "%" PRIu64, v);
+    ck_assert_int_eq(vp_sheet_set(s, "workload.context", buf, NULL), VP_OK);
+    ck_assert_int_eq(vp_estimate_run(e, s, vp_bytes_make(cap), NULL), VP_OK);
+    ck_assert_uint_le(vp_bytes_value(vp_estimate_peak_bytes(e, 0, NULL)), cap);
+    snprintf(buf, sizeof(buf), "%" PRIu64, v + 1);
+    ck_assert_int_eq(vp_sheet_set(s, "workload.context", buf, NULL), VP_OK);
+    ck_assert_int_eq(vp_estimate_run(e, s, vp_bytes_make(cap), NULL), VP_OK);
+    ck_assert_uint_gt(vp_bytes_value(vp_estimate_peak_bytes(e, 0, NULL)), cap);
+    /* a capacity below the weights: nothing fits */
+    ck_assert_int_eq(vp_fit(&v, e, s, VP_FIT_CONCURRENCY, vp_bytes_make(UINT64_C(16000000000)), &err), VP_OK);
+    ck_assert_uint_eq(v, 0);
+    ck_assert_int_eq(vp_fit(&v, e, s, VP_FIT_MICROBATCH, vp_bytes_make(cap), &err), VP_EUNSUPPORTED);
+    vp_sheet_free(s);
+    /* vLLM: the largest concurrency is the pool's tokens over the block-rounded context */
+    s = sheet_text("[workload]\ncontext = 8192\nframework = \"vllm\"\ngpu_memory_utilization = 0.95\n");
+    attach_config(s, "configs/meta-llama__Meta-Llama-3.1-8B/config.json");
+    uint64_t cap80 = UINT64_C(8503082926); /* placeholder replaced below */
+    vp_bytes h100;
+    ck_assert_int_eq(vp_bytes_parse(&h100, "79.19 GiB", 9, NULL), VP_OK);
+    cap80 = vp_bytes_value(h100);
+    ck_assert_int_eq(vp_fit(&v, e, s, VP_FIT_CONCURRENCY, h100, &err), VP_OK);
+    uint64_t tokens = 0;
+    ck_assert_int_eq(vp_estimate_kv_capacity(e, NULL, NULL, &tokens), VP_OK);
+    ck_assert_uint_eq(v, tokens / 8192);
+    (void)cap80;
+    vp_sheet_free(s);
+    /* no architecture: no largest context exists */
+    s = sheet_text("[model]\nparameters = 7000000000\n[workload]\nweights = \"fp16\"\ncontext = 10\n");
+    ck_assert_int_eq(vp_fit(&v, e, s, VP_FIT_CONTEXT, vp_bytes_make(cap), &err), VP_ENOTFOUND);
+    vp_sheet_free(s);
+    vp_estimate_free(e);
+}
+END_TEST
+
+/* ---- vLLM v0.19 calibration --------------------------------------------------------- */
+
+typedef struct {
+    const char *model_prefix, *config;
+} model_map;
+
+static const model_map models[] = {
+    { "codellama/CodeLlama-7b", "configs-written/codellama__CodeLlama-7b-hf/config.json" },
+    { "RedHatAI/Llama-3.3-70B", "configs/meta-llama__Meta-Llama-3.1-70B/config.json" },
+    { "redhatai/Llama-3.3-70B", "configs/meta-llama__Meta-Llama-3.1-70B/config.json" },
+    { "RedHatAI/Qwen2.5-7B", "configs/Qwen__Qwen2.5-7B-Instruct/config.json" },
+    { "RedHatAI/Meta-Llama-3.1-8B", "configs/meta-llama__Meta-Llama-3.1-8B/config.json" },
+    { "meta-llama/Llama-3.1-8B", "configs/meta-llama__Meta-Llama-3.1-8B/config.json" },
+    { "mistralai/Mixtral-8x7B", "configs/mistralai__Mixtral-8x7B-v0.1/config.json" },
+    { "Qwen/Qwen2.5-72B", "configs-written/Qwen__Qwen2.5-72B-Instruct/config.json" },
+    { "Qwen/Qwen2.5-7B", "configs/Qwen__Qwen2.5-7B-Instruct/config.json" },
+};
+
+static int split_csv(char *line, char **f, int max)
+{
+    int n = 0;
+    char *p = line;
+    while (n < max) {
+        f[n++] = p;
+        char *c = strchr(p, ',');
+        if (c == NULL)
+            break;
+        *c = '\0';
+        p = c + 1;
+    }
+    char *nl = strpbrk(f[n - 1], "\r\n");
+    if (nl)
+        *nl = '\0';
+    return n;
+}
+
+static double gib(uint64_t b) { return (double)b / (double)GIB; }
+
+START_TEST(test_vllm_calibration)
+{
+    char path[1024];
+    size_t len;
+    char *csv = vp_test_read(vp_test_path(path, sizeof(path), "vllm-h100-v0.19/results.csv"), &len);
+    char *save = NULL, *line = strtok_r(csv, "\n", &save);
+    char *h[64];
+    int nh = split_csv(line, h, 64);
+    int col[64];
+    const char *names[] = { "status", "model", "tp", "pp", "max_model_len", "dtype", "quantization",
+                            "kv_cache_dtype", "gpu_memory_utilization", "init_total_memory_gib",
+                            "weights_memory_gib", "kv_cache_memory_gib", "kv_cache_tokens",
+                            "max_concurrency" };
+    for (size_t k = 0; k < sizeof(names) / sizeof(names[0]); k++) {
+        col[k] = -1;
+        for (int i = 0; i < nh; i++)
+            if (strcmp(h[i], names[k]) == 0)
+                col[k] = i;
+        ck_assert_msg(col[k] >= 0, "no column %s", names[k]);
+    }
+    int rows = 0;
+    double worst_tok = 0, worst_conc = 0, worst_w = 0;
+    printf("%-44s %3s %3s %6s %-9s %-8s %10s %10s %7s %9s %9s %7s %8s %8s %7s\n", "model", "tp",
+           "pp", "len", "weights", "kv", "tokens", "predicted", "err", "conc", "predicted", "err",
+           "w[GiB]", "pred", "err");
+    while ((line = strtok_r(NULL, "\n", &save)) != NULL) {
+        char *f[64];
+        split_csv(line, f, 64);
+        if (strcmp(f[col[0]], "ok") != 0)
+            continue;
+        const char *model = f[col[1]], *cfg = NULL;
+        for (size_t k = 0; k < sizeof(models) / sizeof(models[0]); k++)
+            if (strncmp(model, models[k].model_prefix, strlen(models[k].model_prefix)) == 0) {
+                cfg = models[k].config;
+                break;
+            }
+        ck_assert_msg(cfg != NULL, "no config for %s", model);
+        const char *dtype = f[col[5]], *quant = f[col[6]], *kv = f[col[7]];
+        const char *weights = strstr(dtype, "float32") ? "fp32" : strstr(dtype, "bfloat16") ? "bf16" : "fp16";
+        if (strcmp(quant, "None") != 0)
+            weights = strstr(model, "w4a16") ? "gptq-int4-g128" : strstr(model, "w8a8") ? "int8" : "fp8";
+        char text[1024];
+        snprintf(text, sizeof(text),
+                 "[workload]\nframework = \"vllm\"\nweights = \"%s\"\nkv_cache = \"%s\"\n"
+                 "context = %s\ngpu_memory_utilization = %s\n"
+                 "[layout]\ngpus = %d\ntensor_parallel = %s\npipeline_parallel = %s\n",
+                 weights, strcmp(kv, "fp8") == 0 ? "fp8" : "auto", f[col[4]], f[col[8]],
+                 atoi(f[col[2]]) * atoi(f[col[3]]), f[col[2]], f[col[3]]);
+        vp_sheet *s = sheet_text(text);
+        attach_config(s, cfg);
+        char captext[32];
+        snprintf(captext, sizeof(captext), "%s GiB", f[col[9]]);
+        vp_bytes cap;
+        ck_assert_int_eq(vp_bytes_parse(&cap, captext, strlen(captext), NULL), VP_OK);
+        vp_estimate *e = run(s, vp_bytes_value(cap));
+        uint64_t tokens = 0;
+        ck_assert_int_eq(vp_estimate_kv_capacity(e, NULL, NULL, &tokens), VP_OK);
+        /* weights: the log line is the first worker's; under pipeline parallelism that is
+         * a later stage, compared here with stage 1 */
+        size_t g = atoi(f[col[3]]) > 1 ? (size_t)atoi(f[col[2]]) : 0;
+        uint64_t w = item_bytes(e, g, "weights");
+        int qi = find_item(e, g, "quant_metadata"), ui = find_item(e, g, "unquantized_modules");
+        if (qi >= 0)
+            w += vp_bytes_value(vp_estimate_item_bytes(e, g, (size_t)qi));
+        if (ui >= 0)
+            w += vp_bytes_value(vp_estimate_item_bytes(e, g, (size_t)ui));
+        double obs_tok = atof(f[col[12]]), obs_conc = atof(f[col[13]]), obs_w = atof(f[col[10]]);
+        double conc = (double)tokens / atof(f[col[4]]);
+        double e_tok = 100.0 * ((double)tokens - obs_tok) / obs_tok;
+        double e_conc = 100.0 * (conc - obs_conc) / obs_conc;
+        double e_w = 100.0 * (gib(w) - obs_w) / obs_w;
+        printf("%-44.44s %3s %3s %6s %-9s %-8s %10.0f %10" PRIu64 " %+6.1f%% %9.2f %9.2f %+6.1f%% %8.2f %8.2f %+6.2f%%\n",
+               model, f[col[2]], f[col[3]], f[col[4]], weights, kv, obs_tok, tokens, e_tok,
+               obs_conc, conc, e_conc, obs_w, gib(w), e_w);
+        ck_assert_msg(fabs(e_tok) <= 5.0, "%s: KV tokens off by %.1f%%", model, e_tok);
+        ck_assert_msg(fabs(e_conc) <= 5.0, "%s: concurrency off by %.1f%%", model, e_conc);
+        ck_assert_msg(fabs(e_w) <= 1.0, "%s: weights off by %.2f%%", model, e_w);
+        if (fabs(e_tok) > worst_tok) worst_tok = fabs(e_tok);
+        if (fabs(e_conc) > worst_conc) worst_conc = fabs(e_conc);
+        if (fabs(e_w) > worst_w) worst_w = fabs(e_w);
+        rows++;
+        vp_estimate_free(e);
+        vp_sheet_free(s);
+    }
+    printf("%d ok runs; worst errors: KV tokens %.1f%%, concurrency %.1f%%, weights %.2f%%\n",
+           rows, worst_tok, worst_conc, worst_w);
+    ck_assert_int_eq(rows, 33);
+    free(csv);
+}
+END_TEST
+
+Suite *vp_test_suite(void)
+{
+    Suite *s = suite_create("estimate");
+    VP_ADD_TEST(s, test_seed);
+    VP_ADD_TEST(s, test_opt13b_kv);
+    VP_ADD_TEST(s, test_kv_kinds);
+    VP_ADD_TEST(s, test_reserve_replaces_assumed);
+    VP_ADD_TEST(s, test_bad_layouts);
+    VP_ADD_TEST(s, test_fit);
+    VP_ADD_TEST(s, test_vllm_calibration);
+    return s;
+}

@@ -8,7 +8,6 @@ Run from the repository root: python3 tests/fuzz/make-corpus.py
 """
 import json
 import os
-import shutil
 import struct
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "corpus")
@@ -67,8 +66,12 @@ def gguf(tensors, kv, version=3, alignment=32):
 
 
 def main():
-    if os.path.isdir(ROOT):
-        shutil.rmtree(ROOT)
+    # regenerate the seeds; keep the crash-* inputs found by fuzzing
+    for target in os.listdir(ROOT) if os.path.isdir(ROOT) else []:
+        d = os.path.join(ROOT, target)
+        for name in os.listdir(d):
+            if not name.startswith("crash-"):
+                os.remove(os.path.join(d, name))
     # ---- json and config: real configs, then broken variants
     picks = ["meta-llama__Meta-Llama-3.1-8B", "openai__gpt-oss-20b", "deepseek-ai__DeepSeek-V3",
              "tiiuae__falcon-7b", "Qwen__Qwen3-30B-A3B", "mistralai__Mixtral-8x7B-v0.1",
@@ -144,6 +147,26 @@ def main():
     put("gguf", "huge-string", b"GGUF" + struct.pack("<IQQQ", 3, 0, 1, 2**64 - 1) + b"x" * 16)
     put("gguf", "nested-array", b"GGUF" + struct.pack("<IQQ", 3, 0, 1) + gstr("k") +
         struct.pack("<IIQ", 9, 9, 1) + struct.pack("<IQ", 4, 0))
+    # ---- sheets: the examples, then broken ones
+    ex = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "examples")
+    for name in sorted(os.listdir(ex)):
+        if name.endswith(".toml"):
+            with open(os.path.join(ex, name), "rb") as f:
+                data = f.read()
+            put("sheet", name, data)
+            put("sheet", name + "-cut", data[: len(data) // 2])
+    sheets = {
+        "offers": '[[offer]]\nid = "a"\nmemory = "24 GB"\nprice = "47.14 USD"\nduration = "3 days"\n'
+                  'available_from = "2026-12-01"\n[[evidence]]\noffer = "a"\nclaim = "device_total"\n'
+                  'value = "24564 MiB"\nsource = "device_report"\nscope = { context = 4096 }\n',
+        "layout": '[model]\nparameters = 70_000_000_000\n[workload]\nweights = "fp8"\n'
+                  'framework = "vllm"\n[layout]\ngpus = 8\ntensor_parallel = 4\npipeline_parallel = 2\n',
+        "bad-unit": '[reserve]\nother = 6\n', "bad-key": '[workload]\nkontext = 1\n',
+        "bad-date": '[[offer]]\navailable_from = 2026-12-01\n', "escapes": '[sheet]\ntitle = "a\\u00e9\\t"\n',
+        "huge": '[model]\nparameters = 9223372036854775807\n[workload]\nweights = "fp32"\n',
+    }
+    for k, v in sheets.items():
+        put("sheet", k, v)
     # ---- quantities
     for i, q in enumerate(["24 GB", "22.35 GiB", "24564 MiB", "512 B", "1e9 B", "24", "24 Gb",
                            "-1 GB", "0.5 B", "18446744073709551615 B", "18446744073709551616 B",

@@ -1,0 +1,297 @@
+/* The workload sheet: the TOML subset, the schema, positions of errors, set/get, canonical
+ * text round trip and atomic saving. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <vramplan.h>
+
+#include "ck-util.h"
+
+static const char full_sheet[] =
+    "# every section\n"
+    "[sheet]\n"
+    "title = \"7B chat model, inference, 3-day campaign\"\n"
+    "start = \"2026-12-01\"\n"
+    "duration = \"3 days\"\n"
+    "\n"
+    "[model]\n"
+    "name = 'meta-llama/Llama-2-7b-hf'   # literal string\n"
+    "revision = \"01c7f73d771dfac7d292323805ebc428287df4f9\"\n"
+    "parameters = 7_000_000_000\n"
+    "\n"
+    "[workload]\n"
+    "task = \"inference\"\n"
+    "weights = \"bf16\"\n"
+    "kv_cache = \"bf16\"\n"
+    "context = 4096\n"
+    "concurrency = 8\n"
+    "microbatch = 1\n"
+    "grad_accumulation = 16\n"
+    "optimizer = \"adamw\"\n"
+    "master_weights = true\n"
+    "checkpointing = \"none\"\n"
+    "lora_rank = 16\n"
+    "lora_targets = [\"q_proj\", \"k_proj\", \"v_proj\", \"o_proj\"]\n"
+    "framework = \"vllm\"\n"
+    "gpu_memory_utilization = 0.9\n"
+    "max_num_batched_tokens = 8192\n"
+    "max_num_seqs = 1024\n"
+    "quality = \"MMLU 5-shot >= 0.45\"\n"
+    "\n"
+    "[layout]\n"
+    "gpus = 2\n"
+    "tensor_parallel = 2\n"
+    "pipeline_parallel = 1\n"
+    "sharding = \"none\"\n"
+    "\n"
+    "[reserve]\n"
+    "cuda_context = \"0.5 GiB\"\n"
+    "workspace = \"1 GiB\"\n"
+    "other = \"4.5 GiB\"\n"
+    "\n"
+    "[[offer]]\n"
+    "id = \"rtx4090-1x-3d\"\n"
+    "gpu = \"RTX 4090\"\n"
+    "count = 1\n"
+    "memory = \"24 GB\"\n"
+    "price = \"47.14 USD\"\n"
+    "duration = \"3 days\"\n"
+    "available_from = \"2026-12-01\"\n"
+    "\n"
+    "[[evidence]]\n"
+    "offer = \"rtx4090-1x-3d\"\n"
+    "claim = \"device_total\"\n"
+    "value = \"24564 MiB\"\n"
+    "source = \"device_report\"\n"
+    "version = \"driver 550.54.15, CUDA 12.4\"\n"
+    "scope = { model = \"meta-llama/Llama-2-7b-hf\", context = 4096, concurrency = 8 }\n"
+    "date = \"2026-11-20\"\n"
+    "\n"
+    "[[measurement]]\n"
+    "phase = \"prefill\"\n"
+    "gpu = 0\n"
+    "counter = \"torch_reserved_peak\"\n"
+    "value = \"17.2 GiB\"\n"
+    "context = 4096\n"
+    "concurrency = 8\n"
+    "truncated = false\n"
+    "outcome = \"ok\"\n"
+    "version = \"torch 2.4.0, vllm 0.6.3\"\n";
+
+static vp_sheet *parse_ok(const char *text)
+{
+    vp_sheet *s = NULL;
+    vp_error err = VP_ERROR_INIT;
+    vp_status st = vp_sheet_parse(&s, text, strlen(text), "t.toml", &err);
+    ck_assert_msg(st == VP_OK, "%s: %s at %u:%u", vp_status_name(st), err.message, err.line,
+                  err.column);
+    return s;
+}
+
+static void get_eq(const vp_sheet *s, const char *key, const char *want)
+{
+    char buf[512];
+    ck_assert_msg(vp_sheet_get(s, key, buf, sizeof(buf)) == VP_OK, "%s unset", key);
+    ck_assert_str_eq(buf, want);
+}
+
+START_TEST(test_every_section)
+{
+    vp_sheet *s = parse_ok(full_sheet);
+    get_eq(s, "model.name", "\"meta-llama/Llama-2-7b-hf\"");
+    get_eq(s, "model.parameters", "7000000000");
+    get_eq(s, "workload.gpu_memory_utilization", "0.9");
+    get_eq(s, "workload.lora_targets", "[\"q_proj\", \"k_proj\", \"v_proj\", \"o_proj\"]");
+    get_eq(s, "reserve.other", "\"4.5 GiB\"");
+    get_eq(s, "offer.0.price", "\"47.14 USD\"");
+    get_eq(s, "evidence.0.scope",
+           "{ model = \"meta-llama/Llama-2-7b-hf\", context = 4096, concurrency = 8 }");
+    get_eq(s, "measurement.0.truncated", "false");
+    ck_assert_uint_eq(vp_sheet_count(s, "offer"), 1);
+    ck_assert_uint_eq(vp_sheet_count(s, "measurement"), 1);
+    char buf[8];
+    ck_assert_int_eq(vp_sheet_get(s, "offer.1.id", buf, sizeof(buf)), VP_ENOTFOUND);
+    ck_assert_int_eq(vp_sheet_get(s, "model.name", buf, sizeof(buf)), VP_EBUFFER);
+    ck_assert_ptr_null(vp_sheet_model(s));
+    vp_sheet_free(s);
+}
+END_TEST
+
+/* text → parse → text is a fixed point */
+START_TEST(test_round_trip)
+{
+    vp_sheet *s = parse_ok(full_sheet);
+    char *t1, *t2;
+    size_t n1, n2;
+    ck_assert_int_eq(vp_sheet_to_text(s, &t1, &n1), VP_OK);
+    vp_sheet *s2 = parse_ok(t1);
+    ck_assert_int_eq(vp_sheet_to_text(s2, &t2, &n2), VP_OK);
+    ck_assert_uint_eq(n1, n2);
+    ck_assert_str_eq(t1, t2);
+    ck_assert_ptr_nonnull(strstr(t1, "[[evidence]]\noffer = \"rtx4090-1x-3d\""));
+    vp_free(t1);
+    vp_free(t2);
+    vp_sheet_free(s);
+    vp_sheet_free(s2);
+}
+END_TEST
+
+static const struct {
+    const char *text;
+    vp_status status;
+    uint32_t line, column;
+    const char *needle;
+} bad[] = {
+    { "[workload]\ncontext = \"8192\"\n", VP_ETYPE, 2, 11, "integer" },
+    { "[workload]\ncontext = 0\n", VP_ERANGE, 2, 11, "positive" },
+    { "[workload]\ncontext = -5\n", VP_ERANGE, 2, 11, "positive" },
+    { "[workload]\nkontext = 8192\n", VP_EUNKNOWNKEY, 2, 1, "kontext" },
+    { "[workload]\ncontext = 1\ncontext = 2\n", VP_EDUPLICATE, 3, 1, "context" },
+    { "[reserve]\nother = 6\n", VP_EUNIT, 2, 9, "unit" },
+    { "[reserve]\nother = \"6 Gb\"\n", VP_EUNIT, 2, 12, "unknown unit" },
+    { "[reserve]\nother = \"6\"\n", VP_EUNIT, 2, 11, "unit is required" },
+    { "[workload]\nframework = \"tgi\"\n", VP_EUNSUPPORTED, 2, 13, "vllm" },
+    { "[workload]\nweights = \"q5\"\n", VP_EUNSUPPORTED, 2, 11, "weight format" },
+    { "[workload]\ngpu_memory_utilization = 1.5\n", VP_ERANGE, 2, 26, "at most 1" },
+    { "[offer]\nid = \"a\"\n", VP_ETYPE, 1, 2, "[[name]]" },
+    { "[[workload]]\n", VP_ETYPE, 1, 3, "[name]" },
+    { "[budget]\n", VP_EUNKNOWNKEY, 1, 2, "unknown table" },
+    { "context = 1\n", VP_EPARSE, 1, 1, "before the first" },
+    { "[workload]\ncontext = 1 2\n", VP_EPARSE, 2, 13, "after the value" },
+    { "[workload]\nworkload.context = 1\n", VP_EPARSE, 2, 9, "dotted" },
+    { "[[offer]]\navailable_from = 2026-12-01\n", VP_EPARSE, 2, 18, "dates are strings" },
+    { "[[offer]]\navailable_from = \"2026-02-30\"\n", VP_EPARSE, 2, 18, "valid" },
+    { "[[offer]]\nprice = \"47.14\"\n", VP_EUNIT, 2, 9, "currency" },
+    { "[[offer]]\nprice = \"47.14 usd\"\n", VP_EUNIT, 2, 9, "currency" },
+    { "[[offer]]\nduration = \"3 weeks\"\n", VP_EUNIT, 2, 12, "hours or days" },
+    { "[[evidence]]\nscope = { modle = \"x\" }\n", VP_EUNKNOWNKEY, 2, 11, "modle" },
+    { "[[evidence]]\nclaim = \"rumour\"\n", VP_EUNSUPPORTED, 2, 9, "device_total" },
+    { "[sheet]\ntitle = \"unterminated\n", VP_EPARSE, 2, 9, "unterminated" },
+    { "[sheet]\ntitle = \"\"\"multi\"\"\"\n", VP_EPARSE, 2, 9, "multi-line" },
+    { "[sheet]\ntitle = \"bad \\q escape\"\n", VP_EPARSE, 2, 14, "escape" },
+    { "[sheet]\ntitle = \"\xff\"\n", VP_EENCODING, 2, 9, "UTF-8" },
+    { "[workload]\ncontext = 99999999999999999999\n", VP_EOVERFLOW, 2, 11, "64 bits" },
+    { "[workload]\nlora_targets = [\"q\",\n\"k\"]\n", VP_EPARSE, 2, 21, "one line" },
+    { "[workload]\nlora_targets = [1, 2]\n", VP_ETYPE, 2, 17, "strings" },
+    { "[workload]\nmaster_weights = \"yes\"\n", VP_ETYPE, 2, 18, "true or false" },
+    { "[layout]\ngpus = 3\ntensor_parallel = 2\n", VP_EINVALID, 2, 8, "multiple" },
+    { "[workload]\ncontext = 1_\n", VP_EPARSE, 2, 12, "between digits" },
+    { "[workload]\ncontext = inf\n", VP_EPARSE, 2, 11, "inf" },
+    { "[sheet]\n[sheet]\n", VP_EDUPLICATE, 2, 2, "twice" },
+};
+
+START_TEST(test_bad_sheets)
+{
+    vp_sheet *s = (vp_sheet *)&s;
+    vp_error err = VP_ERROR_INIT;
+    vp_status st = vp_sheet_parse(&s, bad[_i].text, strlen(bad[_i].text), "bad.toml", &err);
+    ck_assert_msg(st == bad[_i].status, "case %d: %s (%s), want %s", _i, vp_status_name(st),
+                  err.message, vp_status_name(bad[_i].status));
+    ck_assert_ptr_eq(s, (vp_sheet *)&s); /* nothing partial */
+    ck_assert_str_eq(err.source, "bad.toml");
+    ck_assert_msg(err.line == bad[_i].line && err.column == bad[_i].column,
+                  "case %d: at %u:%u, want %u:%u (%s)", _i, err.line, err.column, bad[_i].line,
+                  bad[_i].column, err.message);
+    ck_assert_msg(strstr(err.message, bad[_i].needle) != NULL, "case %d: '%s' lacks '%s'", _i,
+                  err.message, bad[_i].needle);
+    char line[1024];
+    ck_assert_int_eq(vp_error_format(line, sizeof(line), &err), VP_OK);
+    char prefix[64];
+    snprintf(prefix, sizeof(prefix), "bad.toml:%u:%u: ", bad[_i].line, bad[_i].column);
+    ck_assert_msg(strncmp(line, prefix, strlen(prefix)) == 0, "%s", line);
+}
+END_TEST
+
+START_TEST(test_set_unset)
+{
+    vp_sheet *s = parse_ok("[workload]\ncontext = 4096\n");
+    vp_error err = VP_ERROR_INIT;
+    ck_assert_int_eq(vp_sheet_set(s, "workload.context", "8192", &err), VP_OK);
+    get_eq(s, "workload.context", "8192");
+    ck_assert_int_eq(vp_sheet_set(s, "workload.framework", "vllm", &err), VP_OK);
+    get_eq(s, "workload.framework", "\"vllm\"");
+    ck_assert_int_eq(vp_sheet_set(s, "reserve.other", "6 GiB", &err), VP_OK);
+    ck_assert_int_eq(vp_sheet_set(s, "offer.0.memory", "48 GB", &err), VP_OK);
+    ck_assert_int_eq(vp_sheet_set(s, "offer.1.memory", "16 GB", &err), VP_OK);
+    ck_assert_uint_eq(vp_sheet_count(s, "offer"), 2);
+    /* errors leave the sheet as it was */
+    ck_assert_int_eq(vp_sheet_set(s, "offer.5.memory", "16 GB", &err), VP_ERANGE);
+    ck_assert_int_eq(vp_sheet_set(s, "workload.context", "0", &err), VP_ERANGE);
+    get_eq(s, "workload.context", "8192");
+    ck_assert_int_eq(vp_sheet_set(s, "reserve.other", "6", &err), VP_EUNIT);
+    get_eq(s, "reserve.other", "\"6 GiB\"");
+    ck_assert_int_eq(vp_sheet_set(s, "workload.bogus", "1", &err), VP_EUNKNOWNKEY);
+    ck_assert_int_eq(vp_sheet_set(s, "nonsense", "1", &err), VP_EUNKNOWNKEY);
+    ck_assert_int_eq(vp_sheet_set(s, "offer.memory", "1 GB", &err), VP_EUNKNOWNKEY);
+    ck_assert_int_eq(vp_sheet_unset(s, "workload.context"), VP_OK);
+    ck_assert_int_eq(vp_sheet_unset(s, "workload.context"), VP_ENOTFOUND);
+    vp_sheet_free(s);
+}
+END_TEST
+
+START_TEST(test_save_atomic)
+{
+    char *dir = vp_test_tmpdir(), path[512], bad_path[512];
+    vp_sheet *s = parse_ok(full_sheet);
+    vp_error err = VP_ERROR_INIT;
+    snprintf(path, sizeof(path), "%s/out.toml", dir);
+    ck_assert_int_eq(vp_sheet_save(s, path, &err), VP_OK);
+    size_t len;
+    char *back = vp_test_read(path, &len), *text;
+    ck_assert_int_eq(vp_sheet_to_text(s, &text, NULL), VP_OK);
+    ck_assert_str_eq(back, text);
+    free(back);
+    vp_free(text);
+    /* the temporary file is gone */
+    char tmp[600];
+    struct stat st;
+    snprintf(tmp, sizeof(tmp), "%s.vramplan-tmp", path);
+    ck_assert_int_ne(stat(tmp, &st), 0);
+    /* an unwritable destination: an error, and the old file is untouched */
+    snprintf(bad_path, sizeof(bad_path), "%s/no/such/dir/out.toml", dir);
+    ck_assert_int_eq(vp_sheet_save(s, bad_path, &err), VP_EIO);
+    ck_assert_str_eq(err.source, bad_path);
+    /* load reads it back and resolves nothing (no model file named) */
+    vp_sheet *s2 = NULL;
+    ck_assert_int_eq(vp_sheet_load(&s2, path, &err), VP_OK);
+    ck_assert_ptr_null(vp_sheet_model(s2));
+    vp_sheet_free(s2);
+    vp_sheet_free(s);
+    free(dir);
+}
+END_TEST
+
+START_TEST(test_load_model_relative)
+{
+    char path[1024];
+    vp_sheet *s = NULL;
+    vp_error err = VP_ERROR_INIT;
+    snprintf(path, sizeof(path), "%s/../../examples/llama-3.1-8b-vllm.toml", vp_test_data_dir());
+    ck_assert_msg(vp_sheet_load(&s, path, &err) == VP_OK, "%s", err.message);
+    ck_assert_ptr_nonnull(vp_sheet_model(s));
+    ck_assert_uint_eq(vp_count_value(vp_model_parameters(vp_sheet_model(s))), UINT64_C(8030261248));
+    vp_sheet_free(s);
+    /* a missing model file: the model path in the message */
+    char *dir = vp_test_tmpdir(), sp[512];
+    static const char text[] = "[model]\nconfig = \"missing/config.json\"\n";
+    snprintf(sp, sizeof(sp), "%s/s.toml", dir);
+    vp_test_write(sp, text, sizeof(text) - 1);
+    ck_assert_int_eq(vp_sheet_load(&s, sp, &err), VP_EIO);
+    ck_assert_ptr_nonnull(strstr(err.source, "missing/config.json"));
+    free(dir);
+}
+END_TEST
+
+Suite *vp_test_suite(void)
+{
+    Suite *s = suite_create("sheet");
+    VP_ADD_TEST(s, test_every_section);
+    VP_ADD_TEST(s, test_round_trip);
+    VP_ADD_LOOP_TEST(s, test_bad_sheets, sizeof(bad) / sizeof(bad[0]));
+    VP_ADD_TEST(s, test_set_unset);
+    VP_ADD_TEST(s, test_save_atomic);
+    VP_ADD_TEST(s, test_load_model_relative);
+    return s;
+}

@@ -32,6 +32,7 @@ typedef struct {
     uint64_t layers;        /* decoder layers on this stage */
     uint64_t kv_budget;     /* vLLM pool (capacity known) */
     bool kv_budget_known;
+    bool quiet;             /* skip the "how" text (inverse solvers) */
 } stage;
 
 typedef struct {
@@ -119,11 +120,19 @@ static item *add_item(stage *s, const char *id, uint64_t bytes, vp_basis basis, 
     if (s->n >= MAX_ITEMS)
         return NULL;
     item *it = &s->items[s->n++];
-    snprintf(it->id, sizeof(it->id), "%s", id);
+    size_t idl = strlen(id);
+    if (idl >= sizeof(it->id))
+        idl = sizeof(it->id) - 1;
+    memcpy(it->id, id, idl);
+    it->id[idl] = '\0';
     it->bytes = bytes;
     it->basis = basis;
     it->phases = phases;
     it->counter = counter;
+    if (s->quiet) { /* the solvers need bytes, not accounts */
+        it->how[0] = '\0';
+        return it;
+    }
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(it->how, sizeof(it->how), fmt, ap);
@@ -264,14 +273,25 @@ static uint64_t vllm_nontorch(uint64_t tp, uint64_t pp)
 
 /* ---- the computation ------------------------------------------------------------------ */
 
-static vp_status compute(vp_estimate *e, const workload *w, uint64_t capacity, vp_error *err)
+static vp_status compute(vp_estimate *e, const workload *w, uint64_t capacity, bool quiet,
+                         vp_error *err)
 {
     const vp_model *m = w->model;
     const vp__arch *a = m && m->has_arch ? &m->arch : NULL;
     bool ovf = false;
     vp__where where0 = { w->sheet->source, 0, 0, 0, false };
 
-    memset(e, 0, sizeof(*e));
+    /* reset without touching the item arrays (no 0.5 MB memset per run) */
+    e->n_stages = 0;
+    e->n_unknown = e->n_warning = 0;
+    e->weights_only_known = e->vllm_known = false;
+    e->weights_only = e->vllm_budget = e->vllm_blocks = e->vllm_tokens = 0;
+    for (uint64_t s = 0; s < w->pp && s < MAX_STAGES; s++) {
+        e->st[s].n = 0;
+        e->st[s].kv_budget = 0;
+        e->st[s].kv_budget_known = false;
+        e->st[s].quiet = quiet;
+    }
     if (w->task != TASK_INFERENCE)
         return vp__error_set(err, VP_EUNSUPPORTED, &where0,
                              "training and adaptation tasks are not estimated by this version "
@@ -657,9 +677,12 @@ vp_status vp_estimate_run(vp_estimate *e, const vp_sheet *s, vp_bytes capacity, 
     workload w;
     vp_status st = read_workload(&w, s, err);
     if (st == VP_OK)
-        st = compute(e, &w, capacity.b, err);
-    if (st != VP_OK)
-        memset(e, 0, sizeof(*e));
+        st = compute(e, &w, capacity.b, false, err);
+    if (st != VP_OK) {
+        e->n_stages = 0; /* reads as empty: nothing partial */
+        e->n_unknown = e->n_warning = 0;
+        e->vllm_known = e->weights_only_known = false;
+    }
     return st;
 }
 
@@ -850,7 +873,7 @@ const char *vp_counter_name(vp_counter c)
 static int fits(vp_estimate *e, const workload *w, uint64_t capacity, vp_error *err,
                 vp_status *st)
 {
-    *st = compute(e, w, capacity, err);
+    *st = compute(e, w, capacity, true, err);
     if (*st != VP_OK)
         return -1;
     for (int s = 0; s < e->n_stages; s++) {
@@ -910,8 +933,8 @@ vp_status vp_fit(uint64_t *out, vp_estimate *scratch, const vp_sheet *s, vp_fit_
     }
     /* leave the scratch estimate computed at the answer (or at 1 when nothing fits) */
     *var = lo ? lo : 1;
-    int f = fits(scratch, &w, capacity.b, err, &st);
-    if (f < 0)
+    st = compute(scratch, &w, capacity.b, false, err);
+    if (st != VP_OK)
         return st;
     *out = lo;
     return VP_OK;

@@ -626,8 +626,16 @@ static void estimate_table(const vp_estimate *e, const vp_sheet *s, const opts *
         last_first_id = vp_estimate_item_id(e, g, 0);
         vp_phase ph;
         vp_bytes pk = vp_estimate_peak_bytes(e, g, &ph);
-        if (gpus > 1)
-            printf(md ? "## GPU %zu\n\n" : "GPU %zu\n", g);
+        if (gpus > 1) {
+            /* the GPUs that hold the same items (tensor-parallel ranks, replicas) */
+            char list[256];
+            size_t n = 0, same = 0;
+            for (size_t h = 0; h < gpus && n + 16 < sizeof(list); h++)
+                if (vp_estimate_item_id(e, h, 0) == last_first_id)
+                    n += (size_t)snprintf(list + n, sizeof(list) - n, "%s%zu", same++ ? ", " : "", h);
+            printf(md ? "## GPU%s %s\n\n" : "GPU%s %s (per GPU; two GPUs are never one memory space)\n",
+                   same > 1 ? "s" : "", list);
+        }
         if (md)
             printf("| item | basis | phases | bytes [B] | [GiB] | how |\n|---|---|---|---:|---:|---|\n");
         else

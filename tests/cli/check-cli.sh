@@ -2,7 +2,7 @@
 # The command-line contract: exit 0 / 1 / 2, messages on stderr, units in column headers.
 # usage: check-cli.sh VRAMPLAN VERSION TESTS_DIR
 set -u
-exe=$1 version=$2 tests=$3
+exe=$1 version=$2 tests=$3 examples=$4
 cfg=$tests/data/configs
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -92,6 +92,44 @@ run inspect-missing 1 inspect /nonexistent/config.json
 empty inspect-missing-stdout "$tmp/out"
 run inspect-usage 2 inspect
 run inspect-usage-opt 2 inspect x.json --frob
+
+# estimate: the seed sheet, JSON for scripts
+run est-seed 0 estimate "$examples/seed.toml" --json
+has est-seed-wo "$tmp/out" '"weights_only_bytes": 14000000000'
+has est-seed-env "$tmp/out" '"envelope_bytes": 20442450944'
+has est-seed-unknown "$tmp/out" '{"id": "kv_cache", "needs":'
+has est-seed-items "$tmp/out" '"id": "reserve:other", "bytes": 6442450944, "basis": "assumed"'
+has est-seed-pergpu "$tmp/out" '"per_gpu": [{"gpu": 0'
+if command -v python3 >/dev/null 2>&1; then
+    if python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$tmp/out"; then
+        passes=$((passes + 1)); else echo "FAIL est-json-valid"; fails=$((fails + 1)); fi
+fi
+run est-md 0 estimate "$examples/seed.toml" --markdown
+has est-md-table "$tmp/out" "| item | basis | phases | bytes [B] | [GiB] | how |"
+run est-table 0 estimate "$examples/mixtral-8x7b-2gpu.toml" --capacity "79.19 GiB"
+has est-table-gpu1 "$tmp/out" "GPUs 0, 1 (per GPU"
+has est-table-pool "$tmp/out" "vLLM KV pool at 79.19 GiB per GPU"
+# flags override sheet keys; a bad value is bad input
+run est-override 0 estimate "$examples/llama-3.1-8b-vllm.toml" --json --context 2048 --concurrency 4
+has est-override-kv "$tmp/out" '"id": "kv_cache", "bytes": 1073741824'
+run est-badvalue 1 estimate "$examples/seed.toml" --context abc
+empty est-badvalue-stdout "$tmp/out"
+run est-badsheet 1 estimate "$tests/fuzz/corpus/sheet/bad-unit"
+has est-badsheet-where "$tmp/err" "bad-unit:2:9:"
+empty est-badsheet-stdout "$tmp/out"
+run est-usage 2 estimate
+run est-usage-opt 2 estimate "$examples/seed.toml" --frob
+# fit: capacity from the sheet's device_total evidence, or --capacity
+run fit-vllm 0 fit "$examples/llama-3.1-8b-vllm.toml" --solve concurrency --json
+has fit-vllm-solve "$tmp/out" '"solve": "concurrency"'
+has fit-vllm-tokens "$tmp/out" '"kv_tokens": '
+has fit-vllm-conc "$tmp/out" '"max_concurrency": '
+run fit-ctx 0 fit "$examples/qwen2.5-7b-transformers.toml" --solve context --capacity "80 GB"
+has fit-ctx-text "$tmp/out" "largest context that fits"
+run fit-nocap 2 fit "$examples/seed.toml" --solve context
+has fit-nocap-msg "$tmp/err" "--capacity"
+run fit-noarch 1 fit "$examples/seed.toml" --solve context --capacity "24 GB"
+run fit-usage 2 fit "$examples/seed.toml" --solve speed --capacity "24 GB"
 
 echo "$passes passed, $fails failed"
 [ "$fails" -eq 0 ]

@@ -414,6 +414,9 @@ static vp_status compute(vp_estimate *e, const workload *w, uint64_t capacity, b
                     (unsigned long long)w->concurrency, (unsigned long long)mns);
 
     e->vllm_known = w->framework == FW_VLLM && a && capacity > 0 && weights_known;
+    if (w->framework == FW_VLLM && a && a->ssm_layers)
+        add_warning(e, "vLLM pads hybrid (Mamba) pages to the attention page size; the pool "
+                    "figures assume attention pages only and are not calibrated for hybrids");
     uint64_t min_blocks = UINT64_MAX;
 
     for (uint64_t s = 0; s < w->pp; s++) {
@@ -475,8 +478,12 @@ static vp_status compute(vp_estimate *e, const workload *w, uint64_t capacity, b
             uint64_t tokens = w->context;
             if (w->framework == FW_VLLM)
                 tokens = vp__div_ceil_u64(tokens, w->block) * w->block; /* whole blocks */
+            /* layers with an attention cache on this stage (hybrids: fewer than nl) */
+            uint64_t kvl = a->kv_layers == L ? nl : (a->kv_layers * nl + L / 2) / L;
             uint64_t sliding = a->window ? (a->sliding_layers * nl + L - 1) / L : 0;
-            uint64_t full = nl - (sliding > nl ? nl : sliding);
+            if (sliding > kvl)
+                sliding = kvl;
+            uint64_t full = kvl - sliding;
             uint64_t win = a->window && a->window < tokens ? a->window : tokens;
             if (w->framework == FW_VLLM && a->window && sliding) {
                 /* SlidingWindowSpec: cdiv(min(W − 1 + max_num_batched_tokens, len), block) + 1 */
@@ -489,13 +496,17 @@ static vp_status compute(vp_estimate *e, const workload *w, uint64_t capacity, b
             }
             uint64_t per_seq = add_sat(mul_sat(mul_sat(tokens, full, &ovf), kv_per_layer, &ovf),
                                        mul_sat(mul_sat(win, sliding, &ovf), kv_per_layer, &ovf), &ovf);
+            /* hybrid (Mamba) layers: a constant state per sequence, whatever the context */
+            uint64_t ssm_l = a->ssm_layers ? (a->ssm_layers * nl + L / 2) / L : 0;
+            uint64_t state = mul_sat(mul_sat(ssm_l, a->ssm_values, &ovf), dtype_bytes, &ovf);
+            per_seq = add_sat(per_seq, state, &ovf);
             kv_need = mul_sat(per_seq, w->concurrency, &ovf);
             add_item(S, "kv_cache", kv_need, VP_BASIS_COMPUTED, PH_RUN, VP_COUNTER_ALLOCATED,
                      "%s × %llu tokens × %llu sequences × %llu layers × %llu B/token/layer "
                      "(%s, %s%s)%s%s",
-                     a->kv_lora_rank ? "MLA latent" : "K+V",
+                     a->kv_lora_rank ? "MLA latent" : ssm_l ? "K+V (+ Mamba state per sequence)" : "K+V",
                      (unsigned long long)tokens, (unsigned long long)w->concurrency,
-                     (unsigned long long)nl, (unsigned long long)kv_per_layer,
+                     (unsigned long long)kvl, (unsigned long long)kv_per_layer,
                      w->kv_text[0] ? w->kv_text : "model dtype",
                      a->kv_lora_rank ? "replicated on every GPU" : "KV heads split by TP",
                      sliding ? "; sliding layers keep the window" : "",
@@ -588,7 +599,8 @@ static vp_status compute(vp_estimate *e, const workload *w, uint64_t capacity, b
                 uint64_t non_kv = add_sat(add_sat(add_sat(wsum, act, &ovf), logits, &ovf), nt, &ovf);
                 S->kv_budget = req > non_kv ? req - non_kv : 0;
                 S->kv_budget_known = true;
-                uint64_t page = mul_sat(mul_sat(kv_per_layer, w->block, &ovf), nl ? nl : 1, &ovf);
+                uint64_t kvl_pool = a->kv_layers == L ? nl : (a->kv_layers * nl + L / 2) / L;
+                uint64_t page = mul_sat(mul_sat(kv_per_layer, w->block, &ovf), kvl_pool ? kvl_pool : 1, &ovf);
                 uint64_t blocks = page ? S->kv_budget / page : 0;
                 if (blocks < min_blocks) {
                     min_blocks = blocks;

@@ -104,6 +104,8 @@ typedef struct vp__arch {
     uint64_t window, sliding_layers;
     uint64_t kv_layers;         /* layers that hold a KV cache */
     uint64_t mtp_layers;        /* DeepSeek multi-token-prediction layers (not counted) */
+    uint64_t ssm_layers;        /* hybrid models: layers with a recurrent (Mamba) state */
+    uint64_t ssm_values;        /* values of that state per layer per sequence */
     uint64_t dtype_bytes;       /* bytes per value of the unquantized weights */
 } vp__arch;
 

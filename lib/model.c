@@ -23,7 +23,8 @@ typedef enum {
     F_OPT,
     F_FALCON,
     F_DEEPSEEK,
-    F_GPT_OSS
+    F_GPT_OSS,
+    F_JAMBA
 } vp__family;
 
 static const struct {
@@ -38,12 +39,13 @@ static const struct {
     { "falcon", F_FALCON },     { "RefinedWeb", F_FALCON }, { "RefinedWebModel", F_FALCON },
     { "deepseek_v2", F_DEEPSEEK }, { "deepseek_v3", F_DEEPSEEK }, { "kimi_k2", F_DEEPSEEK },
     { "gpt_oss", F_GPT_OSS },   { "llama4", F_LLAMA },      { "llama4_text", F_LLAMA },
+    { "jamba", F_JAMBA },
 };
 
 #define SUPPORTED_TYPES                                                                   \
     "llama, mistral, mixtral, qwen2, qwen2_moe, qwen3, qwen3_moe, gemma, gemma2, gemma3, "  \
     "gemma3_text, phi, phi3, gpt2, opt, falcon (RefinedWeb, RefinedWebModel), "             \
-    "deepseek_v2, deepseek_v3, kimi_k2, gpt_oss, llama4, llama4_text"
+    "deepseek_v2, deepseek_v3, kimi_k2, gpt_oss, llama4, llama4_text, jamba"
 
 const char *vp_model_supported_types(void)
 {
@@ -701,6 +703,78 @@ static bool read_gpt_oss(cfg *c, vp__arch *a, vp__ltlist *l)
     return true;
 }
 
+/* Jamba (hybrid Mamba + attention + MoE), HF modeling_jamba: attention on layers with
+ * i % attn_layer_period == attn_layer_offset, experts on i % expert_layer_period ==
+ * expert_layer_offset, Mamba elsewhere. A Mamba layer keeps a constant state per sequence:
+ * conv (d_conv − 1) × d_inner and SSM d_inner × d_state values (formulas.md §2.4). */
+static bool read_jamba(cfg *c, vp__arch *a, vp__ltlist *l)
+{
+    uint64_t h, L, nq, nkv, f, V, E, k, ap, ao, ep, eo, dstate, dconv, expand, dtr;
+    bool tie, conv_bias, proj_bias;
+    if (!cfg_req(c, &V, "vocab_size", NULL) || !cfg_req(c, &h, "hidden_size", NULL) ||
+        !cfg_req(c, &L, "num_hidden_layers", NULL) ||
+        !cfg_req(c, &nq, "num_attention_heads", NULL) ||
+        !cfg_opt(c, &nkv, "num_key_value_heads", nq) ||
+        !cfg_req(c, &f, "intermediate_size", NULL) || !cfg_opt(c, &E, "num_experts", 1) ||
+        !cfg_opt(c, &k, "num_experts_per_tok", 1) || !cfg_opt(c, &ap, "attn_layer_period", 8) ||
+        !cfg_opt(c, &ao, "attn_layer_offset", 4) || !cfg_opt(c, &ep, "expert_layer_period", 2) ||
+        !cfg_opt(c, &eo, "expert_layer_offset", 1) || !cfg_opt(c, &dstate, "mamba_d_state", 16) ||
+        !cfg_opt(c, &dconv, "mamba_d_conv", 4) || !cfg_opt(c, &expand, "mamba_expand", 2) ||
+        !cfg_bool(c, "tie_word_embeddings", false, &tie) ||
+        !cfg_bool(c, "mamba_conv_bias", true, &conv_bias) ||
+        !cfg_bool(c, "mamba_proj_bias", false, &proj_bias) ||
+        !cfg_opt(c, &a->max_ctx, "max_position_embeddings", 0))
+        return false;
+    if (!cfg_opt(c, &dtr, "mamba_dt_rank", (h + 15) / 16))
+        return false;
+    if (h % nq != 0 || nkv == 0 || nq % nkv != 0 || ap == 0 || ep == 0 || k > E || dconv == 0)
+        return cfg_fail(c, VP_ERANGE, c->obj, "inconsistent heads, periods or experts"), false;
+    uint64_t d = h / nq, di = expand * h, n_attn = 0, n_moe = 0;
+    for (uint64_t i = 0; i < L; i++) {
+        n_attn += i % ap == ao;
+        n_moe += E > 1 && i % ep == eo;
+    }
+    uint64_t n_mamba = L - n_attn, n_dense = L - n_moe;
+    a->vocab = V; a->hidden = h; a->layers = L; a->heads = nq; a->kv_heads = nkv;
+    a->head_dim = d; a->inter = f; a->moe_inter = f; a->experts = E > 1 ? E : 0; a->top_k = k;
+    a->kv_layers = n_attn;
+    a->ssm_layers = n_mamba;
+    a->ssm_values = (dconv - 1) * di + di * dstate;
+    lt(l, "model.embed_tokens", VP__K_EMBED, V, h, 1, 1);
+    lt(l, "model.layers.*.self_attn.q_proj", VP__K_LINEAR, nq * d, h, n_attn, n_attn);
+    lt(l, "model.layers.*.self_attn.k_proj", VP__K_LINEAR, nkv * d, h, n_attn, n_attn);
+    lt(l, "model.layers.*.self_attn.v_proj", VP__K_LINEAR, nkv * d, h, n_attn, n_attn);
+    lt(l, "model.layers.*.self_attn.o_proj", VP__K_LINEAR, h, nq * d, n_attn, n_attn);
+    lt(l, "model.layers.*.mamba.in_proj", VP__K_LINEAR, 2 * di, h, n_mamba, n_mamba);
+    lt(l, "model.layers.*.mamba.conv1d", VP__K_OTHER, di, dconv + (conv_bias ? 1 : 0), n_mamba, n_mamba);
+    lt(l, "model.layers.*.mamba.x_proj", VP__K_LINEAR, dtr + 2 * dstate, di, n_mamba, n_mamba);
+    lt(l, "model.layers.*.mamba.dt_proj", VP__K_LINEAR, di, dtr, n_mamba, n_mamba);
+    lt(l, "model.layers.*.mamba.dt_proj.bias", VP__K_BIAS, di, 1, n_mamba, n_mamba);
+    lt(l, "model.layers.*.mamba.A_log", VP__K_OTHER, di, dstate, n_mamba, n_mamba);
+    lt(l, "model.layers.*.mamba.D", VP__K_OTHER, di, 1, n_mamba, n_mamba);
+    lt(l, "model.layers.*.mamba.out_proj", VP__K_LINEAR, h, di, n_mamba, n_mamba);
+    lt(l, "model.layers.*.mamba.dt_b_c_layernorm", VP__K_NORM, dtr + 2 * dstate, 1, n_mamba, n_mamba);
+    if (proj_bias)
+        lt(l, "model.layers.*.mamba.proj_bias", VP__K_BIAS, 2 * di + h, 1, n_mamba, n_mamba);
+    if (n_dense) {
+        lt(l, "model.layers.*.feed_forward.gate_proj", VP__K_LINEAR, f, h, n_dense, n_dense);
+        lt(l, "model.layers.*.feed_forward.up_proj", VP__K_LINEAR, f, h, n_dense, n_dense);
+        lt(l, "model.layers.*.feed_forward.down_proj", VP__K_LINEAR, h, f, n_dense, n_dense);
+    }
+    if (n_moe) {
+        lt(l, "model.layers.*.feed_forward.router", VP__K_ROUTER, E, h, n_moe, n_moe);
+        lt(l, "model.layers.*.feed_forward.experts.*.gate_proj", VP__K_EXPERT, f, h, n_moe * E, n_moe * k);
+        lt(l, "model.layers.*.feed_forward.experts.*.up_proj", VP__K_EXPERT, f, h, n_moe * E, n_moe * k);
+        lt(l, "model.layers.*.feed_forward.experts.*.down_proj", VP__K_EXPERT, h, f, n_moe * E, n_moe * k);
+    }
+    lt(l, "model.layers.*.input_layernorm", VP__K_NORM, h, 1, L, L);
+    lt(l, "model.layers.*.pre_ff_layernorm", VP__K_NORM, h, 1, L, L);
+    lt(l, "model.final_layernorm", VP__K_NORM, h, 1, 1, 1);
+    if (!tie)
+        lt(l, "lm_head", VP__K_LM_HEAD, V, h, 1, 1);
+    return true;
+}
+
 /* ---- quantization ------------------------------------------------------------------ */
 
 static const char *qmethod_name(vp__qmethod m)
@@ -1160,6 +1234,7 @@ vp_status vp__config_read(vp_model *m, const char *json, size_t len, const char 
         case F_FALCON: ok = read_falcon(&c, &arch, &l); break;
         case F_DEEPSEEK: ok = read_deepseek(&c, &arch, &l); break;
         case F_GPT_OSS: ok = read_gpt_oss(&c, &arch, &l); break;
+        case F_JAMBA: ok = read_jamba(&c, &arch, &l); break;
         default: ok = read_llama_like(&c, &arch, &l); break;
         }
         if (!ok || !read_qconfig(&c, &q, &skip)) {

@@ -158,6 +158,18 @@ START_TEST(test_kv_kinds)
     ck_assert_uint_eq(item_bytes(e, 0, "kv_cache"), (UINT64_C(4) * 32768 + UINT64_C(22) * 512) * 1024);
     vp_estimate_free(e);
     vp_sheet_free(s);
+    /* hybrid: Jamba keeps K+V in its 4 attention layers and a constant Mamba state in the
+     * other 28: (3 × 8192 conv + 8192 × 16 SSM) values × 2 B per layer per sequence */
+    s = sheet_text("[workload]\ncontext = 1000\nconcurrency = 2\n");
+    attach_config(s, "configs-written/ai21labs__Jamba-v0.1/config.json");
+    e = run(s, 0);
+    uint64_t state = UINT64_C(28) * (3 * 8192 + 8192 * 16) * 2;
+    ck_assert_uint_eq(item_bytes(e, 0, "kv_cache"), 2 * (UINT64_C(1000) * 16384 + state));
+    ck_assert_int_eq(vp_sheet_set(s, "workload.context", "100000", NULL), VP_OK);
+    ck_assert_int_eq(vp_estimate_run(e, s, vp_bytes_make(0), NULL), VP_OK);
+    ck_assert_uint_eq(item_bytes(e, 0, "kv_cache"), 2 * (UINT64_C(100000) * 16384 + state));
+    vp_estimate_free(e);
+    vp_sheet_free(s);
     /* pipeline parallel splits layers: vLLM gives the remainder of 32 / 3 to the stages
      * before the last one (get_pp_indices): 11, 11, 10 */
     s = sheet_text("[workload]\ncontext = 100\n[layout]\ngpus = 3\npipeline_parallel = 3\n");

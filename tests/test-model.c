@@ -65,6 +65,8 @@ static const struct {
     { "configs/microsoft__phi-4/config.json", UINT64_C(14659507200), UINT64_C(14659507200), 204800, 0 },
     { "configs/meta-llama__Llama-4-Scout-17B-16E-Instruct/config.json", UINT64_C(107769861120), UINT64_C(17172894720), 196608, 0 },
     { "configs/moonshotai__Kimi-K2-Instruct/config.json", UINT64_C(1026408232448), UINT64_C(32861500928), 70272, 0 },
+    /* hybrid Mamba + attention + MoE: KV only in the 4 attention layers */
+    { "configs-written/ai21labs__Jamba-v0.1/config.json", UINT64_C(51570323328), UINT64_C(12110311296), 16384, 0 },
 };
 
 START_TEST(test_golden_configs)

@@ -23,7 +23,8 @@
  * Supported `model_type` families (config.json): llama, mistral, mixtral, qwen2,
  * qwen2_moe, qwen3, qwen3_moe, gemma, gemma2, gemma3, gemma3_text, phi, phi3, gpt2, opt,
  * falcon (and the old RefinedWeb / RefinedWebModel layout), deepseek_v2, deepseek_v3,
- * kimi_k2, gpt_oss, llama4 / llama4_text (the text part). Any other type is an error
+ * kimi_k2, gpt_oss, llama4 / llama4_text (the text part), jamba (hybrid Mamba). Any
+ * other type is an error
  * that names these; vramplan never guesses an architecture.
  *
  * Ownership: constructors return a new object the caller frees with vp_model_free().

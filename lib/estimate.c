@@ -53,10 +53,15 @@ struct vp_estimate {
     int n_warning;
     bool vllm_known;
     uint64_t vllm_budget, vllm_blocks, vllm_tokens;
+    bool trainable_known;
+    uint64_t trainable;
 };
 
 enum { FW_NONE, FW_VLLM, FW_TRANSFORMERS, FW_LLAMACPP, FW_OTHER };
 enum { TASK_INFERENCE, TASK_LORA, TASK_QLORA, TASK_FULL };
+enum { OPT_ADAMW, OPT_ADAMW8, OPT_PAGED_ADAMW, OPT_PAGED_ADAMW8, OPT_SGDM, OPT_SGD, OPT_ADAFACTOR,
+       OPT_NONE };
+enum { SH_NONE, SH_DDP, SH_ZERO1, SH_ZERO2, SH_ZERO3, SH_FSDP };
 
 /* The workload as the engine reads it from a sheet (values overridable by vp_fit). */
 typedef struct {
@@ -75,6 +80,13 @@ typedef struct {
     uint64_t mnbt, mns, block;
     bool mnbt_set, mns_set;
     uint64_t parameters;    /* 0: unknown */
+    /* training */
+    int optimizer;          /* OPT_* */
+    int master;             /* -1: default */
+    int checkpointing;      /* 0 none, 1 selective, 2 full */
+    uint64_t lora_rank, grad_accum;
+    const vp__entry *lora_targets;
+    int sharding;           /* SH_* */
     const vp_sheet *sheet;
     const vp_model *model;
 } workload;
@@ -82,6 +94,10 @@ typedef struct {
 #define PH(p) (1u << (p))
 #define PH_INFER (PH(VP_PHASE_LOAD) | PH(VP_PHASE_PREFILL) | PH(VP_PHASE_DECODE))
 #define PH_RUN (PH(VP_PHASE_PREFILL) | PH(VP_PHASE_DECODE))
+#define PH_TRAIN (PH(VP_PHASE_LOAD) | PH(VP_PHASE_FORWARD) | PH(VP_PHASE_BACKWARD) | \
+                  PH(VP_PHASE_OPTIMIZER_STEP) | PH(VP_PHASE_EVAL) | PH(VP_PHASE_EXPORT))
+#define PH_STEPS (PH(VP_PHASE_FORWARD) | PH(VP_PHASE_BACKWARD) | PH(VP_PHASE_OPTIMIZER_STEP) | \
+                  PH(VP_PHASE_EVAL))
 
 static const char *fw_name(int fw)
 {
@@ -206,6 +222,29 @@ static vp_status read_workload(workload *w, const vp_sheet *s, vp_error *err)
     }
     if ((v = vp__sheet_find(s, "model", 0, "parameters")) != NULL)
         w->parameters = v->u;
+    w->optimizer = OPT_ADAMW;
+    if ((v = W(s, "optimizer")) != NULL) {
+        static const char *const names[] = { "adamw", "adamw-8bit", "paged-adamw",
+                                             "paged-adamw-8bit", "sgd-momentum", "sgd",
+                                             "adafactor", "none" };
+        for (int i = 0; i < 8; i++)
+            if (strcmp(v->str, names[i]) == 0)
+                w->optimizer = i;
+    }
+    w->master = (v = W(s, "master_weights")) ? v->b : -1;
+    w->checkpointing = 0;
+    if ((v = W(s, "checkpointing")) != NULL)
+        w->checkpointing = strcmp(v->str, "full") == 0 ? 2 : strcmp(v->str, "selective") == 0 ? 1 : 0;
+    w->lora_rank = (v = W(s, "lora_rank")) ? v->u : 0;
+    w->grad_accum = (v = W(s, "grad_accumulation")) ? v->u : 1;
+    w->lora_targets = W(s, "lora_targets");
+    w->sharding = SH_NONE;
+    if ((v = vp__sheet_find(s, "layout", 0, "sharding")) != NULL) {
+        static const char *const names[] = { "none", "ddp", "zero1", "zero2", "zero3", "fsdp" };
+        for (int i = 0; i < 6; i++)
+            if (strcmp(v->str, names[i]) == 0)
+                w->sharding = i;
+    }
     return VP_OK;
 }
 
@@ -271,6 +310,437 @@ static uint64_t vllm_nontorch(uint64_t tp, uint64_t pp)
     return 256 * MIB;
 }
 
+/* ---- training and adaptation ------------------------------------------------------- */
+
+typedef struct {
+    const workload *w;
+    const vp_model *m;
+    const vp__arch *a;
+    const uint64_t *wl, *wf, *wlast;
+    bool weights_known, by_layer;
+    vp_basis wbasis;
+    const char *whow;
+    uint64_t dtype_bytes, params;
+    bool quiet;
+} train_in;
+
+/*
+ * Activation bytes one transformer layer saves for backward, for s tokens × b sequences
+ * (formulas.md §5.1–5.2). Korthikanti et al.'s itemization, with switches: eager attention
+ * keeps the 2as²b softmax output (+ 3as²b of dropout mask and output with dropout);
+ * FlashAttention keeps a 4·b·a·s fp32 log-sum-exp instead; gated MLPs save 8sbf, GeLU MLPs
+ * 4sbf; dropout adds 1-byte masks. Attention heads and the MLP width are per GPU (tensor
+ * parallel); the hidden-size terms are not split (no sequence parallelism).
+ * mode: 0 none, 1 selective (the attention core is recomputed), 2 full (layer input only).
+ */
+uint64_t vp__act_layer_bytes(const vp__act_shape *x, uint64_t s, uint64_t b, int mode)
+{
+    uint64_t sb = s * b, h = x->h, t = x->tp ? x->tp : 1;
+    uint64_t nq = x->nq / t ? x->nq / t : 1, nkv = x->nkv / t ? x->nkv / t : 1, f = x->f / t;
+    if (mode == 2)
+        return 2 * sb * h;
+    uint64_t v = 4 * sb * h                            /* two norm inputs */
+                 + 2 * sb * h                          /* QKV input */
+                 + 2 * sb * (nq + 2 * nkv) * x->d      /* Q, K, V */
+                 + 2 * sb * nq * x->d                  /* output projection input */
+                 + 2 * sb * h                          /* MLP input */
+                 + (x->gated ? 8 : 4) * sb * f;        /* MLP intermediates */
+    if (x->dropout)
+        v += sb * h + sb * h;                          /* attention and MLP dropout masks */
+    if (x->flash)
+        v += 4 * b * nq * s;                           /* log-sum-exp, fp32 */
+    else if (mode == 0)
+        v += (x->dropout ? 5 : 2) * nq * s * s * b;    /* softmax (+ dropout mask and output) */
+    return v;
+}
+
+static const char *opt_name(int o)
+{
+    static const char *const n[] = { "adamw", "adamw-8bit", "paged-adamw", "paged-adamw-8bit",
+                                     "sgd-momentum", "sgd", "adafactor", "none" };
+    return n[o];
+}
+
+/* Does LoRA target `t` name the logical tensor? (the last path component, or phi3's fused
+ * qkv_proj / gate_up_proj; "all-linear": every linear but lm_head) */
+static bool lora_hits(const char *target, const vp__ltensor *t)
+{
+    if (t->kind != VP__K_LINEAR && t->kind != VP__K_EXPERT)
+        return false;
+    if (strcmp(target, "all-linear") == 0)
+        return true;
+    const char *last = strrchr(t->name, '.');
+    last = last ? last + 1 : t->name;
+    if (strcmp(last, target) == 0)
+        return true;
+    if (strcmp(target, "qkv_proj") == 0)
+        return strcmp(last, "q_proj") == 0 || strcmp(last, "k_proj") == 0 || strcmp(last, "v_proj") == 0;
+    if (strcmp(target, "gate_up_proj") == 0)
+        return strcmp(last, "gate_proj") == 0 || strcmp(last, "up_proj") == 0;
+    return false;
+}
+
+/* Optimizer state bytes for `n` trainable values held as `pbytes`-byte values (states of
+ * torch optimizers are allocated like the parameter unless a fp32 master exists). */
+static uint64_t opt_state_bytes(int opt, uint64_t n, uint64_t state_bytes, bool *ovf)
+{
+    switch (opt) {
+    case OPT_ADAMW:
+    case OPT_PAGED_ADAMW:
+        return mul_sat(n, 2 * state_bytes, ovf);            /* m and v */
+    case OPT_ADAMW8:
+    case OPT_PAGED_ADAMW8:
+        /* uint8 m and v + one fp32 absmax per 256-value block each (bnb blockwise) */
+        return add_sat(mul_sat(n, 2, ovf), mul_sat(vp__div_ceil_u64(n, 256), 8, ovf), ovf);
+    case OPT_SGDM:
+        return mul_sat(n, state_bytes, ovf);                /* momentum buffer */
+    default:
+        return 0;
+    }
+}
+
+static vp_status compute_training(vp_estimate *e, const train_in *in, vp_error *err)
+{
+    const workload *w = in->w;
+    const vp_model *m = in->m;
+    const vp__arch *a = in->a;
+    bool ovf = false;
+    vp__where w0 = { w->sheet->source, 0, 0, 0, false };
+    uint64_t N = w->dp;                       /* data-parallel (sharding) degree */
+    uint64_t L = a ? a->layers : 0;
+    bool lora = w->task == TASK_LORA || w->task == TASK_QLORA;
+    bool full = w->task == TASK_FULL;
+    bool zero1 = w->sharding >= SH_ZERO1, zero2 = w->sharding >= SH_ZERO2,
+         zero3 = w->sharding == SH_ZERO3 || w->sharding == SH_FSDP;
+
+    if (w->task == TASK_QLORA && !(w->have_format && w->fmt.method == VP__Q_BNB4) &&
+        !(m && m->q.method == VP__Q_BNB4 && !w->have_format))
+        return vp__error_set(err, VP_EINVALID, &w0, "task = \"qlora\" needs 4-bit weights: "
+                             "weights = \"nf4\" or \"nf4-dq\"");
+    if (full && w->have_format && w->fmt.method != VP__Q_NONE)
+        return vp__error_set(err, VP_EUNSUPPORTED, &w0, "full fine-tuning of %s weights is not "
+                             "supported: use fp32, bf16 or fp16", w->fmt.name);
+    if (lora && !w->lora_rank)
+        return vp__error_set(err, VP_EMISSING, &w0, "task = \"%s\" needs workload.lora_rank",
+                             w->task == TASK_QLORA ? "qlora" : "lora");
+    if (w->microbatch == 0)
+        return vp__error_set(err, VP_ERANGE, &w0, "microbatch must be positive");
+    if (w->sharding >= SH_ZERO1 && N == 1)
+        add_warning(e, "%s on one data-parallel rank shards nothing", w->sharding == SH_FSDP
+                    ? "fsdp" : w->sharding == SH_ZERO3 ? "zero3" : w->sharding == SH_ZERO2
+                    ? "zero2" : "zero1");
+    if (w->sharding == SH_NONE && N > 1)
+        add_warning(e, "gpus = %llu with sharding = \"none\": each data-parallel rank holds a "
+                    "full replica (DDP)", (unsigned long long)(N * w->tp * w->pp));
+    if (w->checkpointing == 1)
+        add_warning(e, "selective recomputation recomputes the attention core, which "
+                    "FlashAttention does not store: same as none here");
+
+    /* trainable values */
+    uint64_t trainable = 0;
+    bool trainable_known = true;
+    if (full) {
+        trainable = in->params;
+        trainable_known = in->params != 0;
+    } else if (m && m->has_lt) {
+        const vp__entry *tg = w->lora_targets;
+        static const char *const deflt[] = { "q_proj", "v_proj" }; /* PEFT's Llama default */
+        size_t nt = 0;
+        const char *targets[64];
+        if (tg != NULL) {
+            const char *p = tg->text;
+            /* the canonical text ["a", "b"]: quotes never occur inside module names */
+            char local[64][48];
+            while (*p && nt < 64) {
+                const char *q = strchr(p, '"');
+                if (q == NULL)
+                    break;
+                const char *r = strchr(q + 1, '"');
+                if (r == NULL)
+                    break;
+                size_t k = (size_t)(r - q - 1) < 47 ? (size_t)(r - q - 1) : 47;
+                memcpy(local[nt], q + 1, k);
+                local[nt][k] = '\0';
+                targets[nt] = local[nt];
+                nt++;
+                p = r + 1;
+            }
+            for (size_t i = 0; i < nt; i++) {
+                bool hit = false;
+                for (int j = 0; j < m->lt.n; j++)
+                    if (lora_hits(targets[i], &m->lt.t[j]))
+                        hit = true;
+                if (!hit)
+                    return vp__error_set(err, VP_EINVALID, &w0, "LoRA target \"%s\" matches no "
+                                         "linear module of %s", targets[i], m->model_type);
+            }
+            for (int j = 0; j < m->lt.n; j++) {
+                const vp__ltensor *t = &m->lt.t[j];
+                bool hit = false;
+                for (size_t i = 0; i < nt; i++)
+                    hit |= lora_hits(targets[i], t);
+                if (!hit)
+                    continue;
+                uint64_t mn = t->rows < t->cols ? t->rows : t->cols;
+                if (w->lora_rank > mn)
+                    add_warning(e, "lora_rank %llu exceeds min(in, out) = %llu of %s",
+                                (unsigned long long)w->lora_rank, (unsigned long long)mn, t->name);
+                trainable = add_sat(trainable, mul_sat(mul_sat(w->lora_rank, t->rows + t->cols, &ovf),
+                                                       t->count, &ovf), &ovf);
+            }
+        } else {
+            for (int j = 0; j < m->lt.n; j++) {
+                const vp__ltensor *t = &m->lt.t[j];
+                if (lora_hits(deflt[0], t) || lora_hits(deflt[1], t))
+                    trainable = add_sat(trainable, mul_sat(mul_sat(w->lora_rank, t->rows + t->cols, &ovf),
+                                                           t->count, &ovf), &ovf);
+            }
+        }
+    } else {
+        trainable_known = false;
+        add_unknown(e, "adapter", "model.config (the shapes of the LoRA target modules)");
+    }
+    e->trainable = trainable;
+    e->trainable_known = trainable_known;
+
+    /* precisions */
+    uint64_t wbytes = in->dtype_bytes;                        /* weights as stored */
+    int master = w->master >= 0 ? w->master : (full && wbytes == 2);
+    if (!full)
+        master = 0;                                            /* adapters are fp32 already */
+    uint64_t tbytes = full ? wbytes : 4;                        /* trainable values (PEFT: fp32) */
+    uint64_t gbytes = tbytes;                                   /* gradients like the parameter */
+    uint64_t sbytes = (master || tbytes == 4) ? 4 : tbytes;     /* optimizer states */
+
+    uint64_t shard_w = zero3 ? N : 1, shard_g = zero2 ? N : 1, shard_o = zero1 ? N : 1;
+    uint64_t split = w->tp * w->pp;                             /* model parallel division */
+
+    /* activation shape */
+    vp__act_shape shape = { 0 };
+    bool act_known = false;
+    uint64_t s = w->context, b = w->microbatch;
+    if (a && s) {
+        shape.h = a->hidden;
+        shape.nq = a->heads;
+        shape.nkv = a->kv_heads ? a->kv_heads : a->heads;
+        shape.d = a->kv_lora_rank ? (a->qk_nope + a->qk_rope) : a->head_dim;
+        shape.f = a->experts ? a->top_k * a->moe_inter : a->inter;
+        shape.gated = a->gated_mlp;
+        shape.flash = true;
+        shape.dropout = false;
+        shape.tp = w->tp;
+        act_known = true;
+    } else {
+        add_unknown(e, "activations", a ? "workload.context (sequence length)"
+                                        : "model.config (hidden size, layers, heads, vocabulary) "
+                                          "and workload.context (sequence length)");
+        add_unknown(e, "logits", a ? "workload.context (sequence length)"
+                                   : "model.config (vocabulary size) and workload.context");
+    }
+
+    for (uint64_t st = 0; st < w->pp; st++) {
+        stage *S = &e->st[st];
+        uint64_t first_layer = 0, nl = L;
+        if (a)
+            stage_layers(L, w->pp, st, &first_layer, &nl);
+        S->layers = nl;
+        bool is_first = st == 0, is_last = st == w->pp - 1;
+
+        /* weights (frozen base or trainable), per stage and per GPU */
+        uint64_t wsum = 0;
+        if (in->weights_known) {
+            uint64_t role[3];
+            for (int r = 0; r < 3; r++) {
+                uint64_t layer_part = in->by_layer && L ? mul_sat(in->wl[r], nl, &ovf) / L : in->wl[r];
+                role[r] = add_sat(layer_part, (is_first ? in->wf[r] : 0) + (is_last ? in->wlast[r] : 0), &ovf);
+                if (full)
+                    role[r] = vp__div_ceil_u64(role[r], shard_w);
+            }
+            const char *tail = full && zero3 ? ", sharded over the data-parallel ranks" : "";
+            add_item(S, "weights", role[0], in->wbasis, PH_TRAIN, VP_COUNTER_ALLOCATED, "%s%s%s",
+                     in->whow, lora ? " (frozen)" : "", tail);
+            if (role[1])
+                add_item(S, "quant_metadata", role[1], in->wbasis, PH_TRAIN, VP_COUNTER_ALLOCATED,
+                         "quantization constants of the frozen 4-bit base");
+            if (role[2])
+                add_item(S, "unquantized_modules", role[2], in->wbasis, PH_TRAIN, VP_COUNTER_ALLOCATED,
+                         "embeddings, lm_head and norms kept in 16 bits");
+            wsum = add_sat(add_sat(role[0], role[1], &ovf), role[2], &ovf);
+        }
+
+        /* trainable values on this GPU */
+        uint64_t tr = 0;
+        if (trainable_known) {
+            tr = vp__div_ceil_u64(trainable, split);
+            if (a && L && w->pp > 1)
+                tr = mul_sat(vp__div_ceil_u64(trainable, w->tp), nl, &ovf) / L;
+        }
+        if (lora && trainable_known) {
+            uint64_t ab = vp__div_ceil_u64(mul_sat(tr, 4, &ovf), zero3 ? N : 1);
+            add_item(S, "adapter", ab, VP_BASIS_COMPUTED, PH_TRAIN, VP_COUNTER_ALLOCATED,
+                     "LoRA r = %llu: %llu trainable values × 4 B (PEFT keeps adapters in fp32)",
+                     (unsigned long long)w->lora_rank, (unsigned long long)trainable);
+        }
+        if (trainable_known) {
+            uint64_t g = vp__div_ceil_u64(mul_sat(tr, gbytes, &ovf), shard_g);
+            add_item(S, "gradients", g, VP_BASIS_COMPUTED,
+                     PH(VP_PHASE_BACKWARD) | PH(VP_PHASE_OPTIMIZER_STEP), VP_COUNTER_ALLOCATED,
+                     "%llu trainable values × %llu B%s", (unsigned long long)trainable,
+                     (unsigned long long)gbytes, zero2 ? ", sharded (ZeRO-2/3, FSDP)" : "");
+            uint64_t o;
+            if (w->optimizer == OPT_ADAFACTOR) {
+                /* factored second moments: 4(R + C) per matrix, 4·n for vectors */
+                o = 0;
+                if (lora)
+                    o = mul_sat(tr, 8, &ovf) / (w->lora_rank ? w->lora_rank : 1) / 2; /* rows+cols */
+                else if (m && m->has_lt)
+                    for (int j = 0; j < m->lt.n; j++) {
+                        const vp__ltensor *t = &m->lt.t[j];
+                        uint64_t per = t->cols > 1 ? 4 * (t->rows + t->cols) : 4 * t->rows;
+                        o = add_sat(o, mul_sat(per, t->count, &ovf), &ovf);
+                    }
+                else
+                    o = mul_sat(tr, 4, &ovf) / 1000; /* no shapes: rows + cols ≪ rows × cols */
+                o = vp__div_ceil_u64(o, split);
+            } else {
+                o = opt_state_bytes(w->optimizer, tr, sbytes, &ovf);
+            }
+            o = vp__div_ceil_u64(o, shard_o);
+            if (w->optimizer != OPT_NONE && w->optimizer != OPT_SGD)
+                add_item(S, "optimizer_state", o, w->optimizer == OPT_ADAFACTOR && !(m && m->has_lt) && !lora
+                         ? VP_BASIS_ESTIMATED : VP_BASIS_COMPUTED,
+                         PH_STEPS, VP_COUNTER_ALLOCATED,
+                         "%s states for %llu values (%llu-byte states)%s; allocated at the first "
+                         "optimizer step%s", opt_name(w->optimizer), (unsigned long long)trainable,
+                         (unsigned long long)sbytes, zero1 ? ", sharded (ZeRO-1/2/3, FSDP)" : "",
+                         w->optimizer == OPT_PAGED_ADAMW || w->optimizer == OPT_PAGED_ADAMW8
+                         ? "; paged: may spill to host memory" : "");
+            if (master)
+                add_item(S, "master_weights", vp__div_ceil_u64(mul_sat(tr, 4, &ovf), shard_o),
+                         VP_BASIS_COMPUTED, PH_STEPS, VP_COUNTER_ALLOCATED,
+                         "fp32 master copy of %llu values (mixed precision)%s",
+                         (unsigned long long)trainable, zero1 ? ", sharded" : "");
+        } else if (full) {
+            add_unknown(e, "gradients", "model.parameters or model.config");
+            add_unknown(e, "optimizer_state", "model.parameters or model.config");
+        }
+
+        /* activations, logits */
+        uint64_t act = 0, logits = 0;
+        if (act_known) {
+            uint64_t per = vp__act_layer_bytes(&shape, s, b, w->checkpointing == 2 ? 2 : 0);
+            uint64_t one = vp__act_layer_bytes(&shape, s, b, 0);
+            uint64_t inflight = w->pp > 1 && is_first ? (w->grad_accum < w->pp ? w->grad_accum : w->pp) : 1;
+            act = w->checkpointing == 2 ? add_sat(mul_sat(per, nl, &ovf), one, &ovf)
+                                        : mul_sat(per, nl, &ovf);
+            act = mul_sat(act, inflight, &ovf);
+            add_item(S, "activations", act, VP_BASIS_ESTIMATED,
+                     PH(VP_PHASE_FORWARD) | PH(VP_PHASE_BACKWARD), VP_COUNTER_ALLOCATED,
+                     "%s: %llu layers × s = %llu × b = %llu%s (FlashAttention, no dropout)%s",
+                     w->checkpointing == 2 ? "checkpointed layer inputs 2sbh + one layer recomputed"
+                                           : "saved per layer s·b·(8h + 2(nq+2nkv)d + 2nq·d + 8f)",
+                     (unsigned long long)nl, (unsigned long long)s, (unsigned long long)b,
+                     inflight > 1 ? " × micro-batches in flight" : "",
+                     w->tp > 1 ? "; heads and MLP split by TP" : "");
+            if (is_last) {
+                /* bf16 logits + fp32 upcast + saved log-softmax; + fp32 grad in backward */
+                logits = mul_sat(mul_sat(mul_sat(s, b, &ovf), a->vocab, &ovf), 14, &ovf);
+                add_item(S, "logits", logits, VP_BASIS_ESTIMATED,
+                         PH(VP_PHASE_FORWARD) | PH(VP_PHASE_BACKWARD), VP_COUNTER_ALLOCATED,
+                         "s·b·V·(2 bf16 + 4 fp32 + 4 log-softmax + 4 grad) = %llu × %llu × %llu "
+                         "× 14 B (formulas.md §5.4)", (unsigned long long)s,
+                         (unsigned long long)b, (unsigned long long)a->vocab);
+                /* evaluation: no autograd, one layer's transient + fp32 logits */
+                uint64_t ev = add_sat(mul_sat(one, 1, &ovf) / 2,
+                                      mul_sat(mul_sat(mul_sat(s, b, &ovf), a->vocab, &ovf), 6, &ovf), &ovf);
+                add_item(S, "activations", ev, VP_BASIS_ESTIMATED, PH(VP_PHASE_EVAL),
+                         VP_COUNTER_ALLOCATED, "evaluation forward (no autograd) of one "
+                         "micro-batch: one layer's transient + logits (bf16 + fp32)");
+            }
+        }
+        /* QLoRA dequantizes one linear at a time to 16 bits */
+        if (w->task == TASK_QLORA && m && m->has_lt) {
+            uint64_t big = 0;
+            for (int j = 0; j < m->lt.n; j++)
+                if (m->lt.t[j].kind == VP__K_LINEAR || m->lt.t[j].kind == VP__K_EXPERT) {
+                    uint64_t v = mul_sat(m->lt.t[j].rows, m->lt.t[j].cols, &ovf);
+                    if (v > big)
+                        big = v;
+                }
+            add_item(S, "workspace", mul_sat(vp__div_ceil_u64(big, w->tp), 2, &ovf),
+                     VP_BASIS_ESTIMATED, PH(VP_PHASE_FORWARD) | PH(VP_PHASE_BACKWARD) | PH(VP_PHASE_EVAL),
+                     VP_COUNTER_ALLOCATED, "QLoRA dequantization buffer: the largest linear in "
+                     "16 bits");
+        }
+        /* export: merging adapters */
+        if (lora && m && m->has_lt && in->weights_known) {
+            uint64_t x;
+            if (w->task == TASK_QLORA)
+                x = mul_sat(vp__div_ceil_u64(m->params, split), 2, &ovf); /* dequantized 16-bit model */
+            else {
+                uint64_t big = 0;
+                for (int j = 0; j < m->lt.n; j++) {
+                    uint64_t v = mul_sat(m->lt.t[j].rows, m->lt.t[j].cols, &ovf);
+                    if (v > big)
+                        big = v;
+                }
+                x = mul_sat(vp__div_ceil_u64(big, w->tp), wbytes, &ovf);
+            }
+            add_item(S, "export_transient", x, VP_BASIS_ESTIMATED, PH(VP_PHASE_EXPORT),
+                     VP_COUNTER_ALLOCATED, w->task == TASK_QLORA
+                     ? "merging adapters into a 4-bit base: the model dequantized to 16 bits"
+                     : "merging adapters in place: one module's delta at a time");
+        }
+        /* layouts */
+        if (N > 1 && trainable_known) {
+            if (!zero2) {
+                uint64_t bucket = mul_sat(tr, gbytes, &ovf);
+                add_item(S, "comm_buffers", bucket, VP_BASIS_ESTIMATED,
+                         PH(VP_PHASE_BACKWARD), VP_COUNTER_ALLOCATED,
+                         "DDP gradient buckets: one more copy of the gradients (unless "
+                         "gradient_as_bucket_view=True), formulas.md §4.4");
+            }
+            if (zero3 && m && m->has_lt) {
+                uint64_t big = 0;
+                for (int j = 0; j < m->lt.n; j++) {
+                    uint64_t v = mul_sat(m->lt.t[j].rows, m->lt.t[j].cols, &ovf);
+                    if (m->lt.t[j].per_layer && L)
+                        v = mul_sat(v, m->lt.t[j].count, &ovf) / L; /* one layer's worth */
+                    if (v > big)
+                        big = v;
+                }
+                add_item(S, "comm_buffers", mul_sat(mul_sat(big, 2, &ovf), wbytes, &ovf),
+                         VP_BASIS_ESTIMATED, PH(VP_PHASE_FORWARD) | PH(VP_PHASE_BACKWARD) | PH(VP_PHASE_EVAL),
+                         VP_COUNTER_ALLOCATED, "ZeRO-3/FSDP gathered working set: the current and "
+                         "the prefetched unit, unsharded");
+            } else if (zero3) {
+                add_unknown(e, "comm_buffers", "model.config (the largest layer, for ZeRO-3's "
+                                               "gathered parameters)");
+            }
+        }
+        /* framework overheads */
+        if (w->framework != FW_NONE && w->framework != FW_VLLM) {
+            add_item(S, "cuda_context", 512 * MIB, VP_BASIS_ASSUMED, PH_TRAIN, VP_COUNTER_DEVICE,
+                     "CUDA context with lazy module loading: 0.3–0.6 GiB (formulas.md §6.1)");
+            add_item(S, "workspace", 64 * MIB, VP_BASIS_ASSUMED, PH_STEPS, VP_COUNTER_DEVICE,
+                     "cuBLAS + cuBLASLt workspaces (formulas.md §6.4)");
+            uint64_t grow = add_sat(act, logits, &ovf);
+            add_item(S, "allocator_slack", grow / 10, VP_BASIS_ASSUMED,
+                     PH(VP_PHASE_FORWARD) | PH(VP_PHASE_BACKWARD), VP_COUNTER_RESERVED,
+                     "PyTorch caching allocator: 10%% of activations and logits (5–15%%, "
+                     "formulas.md §6.2)");
+            if (N > 1 || w->tp > 1 || w->pp > 1)
+                add_item(S, "comm_buffers", 512 * MIB, VP_BASIS_ASSUMED, PH_STEPS, VP_COUNTER_DEVICE,
+                         "NCCL buffers (formulas.md §6.5)");
+        }
+        (void)wsum;
+    }
+    if (ovf)
+        return vp__error_set(err, VP_EOVERFLOW, &w0,
+                             "the estimate exceeds 2^64 − 1 bytes (check context and micro-batch)");
+    return VP_OK;
+}
+
 /* ---- the computation ------------------------------------------------------------------ */
 
 static vp_status compute(vp_estimate *e, const workload *w, uint64_t capacity, bool quiet,
@@ -286,21 +756,19 @@ static vp_status compute(vp_estimate *e, const workload *w, uint64_t capacity, b
     e->n_unknown = e->n_warning = 0;
     e->weights_only_known = e->vllm_known = false;
     e->weights_only = e->vllm_budget = e->vllm_blocks = e->vllm_tokens = 0;
+    e->trainable_known = false;
+    e->trainable = 0;
     for (uint64_t s = 0; s < w->pp && s < MAX_STAGES; s++) {
         e->st[s].n = 0;
         e->st[s].kv_budget = 0;
         e->st[s].kv_budget_known = false;
         e->st[s].quiet = quiet;
     }
-    if (w->task != TASK_INFERENCE)
-        return vp__error_set(err, VP_EUNSUPPORTED, &where0,
-                             "training and adaptation tasks are not estimated by this version "
-                             "(task = inference only)");
     e->tp = w->tp;
     e->pp = w->pp;
     e->dp = w->dp;
     e->n_stages = (int)w->pp;
-    e->phases_used = PH_INFER;
+    e->phases_used = w->task == TASK_INFERENCE ? PH_INFER : PH_TRAIN;
 
     uint64_t L = a ? a->layers : 0;
     if (a && w->pp > L)
@@ -377,6 +845,14 @@ static vp_status compute(vp_estimate *e, const workload *w, uint64_t capacity, b
     } else {
         add_unknown(e, "weights", params ? "workload.weights (the weight format)"
                                          : "model.parameters, model.config or model.checkpoint");
+    }
+    if (w->task != TASK_INFERENCE) {
+        train_in tin = { w, m, a, wl, wf, wlast, weights_known, by_layer, wbasis, whow,
+                         dtype_bytes, params, quiet };
+        vp_status tst = compute_training(e, &tin, err);
+        if (tst != VP_OK)
+            return tst;
+        goto reserves;
     }
     /* vLLM keeps a rotary cos/sin cache of max_position × head_dim in the model dtype with
      * the weights ("Model loading took … GiB" includes it: 14.99 GiB for Llama-3.1-8B). */
@@ -639,6 +1115,7 @@ static vp_status compute(vp_estimate *e, const workload *w, uint64_t capacity, b
         e->vllm_known = false;
     }
 
+reserves:;
     /* named reserves: every stage; a reserve named like an item replaces it */
     const vp__section *res = vp__sheet_section(w->sheet, "reserve", 0);
     for (size_t r = 0; res && r < res->n; r++) {
@@ -653,7 +1130,7 @@ static vp_status compute(vp_estimate *e, const workload *w, uint64_t capacity, b
                 }
             char id[40];
             snprintf(id, sizeof(id), "reserve:%.31s", rv->key);
-            add_item(S, id, vp_bytes_value(rv->bytes), VP_BASIS_ASSUMED, PH_INFER,
+            add_item(S, id, vp_bytes_value(rv->bytes), VP_BASIS_ASSUMED, e->phases_used,
                      VP_COUNTER_DEVICE, "named reserve [reserve] %s = %s", rv->key, rv->text);
         }
     }
@@ -804,12 +1281,25 @@ size_t vp_estimate_peak_gpu(const vp_estimate *e)
     return best;
 }
 
+/* The sum over ids of each id's largest item: an id that appears once per phase group
+ * (training and evaluation activations) counts once, at its maximum. */
 vp_bytes vp_estimate_envelope_bytes(const vp_estimate *e, size_t gpu)
 {
     const stage *s = stage_of(e, gpu);
     uint64_t sum = 0;
-    for (int i = 0; s != NULL && i < s->n; i++)
-        sum += s->items[i].bytes;
+    for (int i = 0; s != NULL && i < s->n; i++) {
+        bool seen = false;
+        uint64_t mx = s->items[i].bytes;
+        for (int j = 0; j < s->n; j++)
+            if (j != i && strcmp(s->items[j].id, s->items[i].id) == 0) {
+                if (j < i)
+                    seen = true;
+                if (s->items[j].bytes > mx)
+                    mx = s->items[j].bytes;
+            }
+        if (!seen)
+            sum += mx;
+    }
     return vp_bytes_make(sum);
 }
 
@@ -841,6 +1331,16 @@ size_t vp_estimate_warning_count(const vp_estimate *e) { return e ? (size_t)e->n
 const char *vp_estimate_warning(const vp_estimate *e, size_t i)
 {
     return e && i < (size_t)e->n_warning ? e->warning[i] : NULL;
+}
+
+vp_status vp_estimate_trainable(const vp_estimate *e, vp_count *out)
+{
+    if (e == NULL || out == NULL)
+        return VP_EMISUSE;
+    if (!e->trainable_known || !e->n_stages)
+        return VP_ENOTFOUND;
+    out->n = e->trainable;
+    return VP_OK;
 }
 
 vp_status vp_estimate_kv_capacity(const vp_estimate *e, vp_bytes *budget, uint64_t *blocks,
@@ -911,12 +1411,18 @@ vp_status vp_fit(uint64_t *out, vp_estimate *scratch, const vp_sheet *s, vp_fit_
     if (st != VP_OK)
         return st;
     vp__where w0 = { s->source, 0, 0, 0, false };
-    if (target == VP_FIT_MICROBATCH)
-        return vp__error_set(err, VP_EUNSUPPORTED, &w0,
-                             "--solve microbatch applies to training sheets, which this "
-                             "version does not estimate");
-    if (target != VP_FIT_CONTEXT && target != VP_FIT_CONCURRENCY)
+    if ((unsigned)target > VP_FIT_MICROBATCH)
         return VP_EMISUSE;
+    if (target == VP_FIT_MICROBATCH && w.task == TASK_INFERENCE)
+        return vp__error_set(err, VP_EUNSUPPORTED, &w0,
+                             "--solve microbatch applies to training and adaptation sheets; "
+                             "inference solves context or concurrency");
+    if (target == VP_FIT_CONCURRENCY && w.task != TASK_INFERENCE)
+        return vp__error_set(err, VP_EUNSUPPORTED, &w0,
+                             "--solve concurrency applies to inference; training solves "
+                             "microbatch or context");
+    if (target == VP_FIT_MICROBATCH && w.context == 0)
+        return vp__error_set(err, VP_EMISSING, &w0, "solving for microbatch needs workload.context");
     if (w.model == NULL || !w.model->has_arch)
         return vp__error_set(err, VP_ENOTFOUND, &w0,
                              "without an architecture the KV cache is unknown, so no largest "
@@ -925,7 +1431,8 @@ vp_status vp_fit(uint64_t *out, vp_estimate *scratch, const vp_sheet *s, vp_fit_
     if (target == VP_FIT_CONCURRENCY && w.context == 0)
         return vp__error_set(err, VP_EMISSING, &w0, "solving for concurrency needs workload.context");
     uint64_t lo = 0, hi = (uint64_t)1 << 40;
-    uint64_t *var = target == VP_FIT_CONTEXT ? &w.context : &w.concurrency;
+    uint64_t *var = target == VP_FIT_CONTEXT ? &w.context
+                    : target == VP_FIT_CONCURRENCY ? &w.concurrency : &w.microbatch;
     /* the largest v in [1, hi] with fits(v); monotone in v */
     while (lo < hi) {
         uint64_t mid = lo + (hi - lo + 1) / 2;

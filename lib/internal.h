@@ -106,6 +106,7 @@ typedef struct vp__arch {
     uint64_t mtp_layers;        /* DeepSeek multi-token-prediction layers (not counted) */
     uint64_t ssm_layers;        /* hybrid models: layers with a recurrent (Mamba) state */
     uint64_t ssm_values;        /* values of that state per layer per sequence */
+    bool gated_mlp;             /* SwiGLU-style MLP (gate, up, down) */
     uint64_t dtype_bytes;       /* bytes per value of the unquantized weights */
 } vp__arch;
 
@@ -203,5 +204,12 @@ vp_status vp__gguf_read(vp_model *m, const unsigned char *data, size_t len,
 /* Reads a whole (small) file or the first max bytes: *buf is malloc'd. */
 vp_status vp__read_file(const char *path, size_t max, unsigned char **buf, size_t *len,
                         uint64_t *file_size, vp_error *err);
+
+/* estimate.c: activation bytes saved per transformer layer (white-box tested). */
+typedef struct vp__act_shape {
+    uint64_t h, nq, nkv, d, f, tp;
+    bool gated, flash, dropout;
+} vp__act_shape;
+uint64_t vp__act_layer_bytes(const vp__act_shape *x, uint64_t s, uint64_t b, int mode);
 
 #endif /* VRAMPLAN_INTERNAL_H */

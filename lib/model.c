@@ -256,6 +256,7 @@ static bool read_llama_like(cfg *c, vp__arch *a, vp__ltlist *l)
 
     a->vocab = V; a->hidden = h; a->layers = L; a->heads = nq; a->kv_heads = nkv;
     a->head_dim = d; a->kv_layers = L;
+    a->gated_mlp = true;
 
     /* MoE layout */
     uint64_t E = 0, k = 0, f_moe = 0, f_shared = 0, f_dense = 0;
@@ -610,6 +611,7 @@ static bool read_deepseek(cfg *c, vp__arch *a, vp__ltlist *l)
     a->head_dim = rkv + dr; a->inter = f; a->experts = E; a->top_k = k; a->moe_inter = f_moe;
     a->n_shared = ns; a->shared_inter = ns * f_moe; a->q_lora_rank = rq; a->kv_lora_rank = rkv;
     a->qk_nope = dn; a->qk_rope = dr; a->v_head_dim = dv; a->kv_layers = L; a->mtp_layers = mtp;
+    a->gated_mlp = true;
     lt(l, "model.embed_tokens", VP__K_EMBED, V, h, 1, 1);
     if (rq) {
         lt(l, "model.layers.*.self_attn.q_a_proj", VP__K_LINEAR, rq, h, L, L);
@@ -669,6 +671,7 @@ static bool read_gpt_oss(cfg *c, vp__arch *a, vp__ltlist *l)
     a->vocab = V; a->hidden = h; a->layers = L; a->heads = nq; a->kv_heads = nkv;
     a->head_dim = d; a->inter = f; a->experts = E; a->top_k = k; a->moe_inter = f;
     a->kv_layers = L;
+    a->gated_mlp = true;
     {
         const vp__json_node *types = vp__json_get(c->doc, c->obj, "layer_types");
         uint64_t s = 0;
@@ -738,6 +741,7 @@ static bool read_jamba(cfg *c, vp__arch *a, vp__ltlist *l)
     a->vocab = V; a->hidden = h; a->layers = L; a->heads = nq; a->kv_heads = nkv;
     a->head_dim = d; a->inter = f; a->moe_inter = f; a->experts = E > 1 ? E : 0; a->top_k = k;
     a->kv_layers = n_attn;
+    a->gated_mlp = true;
     a->ssm_layers = n_mamba;
     a->ssm_values = (dconv - 1) * di + di * dstate;
     lt(l, "model.embed_tokens", VP__K_EMBED, V, h, 1, 1);

@@ -241,9 +241,10 @@ START_TEST(test_bad_layouts)
     attach_config(s, "configs/meta-llama__Llama-3.2-1B/config.mlc_preset.json");
     ck_assert_int_eq(vp_estimate_run(e, s, vp_bytes_make(0), &err), VP_EINVALID);
     vp_sheet_free(s);
-    /* training is for a later version: an error, not a silent inference estimate */
-    s = sheet_text("[workload]\ntask = \"full\"\n");
+    /* a GGUF weight format needs the GGUF file */
+    s = sheet_text("[model]\nparameters = 1000\n[workload]\nweights = \"gguf-q4_k_m\"\n");
     ck_assert_int_eq(vp_estimate_run(e, s, vp_bytes_make(0), &err), VP_EUNSUPPORTED);
+    ck_assert_ptr_nonnull(strstr(err.message, ".gguf"));
     vp_sheet_free(s);
     vp_estimate_free(e);
 }

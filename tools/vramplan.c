@@ -24,7 +24,7 @@ static void usage(FILE *to)
             "                                         *.safetensors.index.json or *.gguf\n"
             "       vramplan estimate SHEET [--json|--markdown] [--capacity Q] [overrides]\n"
             "                                         itemized per-phase memory per GPU\n"
-            "       vramplan fit SHEET --solve context|concurrency [--capacity Q] [--json]\n"
+            "       vramplan fit SHEET --solve context|concurrency|microbatch [--capacity Q]\n"
             "                                         the largest value that fits a GPU\n"
             "\n"
             "overrides (for estimate and fit): --context N --concurrency N --framework F\n"
@@ -530,6 +530,16 @@ static void estimate_json(const vp_estimate *e, const vp_sheet *s, const opts *o
     else
         printf("null");
     printf(", \"gpus\": %zu", vp_estimate_gpu_count(e));
+    {
+        char task[64];
+        vp_count tr;
+        printf(", \"task\": %s", vp_sheet_get(s, "workload.task", task, sizeof(task)) == VP_OK
+                                     ? task : "\"inference\"");
+        if (vp_estimate_trainable(e, &tr) == VP_OK)
+            printf(", \"trainable_parameters\": %llu", (unsigned long long)vp_count_value(tr));
+        else if (vp_estimate_phase_used(e, VP_PHASE_BACKWARD))
+            printf(", \"trainable_parameters\": null");
+    }
     if (vp_estimate_weights_only(e, &wo) == VP_OK)
         printf(", \"weights_only_bytes\": %llu", (unsigned long long)vp_bytes_value(wo));
     else
@@ -610,6 +620,13 @@ static void estimate_table(const vp_estimate *e, const vp_sheet *s, const opts *
     printf(md ? "Sheet: `%s`; %zu GPU(s); memory per GPU; GiB = 2^30 B.\n\n"
               : "sheet: %s; %zu GPU(s); memory per GPU; GiB = 2^30 B, GB = 10^9 B\n\n",
            o->sheet_path ? o->sheet_path : "<built-in seed>", vp_estimate_gpu_count(e));
+    {
+        vp_count tr;
+        if (vp_estimate_trainable(e, &tr) == VP_OK) {
+            group_thousands(grouped, sizeof(grouped), (unsigned long long)vp_count_value(tr));
+            printf(md ? "Trainable parameters: %s.\n\n" : "trainable parameters: %s\n", grouped);
+        }
+    }
     if (vp_estimate_weights_only(e, &wo) == VP_OK) {
         group_thousands(grouped, sizeof(grouped), (unsigned long long)wo.b);
         vp_bytes_format(gib, sizeof(gib), wo, VP_UNIT_GIB, 2);

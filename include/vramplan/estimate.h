@@ -14,7 +14,9 @@
  * it shows up in (#vp_counter), and a one-line account of how it was obtained.
  *
  * The modeled peak of a GPU is its largest phase total; the conservative envelope is the
- * sum of every item, labelled as such and never reported as an observed peak. An item
+ * sum of every item's maximum, labelled as such and never reported as an observed peak.
+ * An id may be listed more than once when its size differs by phase (training and
+ * evaluation activations); each entry names its phases. An item
  * that cannot be computed is not counted as zero: it is listed among the unknowns with
  * the input that would give it.
  *
@@ -113,8 +115,10 @@ VP_API void vp_estimate_free(vp_estimate *e);
  * @retval VP_EMISUSE on NULL arguments
  * @retval VP_EINVALID an impossible layout: a tensor-parallel degree that does not
  *         divide the attention heads, more pipeline stages than layers
- * @retval VP_EUNSUPPORTED a task this version does not estimate, a GGUF weight format
- *         without a GGUF checkpoint
+ * @retval VP_EUNSUPPORTED a GGUF weight format without a GGUF checkpoint; full
+ *         fine-tuning of quantized weights
+ * @retval VP_EMISSING lora or qlora without lora_rank
+ * @retval VP_ERANGE a zero micro-batch
  * @retval VP_EOVERFLOW a size exceeds 2^64 − 1 bytes
  * @since 0.1
  */
@@ -201,8 +205,9 @@ VP_API vp_bytes vp_estimate_peak_bytes(const vp_estimate *e, size_t gpu, vp_phas
  */
 VP_API size_t vp_estimate_peak_gpu(const vp_estimate *e);
 /**
- * @brief Conservative envelope of GPU @p gpu: the sum of every item's bytes. Not an
- *        observed peak.
+ * @brief Conservative envelope of GPU @p gpu: the sum, over item ids, of each id's
+ *        largest item (an id listed once per phase group, such as training and evaluation
+ *        activations, counts once). Not an observed peak.
  * @param e the estimate  @param gpu GPU index
  * @return the bytes
  * @since 0.1
@@ -261,6 +266,18 @@ VP_API size_t vp_estimate_warning_count(const vp_estimate *e);
  * @since 0.1
  */
 VP_API const char *vp_estimate_warning(const vp_estimate *e, size_t i);
+/**
+ * @brief Trainable parameters of a training or adaptation estimate (all parameters for
+ *        full fine-tuning; the LoRA adapters' values for lora and qlora).
+ * @param e the estimate
+ * @param[out] out the count; untouched on error
+ * @retval VP_OK on success
+ * @retval VP_ENOTFOUND an inference estimate, or the count is unknown
+ * @retval VP_EMISUSE on NULL arguments
+ * @since 0.1
+ */
+VP_API vp_status vp_estimate_trainable(const vp_estimate *e, vp_count *out);
+
 /**
  * @brief vLLM profile: the KV-cache pool of the tightest GPU and what it holds.
  * @param e the estimate

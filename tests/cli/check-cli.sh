@@ -131,5 +131,16 @@ has fit-nocap-msg "$tmp/err" "--capacity"
 run fit-noarch 1 fit "$examples/seed.toml" --solve context --capacity "24 GB"
 run fit-usage 2 fit "$examples/seed.toml" --solve speed --capacity "24 GB"
 
+# training
+run train-json 0 estimate "$examples/llama-3.1-8b-lora.toml" --json
+has train-trainable "$tmp/out" '"trainable_parameters": 41943040'
+has train-task "$tmp/out" '"task": "lora"'
+has train-phases "$tmp/out" '"optimizer_step": '
+run train-zero3 0 estimate "$examples/zero3-8gpu-full.toml"
+has train-zero3-gpus "$tmp/out" "GPUs 0, 1, 2, 3, 4, 5, 6, 7"
+run fit-mb 0 fit "$examples/llama-3.1-8b-lora.toml" --solve microbatch --capacity "24 GB" --json
+has fit-mb-solve "$tmp/out" '"solve": "microbatch"'
+run fit-mb-infer 1 fit "$examples/seed.toml" --solve microbatch --capacity "24 GB"
+
 echo "$passes passed, $fails failed"
 [ "$fails" -eq 0 ]

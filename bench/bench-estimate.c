@@ -70,6 +70,33 @@ int main(int argc, char **argv)
     dt = now() - t0;
     printf("fit solve (context / concurrency, binary search): %.1f us per solve (last value %llu)\n",
            dt / iters * 1e6, (unsigned long long)v);
+    /* training: LoRA on all linears, full checkpointing */
+    static const char ttext[] = "[workload]\ntask = \"lora\"\nlora_rank = 16\n"
+                                "lora_targets = [\"all-linear\"]\ncontext = 4096\nmicrobatch = 2\n"
+                                "checkpointing = \"full\"\nframework = \"transformers\"\n";
+    vp_sheet *ts;
+    vp_model *m2;
+    if (vp_sheet_parse(&ts, ttext, sizeof(ttext) - 1, "bench", NULL) != VP_OK ||
+        vp_model_from_path(&m2, path, NULL) != VP_OK || vp_sheet_attach_model(ts, m2) != VP_OK)
+        return 1;
+    iters = 200000;
+    t0 = now();
+    for (int i = 0; i < iters; i++) {
+        if (vp_estimate_run(e, ts, cap, NULL) != VP_OK)
+            return 1;
+        sink += vp_bytes_value(vp_estimate_peak_bytes(e, 0, NULL));
+    }
+    dt = now() - t0;
+    printf("training estimate (Llama-3.1-8B LoRA, 4k x 2): %.2f us per estimate\n", dt / iters * 1e6);
+    iters = 2000;
+    t0 = now();
+    for (int i = 0; i < iters; i++)
+        if (vp_fit(&v, e, ts, VP_FIT_MICROBATCH, cap, NULL) != VP_OK)
+            return 1;
+    dt = now() - t0;
+    printf("micro-batch solve: %.1f us per solve (largest micro-batch %llu at %.2f GB)\n",
+           dt / iters * 1e6, (unsigned long long)v, (double)vp_bytes_value(cap) / 1e9);
+    vp_sheet_free(ts);
     vp_estimate_free(e);
     vp_sheet_free(s);
     return sink == 0;

@@ -370,6 +370,36 @@ START_TEST(test_peft_measured)
 }
 END_TEST
 
+/* torchtune, Llama-3.2-3B full fine-tuning on an A100, packed 4096-token samples × 2,
+ * bf16 weights, gradients and AdamW states, no checkpointing: "Peak Memory Active" 60.0 GiB
+ * (measured-torchtune-3b.csv); the estimate's allocated counter in backward must be
+ * within ±5 %. */
+START_TEST(test_torchtune_packed)
+{
+    char path[1024];
+    size_t len;
+    char *csv = vp_test_read(vp_test_path(path, sizeof(path), "training/measured-torchtune-3b.csv"), &len);
+    char *row = strstr(csv, "\ntorchtune-3b-packed-dataset,");
+    ck_assert_ptr_nonnull(row);
+    char *val = strstr(row, ",Peak Memory Active,");
+    ck_assert_ptr_nonnull(val);
+    double gib = atof(val + strlen(",Peak Memory Active,"));
+    ck_assert(gib > 59.9 && gib < 60.1);
+    vp_sheet *s = sheet_text("[workload]\ntask = \"full\"\nweights = \"bf16\"\nmaster_weights = false\n"
+                             "optimizer = \"adamw\"\ncontext = 4096\nmicrobatch = 2\n");
+    attach(s, "configs/meta-llama__Llama-3.2-3B__resharded-copy/config.json");
+    vp_estimate *e = run_ok(s);
+    double pred = (double)vp_bytes_value(vp_estimate_phase_bytes(e, 0, VP_PHASE_BACKWARD,
+                                                                 VP_COUNTER_ALLOCATED)) / (double)(UINT64_C(1) << 30);
+    printf("torchtune 3B packed full fine-tune: measured %.1f GiB, predicted %.2f GiB (%+.1f%%)\n",
+           gib, pred, 100.0 * (pred - gib) / gib);
+    ck_assert_msg(pred > gib * 0.95 && pred < gib * 1.05, "predicted %.2f GiB", pred);
+    vp_estimate_free(e);
+    vp_sheet_free(s);
+    free(csv);
+}
+END_TEST
+
 Suite *vp_test_suite(void)
 {
     Suite *s = suite_create("training");
@@ -381,5 +411,6 @@ Suite *vp_test_suite(void)
     VP_ADD_TEST(s, test_bad_training);
     VP_ADD_TEST(s, test_fit_microbatch);
     VP_ADD_TEST(s, test_peft_measured);
+    VP_ADD_TEST(s, test_torchtune_packed);
     return s;
 }

@@ -14,5 +14,6 @@
 #include <vramplan/model.h>
 #include <vramplan/sheet.h>
 #include <vramplan/estimate.h>
+#include <vramplan/plan.h>
 
 #endif /* VRAMPLAN_H */

@@ -95,6 +95,7 @@ static const vp__field scope_schema[] = {
     { "scope", "concurrency", VP__F_INT, NULL },
     { "scope", "microbatch", VP__F_INT, NULL },
     { "scope", "gpu", VP__F_STR, NULL },
+    { "scope", "truncated", VP__F_BOOL, NULL },
 };
 
 static const char *const array_tables[] = { "offer", "evidence", "measurement" };
@@ -302,7 +303,8 @@ static vp_status fill_scope(const vctx *c, const vp__tnode *v, vp__entry *e)
             vp__where w = vp__toml_key_where(c->doc, s);
             return vp__error_set(c->err, VP_EUNKNOWNKEY, &w,
                                  "unknown scope key \"%.60s\"; scope keys are model, revision, "
-                                 "task, weights, context, concurrency, microbatch, gpu", k);
+                                 "task, weights, context, concurrency, microbatch, gpu, "
+                                 "truncated", k);
         }
         if (e->n_sub >= VP__MAX_SUB)
             return vfail(c, s, VP_ELIMIT, "too many scope keys");

@@ -25,6 +25,9 @@ static void usage(FILE *to)
             "       vramplan estimate SHEET [--json|--markdown] [--capacity Q] [overrides]\n"
             "                                         itemized per-phase memory per GPU\n"
             "       vramplan fit SHEET --solve context|concurrency|microbatch [--capacity Q]\n"
+            "       vramplan plan SHEET [--json|--markdown] [--rank cost,margin,schedule]\n"
+            "                                         classify the sheet's offers on evidence\n"
+            "       vramplan diagnose SHEET [--json]  first overflow among the measurements\n"
             "                                         the largest value that fits a GPU\n"
             "\n"
             "overrides (for estimate and fit): --context N --concurrency N --framework F\n"
@@ -838,6 +841,157 @@ static int cmd_fit(int argc, char **argv)
     return rc;
 }
 
+/* ---- plan and diagnose ---------------------------------------------------------------- */
+
+static int cmd_plan(int argc, char **argv)
+{
+    const char *path = NULL, *rank = NULL;
+    int json = 0, md = 0;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--json") == 0)
+            json = 1;
+        else if (strcmp(argv[i], "--markdown") == 0)
+            md = 1;
+        else if (strcmp(argv[i], "--rank") == 0 && i + 1 < argc)
+            rank = argv[++i];
+        else if (argv[i][0] == '-' && argv[i][1] != '\0') {
+            fprintf(stderr, "vramplan plan: unknown option '%s'\n", argv[i]);
+            return EXIT_USAGE;
+        } else if (path == NULL)
+            path = argv[i];
+        else {
+            fprintf(stderr, "vramplan plan: one SHEET only\n");
+            return EXIT_USAGE;
+        }
+    }
+    if (path == NULL || (json && md)) {
+        fprintf(stderr, "usage: vramplan plan SHEET [--json|--markdown] [--rank cost,margin,schedule]\n");
+        return EXIT_USAGE;
+    }
+    vp_sheet *s;
+    vp_error err = VP_ERROR_INIT;
+    vp_status st = vp_sheet_load(&s, path, &err);
+    if (st != VP_OK)
+        return fail(path, st, &err);
+    vp_plan *p;
+    st = vp_plan_new(&p, s, rank, &err);
+    if (st == VP_EMISUSE) {
+        vp_sheet_free(s);
+        fprintf(stderr, "vramplan plan: --rank takes a comma-separated order of cost, margin, schedule\n");
+        return EXIT_USAGE;
+    }
+    if (st != VP_OK) {
+        vp_sheet_free(s);
+        return fail(path, st, &err);
+    }
+    char *sizing = NULL;
+    if (vp_plan_sizing_sheet(p, s, &sizing, json ? 2 : md ? 1 : 0) != VP_OK) {
+        vp_plan_free(p);
+        vp_sheet_free(s);
+        return fail(path, VP_ENOMEM, NULL);
+    }
+    if (json) {
+        printf("{\"sheet\": ");
+        json_string(stdout, path);
+        printf(", \"candidates\": [");
+        for (size_t i = 0; i < vp_plan_candidate_count(p); i++) {
+            vp_bytes_delta mg;
+            printf("%s{\"offer\": ", i ? ", " : "");
+            json_string(stdout, vp_plan_candidate_offer(p, i));
+            printf(", \"verdict\": \"%s\", \"rank\": ", vp_verdict_name(vp_plan_candidate_verdict(p, i)));
+            if (vp_plan_candidate_rank(p, i))
+                printf("%u", vp_plan_candidate_rank(p, i));
+            else
+                printf("null");
+            printf(", \"total_cost\": ");
+            if (vp_plan_candidate_cost(p, i)[0])
+                json_string(stdout, vp_plan_candidate_cost(p, i));
+            else
+                printf("null");
+            if (vp_plan_candidate_margin(p, i, &mg) == VP_OK)
+                printf(", \"margin_bytes\": %lld", (long long)mg.b);
+            else
+                printf(", \"margin_bytes\": null");
+            printf(", \"requirements\": [");
+            for (size_t r = 0; r < vp_plan_requirement_count(p, i); r++) {
+                printf("%s{\"id\": \"%s\", \"verdict\": \"%s\", \"condition\": ", r ? ", " : "",
+                       vp_plan_requirement_id(p, i, r),
+                       vp_verdict_name(vp_plan_requirement_verdict(p, i, r)));
+                json_string(stdout, vp_plan_requirement_condition(p, i, r));
+                printf(", \"evidence\": ");
+                if (vp_plan_requirement_evidence(p, i, r)[0])
+                    json_string(stdout, vp_plan_requirement_evidence(p, i, r));
+                else
+                    printf("null");
+                printf("}");
+            }
+            printf("]}");
+        }
+        printf("], \"sizing_sheet\": %s}\n", sizing);
+    } else {
+        printf(md ? "# Plan: %s\n\n" : "plan: %s\n\n", path);
+        for (size_t i = 0; i < vp_plan_candidate_count(p); i++) {
+            vp_verdict v = vp_plan_candidate_verdict(p, i);
+            unsigned rk = vp_plan_candidate_rank(p, i);
+            char rtxt[32] = "-";
+            if (rk)
+                snprintf(rtxt, sizeof(rtxt), "%u", rk);
+            printf(md ? "## %s: %s (rank %s, cost %s)\n\n| requirement | verdict | condition |\n|---|---|---|\n"
+                      : "%s: %s (rank %s, cost %s)\n",
+                   vp_plan_candidate_offer(p, i),
+                   v == VP_VERDICT_FIT ? "adopted" : v == VP_VERDICT_EXCLUDED ? "excluded"
+                                                                              : "to confirm (pre-selection)",
+                   rtxt, vp_plan_candidate_cost(p, i)[0] ? vp_plan_candidate_cost(p, i) : "none stated");
+            for (size_t r = 0; r < vp_plan_requirement_count(p, i); r++)
+                printf(md ? "| %s | %s | %s |\n" : "  %-18s %-11s %s\n", vp_plan_requirement_id(p, i, r),
+                       vp_verdict_name(vp_plan_requirement_verdict(p, i, r)),
+                       vp_plan_requirement_condition(p, i, r));
+            printf("\n");
+        }
+        fputs(sizing, stdout);
+    }
+    vp_free(sizing);
+    vp_plan_free(p);
+    vp_sheet_free(s);
+    return 0;
+}
+
+static int cmd_diagnose(int argc, char **argv)
+{
+    const char *path = NULL;
+    int json = 0;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--json") == 0)
+            json = 1;
+        else if (argv[i][0] == '-' && argv[i][1] != '\0') {
+            fprintf(stderr, "vramplan diagnose: unknown option '%s'\n", argv[i]);
+            return EXIT_USAGE;
+        } else if (path == NULL)
+            path = argv[i];
+        else {
+            fprintf(stderr, "vramplan diagnose: one SHEET only\n");
+            return EXIT_USAGE;
+        }
+    }
+    if (path == NULL) {
+        fprintf(stderr, "usage: vramplan diagnose SHEET [--json]\n");
+        return EXIT_USAGE;
+    }
+    vp_sheet *s;
+    vp_error err = VP_ERROR_INIT;
+    vp_status st = vp_sheet_load(&s, path, &err);
+    if (st != VP_OK)
+        return fail(path, st, &err);
+    char *text = NULL;
+    st = vp_diagnose(s, &text, json, &err);
+    vp_sheet_free(s);
+    if (st != VP_OK)
+        return fail(path, st, &err);
+    fputs(text, stdout);
+    vp_free(text);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     if (argc > 1 && strcmp(argv[1], "inspect") == 0)
@@ -846,6 +1000,10 @@ int main(int argc, char **argv)
         return cmd_estimate(argc - 1, argv + 1, 0);
     if (argc > 1 && strcmp(argv[1], "fit") == 0)
         return cmd_fit(argc - 1, argv + 1);
+    if (argc > 1 && strcmp(argv[1], "plan") == 0)
+        return cmd_plan(argc - 1, argv + 1);
+    if (argc > 1 && strcmp(argv[1], "diagnose") == 0)
+        return cmd_diagnose(argc - 1, argv + 1);
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {

@@ -1,0 +1,330 @@
+/*
+ * Offers and evidence: the seed short-list (examples/seed-plan.toml) step by step, each
+ * rule of evidence, ranking, bad inputs, the scheduler's memory classification, the
+ * first-overflow diagnosis and the sizing sheet.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <vramplan.h>
+
+#include "ck-util.h"
+
+static vp_sheet *seed_plan(void)
+{
+    char path[1024];
+    vp_sheet *s = NULL;
+    vp_error err = VP_ERROR_INIT;
+    snprintf(path, sizeof(path), "%s/../../examples/seed-plan.toml", vp_test_data_dir());
+    ck_assert_msg(vp_sheet_load(&s, path, &err) == VP_OK, "%s", err.message);
+    return s;
+}
+
+static vp_plan *plan(const vp_sheet *s)
+{
+    vp_plan *p = NULL;
+    vp_error err = VP_ERROR_INIT;
+    vp_status st = vp_plan_new(&p, s, NULL, &err);
+    ck_assert_msg(st == VP_OK, "%s: %s", vp_status_name(st), err.message);
+    return p;
+}
+
+static size_t cand(const vp_plan *p, const char *offer)
+{
+    for (size_t i = 0; i < vp_plan_candidate_count(p); i++)
+        if (strcmp(vp_plan_candidate_offer(p, i), offer) == 0)
+            return i;
+    ck_abort_msg("no candidate %s", offer);
+    return 0;
+}
+
+static size_t reqi(const vp_plan *p, size_t c, const char *id)
+{
+    for (size_t r = 0; r < vp_plan_requirement_count(p, c); r++)
+        if (strcmp(vp_plan_requirement_id(p, c, r), id) == 0)
+            return r;
+    ck_abort_msg("no requirement %s", id);
+    return 0;
+}
+
+static vp_verdict rv(const vp_plan *p, const char *offer, const char *id)
+{
+    size_t c = cand(p, offer);
+    return vp_plan_requirement_verdict(p, c, reqi(p, c, id));
+}
+
+static const char *rc(const vp_plan *p, const char *offer, const char *id)
+{
+    size_t c = cand(p, offer);
+    return vp_plan_requirement_condition(p, c, reqi(p, c, id));
+}
+
+/* appends one [[evidence]] entry: "key=value;key=value" */
+static void add_evidence(vp_sheet *s, const char *spec)
+{
+    size_t idx = vp_sheet_count(s, "evidence");
+    char buf[512];
+    snprintf(buf, sizeof(buf), "%s", spec);
+    for (char *tok = strtok(buf, ";"); tok; tok = strtok(NULL, ";")) {
+        char *eq = strchr(tok, '=');
+        ck_assert_ptr_nonnull(eq);
+        *eq = '\0';
+        char key[96];
+        snprintf(key, sizeof(key), "evidence.%zu.%s", idx, tok);
+        vp_error err = VP_ERROR_INIT;
+        ck_assert_msg(vp_sheet_set(s, key, eq + 1, &err) == VP_OK, "%s=%s: %s", key, eq + 1, err.message);
+    }
+}
+
+#define SCOPE_OK "{ model = \"7B chat model (seed pages)\", task = \"inference\", weights = \"fp16\", context = 4096, concurrency = 1 }"
+
+START_TEST(test_seed_shortlist)
+{
+    vp_sheet *s = seed_plan();
+    vp_plan *p = plan(s);
+    ck_assert_uint_eq(vp_plan_candidate_count(p), 3);
+    /* without further evidence: both cards to confirm, rank null; the 16 GB card excluded */
+    ck_assert_int_eq(vp_plan_candidate_verdict(p, cand(p, "rtx4090-1x-3d")), VP_VERDICT_TO_CONFIRM);
+    ck_assert_int_eq(vp_plan_candidate_verdict(p, cand(p, "rtx6000ada-1x-3d")), VP_VERDICT_TO_CONFIRM);
+    ck_assert_uint_eq(vp_plan_candidate_rank(p, cand(p, "rtx4090-1x-3d")), 0);
+    ck_assert_uint_eq(vp_plan_candidate_rank(p, cand(p, "rtx6000ada-1x-3d")), 0);
+    ck_assert_int_eq(vp_plan_candidate_verdict(p, cand(p, "16gb-1x-3d")), VP_VERDICT_EXCLUDED);
+    ck_assert_int_eq(rv(p, "16gb-1x-3d", "memory"), VP_VERDICT_EXCLUDED);
+    const char *why = rc(p, "16gb-1x-3d", "memory");
+    ck_assert_ptr_nonnull(strstr(why, "19.04 GiB"));
+    ck_assert_ptr_nonnull(strstr(why, "14.90 GiB"));
+    ck_assert_ptr_nonnull(strstr(why, "16.00 GiB"));
+    /* what remains to confirm is named: usable memory, compatibility, schedule, quality */
+    ck_assert_int_eq(rv(p, "rtx4090-1x-3d", "memory"), VP_VERDICT_TO_CONFIRM);
+    ck_assert_ptr_nonnull(strstr(rc(p, "rtx4090-1x-3d", "memory"), "device-reported total"));
+    ck_assert_ptr_nonnull(strstr(rc(p, "rtx4090-1x-3d", "memory"), "nominal"));
+    ck_assert_int_eq(rv(p, "rtx4090-1x-3d", "software"), VP_VERDICT_TO_CONFIRM);
+    ck_assert_int_eq(rv(p, "rtx4090-1x-3d", "quality"), VP_VERDICT_TO_CONFIRM);
+    ck_assert_int_eq(rv(p, "rtx4090-1x-3d", "schedule"), VP_VERDICT_TO_CONFIRM);
+    ck_assert_int_eq(rv(p, "rtx4090-1x-3d", "same_requirements"), VP_VERDICT_FIT);
+    vp_bytes_delta m;
+    ck_assert_int_eq(vp_plan_candidate_margin(p, 0, &m), VP_ENOTFOUND);
+    vp_plan_free(p);
+
+    /* a peak measured on the 4090 at a shorter context leaves memory to confirm */
+    add_evidence(s, "offer=rtx4090-1x-3d;claim=device_total;value=24564 MiB;source=device_report;"
+                    "version=driver 550.54.15, CUDA 12.4;date=2026-11-20");
+    add_evidence(s, "offer=rtx4090-1x-3d;claim=peak;value=20 GiB;source=measurement;version=torch 2.4.0;"
+                    "scope={ model = \"7B chat model (seed pages)\", task = \"inference\", weights = \"fp16\", "
+                    "context = 2048, concurrency = 1 }");
+    p = plan(s);
+    ck_assert_int_eq(rv(p, "rtx4090-1x-3d", "memory"), VP_VERDICT_TO_CONFIRM);
+    ck_assert_ptr_nonnull(strstr(rc(p, "rtx4090-1x-3d", "memory"), "context 2048 < 4096"));
+    vp_plan_free(p);
+
+    /* a device-reported total plus a peak measured in scope: memory fits */
+    add_evidence(s, "offer=rtx4090-1x-3d;claim=peak;value=20.1 GiB;source=measurement;version=torch 2.4.0;"
+                    "scope=" SCOPE_OK);
+    p = plan(s);
+    ck_assert_int_eq(rv(p, "rtx4090-1x-3d", "memory"), VP_VERDICT_FIT);
+    ck_assert_int_eq(vp_plan_candidate_margin(p, cand(p, "rtx4090-1x-3d"), &m), VP_OK);
+    /* 24564 MiB − 20.1 GiB (the measured peak exceeds the modeled 19.04 GiB) */
+    vp_bytes pk;
+    ck_assert_int_eq(vp_bytes_parse(&pk, "20.1 GiB", 8, NULL), VP_OK);
+    ck_assert_int_eq(vp_bytes_delta_value(m), (int64_t)24564 * 1048576 - (int64_t)vp_bytes_value(pk));
+    ck_assert_int_eq(vp_plan_candidate_verdict(p, cand(p, "rtx4090-1x-3d")), VP_VERDICT_TO_CONFIRM);
+    vp_plan_free(p);
+
+    /* evidence for every requirement: both adopted, the 4090 first on cost */
+    add_evidence(s, "offer=rtx6000ada-1x-3d;claim=device_total;value=50865307648 B;source=device_report;"
+                    "version=driver 570, CUDA 13.0");
+    add_evidence(s, "offer=rtx6000ada-1x-3d;claim=peak;value=20.1 GiB;source=measurement;scope=" SCOPE_OK);
+    static const char *const offers[] = { "rtx4090-1x-3d", "rtx6000ada-1x-3d" };
+    for (int k = 0; k < 2; k++) {
+        char spec[512];
+        snprintf(spec, sizeof(spec), "offer=%s;claim=software;value=torch 2.4.0 + CUDA 12.4 run the "
+                 "load;source=device_report;version=image 2026-11", offers[k]);
+        add_evidence(s, spec);
+        snprintf(spec, sizeof(spec), "offer=%s;claim=availability;value=booked 2026-12-01 for 3 days;"
+                 "source=documentation;version=booking confirmation", offers[k]);
+        add_evidence(s, spec);
+        snprintf(spec, sizeof(spec), "offer=%s;claim=quality;value=MMLU 5-shot = 0.47;"
+                 "source=measurement;scope=" SCOPE_OK, offers[k]);
+        add_evidence(s, spec);
+    }
+    p = plan(s);
+    ck_assert_int_eq(vp_plan_candidate_verdict(p, cand(p, "rtx4090-1x-3d")), VP_VERDICT_FIT);
+    ck_assert_int_eq(vp_plan_candidate_verdict(p, cand(p, "rtx6000ada-1x-3d")), VP_VERDICT_FIT);
+    ck_assert_uint_eq(vp_plan_candidate_rank(p, cand(p, "rtx4090-1x-3d")), 1);
+    ck_assert_uint_eq(vp_plan_candidate_rank(p, cand(p, "rtx6000ada-1x-3d")), 2);
+    ck_assert_int_eq(vp_plan_candidate_verdict(p, cand(p, "16gb-1x-3d")), VP_VERDICT_EXCLUDED);
+    vp_plan_free(p);
+    /* ranked by margin first, the 48 GB card leads: priorities change the order of the
+     * adopted, never adopt the excluded */
+    vp_error err = VP_ERROR_INIT;
+    ck_assert_int_eq(vp_plan_new(&p, s, "margin,cost,schedule", &err), VP_OK);
+    ck_assert_uint_eq(vp_plan_candidate_rank(p, cand(p, "rtx6000ada-1x-3d")), 1);
+    ck_assert_uint_eq(vp_plan_candidate_rank(p, cand(p, "16gb-1x-3d")), 0);
+    vp_plan_free(p);
+    ck_assert_int_eq(vp_plan_new(&p, s, "speed", &err), VP_EMISUSE);
+    vp_sheet_free(s);
+}
+END_TEST
+
+START_TEST(test_evidence_rules)
+{
+    vp_sheet *s = seed_plan();
+    /* vendor material proves what is offered, not what runs */
+    add_evidence(s, "offer=rtx4090-1x-3d;claim=software;value=PyTorch preinstalled;source=vendor_material");
+    /* an order-time request is a wish */
+    add_evidence(s, "offer=rtx6000ada-1x-3d;claim=software;value=please install vLLM;source=order_request");
+    /* a catalog listing of stock proves no availability */
+    add_evidence(s, "offer=rtx4090-1x-3d;claim=availability;value=in stock;source=catalog");
+    /* documentation about the card model is not proof for this offer */
+    add_evidence(s, "gpu=RTX 6000 Ada;claim=device_total;value=50865307648 B;source=documentation");
+    /* a truncated run validates nothing */
+    add_evidence(s, "offer=rtx6000ada-1x-3d;claim=device_total;value=50865307648 B;source=device_report");
+    add_evidence(s, "offer=rtx6000ada-1x-3d;claim=peak;value=10 GiB;source=measurement;"
+                    "scope={ model = \"7B chat model (seed pages)\", task = \"inference\", weights = \"fp16\", "
+                    "context = 4096, concurrency = 1, truncated = true }");
+    /* a reduced task validates nothing */
+    add_evidence(s, "offer=rtx4090-1x-3d;claim=device_total;value=24564 MiB;source=device_report");
+    add_evidence(s, "offer=rtx4090-1x-3d;claim=peak;value=10 GiB;source=measurement;"
+                    "scope={ model = \"7B chat model (seed pages)\", task = \"inference\", weights = \"nf4\", "
+                    "context = 4096, concurrency = 1 }");
+    vp_plan *p = plan(s);
+    ck_assert_int_eq(rv(p, "rtx4090-1x-3d", "software"), VP_VERDICT_TO_CONFIRM);
+    ck_assert_ptr_nonnull(strstr(rc(p, "rtx4090-1x-3d", "software"), "proves what is offered"));
+    ck_assert_int_eq(rv(p, "rtx6000ada-1x-3d", "software"), VP_VERDICT_TO_CONFIRM);
+    ck_assert_ptr_nonnull(strstr(rc(p, "rtx6000ada-1x-3d", "software"), "wish"));
+    ck_assert_int_eq(rv(p, "rtx4090-1x-3d", "schedule"), VP_VERDICT_TO_CONFIRM);
+    ck_assert_int_eq(rv(p, "rtx6000ada-1x-3d", "memory"), VP_VERDICT_TO_CONFIRM);
+    ck_assert_ptr_nonnull(strstr(rc(p, "rtx6000ada-1x-3d", "memory"), "truncated"));
+    ck_assert_int_eq(rv(p, "rtx4090-1x-3d", "memory"), VP_VERDICT_TO_CONFIRM);
+    ck_assert_ptr_nonnull(strstr(rc(p, "rtx4090-1x-3d", "memory"), "format"));
+    vp_plan_free(p);
+    /* a device-reported total below the modeled peak, and a measured OOM: excluded */
+    add_evidence(s, "offer=16gb-1x-3d;claim=device_total;value=16376 MiB;source=device_report");
+    add_evidence(s, "offer=rtx4090-1x-3d;claim=defect;value=oom in prefill;source=measurement;scope=" SCOPE_OK);
+    p = plan(s);
+    ck_assert_ptr_nonnull(strstr(rc(p, "16gb-1x-3d", "memory"), "device-reported total"));
+    ck_assert_int_eq(rv(p, "rtx4090-1x-3d", "memory"), VP_VERDICT_EXCLUDED);
+    ck_assert_int_eq(vp_plan_candidate_verdict(p, cand(p, "rtx4090-1x-3d")), VP_VERDICT_EXCLUDED);
+    vp_plan_free(p);
+    vp_sheet_free(s);
+}
+END_TEST
+
+START_TEST(test_placement_and_currency)
+{
+    /* two cards are not one memory space: a 2-GPU layout on a 1-GPU offer is excluded */
+    static const char text[] =
+        "[model]\nparameters = 70_000_000_000\n[workload]\nweights = \"bf16\"\n"
+        "[layout]\ngpus = 2\ntensor_parallel = 2\n"
+        "[[offer]]\nid = \"one\"\ncount = 1\nmemory = \"80 GB\"\nprice = \"10 USD\"\n"
+        "[[offer]]\nid = \"two\"\ncount = 2\nmemory = \"80 GB\"\nprice = \"9 EUR\"\n";
+    vp_sheet *s = NULL;
+    ck_assert_int_eq(vp_sheet_parse(&s, text, sizeof(text) - 1, "t.toml", NULL), VP_OK);
+    vp_plan *p = plan(s);
+    ck_assert_int_eq(rv(p, "one", "placement"), VP_VERDICT_EXCLUDED);
+    ck_assert_int_eq(rv(p, "two", "placement"), VP_VERDICT_FIT);
+    ck_assert_int_eq(rv(p, "two", "interconnect"), VP_VERDICT_TO_CONFIRM);
+    vp_plan_free(p);
+    vp_sheet_free(s);
+}
+END_TEST
+
+START_TEST(test_bad_plans)
+{
+    static const struct { const char *text; vp_status st; uint32_t line; const char *needle; } bad[] = {
+        { "[[offer]]\nid = \"a\"\n[[evidence]]\noffer = \"b\"\nclaim = \"software\"\n", VP_EINVALID, 4, "\"b\"" },
+        { "[[offer]]\nid = \"a\"\n[[offer]]\nid = \"a\"\n", VP_EINVALID, 4, "two offers" },
+        { "[[offer]]\nmemory = \"24 GB\"\n", VP_EINVALID, 1, "without an id" },
+        { "[[offer]]\nid = \"a\"\n[[evidence]]\noffer = \"a\"\nclaim = \"peak\"\nvalue = \"20\"\n", VP_EUNIT, 6, "unit" },
+        { "[[offer]]\nid = \"a\"\n[[evidence]]\noffer = \"a\"\nclaim = \"peak\"\nvalue = \"0 B\"\n", VP_ERANGE, 6, "impossible" },
+        { "[[measurement]]\nvalue = \"5 PiB\"\n", VP_EUNIT, 0, NULL },
+        { "[[measurement]]\nvalue = \"4 TiB\"\nphase = \"load\"\n[[measurement]]\nvalue = \"2000 TiB\"\n", VP_ERANGE, 5, "impossible" },
+    };
+    for (size_t k = 0; k < sizeof(bad) / sizeof(bad[0]); k++) {
+        vp_sheet *s = NULL;
+        vp_error err = VP_ERROR_INIT;
+        vp_status st = vp_sheet_parse(&s, bad[k].text, strlen(bad[k].text), "p.toml", &err);
+        if (st == VP_OK) {
+            vp_plan *p = (vp_plan *)&p;
+            st = vp_plan_new(&p, s, NULL, &err);
+            ck_assert_ptr_eq(p, (vp_plan *)&p); /* nothing partial */
+            vp_sheet_free(s);
+        }
+        ck_assert_msg(st == bad[k].st, "case %zu: %s (%s)", k, vp_status_name(st), err.message);
+        if (bad[k].line)
+            ck_assert_msg(err.line == bad[k].line, "case %zu: line %u (%s)", k, err.line, err.message);
+        if (bad[k].needle)
+            ck_assert_msg(strstr(err.message, bad[k].needle) != NULL, "case %zu: %s", k, err.message);
+    }
+    /* malformed dates and mixed currencies in one price are sheet errors */
+    vp_sheet *s = NULL;
+    ck_assert_int_eq(vp_sheet_parse(&s, "[[offer]]\navailable_from = \"2026-13-01\"\n", 40, "p", NULL), VP_EPARSE);
+}
+END_TEST
+
+START_TEST(test_classify_memory)
+{
+    vp_bytes need = vp_bytes_make(UINT64_C(20442450944));
+    ck_assert_int_eq(vp_classify_memory(need, vp_bytes_make(UINT64_C(24000000000)), vp_bytes_make(0)), VP_VERDICT_FIT);
+    ck_assert_int_eq(vp_classify_memory(need, vp_bytes_make(UINT64_C(20000000000)), vp_bytes_make(0)), VP_VERDICT_EXCLUDED);
+    ck_assert_int_eq(vp_classify_memory(need, vp_bytes_make(0), vp_bytes_make(UINT64_C(24000000000))), VP_VERDICT_TO_CONFIRM);
+    ck_assert_int_eq(vp_classify_memory(need, vp_bytes_make(0), vp_bytes_make(UINT64_C(16000000000))), VP_VERDICT_EXCLUDED);
+    /* 20.5e9 B fits under "20 GB" read as 20 GiB: not excluded, only to confirm */
+    ck_assert_int_eq(vp_classify_memory(vp_bytes_make(UINT64_C(20500000000)), vp_bytes_make(0),
+                                        vp_bytes_make(UINT64_C(20000000000))), VP_VERDICT_TO_CONFIRM);
+}
+END_TEST
+
+START_TEST(test_diagnose_and_sizing)
+{
+    vp_sheet *s = seed_plan();
+    char *t = NULL;
+    ck_assert_int_eq(vp_diagnose(s, &t, 0, NULL), VP_OK);
+    ck_assert_ptr_nonnull(strstr(t, "no measurements"));
+    vp_free(t);
+    /* short input and small batch first, then the real upper bound: the first overflow */
+    ck_assert_int_eq(vp_sheet_set(s, "measurement.0.phase", "prefill", NULL), VP_OK);
+    ck_assert_int_eq(vp_sheet_set(s, "measurement.0.value", "14 GiB", NULL), VP_OK);
+    ck_assert_int_eq(vp_sheet_set(s, "measurement.0.context", "512", NULL), VP_OK);
+    ck_assert_int_eq(vp_sheet_set(s, "measurement.0.outcome", "ok", NULL), VP_OK);
+    ck_assert_int_eq(vp_sheet_set(s, "measurement.1.phase", "decode", NULL), VP_OK);
+    ck_assert_int_eq(vp_sheet_set(s, "measurement.1.value", "23.5 GiB", NULL), VP_OK);
+    ck_assert_int_eq(vp_sheet_set(s, "measurement.1.context", "4096", NULL), VP_OK);
+    ck_assert_int_eq(vp_sheet_set(s, "measurement.1.outcome", "oom", NULL), VP_OK);
+    ck_assert_int_eq(vp_diagnose(s, &t, 1, NULL), VP_OK);
+    ck_assert_ptr_nonnull(strstr(t, "\"phase\": \"decode\""));
+    ck_assert_ptr_nonnull(strstr(t, "KV cache"));
+    ck_assert_ptr_nonnull(strstr(t, "never shrunk"));
+    ck_assert_ptr_null(strstr(t, "shorter context"));
+    vp_free(t);
+    vp_plan *p = plan(s);
+    ck_assert_int_eq(vp_plan_sizing_sheet(p, s, &t, 0), VP_OK);
+    ck_assert_ptr_nonnull(strstr(t, "peak 19.04 GiB"));
+    ck_assert_ptr_nonnull(strstr(t, "unknown"));
+    ck_assert_ptr_nonnull(strstr(t, "2 measurement record(s)"));
+    ck_assert_ptr_nonnull(strstr(t, "a longer context"));
+    vp_free(t);
+    ck_assert_int_eq(vp_plan_sizing_sheet(p, s, &t, 1), VP_OK);
+    ck_assert_ptr_nonnull(strstr(t, "| memory per GPU [GiB] |"));
+    vp_free(t);
+    ck_assert_int_eq(vp_plan_sizing_sheet(p, s, &t, 2), VP_OK);
+    ck_assert_ptr_nonnull(strstr(t, "\"peak_bytes\": 20442450944"));
+    vp_free(t);
+    ck_assert_int_eq(vp_plan_sizing_sheet(p, s, &t, 3), VP_EMISUSE);
+    vp_plan_free(p);
+    vp_sheet_free(s);
+}
+END_TEST
+
+Suite *vp_test_suite(void)
+{
+    Suite *s = suite_create("plan");
+    VP_ADD_TEST(s, test_seed_shortlist);
+    VP_ADD_TEST(s, test_evidence_rules);
+    VP_ADD_TEST(s, test_placement_and_currency);
+    VP_ADD_TEST(s, test_bad_plans);
+    VP_ADD_TEST(s, test_classify_memory);
+    VP_ADD_TEST(s, test_diagnose_and_sizing);
+    return s;
+}

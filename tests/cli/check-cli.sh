@@ -142,5 +142,25 @@ run fit-mb 0 fit "$examples/llama-3.1-8b-lora.toml" --solve microbatch --capacit
 has fit-mb-solve "$tmp/out" '"solve": "microbatch"'
 run fit-mb-infer 1 fit "$examples/seed.toml" --solve microbatch --capacity "24 GB"
 
+# plan and diagnose
+run plan-json 0 plan "$examples/seed-plan.toml" --json
+has plan-4090 "$tmp/out" '{"offer": "rtx4090-1x-3d", "verdict": "to_confirm", "rank": null, "total_cost": "47.14 USD"'
+has plan-16gb "$tmp/out" '{"offer": "16gb-1x-3d", "verdict": "excluded"'
+has plan-req "$tmp/out" '"requirements": [{"id": "memory", "verdict": '
+has plan-sizing "$tmp/out" '"sizing_sheet": {"model": '
+if command -v python3 >/dev/null 2>&1; then
+    if python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$tmp/out"; then
+        passes=$((passes + 1)); else echo "FAIL plan-json-valid"; fails=$((fails + 1)); fi
+fi
+run plan-text 0 plan "$examples/seed-plan.toml"
+has plan-text-sizing "$tmp/out" "SIZING SHEET"
+has plan-text-excluded "$tmp/out" "16gb-1x-3d: excluded"
+run plan-md 0 plan "$examples/seed-plan.toml" --markdown
+has plan-md-table "$tmp/out" "| requirement | verdict | condition |"
+run plan-rank-bad 2 plan "$examples/seed-plan.toml" --rank speed
+run plan-usage 2 plan
+run diag 0 diagnose "$examples/seed-plan.toml" --json
+has diag-none "$tmp/out" '"first_overflow": null'
+
 echo "$passes passed, $fails failed"
 [ "$fails" -eq 0 ]

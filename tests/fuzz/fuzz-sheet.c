@@ -33,6 +33,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         FUZZ_ASSERT(st < 0 && vp_estimate_gpu_count(e) == 0);
     }
     vp_estimate_free(e);
+    /* plans and diagnoses of accepted sheets: a result or a clean error */
+    vp_plan *p = NULL;
+    st = vp_plan_new(&p, s, NULL, &err);
+    if (st == VP_OK) {
+        char *text = NULL;
+        FUZZ_ASSERT(vp_plan_sizing_sheet(p, s, &text, 2) == VP_OK);
+        vp_free(text);
+        for (size_t i = 0; i < vp_plan_candidate_count(p); i++)
+            FUZZ_ASSERT(vp_plan_requirement_count(p, i) >= 8);
+        vp_plan_free(p);
+    } else {
+        FUZZ_ASSERT(p == NULL && st < 0);
+    }
+    char *diag = NULL;
+    FUZZ_ASSERT(vp_diagnose(s, &diag, 1, NULL) == VP_OK);
+    vp_free(diag);
     vp_free(t1);
     vp_free(t2);
     vp_sheet_free(s);

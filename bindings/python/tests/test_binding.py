@@ -1,0 +1,147 @@
+"""The ctypes binding: table vs map file, errors, units, models, sheets, estimates, threads."""
+
+import os
+import re
+import tempfile
+import threading
+import unittest
+
+import vramplan
+from vramplan import _ffi
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", ".."))
+DATA = os.path.join(ROOT, "tests", "data")
+EX = os.path.join(ROOT, "examples")
+
+
+class TableTest(unittest.TestCase):
+    def test_table_matches_map(self):
+        with open(os.path.join(ROOT, "lib", "libvramplan.map")) as f:
+            mapped = set(re.findall(r"^\s+(vp_[a-z0-9_]+);", f.read(), re.M))
+        names = [row[0] for row in _ffi.table(None, None)]
+        self.assertEqual(len(names), len(set(names)))
+        self.assertEqual(set(names), mapped)
+        for name, argtypes, restype, errcheck in _ffi.table(None, None):
+            self.assertIsInstance(argtypes, list, name)
+            self.assertTrue(restype is None or isinstance(restype, type), name)
+
+    def test_every_function_reachable(self):
+        for row in _ffi.table(None, None):
+            fn = getattr(vramplan.L, row[0])
+            self.assertIsNotNone(fn.argtypes, row[0])
+
+    def test_version(self):
+        self.assertEqual(vramplan.version(), "0.1.0")
+
+
+class UnitsTest(unittest.TestCase):
+    def test_seed_numbers(self):
+        self.assertEqual(vramplan.Bytes.parse("24 GB").bytes, 24_000_000_000)
+        self.assertAlmostEqual(vramplan.Bytes.parse("24 GB").in_gib(), 22.3517417907, places=9)
+        self.assertEqual(vramplan.Bytes.parse("24564 MiB").bytes, 25_757_220_864)
+        w = vramplan.Bytes(14_000_000_000)
+        self.assertEqual(str(w), "13.04 GiB")
+        self.assertEqual((w + vramplan.Bytes.parse("6 GiB")).bytes, 20_442_450_944)
+        self.assertEqual((w + vramplan.Bytes.parse("6 GiB")).format("GiB"), "19.04 GiB")
+        self.assertEqual(w.in_gb(), 14.0)
+
+    def test_units_are_kept(self):
+        with self.assertRaises(TypeError):
+            vramplan.Bytes(1.5)
+        with self.assertRaises(TypeError):
+            vramplan.Bytes(1) * 2.0
+        self.assertNotEqual(vramplan.Bytes.parse("24 GB"), vramplan.Bytes.parse("24 GiB"))
+
+    def test_errors(self):
+        with self.assertRaises(vramplan.UnitError) as cm:
+            vramplan.Bytes.parse("24")
+        self.assertEqual((cm.exception.line, cm.exception.column), (1, 3))
+        self.assertEqual(cm.exception.name, "VP_EUNIT")
+        with self.assertRaises(vramplan.UnitError):
+            vramplan.Bytes.parse("24 Gb")
+        with self.assertRaises(vramplan.SizeOverflow):
+            vramplan.Bytes(2**64 - 1) + vramplan.Bytes(1)
+        with self.assertRaises(OverflowError):
+            vramplan.Bytes.parse("18446744073709551616 B")
+        self.assertTrue(issubclass(vramplan.ParseError, vramplan.VramplanError))
+
+
+class ModelTest(unittest.TestCase):
+    def test_inspect(self):
+        m = vramplan.inspect(os.path.join(DATA, "configs", "meta-llama__Meta-Llama-3.1-8B", "config.json"))
+        self.assertEqual(m.parameters, 8_030_261_248)
+        self.assertEqual(m.total_bytes.bytes, 16_060_522_496)
+        self.assertEqual(m.kv_bytes_per_token.bytes, 131_072)
+        self.assertEqual(m.model_type, "llama")
+        self.assertEqual(m.architecture["hidden_size"], 4096)
+        self.assertEqual(m.as_dict()["format"], "config")
+
+    def test_parse_error_position(self):
+        with self.assertRaises(vramplan.ParseError) as cm:
+            vramplan.Model.from_config('{"model_type": "llama",', "c.json")
+        e = cm.exception
+        self.assertEqual((e.source, e.line, e.column), ("c.json", 1, 24))
+        with self.assertRaises(vramplan.Unsupported):
+            vramplan.Model.from_config('{"model_type": "bert"}')
+
+
+class SheetEstimateTest(unittest.TestCase):
+    def test_seed_estimate(self):
+        e = vramplan.estimate(os.path.join(EX, "seed.toml"))
+        self.assertEqual(e.weights_only.bytes, 14_000_000_000)
+        self.assertEqual(e.envelope().bytes, 20_442_450_944)
+        self.assertIn("kv_cache", [u["id"] for u in e.unknowns])
+        self.assertEqual(e.as_dict()["peak_bytes"], 20_442_450_944)
+
+    def test_sheet_round_trip(self):
+        s = vramplan.Sheet.load(os.path.join(EX, "seed.toml"))
+        s["workload.context"] = 4096
+        s.set("reserve.cuda_context", vramplan.Bytes.parse("512 MiB"))
+        with tempfile.TemporaryDirectory() as d:
+            p = os.path.join(d, "s.toml")
+            s.save(p)
+            s2 = vramplan.Sheet.load(p)
+            self.assertEqual(s2["workload.context"], "4096")
+            self.assertEqual(s2.to_text(), s.to_text())
+        with self.assertRaises(vramplan.ParseError) as cm:
+            vramplan.Sheet.parse("[workload]\ncontext = \"8\"\n", "x.toml")
+        self.assertEqual((cm.exception.line, cm.exception.column), (2, 11))
+        with self.assertRaises(vramplan.UnitError):
+            s.set("reserve.other", "6")
+
+    def test_fit_and_plan(self):
+        n = vramplan.fit(os.path.join(EX, "llama-3.1-8b-vllm.toml"), "concurrency", "79.19 GiB")
+        self.assertGreater(n, 32)
+        p = vramplan.plan(os.path.join(EX, "seed-plan.toml"))
+        verdicts = {c["offer"]: c["verdict"] for c in p.candidates}
+        self.assertEqual(verdicts["16gb-1x-3d"], "excluded")
+        self.assertEqual(verdicts["rtx4090-1x-3d"], "to_confirm")
+        self.assertEqual(p.sizing_sheet("json")["memory_per_gpu"]["peak_bytes"], 20_442_450_944)
+        self.assertIn("no measurements", vramplan.diagnose(os.path.join(EX, "seed-plan.toml")))
+
+    def test_threads_identical(self):
+        sheets = [os.path.join(EX, n) for n in ("llama-3.1-8b-vllm.toml", "mixtral-8x7b-2gpu.toml",
+                                                  "llama-3.1-8b-lora.toml")]
+        want = [vramplan.estimate(p, "80 GB").as_dict() for p in sheets]
+        results, errors = [], []
+
+        def work():
+            try:
+                for _ in range(20):
+                    results.append([vramplan.estimate(p, "80 GB").as_dict() for p in sheets])
+            except Exception as exc:  # reported below
+                errors.append(exc)
+
+        threads = [threading.Thread(target=work) for _ in range(4)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        self.assertEqual(errors, [])
+        self.assertEqual(len(results), 80)
+        for r in results:
+            self.assertEqual(r, want)
+
+
+if __name__ == "__main__":
+    unittest.main()

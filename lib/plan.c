@@ -949,6 +949,56 @@ vp_status vp_diagnose(const vp_sheet *s, char **out, int json, vp_error *err)
 
 /* ---- the sizing sheet ----------------------------------------------------------------- */
 
+/* Each [[measurement]] against the estimate of the same phase, GPU and counter: counters
+ * are compared like with like, never added together. */
+static void measurements_vs_estimate(sbuf *b, const vp_plan *p, const vp_sheet *s, int format)
+{
+    size_t n = vp_sheet_count(s, "measurement");
+    if (format == 2)
+        sb_printf(b, ", \"measured_vs_estimate\": [");
+    for (size_t i = 0; i < n; i++) {
+        const vp__section *m = vp__sheet_section(s, "measurement", i);
+        const vp__entry *ph = F(m, "phase"), *ct = F(m, "counter"), *v = F(m, "value"),
+                        *g = F(m, "gpu"), *oc = F(m, "outcome");
+        if (!ph || !v)
+            continue;
+        const char *ctn = ct ? ct->str : "unstated";
+        int phase = -1;
+        for (int k = 0; k < VP_PHASE_COUNT; k++)
+            if (strcmp(vp_phase_name((vp_phase)k), ph->str) == 0)
+                phase = k;
+        vp_counter c = strcmp(ctn, "torch_allocated_peak") == 0 ? VP_COUNTER_ALLOCATED
+                       : strcmp(ctn, "torch_reserved_peak") == 0 ? VP_COUNTER_RESERVED
+                                                                 : VP_COUNTER_DEVICE;
+        size_t gpu = g ? (size_t)g->u : 0;
+        bool known = ct != NULL && phase >= 0 && gpu < vp_estimate_gpu_count(p->e) &&
+                     vp_estimate_phase_used(p->e, (vp_phase)phase);
+        uint64_t est = known ? vp_bytes_value(vp_estimate_phase_bytes(p->e, gpu, (vp_phase)phase, c)) : 0;
+        double err = known && v->bytes.b ? 100.0 * ((double)est - (double)v->bytes.b) / (double)v->bytes.b : 0;
+        if (format == 2) {
+            sb_printf(b, "%s{\"index\": %zu, \"phase\": \"%s\", \"gpu\": %zu, \"counter\": \"%s\", "
+                      "\"measured_bytes\": %llu, \"estimate_bytes\": ", i ? ", " : "", i, ph->str, gpu,
+                      ctn, (unsigned long long)v->bytes.b);
+            if (known)
+                sb_printf(b, "%llu, \"relative_error_percent\": %.1f", (unsigned long long)est, err);
+            else
+                sb_printf(b, "null");
+            sb_printf(b, ", \"outcome\": \"%s\"}", oc ? oc->str : "ok");
+        } else {
+            char mv[32], ev[32] = "-";
+            gib_text(mv, sizeof(mv), v->bytes.b);
+            if (known)
+                gib_text(ev, sizeof(ev), est);
+            sb_printf(b, format == 1 ? "| measurement %zu | %s, GPU %zu, %s: measured %s, estimate %s (%+.1f%%)%s |\n"
+                                     : "  measurement %-11zu %s, GPU %zu, %s: measured %s, estimate %s (%+.1f%%)%s\n",
+                      i, ph->str, gpu, ctn, mv, ev, known ? err : 0.0,
+                      oc && strcmp(oc->str, "oom") == 0 ? ", out of memory" : "");
+        }
+    }
+    if (format == 2)
+        sb_printf(b, "]");
+}
+
 vp_status vp_plan_sizing_sheet(const vp_plan *p, const vp_sheet *s, char **out, int format)
 {
     if (p == NULL || s == NULL || out == NULL || format < 0 || format > 2)
@@ -1006,7 +1056,9 @@ vp_status vp_plan_sizing_sheet(const vp_plan *p, const vp_sheet *s, char **out, 
                     }
             sb_printf(&b, "]");
         }
-        sb_printf(&b, "}, \"measurements\": %zu, \"invalidated_by\": ", n_meas);
+        sb_printf(&b, "}, \"measurements\": %zu", n_meas);
+        measurements_vs_estimate(&b, p, s, 2);
+        sb_printf(&b, ", \"invalidated_by\": ");
         sb_json_str(&b, invalid);
         sb_printf(&b, "}");
         return sb_done(&b, out);
@@ -1040,6 +1092,7 @@ vp_status vp_plan_sizing_sheet(const vp_plan *p, const vp_sheet *s, char **out, 
         sb_printf(&b, md ? "| %s | %s |\n" : "  %-24s %s\n", vp_basis_name((vp_basis)bs),
                   line[0] ? line : "-");
     }
+    measurements_vs_estimate(&b, p, s, md ? 1 : 0);
     sb_printf(&b, md ? "| invalidated by | %s |\n" : "  %-24s %s\n", "invalidated by", invalid);
     return sb_done(&b, out);
 }

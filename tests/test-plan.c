@@ -310,8 +310,39 @@ START_TEST(test_diagnose_and_sizing)
     vp_free(t);
     ck_assert_int_eq(vp_plan_sizing_sheet(p, s, &t, 2), VP_OK);
     ck_assert_ptr_nonnull(strstr(t, "\"peak_bytes\": 20442450944"));
+    /* measurements compared with the estimate of the same phase and counter */
+    ck_assert_ptr_nonnull(strstr(t, "\"measured_vs_estimate\": [{\"index\": 0, \"phase\": \"prefill\""));
     vp_free(t);
     ck_assert_int_eq(vp_plan_sizing_sheet(p, s, &t, 3), VP_EMISUSE);
+    vp_plan_free(p);
+    vp_sheet_free(s);
+}
+END_TEST
+
+/* adopted offers in different currencies are not ranked against each other */
+START_TEST(test_mixed_currencies)
+{
+    vp_sheet *s = seed_plan();
+    ck_assert_int_eq(vp_sheet_set(s, "offer.1.price", "52.00 EUR", NULL), VP_OK);
+    static const char *const offers[] = { "rtx4090-1x-3d", "rtx6000ada-1x-3d" };
+    for (int k = 0; k < 2; k++) {
+        char spec[512];
+        snprintf(spec, sizeof(spec), "offer=%s;claim=device_total;value=%s;source=device_report",
+                 offers[k], k ? "50865307648 B" : "24564 MiB");
+        add_evidence(s, spec);
+        snprintf(spec, sizeof(spec), "offer=%s;claim=peak;value=20 GiB;source=measurement;scope=" SCOPE_OK, offers[k]);
+        add_evidence(s, spec);
+        snprintf(spec, sizeof(spec), "offer=%s;claim=software;value=ok;source=device_report", offers[k]);
+        add_evidence(s, spec);
+        snprintf(spec, sizeof(spec), "offer=%s;claim=availability;value=booked;source=documentation", offers[k]);
+        add_evidence(s, spec);
+        snprintf(spec, sizeof(spec), "offer=%s;claim=quality;value=0.5;source=measurement;scope=" SCOPE_OK, offers[k]);
+        add_evidence(s, spec);
+    }
+    vp_plan *p = plan(s);
+    ck_assert_int_eq(vp_plan_candidate_verdict(p, cand(p, "rtx4090-1x-3d")), VP_VERDICT_TO_CONFIRM);
+    ck_assert_int_eq(rv(p, "rtx4090-1x-3d", "cost"), VP_VERDICT_TO_CONFIRM);
+    ck_assert_uint_eq(vp_plan_candidate_rank(p, cand(p, "rtx4090-1x-3d")), 0);
     vp_plan_free(p);
     vp_sheet_free(s);
 }
@@ -326,5 +357,6 @@ Suite *vp_test_suite(void)
     VP_ADD_TEST(s, test_bad_plans);
     VP_ADD_TEST(s, test_classify_memory);
     VP_ADD_TEST(s, test_diagnose_and_sizing);
+    VP_ADD_TEST(s, test_mixed_currencies);
     return s;
 }

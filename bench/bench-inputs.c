@@ -3,6 +3,8 @@
  *   - safetensors header parse rate for a 1,000-tensor header (MB/s of header JSON);
  *   - GGUF header parse rate for a 700-tensor header (MB/s of header);
  *   - time per config.json inspect, in process (µs).
+ * Each is timed in 7 rounds; the best and the median round are printed (shared machines
+ * are noisy: the best round is the least disturbed one).
  * Targets (issue 3): >= 300 MB/s on one core; < 50 µs per config.
  * Run: meson test -C build --benchmark  (or build/bench/bench-inputs DATA_DIR)
  */
@@ -96,38 +98,82 @@ static buf gguf_header(int n, uint64_t *file_size)
     return b;
 }
 
+/* One input kind: the bytes to parse and how to parse them. */
+typedef struct {
+    const void *data;
+    size_t len;
+    uint64_t file_size;
+    vp_status (*load)(vp_model **, const void *, size_t, uint64_t);
+} job;
+
+static vp_status load_safetensors(vp_model **m, const void *d, size_t n, uint64_t size)
+{
+    return vp_model_from_safetensors(m, d, n, size, NULL, NULL);
+}
+static vp_status load_gguf(vp_model **m, const void *d, size_t n, uint64_t size)
+{
+    return vp_model_from_gguf(m, d, n, size, NULL, NULL);
+}
+static vp_status load_config(vp_model **m, const void *d, size_t n, uint64_t size)
+{
+    (void)size;
+    return vp_model_from_config(m, d, n, NULL, NULL);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+#define ROUNDS 7
+
+/* Seconds per parse: the best and the median of ROUNDS rounds of iters parses each (the
+ * machine this runs on is shared; the best round is the least disturbed). */
+static int measure(const job *j, int iters, double *best, double *median)
+{
+    double t[ROUNDS];
+    for (int r = 0; r < ROUNDS; r++) {
+        double t0 = now();
+        for (int i = 0; i < iters; i++) {
+            vp_model *m;
+            if (j->load(&m, j->data, j->len, j->file_size) != VP_OK)
+                return -1;
+            vp_model_free(m);
+        }
+        t[r] = (now() - t0) / iters;
+    }
+    qsort(t, ROUNDS, sizeof(t[0]), cmp_double);
+    *best = t[0];
+    *median = t[ROUNDS / 2];
+    return 0;
+}
+
+/* Prints a header parse rate in MB/s of header bytes. */
+static int rate(const char *what, const job *j, int iters)
+{
+    double best, median;
+    if (measure(j, iters, &best, &median) != 0)
+        return -1;
+    printf("%s (%zu B): %.0f MB/s best, %.0f MB/s median (%.1f us per header)\n", what, j->len,
+           (double)j->len / best / 1e6, (double)j->len / median / 1e6, median * 1e6);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     const char *data = argc > 1 ? argv[1] : "tests/data";
+    double best, median;
+
     uint64_t size;
-    int iters;
-    double t0, dt;
-
     buf st = safetensors_header(1000, &size);
-    iters = 300;
-    t0 = now();
-    for (int i = 0; i < iters; i++) {
-        vp_model *m;
-        if (vp_model_from_safetensors(&m, st.p, st.n, size, NULL, NULL) != VP_OK)
-            return 1;
-        vp_model_free(m);
-    }
-    dt = now() - t0;
-    printf("safetensors header, 1000 tensors (%zu B): %.0f MB/s, %.1f us per header\n", st.n,
-           (double)st.n * iters / dt / 1e6, dt / iters * 1e6);
-
+    job js = { st.p, st.n, size, load_safetensors };
+    if (rate("safetensors header, 1000 tensors", &js, 300) != 0)
+        return 1;
     buf gg = gguf_header(700, &size);
-    iters = 1000;
-    t0 = now();
-    for (int i = 0; i < iters; i++) {
-        vp_model *m;
-        if (vp_model_from_gguf(&m, gg.p, gg.n, size, NULL, NULL) != VP_OK)
-            return 1;
-        vp_model_free(m);
-    }
-    dt = now() - t0;
-    printf("GGUF header, 700 tensors (%zu B): %.0f MB/s, %.1f us per header\n", gg.n,
-           (double)gg.n * iters / dt / 1e6, dt / iters * 1e6);
+    job jg = { gg.p, gg.n, size, load_gguf };
+    if (rate("GGUF header, 700 tensors", &jg, 1000) != 0)
+        return 1;
 
     char path[1024];
     snprintf(path, sizeof(path), "%s/configs/meta-llama__Meta-Llama-3.1-8B/config.json", data);
@@ -136,19 +182,14 @@ int main(int argc, char **argv)
         fprintf(stderr, "cannot open %s\n", path);
         return 1;
     }
-    char cfg[65536];
+    static char cfg[65536];
     size_t n = fread(cfg, 1, sizeof(cfg), f);
     fclose(f);
-    iters = 20000;
-    t0 = now();
-    for (int i = 0; i < iters; i++) {
-        vp_model *m;
-        if (vp_model_from_config(&m, cfg, n, NULL, NULL) != VP_OK)
-            return 1;
-        vp_model_free(m);
-    }
-    dt = now() - t0;
-    printf("config.json inspect (Llama-3.1-8B, %zu B): %.2f us per config\n", n, dt / iters * 1e6);
+    job jc = { cfg, n, 0, load_config };
+    if (measure(&jc, 20000, &best, &median) != 0)
+        return 1;
+    printf("config.json inspect (Llama-3.1-8B, %zu B): %.2f us best, %.2f us median per config\n",
+           n, best * 1e6, median * 1e6);
     free(st.p);
     free(gg.p);
     return 0;

@@ -57,7 +57,11 @@ static uint32_t new_node(parser *ps, vp__json_type type, const unsigned char *at
 {
     vp__json *d = ps->doc;
     if (d->n_nodes == d->cap_nodes) {
-        size_t cap = d->cap_nodes ? d->cap_nodes * 2 : 64;
+        /* first guess from the input: about one value per 16 bytes (a safetensors
+         * header has one per 15), bounded so that a large document grows by doubling */
+        size_t guess = (size_t)(ps->end - ps->start) / 16;
+        size_t cap = d->cap_nodes ? d->cap_nodes * 2
+                                  : guess < 64 ? 64 : guess > 65536 ? 65536 : guess;
         if (cap >= VP__JSON_NONE) {
             fail_at(ps, VP_ELIMIT, at, "too many JSON values");
             return VP__JSON_NONE;
@@ -76,7 +80,7 @@ static uint32_t new_node(parser *ps, vp__json_type type, const unsigned char *at
     n->type = (uint8_t)type;
     n->line = ps->line;
     n->line_off = ps->line_start;
-    n->offset = (uint64_t)(at - ps->start);
+    n->offset = (uint32_t)(at - ps->start);
     n->first = n->last = n->next = VP__JSON_NONE;
     return i;
 }
@@ -351,22 +355,6 @@ static bool match_word(parser *ps, const char *w)
     return true;
 }
 
-typedef struct {
-    const char *key;
-    uint32_t len;
-    uint32_t node;
-} key_ref;
-
-static int cmp_key_ref(const void *a, const void *b)
-{
-    const key_ref *x = a, *y = b;
-    size_t n = x->len < y->len ? x->len : y->len;
-    int c = memcmp(x->key, y->key, n);
-    if (c != 0)
-        return c;
-    return (x->len > y->len) - (x->len < y->len);
-}
-
 static bool report_duplicate(parser *ps, const vp__json_node *dup)
 {
     if (ps->status != VP_OK)
@@ -394,26 +382,39 @@ static bool check_duplicates(parser *ps, uint32_t obj)
                     return report_duplicate(ps, &d->nodes[j]);
         return true;
     }
-    key_ref *refs = malloc(count * sizeof(*refs));
-    if (refs == NULL)
+    /* Open addressing on a word-at-a-time multiplicative hash of each key, members inserted in document order:
+     * the first collision found is the earliest member whose key appeared before. */
+    size_t cap = 16;
+    while (cap < (size_t)count * 2)
+        cap *= 2;
+    uint32_t *slot = calloc(cap, sizeof(*slot)); /* node index + 1; 0 = empty */
+    if (slot == NULL)
         return fail_at(ps, VP_ENOMEM, ps->p, "out of memory"), false;
-    uint32_t k = 0;
-    for (uint32_t i = d->nodes[obj].first; i != VP__JSON_NONE; i = d->nodes[i].next, k++) {
-        refs[k].key = d->pool + d->nodes[i].key;
-        refs[k].len = d->nodes[i].key_len;
-        refs[k].node = i;
-    }
-    qsort(refs, count, sizeof(*refs), cmp_key_ref);
     const vp__json_node *dup = NULL;
-    for (uint32_t i = 1; i < count; i++) {
-        if (cmp_key_ref(&refs[i - 1], &refs[i]) == 0) {
-            /* report the later of the two in document order */
-            uint32_t later = refs[i].node > refs[i - 1].node ? refs[i].node : refs[i - 1].node;
-            if (dup == NULL || later < (uint32_t)(dup - d->nodes))
-                dup = &d->nodes[later];
+    for (uint32_t i = d->nodes[obj].first; i != VP__JSON_NONE && dup == NULL;
+         i = d->nodes[i].next) {
+        const vp__json_node *m = &d->nodes[i];
+        const char *k = d->pool + m->key;
+        uint64_t h = m->key_len;
+        for (uint32_t j = 0; j < m->key_len; j += 8) {
+            uint64_t w = 0;
+            memcpy(&w, k + j, m->key_len - j < 8 ? m->key_len - j : 8);
+            h = (h ^ w) * 0x9E3779B97F4A7C15u;
+            h ^= h >> 29;
+        }
+        for (size_t at = h & (cap - 1);; at = (at + 1) & (cap - 1)) {
+            if (slot[at] == 0) {
+                slot[at] = i + 1;
+                break;
+            }
+            const vp__json_node *o = &d->nodes[slot[at] - 1];
+            if (o->key_len == m->key_len && memcmp(d->pool + o->key, k, m->key_len) == 0) {
+                dup = m;
+                break;
+            }
         }
     }
-    free(refs);
+    free(slot);
     if (dup != NULL)
         return report_duplicate(ps, dup);
     return true;
@@ -532,8 +533,8 @@ static bool parse_document(parser *ps)
                 if (*ps->p != '"')
                     return fail_char(ps, VP_EPARSE, "expected a string key"), false;
                 key_line = ps->line;
-                key_line_off = ps->line_start;
-                key_offset = (uint64_t)(ps->p - ps->start);
+                key_line_off = (uint32_t)ps->line_start;
+                key_offset = (uint32_t)(ps->p - ps->start);
                 if (!parse_string(ps, &pending_key, &pending_key_len))
                     return false;
                 have_key = true;

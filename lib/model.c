@@ -1397,7 +1397,7 @@ static bool is_packed_dtype(const char *dtype)
 static vp_status add_dtype_sum(vp_model *m, const char *dtype, uint64_t bytes)
 {
     for (size_t i = 0; i < m->n_dtypes; i++)
-        if (strcmp(m->dtypes[i].name, dtype) == 0)
+        if (m->dtypes[i].name[0] == dtype[0] && strcmp(m->dtypes[i].name, dtype) == 0)
             return vp__add_u64(&m->dtypes[i].bytes, m->dtypes[i].bytes, bytes)
                        ? VP_EOVERFLOW
                        : (m->dtypes[i].tensors++, VP_OK);

@@ -121,7 +121,7 @@ vp_status vp__safetensors_read(vp_model *m, const unsigned char *data, size_t le
     }
     for (const vp__json_node *t = vp__json_first(&doc, root); t; t = vp__json_next(&doc, t)) {
         const char *name = vp__json_key(&doc, t);
-        if (strcmp(name, "__metadata__") == 0) {
+        if (t->key_len == 12 && memcmp(name, "__metadata__", 12) == 0) {
             if (t->type != VP__JSON_OBJECT) {
                 st = fail_node(err, &doc, t, VP_EFORMAT, "__metadata__ must be an object%s", "");
                 goto done;
@@ -152,7 +152,7 @@ vp_status vp__safetensors_read(vp_model *m, const unsigned char *data, size_t le
         if (dt->type == VP__JSON_STRING && dt->str_len < 8) {
             const char *ds = vp__json_str(&doc, dt);
             for (size_t i = 0; i < sizeof(st_dtypes) / sizeof(st_dtypes[0]); i++)
-                if (strcmp(ds, st_dtypes[i].name) == 0) { /* pool strings end in NUL */
+                if (ds[0] == st_dtypes[i].name[0] && strcmp(ds, st_dtypes[i].name) == 0) {
                     bits = st_dtypes[i].bits;
                     dname = st_dtypes[i].name;
                     break;
@@ -221,7 +221,12 @@ vp_status vp__safetensors_read(vp_model *m, const unsigned char *data, size_t le
         }
     }
     /* contiguous, non-overlapping, covering the data section exactly */
-    qsort(spans, n_spans, sizeof(*spans), cmp_span);
+    /* writers emit tensors in offset order, so the sort is usually skipped */
+    for (size_t i = 1; i < n_spans; i++)
+        if (cmp_span(&spans[i - 1], &spans[i]) > 0) {
+            qsort(spans, n_spans, sizeof(*spans), cmp_span);
+            break;
+        }
     {
         uint64_t at = 0;
         for (size_t i = 0; i < n_spans; i++) {

@@ -333,6 +333,10 @@ static const struct {
     { "{\"model_type\": \"llama\", \"vocab_size\": 0}", VP_ERANGE, 1, 39, "positive" },
     { "{\"model_type\": \"llama\", \"vocab_size\": 99999999999999999999}", VP_ELIMIT, 1, 39, "vocab_size" },
     { "{\"model_type\": \"llama\", \"model_type\": \"llama\"}", VP_EDUPLICATE, 1, 25, "model_type" },
+    /* more than 8 members (the hashed check): the first repeat in document order is named */
+    { "{\"model_type\": \"llama\", \"layer.0.k1\": 1, \"layer.0.k2\": 2, \"layer.0.k3\": 3, "
+      "\"layer.0.k4\": 4, \"layer.0.k5\": 5, \"layer.0.k6\": 6, \"layer.0.k7\": 7, "
+      "\"layer.0.k3\": 8, \"model_type\": \"x\"}", VP_EDUPLICATE, 1, 144, "layer.0.k3" },
     { "{\"model_type\": \"llama\",", VP_ETRUNCATED, 1, 24, "end of input" },
     { "[1, 2]", VP_ETYPE, 1, 1, "object" },
     { "{\"model_type\": 7}", VP_ETYPE, 1, 16, "string" },

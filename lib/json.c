@@ -366,11 +366,103 @@ static bool report_duplicate(parser *ps, const vp__json_node *dup)
     return false;
 }
 
+typedef struct {
+    const char *key;
+    uint32_t len;
+    uint32_t node;
+} key_ref;
+
+static int cmp_key_ref(const void *a, const void *b)
+{
+    const key_ref *x = a, *y = b;
+    size_t n = x->len < y->len ? x->len : y->len;
+    int c = memcmp(x->key, y->key, n);
+    if (c != 0)
+        return c;
+    if (x->len != y->len)
+        return (x->len > y->len) - (x->len < y->len);
+    return (x->node > y->node) - (x->node < y->node); /* equal keys in document order */
+}
+
+/* Duplicates by sorting: O(n log n) whatever the keys. Sets *dup to the earliest member
+ * (in document order) whose key appeared before it. */
+static bool sorted_duplicates(parser *ps, uint32_t obj, uint32_t count, uint32_t *dup)
+{
+    vp__json *d = ps->doc;
+    key_ref *refs = malloc(count * sizeof(*refs));
+    if (refs == NULL)
+        return fail_at(ps, VP_ENOMEM, ps->p, "out of memory"), false;
+    uint32_t k = 0;
+    for (uint32_t i = d->nodes[obj].first; i != VP__JSON_NONE; i = d->nodes[i].next, k++) {
+        refs[k].key = d->pool + d->nodes[i].key;
+        refs[k].len = d->nodes[i].key_len;
+        refs[k].node = i;
+    }
+    qsort(refs, count, sizeof(*refs), cmp_key_ref);
+    for (uint32_t i = 1; i < count; i++)
+        if (refs[i - 1].len == refs[i].len &&
+            memcmp(refs[i - 1].key, refs[i].key, refs[i].len) == 0 && refs[i].node < *dup)
+            *dup = refs[i].node;
+    free(refs);
+    return true;
+}
+
+uint32_t vp__json_key_hash(const char *key, size_t len)
+{
+    uint64_t h = len;
+    for (size_t j = 0; j < len; j += 8) {
+        uint64_t w = 0;
+        memcpy(&w, key + j, len - j < 8 ? len - j : 8);
+        h = (h ^ w) * 0x9E3779B97F4A7C15u;
+        h ^= h >> 29;
+    }
+    return (uint32_t)(h >> 32);
+}
+
+/* Duplicates by open addressing on a word-at-a-time hash, members inserted in document
+ * order, so the first key found again is the earliest repeat. Returns -1 when the keys
+ * collide so much (crafted input) that probing would turn quadratic: the caller sorts. */
+static int hashed_duplicates(parser *ps, uint32_t obj, uint32_t count, uint32_t *dup)
+{
+    vp__json *d = ps->doc;
+    size_t cap = 16;
+    while (cap < (size_t)count * 2)
+        cap *= 2;
+    size_t budget = (size_t)count * 8; /* expected probes at load 1/2: about count / 2 */
+    uint32_t *slot = calloc(cap, sizeof(*slot)); /* node index + 1; 0 = empty */
+    if (slot == NULL)
+        return fail_at(ps, VP_ENOMEM, ps->p, "out of memory"), 0;
+    for (uint32_t i = d->nodes[obj].first; i != VP__JSON_NONE; i = d->nodes[i].next) {
+        const vp__json_node *m = &d->nodes[i];
+        const char *k = d->pool + m->key;
+        for (size_t at = (size_t)vp__json_key_hash(k, m->key_len) & (cap - 1);;
+             at = (at + 1) & (cap - 1)) {
+            if (slot[at] == 0) {
+                slot[at] = i + 1;
+                break;
+            }
+            const vp__json_node *o = &d->nodes[slot[at] - 1];
+            if (o->key_len == m->key_len && memcmp(d->pool + o->key, k, m->key_len) == 0) {
+                *dup = i;
+                free(slot);
+                return 1;
+            }
+            if (budget-- == 0) {
+                free(slot);
+                return -1;
+            }
+        }
+    }
+    free(slot);
+    return 1;
+}
+
 /* Rejects duplicate keys among the members of object `obj`. */
 static bool check_duplicates(parser *ps, uint32_t obj)
 {
     vp__json *d = ps->doc;
     uint32_t count = d->nodes[obj].count;
+    uint32_t dup = VP__JSON_NONE;
     if (count < 2)
         return true;
     if (count <= 8) {
@@ -378,46 +470,14 @@ static bool check_duplicates(parser *ps, uint32_t obj)
             for (uint32_t j = d->nodes[i].next; j != VP__JSON_NONE; j = d->nodes[j].next)
                 if (d->nodes[i].key_len == d->nodes[j].key_len &&
                     memcmp(d->pool + d->nodes[i].key, d->pool + d->nodes[j].key,
-                           d->nodes[i].key_len) == 0)
-                    return report_duplicate(ps, &d->nodes[j]);
-        return true;
+                           d->nodes[i].key_len) == 0 && j < dup)
+                    dup = j;
+    } else {
+        int r = hashed_duplicates(ps, obj, count, &dup);
+        if (r == 0 || (r < 0 && !sorted_duplicates(ps, obj, count, &dup)))
+            return false;
     }
-    /* Open addressing on a word-at-a-time multiplicative hash of each key, members inserted in document order:
-     * the first collision found is the earliest member whose key appeared before. */
-    size_t cap = 16;
-    while (cap < (size_t)count * 2)
-        cap *= 2;
-    uint32_t *slot = calloc(cap, sizeof(*slot)); /* node index + 1; 0 = empty */
-    if (slot == NULL)
-        return fail_at(ps, VP_ENOMEM, ps->p, "out of memory"), false;
-    const vp__json_node *dup = NULL;
-    for (uint32_t i = d->nodes[obj].first; i != VP__JSON_NONE && dup == NULL;
-         i = d->nodes[i].next) {
-        const vp__json_node *m = &d->nodes[i];
-        const char *k = d->pool + m->key;
-        uint64_t h = m->key_len;
-        for (uint32_t j = 0; j < m->key_len; j += 8) {
-            uint64_t w = 0;
-            memcpy(&w, k + j, m->key_len - j < 8 ? m->key_len - j : 8);
-            h = (h ^ w) * 0x9E3779B97F4A7C15u;
-            h ^= h >> 29;
-        }
-        for (size_t at = h & (cap - 1);; at = (at + 1) & (cap - 1)) {
-            if (slot[at] == 0) {
-                slot[at] = i + 1;
-                break;
-            }
-            const vp__json_node *o = &d->nodes[slot[at] - 1];
-            if (o->key_len == m->key_len && memcmp(d->pool + o->key, k, m->key_len) == 0) {
-                dup = m;
-                break;
-            }
-        }
-    }
-    free(slot);
-    if (dup != NULL)
-        return report_duplicate(ps, dup);
-    return true;
+    return dup == VP__JSON_NONE || report_duplicate(ps, &d->nodes[dup]);
 }
 
 static void append_child(vp__json *d, uint32_t parent, uint32_t child)

@@ -56,6 +56,10 @@ typedef struct {
 /* Valid UTF-8 without NUL bytes. */
 bool vp__utf8_valid(const unsigned char *p, size_t len);
 
+/* Hash of an object key, used by the duplicate-key check (slot = hash mod a power of two);
+ * exposed so that a white-box test can build colliding keys. */
+uint32_t vp__json_key_hash(const char *key, size_t len);
+
 /* Parse; on error fills err (source, line, column, byte offset) and leaves doc empty. */
 vp_status vp__json_parse(vp__json *doc, const char *buf, size_t len, const char *source,
                          vp_error *err);

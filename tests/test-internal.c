@@ -1,7 +1,10 @@
 /* White-box tests of hidden helpers (linked against the internal static library). */
 #include <stdint.h>
+#include <stdio.h>
+#include <string.h>
 
 #include "../lib/internal.h"
+#include "../lib/json.h"
 #include "ck-util.h"
 
 /* Korthikanti et al. 2022 (papers.md §2): in the paper's setting (eager attention, dropout,
@@ -41,10 +44,55 @@ START_TEST(test_checked_helpers)
 }
 END_TEST
 
+/* Duplicate keys among members whose hashes all fall in one slot (crafted input): the
+ * hashed check gives up after its probe budget and sorts instead; both the clean object
+ * and the repeated key must come out as with well-spread keys. */
+START_TEST(test_json_colliding_keys)
+{
+    enum { N = 40 }; /* 40 members: a 128-slot table, 780 probes for a budget of 320 */
+    static char names[N][16];
+    int found = 0;
+    for (unsigned i = 0; found < N; i++) {
+        char k[16];
+        snprintf(k, sizeof(k), "k%u", i);
+        if ((vp__json_key_hash(k, strlen(k)) & 127) == 0)
+            memcpy(names[found++], k, sizeof(k));
+    }
+    static char json[N * 32];
+    for (int dup = 0; dup < 2; dup++) {
+        size_t at = 0;
+        json[at++] = '{';
+        for (int i = 0; i < N; i++) {
+            /* with dup: member 30 repeats member 10, and member 35 repeats member 5 */
+            const char *k = !dup ? names[i] : i == 30 ? names[10] : i == 35 ? names[5] : names[i];
+            at += (size_t)snprintf(json + at, sizeof(json) - at, "%s\n\"%s\": %d", i ? "," : "",
+                                   k, i);
+        }
+        json[at++] = '}';
+        vp__json doc;
+        vp_error e;
+        vp_status st = vp__json_parse(&doc, json, at, "crafted.json", &e);
+        if (!dup) {
+            ck_assert_int_eq(st, VP_OK);
+            ck_assert_uint_eq(vp__json_root(&doc)->count, N);
+            vp__json_free(&doc);
+            continue;
+        }
+        ck_assert_int_eq(st, VP_EDUPLICATE);
+        ck_assert_uint_eq(e.line, 32); /* member i is on line i + 2: member 30, the earliest repeat */
+        ck_assert_uint_eq(e.column, 1);
+        char want[32];
+        snprintf(want, sizeof(want), "\"%s\"", names[10]);
+        ck_assert_msg(strstr(e.message, want) != NULL, "%s", e.message);
+    }
+}
+END_TEST
+
 Suite *vp_test_suite(void)
 {
     Suite *s = suite_create("internal");
     VP_ADD_LOOP_TEST(s, test_megatron_activations, sizeof(megatron) / sizeof(megatron[0]));
     VP_ADD_TEST(s, test_checked_helpers);
+    VP_ADD_TEST(s, test_json_colliding_keys);
     return s;
 }

@@ -262,7 +262,17 @@ typedef struct {
     uint32_t len;
     uint32_t shard;   /* index into the shard list */
     uint32_t seen;
+    const char *file; /* the shard file name (the weight_map value) */
+    uint32_t file_len;
 } wm_entry;
+
+static int cmp_wm_file(const void *a, const void *b)
+{
+    const wm_entry *x = a, *y = b;
+    size_t n = x->file_len < y->file_len ? x->file_len : y->file_len;
+    int c = memcmp(x->file, y->file, n);
+    return c != 0 ? c : (x->file_len > y->file_len) - (x->file_len < y->file_len);
+}
 
 static int cmp_wm(const void *a, const void *b)
 {
@@ -282,7 +292,7 @@ vp_status vp__safetensors_index_read(vp_model *m, const char *json, size_t len,
     const vp__json_node *root = vp__json_root(&doc);
     const vp__json_node *wm = vp__json_get(&doc, root, "weight_map");
     const vp__json_node *meta = vp__json_get(&doc, root, "metadata");
-    const vp__json_node **shards = NULL;
+    const char **shards = NULL;
     wm_entry *entries = NULL;
     size_t n_shards = 0;
     vp__where w0 = { path, 0, 0, 0, false };
@@ -319,17 +329,15 @@ vp_status vp__safetensors_index_read(vp_model *m, const char *json, size_t len,
                                "weight_map values must be shard file names in the same folder");
             goto done;
         }
-        size_t s;
-        for (s = 0; s < n_shards; s++)
-            if (shards[s]->str_len == e->str_len &&
-                memcmp(vp__json_str(&doc, shards[s]), vp__json_str(&doc, e), e->str_len) == 0)
-                break;
-        if (s == n_shards)
-            shards[n_shards++] = e;
-        entries[k].name = vp__json_key(&doc, e);
-        entries[k].len = e->key_len;
-        entries[k].shard = (uint32_t)s;
-        entries[k].seen = 0;
+        entries[k] = (wm_entry){ vp__json_key(&doc, e), e->key_len, 0, 0,
+                                 vp__json_str(&doc, e), e->str_len };
+    }
+    /* the distinct shard files, in name order (sorting keeps this O(n log n)) */
+    qsort(entries, k, sizeof(*entries), cmp_wm_file);
+    for (size_t i = 0; i < k; i++) {
+        if (i == 0 || cmp_wm_file(&entries[i - 1], &entries[i]) != 0)
+            shards[n_shards++] = entries[i].file;
+        entries[i].shard = (uint32_t)(n_shards - 1);
     }
     qsort(entries, k, sizeof(*entries), cmp_wm);
     m->n_shards = n_shards;
@@ -345,7 +353,7 @@ vp_status vp__safetensors_index_read(vp_model *m, const char *json, size_t len,
     }
     for (size_t s = 0; s < n_shards; s++) {
         char shard_path[4096];
-        snprintf(shard_path, sizeof(shard_path), "%s%s", dir, vp__json_str(&doc, shards[s]));
+        snprintf(shard_path, sizeof(shard_path), "%s%s", dir, shards[s]);
         FILE *f = fopen(shard_path, "rb");
         if (f == NULL)
             continue; /* not beside the index: counted as not read */
@@ -369,7 +377,7 @@ vp_status vp__safetensors_index_read(vp_model *m, const char *json, size_t len,
             goto done;
         /* every tensor of the shard must be mapped to this shard, and only once */
         for (size_t i = before; i < m->n_tensors; i++) {
-            wm_entry key = { m->tensors[i].name, (uint32_t)strlen(m->tensors[i].name), 0, 0 };
+            wm_entry key = { m->tensors[i].name, (uint32_t)strlen(m->tensors[i].name), 0, 0, NULL, 0 };
             wm_entry *hit = bsearch(&key, entries, k, sizeof(*entries), cmp_wm);
             if (hit == NULL || hit->shard != s || hit->seen) {
                 vp__where w = { shard_path, 0, 0, 0, false };

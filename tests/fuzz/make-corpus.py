@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Regenerates the seed corpora in tests/fuzz/corpus/ (deterministic).
 
-Seeds: real config.json files from tests/data/configs, small safetensors and GGUF files
+Seeds: real config.json and index files from tests/data/configs, small safetensors and GGUF files
 written here, every truncation of those, and the invalid cases the Check suites test.
 Crashes found by fuzzing are added by hand as tests/fuzz/corpus/<target>/crash-*.
 Run from the repository root: python3 tests/fuzz/make-corpus.py
@@ -167,6 +167,26 @@ def main():
     }
     for k, v in sheets.items():
         put("sheet", k, v)
+    # ---- safetensors indexes: the real ones, cut in half, then broken ones
+    for name in sorted(os.listdir(CONFIGS)):
+        path = os.path.join(CONFIGS, name, "index.json")
+        if os.path.exists(path):
+            with open(path, "rb") as f:
+                data = f.read()
+            put("index", name + ".json", data)
+            put("index", name + "-cut.json", data[: len(data) // 2])
+    indexes = {
+        "minimal": '{"metadata": {"total_size": 16}, "weight_map": {"a": "model.safetensors"}}',
+        "two-shards": '{"weight_map": {"a": "m-00001.safetensors", "b": "m-00002.safetensors", '
+                      '"c": "m-00001.safetensors"}}',
+        "no-map": '{"metadata": {"total_size": 16}}', "slash": '{"weight_map": {"a": "../x"}}',
+        "empty-name": '{"weight_map": {"a": ""}}', "not-string": '{"weight_map": {"a": 1}}',
+        "negative": '{"metadata": {"total_size": -1}, "weight_map": {}}',
+        "float": '{"metadata": {"total_size": 1.5}, "weight_map": {}}', "array": '[]',
+        "dup": '{"weight_map": {"a": "x", "a": "y"}}',
+    }
+    for k, v in indexes.items():
+        put("index", k, v)
     # ---- quantities
     for i, q in enumerate(["24 GB", "22.35 GiB", "24564 MiB", "512 B", "1e9 B", "24", "24 Gb",
                            "-1 GB", "0.5 B", "18446744073709551615 B", "18446744073709551616 B",

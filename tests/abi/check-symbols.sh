@@ -1,10 +1,11 @@
 #!/bin/sh
 # Fails when an exported dynamic symbol lacks the vp_ prefix, when an exported function is
 # missing from the map file, or when the map file and the VP_API declarations in the
-# public headers disagree.
-# usage: check-symbols.sh LIB.so MAPFILE INCLUDE_DIR [GENERATED_INCLUDE_DIR]
+# public headers disagree, or (given CHANGELOG.md) when an exported function is not
+# recorded there by name.
+# usage: check-symbols.sh LIB.so MAPFILE INCLUDE_DIR [GENERATED_INCLUDE_DIR [CHANGELOG]]
 set -eu
-lib=$1 map=$2 inc=$3 geninc=${4:-}
+lib=$1 map=$2 inc=$3 geninc=${4:-} changelog=${5:-}
 NM=${NM:-nm}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -28,6 +29,14 @@ fi
 if ! diff -u "$tmp/map" "$tmp/headers" > "$tmp/d2"; then
     echo "map file (-) and VP_API declarations in include/ (+) differ:"; cat "$tmp/d2"; rc=1
 fi
+if [ -n "$changelog" ]; then
+    missing=$(while read -r f; do
+        grep -q "\`$f\`" "$changelog" || echo "$f"
+    done < "$tmp/map")
+    if [ -n "$missing" ]; then
+        echo "exported functions not recorded in $changelog:"; echo "$missing"; rc=1
+    fi
+fi
 n=$(wc -l < "$tmp/exported")
-[ "$rc" -eq 0 ] && echo "ok: $n exported symbols, all vp_, map and headers agree"
+[ "$rc" -eq 0 ] && echo "ok: $n exported symbols, all vp_, map, headers${changelog:+ and changelog} agree"
 exit "$rc"

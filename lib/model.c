@@ -1485,15 +1485,19 @@ vp_status vp_model_from_config(vp_model **out, const char *json, size_t len,
     return VP_OK;
 }
 
-vp_status vp_model_from_safetensors(vp_model **out, const void *data, size_t len,
-                                    uint64_t file_size, const char *source, vp_error *err)
+/* A checkpoint header (safetensors or GGUF) read from a buffer into a new model. */
+static vp_status from_checkpoint(vp_model **out, vp_model_format format,
+                                 vp_status (*read)(vp_model *, const unsigned char *, size_t,
+                                                   uint64_t, const char *, vp_error *),
+                                 const void *data, size_t len, uint64_t file_size,
+                                 const char *source, vp_error *err)
 {
     if (out == NULL || (data == NULL && len > 0))
         return VP_EMISUSE;
-    vp_model *m = vp__model_new(VP_FORMAT_SAFETENSORS);
+    vp_model *m = vp__model_new(format);
     if (m == NULL)
         return vp__error_set(err, VP_ENOMEM, NULL, "out of memory");
-    vp_status st = vp__safetensors_read(m, data, len, file_size, source, err);
+    vp_status st = read(m, data, len, file_size, source, err);
     if (st == VP_OK && (st = vp__model_finish_checkpoint(m)) != VP_OK)
         vp__error_set(err, st, NULL, "%s", vp_status_str(st));
     if (st != VP_OK) {
@@ -1504,23 +1508,18 @@ vp_status vp_model_from_safetensors(vp_model **out, const void *data, size_t len
     return VP_OK;
 }
 
+vp_status vp_model_from_safetensors(vp_model **out, const void *data, size_t len,
+                                    uint64_t file_size, const char *source, vp_error *err)
+{
+    return from_checkpoint(out, VP_FORMAT_SAFETENSORS, vp__safetensors_read, data, len,
+                           file_size, source, err);
+}
+
 vp_status vp_model_from_gguf(vp_model **out, const void *data, size_t len, uint64_t file_size,
                              const char *source, vp_error *err)
 {
-    if (out == NULL || (data == NULL && len > 0))
-        return VP_EMISUSE;
-    vp_model *m = vp__model_new(VP_FORMAT_GGUF);
-    if (m == NULL)
-        return vp__error_set(err, VP_ENOMEM, NULL, "out of memory");
-    vp_status st = vp__gguf_read(m, data, len, file_size, source, err);
-    if (st == VP_OK && (st = vp__model_finish_checkpoint(m)) != VP_OK)
-        vp__error_set(err, st, NULL, "%s", vp_status_str(st));
-    if (st != VP_OK) {
-        vp_model_free(m);
-        return st;
-    }
-    *out = m;
-    return VP_OK;
+    return from_checkpoint(out, VP_FORMAT_GGUF, vp__gguf_read, data, len, file_size, source,
+                           err);
 }
 
 /* ---- files ------------------------------------------------------------------------ */

@@ -25,13 +25,14 @@ static void usage(FILE *to)
             "       vramplan estimate SHEET [--json|--markdown] [--capacity Q] [overrides]\n"
             "                                         itemized per-phase memory per GPU\n"
             "       vramplan fit SHEET --solve context|concurrency|microbatch [--capacity Q]\n"
+            "                                         the largest value that fits a GPU\n"
             "       vramplan plan SHEET [--json|--markdown] [--rank cost,margin,schedule]\n"
             "                                         classify the sheet's offers on evidence\n"
             "       vramplan diagnose SHEET [--json]  first overflow among the measurements\n"
-            "                                         the largest value that fits a GPU\n"
             "\n"
-            "overrides (for estimate and fit): --context N --concurrency N --framework F\n"
-            "  --weights W --kv-cache D --tp N --pp N --gpus N --utilization X\n"
+            "overrides (estimate, fit, plan, diagnose): --context N --concurrency N\n"
+            "  --microbatch N --framework F --weights W --kv-cache D --tp N --pp N --gpus N\n"
+            "  --utilization X --max-num-seqs N --max-num-batched-tokens N\n"
             "  --set table.key=value (any sheet key)\n"
             "quantities name their unit: --capacity \"80 GB\" or \"79.19 GiB\"\n"
             "\n"
@@ -333,6 +334,7 @@ typedef struct {
     int json, markdown;
     const char *capacity;
     const char *solve;
+    const char *rank;
     const char *sets[64][2];
     int n_sets;
 } opts;
@@ -348,10 +350,23 @@ static const struct {
     { "--max-num-seqs", "workload.max_num_seqs" }, { "--max-num-batched-tokens", "workload.max_num_batched_tokens" },
 };
 
-/* returns -1 on a usage error (message printed) */
-static int parse_opts(int argc, char **argv, opts *o, int allow_solve, const char *cmd)
+/* Options a subcommand takes besides --json, --set and the sheet-key overrides. */
+enum { OPT_MARKDOWN = 1, OPT_CAPACITY = 2, OPT_SOLVE = 4, OPT_RANK = 8 };
+
+/* Parses the options shared by the sheet subcommands (estimate, fit, plan, diagnose).
+ * Returns -1 on a usage error (message printed). */
+static int parse_opts(int argc, char **argv, opts *o, int allowed, const char *cmd)
 {
     memset(o, 0, sizeof(*o));
+    const struct {
+        const char *flag;
+        int opt;
+        const char **value;
+    } valued[] = {
+        { "--capacity", OPT_CAPACITY, &o->capacity },
+        { "--solve", OPT_SOLVE, &o->solve },
+        { "--rank", OPT_RANK, &o->rank },
+    };
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         int matched = 0;
@@ -359,22 +374,24 @@ static int parse_opts(int argc, char **argv, opts *o, int allow_solve, const cha
             o->json = 1;
             continue;
         }
-        if (strcmp(a, "--markdown") == 0 && !allow_solve) {
+        if (strcmp(a, "--markdown") == 0 && (allowed & OPT_MARKDOWN)) {
             o->markdown = 1;
             continue;
         }
-        if ((strcmp(a, "--capacity") == 0 || (allow_solve && strcmp(a, "--solve") == 0) ||
-             strcmp(a, "--set") == 0) && i + 1 >= argc) {
+        for (size_t k = 0; k < sizeof(valued) / sizeof(valued[0]) && !matched; k++)
+            if ((allowed & valued[k].opt) && strcmp(a, valued[k].flag) == 0) {
+                if (i + 1 >= argc) {
+                    fprintf(stderr, "vramplan %s: %s needs a value\n", cmd, a);
+                    return -1;
+                }
+                *valued[k].value = argv[++i];
+                matched = 1;
+            }
+        if (matched)
+            continue;
+        if (strcmp(a, "--set") == 0 && i + 1 >= argc) {
             fprintf(stderr, "vramplan %s: %s needs a value\n", cmd, a);
             return -1;
-        }
-        if (strcmp(a, "--capacity") == 0) {
-            o->capacity = argv[++i];
-            continue;
-        }
-        if (allow_solve && strcmp(a, "--solve") == 0) {
-            o->solve = argv[++i];
-            continue;
         }
         if (strcmp(a, "--set") == 0) {
             const char *kv = argv[++i];
@@ -712,7 +729,7 @@ static int cmd_estimate(int argc, char **argv, int builtin)
     vp_bytes cap;
     const char *from;
     vp_error err = VP_ERROR_INIT;
-    if (parse_opts(argc, argv, &o, 0, "estimate") != 0)
+    if (parse_opts(argc, argv, &o, OPT_MARKDOWN | OPT_CAPACITY, "estimate") != 0)
         return EXIT_USAGE;
     if (!builtin && o.sheet_path == NULL) {
         fprintf(stderr, "usage: vramplan estimate SHEET [--json|--markdown] [--capacity Q]\n");
@@ -768,7 +785,7 @@ static int cmd_fit(int argc, char **argv)
     vp_bytes cap;
     const char *from;
     vp_error err = VP_ERROR_INIT;
-    if (parse_opts(argc, argv, &o, 1, "fit") != 0)
+    if (parse_opts(argc, argv, &o, OPT_CAPACITY | OPT_SOLVE, "fit") != 0)
         return EXIT_USAGE;
     if (o.sheet_path == NULL || o.solve == NULL) {
         fprintf(stderr, "usage: vramplan fit SHEET --solve context|concurrency [--capacity Q]\n");
@@ -845,34 +862,21 @@ static int cmd_fit(int argc, char **argv)
 
 static int cmd_plan(int argc, char **argv)
 {
-    const char *path = NULL, *rank = NULL;
-    int json = 0, md = 0;
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--json") == 0)
-            json = 1;
-        else if (strcmp(argv[i], "--markdown") == 0)
-            md = 1;
-        else if (strcmp(argv[i], "--rank") == 0 && i + 1 < argc)
-            rank = argv[++i];
-        else if (argv[i][0] == '-' && argv[i][1] != '\0') {
-            fprintf(stderr, "vramplan plan: unknown option '%s'\n", argv[i]);
-            return EXIT_USAGE;
-        } else if (path == NULL)
-            path = argv[i];
-        else {
-            fprintf(stderr, "vramplan plan: one SHEET only\n");
-            return EXIT_USAGE;
-        }
-    }
-    if (path == NULL || (json && md)) {
+    opts o;
+    vp_sheet *s;
+    vp_error err = VP_ERROR_INIT;
+    if (parse_opts(argc, argv, &o, OPT_MARKDOWN | OPT_RANK, "plan") != 0)
+        return EXIT_USAGE;
+    if (o.sheet_path == NULL) {
         fprintf(stderr, "usage: vramplan plan SHEET [--json|--markdown] [--rank cost,margin,schedule]\n");
         return EXIT_USAGE;
     }
-    vp_sheet *s;
-    vp_error err = VP_ERROR_INIT;
-    vp_status st = vp_sheet_load(&s, path, &err);
-    if (st != VP_OK)
-        return fail(path, st, &err);
+    int rc = load_sheet(&s, &o);
+    if (rc != 0)
+        return rc;
+    const char *path = o.sheet_path, *rank = o.rank;
+    int json = o.json, md = o.markdown;
+    vp_status st;
     vp_plan *p;
     st = vp_plan_new(&p, s, rank, &err);
     if (st == VP_EMISUSE) {
@@ -958,30 +962,21 @@ static int cmd_plan(int argc, char **argv)
 
 static int cmd_diagnose(int argc, char **argv)
 {
-    const char *path = NULL;
-    int json = 0;
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--json") == 0)
-            json = 1;
-        else if (argv[i][0] == '-' && argv[i][1] != '\0') {
-            fprintf(stderr, "vramplan diagnose: unknown option '%s'\n", argv[i]);
-            return EXIT_USAGE;
-        } else if (path == NULL)
-            path = argv[i];
-        else {
-            fprintf(stderr, "vramplan diagnose: one SHEET only\n");
-            return EXIT_USAGE;
-        }
-    }
-    if (path == NULL) {
+    opts o;
+    vp_sheet *s;
+    vp_error err = VP_ERROR_INIT;
+    if (parse_opts(argc, argv, &o, 0, "diagnose") != 0)
+        return EXIT_USAGE;
+    if (o.sheet_path == NULL) {
         fprintf(stderr, "usage: vramplan diagnose SHEET [--json]\n");
         return EXIT_USAGE;
     }
-    vp_sheet *s;
-    vp_error err = VP_ERROR_INIT;
-    vp_status st = vp_sheet_load(&s, path, &err);
-    if (st != VP_OK)
-        return fail(path, st, &err);
+    int rc = load_sheet(&s, &o);
+    if (rc != 0)
+        return rc;
+    const char *path = o.sheet_path;
+    int json = o.json;
+    vp_status st;
     char *text = NULL;
     st = vp_diagnose(s, &text, json, &err);
     vp_sheet_free(s);

@@ -159,6 +159,14 @@ run plan-md 0 plan "$examples/seed-plan.toml" --markdown
 has plan-md-table "$tmp/out" "| requirement | verdict | condition |"
 run plan-rank-bad 2 plan "$examples/seed-plan.toml" --rank speed
 run plan-usage 2 plan
+run plan-rank-missing 2 plan "$examples/seed-plan.toml" --rank
+# overrides reach plan: fp32 weights (28,000,000,000 B + 6 GiB = 32.08 GiB) exclude the 4090
+run plan-override 0 plan "$examples/seed-plan.toml" --weights fp32 --json
+has plan-override-4090 "$tmp/out" '{"offer": "rtx4090-1x-3d", "verdict": "excluded"'
+has plan-override-6000 "$tmp/out" '{"offer": "rtx6000ada-1x-3d", "verdict": "to_confirm"'
+run diag-set-bad 1 diagnose "$examples/seed-plan.toml" --set workload.kontext=1
+empty diag-set-bad-out "$tmp/out"
+has diag-set-bad-msg "$tmp/err" 'unknown key "workload.kontext"'
 run diag 0 diagnose "$examples/seed-plan.toml" --json
 has diag-none "$tmp/out" '"first_overflow": null'
 

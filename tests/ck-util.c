@@ -5,6 +5,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <vramplan.h>
+
 #include "ck-util.h"
 
 const char *vp_test_data_dir(void)
@@ -92,4 +94,24 @@ void vp_buf_free(vp_buf *b)
     free(b->data);
     b->data = NULL;
     b->len = b->cap = 0;
+}
+
+vp_sheet *vp_test_sheet(const char *text)
+{
+    vp_sheet *s = NULL;
+    vp_error err = VP_ERROR_INIT;
+    vp_status st = vp_sheet_parse(&s, text, strlen(text), "t.toml", &err);
+    ck_assert_msg(st == VP_OK, "%s: %s at %u:%u", vp_status_name(st), err.message, err.line,
+                  err.column);
+    return s;
+}
+
+void vp_test_attach(vp_sheet *s, const char *rel)
+{
+    char path[1024];
+    vp_model *m = NULL;
+    vp_error err = VP_ERROR_INIT;
+    ck_assert_msg(vp_model_from_path(&m, vp_test_path(path, sizeof(path), rel), &err) == VP_OK,
+                  "%s: %s", rel, err.message);
+    ck_assert_int_eq(vp_sheet_attach_model(s, m), VP_OK);
 }

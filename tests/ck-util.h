@@ -34,6 +34,12 @@ char *vp_test_tmpdir(void);
 void vp_test_write(const char *path, const void *data, size_t len);
 char *vp_test_read(const char *path, size_t *len);
 
+/* A sheet parsed from text (the test fails, naming the position, when it does not parse). */
+struct vp_sheet;
+struct vp_sheet *vp_test_sheet(const char *text);
+/* Reads the model file at tests/data/REL and attaches it to the sheet (or fails the test). */
+void vp_test_attach(struct vp_sheet *s, const char *rel);
+
 /* A growable byte buffer for building binary test files. */
 typedef struct {
     unsigned char *data;

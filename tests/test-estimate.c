@@ -16,25 +16,6 @@
 
 #define GIB ((uint64_t)1 << 30)
 
-static vp_sheet *sheet_text(const char *text)
-{
-    vp_sheet *s = NULL;
-    vp_error err = VP_ERROR_INIT;
-    vp_status st = vp_sheet_parse(&s, text, strlen(text), "t.toml", &err);
-    ck_assert_msg(st == VP_OK, "%s at %u:%u", err.message, err.line, err.column);
-    return s;
-}
-
-static void attach_config(vp_sheet *s, const char *rel)
-{
-    char path[1024];
-    vp_model *m = NULL;
-    vp_error err = VP_ERROR_INIT;
-    ck_assert_msg(vp_model_from_path(&m, vp_test_path(path, sizeof(path), rel), &err) == VP_OK,
-                  "%s: %s", rel, err.message);
-    ck_assert_int_eq(vp_sheet_attach_model(s, m), VP_OK);
-}
-
 static vp_estimate *run(const vp_sheet *s, uint64_t capacity)
 {
     vp_estimate *e = NULL;
@@ -128,40 +109,40 @@ END_TEST
 START_TEST(test_kv_kinds)
 {
     /* GQA split by TP: Llama-3.1-70B, 8 KV heads, TP 2 → 4 heads per GPU */
-    vp_sheet *s = sheet_text("[workload]\ncontext = 1000\nconcurrency = 2\n"
+    vp_sheet *s = vp_test_sheet("[workload]\ncontext = 1000\nconcurrency = 2\n"
                              "[layout]\ngpus = 2\ntensor_parallel = 2\n");
-    attach_config(s, "configs/meta-llama__Meta-Llama-3.1-70B/config.json");
+    vp_test_attach(s, "configs/meta-llama__Meta-Llama-3.1-70B/config.json");
     vp_estimate *e = run(s, 0);
     ck_assert_uint_eq(vp_estimate_gpu_count(e), 2);
     ck_assert_uint_eq(item_bytes(e, 1, "kv_cache"), UINT64_C(2000) * 327680 / 2);
     vp_estimate_free(e);
     vp_sheet_free(s);
     /* MLA: the latent cache is replicated on every GPU (DeepSeek-V3, 70,272 B/token) */
-    s = sheet_text("[workload]\ncontext = 1000\nweights = \"bf16\"\n[layout]\ngpus = 8\ntensor_parallel = 8\n");
-    attach_config(s, "configs/deepseek-ai__DeepSeek-V3/config.json");
+    s = vp_test_sheet("[workload]\ncontext = 1000\nweights = \"bf16\"\n[layout]\ngpus = 8\ntensor_parallel = 8\n");
+    vp_test_attach(s, "configs/deepseek-ai__DeepSeek-V3/config.json");
     e = run(s, 0);
     ck_assert_uint_eq(item_bytes(e, 7, "kv_cache"), UINT64_C(1000) * 70272);
     vp_estimate_free(e);
     vp_sheet_free(s);
     /* fp8 cache: half */
-    s = sheet_text("[workload]\ncontext = 1000\nkv_cache = \"fp8\"\n");
-    attach_config(s, "configs/meta-llama__Meta-Llama-3.1-8B/config.json");
+    s = vp_test_sheet("[workload]\ncontext = 1000\nkv_cache = \"fp8\"\n");
+    vp_test_attach(s, "configs/meta-llama__Meta-Llama-3.1-8B/config.json");
     e = run(s, 0);
     ck_assert_uint_eq(item_bytes(e, 0, "kv_cache"), UINT64_C(1000) * 65536);
     vp_estimate_free(e);
     vp_sheet_free(s);
     /* sliding windows: Gemma-3-1B at 32k: 22 local layers keep 512 tokens, 4 keep all
      * (2·1·256·2 = 1,024 B per token per layer) */
-    s = sheet_text("[workload]\ncontext = 32768\n");
-    attach_config(s, "configs/google__gemma-3-1b-it/config.mlc_preset.json");
+    s = vp_test_sheet("[workload]\ncontext = 32768\n");
+    vp_test_attach(s, "configs/google__gemma-3-1b-it/config.mlc_preset.json");
     e = run(s, 0);
     ck_assert_uint_eq(item_bytes(e, 0, "kv_cache"), (UINT64_C(4) * 32768 + UINT64_C(22) * 512) * 1024);
     vp_estimate_free(e);
     vp_sheet_free(s);
     /* hybrid: Jamba keeps K+V in its 4 attention layers and a constant Mamba state in the
      * other 28: (3 × 8192 conv + 8192 × 16 SSM) values × 2 B per layer per sequence */
-    s = sheet_text("[workload]\ncontext = 1000\nconcurrency = 2\n");
-    attach_config(s, "configs-written/ai21labs__Jamba-v0.1/config.json");
+    s = vp_test_sheet("[workload]\ncontext = 1000\nconcurrency = 2\n");
+    vp_test_attach(s, "configs-written/ai21labs__Jamba-v0.1/config.json");
     e = run(s, 0);
     uint64_t state = UINT64_C(28) * (3 * 8192 + 8192 * 16) * 2;
     ck_assert_uint_eq(item_bytes(e, 0, "kv_cache"), 2 * (UINT64_C(1000) * 16384 + state));
@@ -172,8 +153,8 @@ START_TEST(test_kv_kinds)
     vp_sheet_free(s);
     /* pipeline parallel splits layers: vLLM gives the remainder of 32 / 3 to the stages
      * before the last one (get_pp_indices): 11, 11, 10 */
-    s = sheet_text("[workload]\ncontext = 100\n[layout]\ngpus = 3\npipeline_parallel = 3\n");
-    attach_config(s, "configs/meta-llama__Meta-Llama-3.1-8B/config.json");
+    s = vp_test_sheet("[workload]\ncontext = 100\n[layout]\ngpus = 3\npipeline_parallel = 3\n");
+    vp_test_attach(s, "configs/meta-llama__Meta-Llama-3.1-8B/config.json");
     e = run(s, 0);
     ck_assert_uint_eq(item_bytes(e, 0, "kv_cache"), UINT64_C(100) * 4096 * 11);
     ck_assert_uint_eq(item_bytes(e, 1, "kv_cache"), UINT64_C(100) * 4096 * 11);
@@ -187,9 +168,9 @@ END_TEST
 
 START_TEST(test_reserve_replaces_assumed)
 {
-    vp_sheet *s = sheet_text("[workload]\ncontext = 4096\nframework = \"transformers\"\n"
+    vp_sheet *s = vp_test_sheet("[workload]\ncontext = 4096\nframework = \"transformers\"\n"
                              "[reserve]\ncuda_context = \"1 GiB\"\n");
-    attach_config(s, "configs/meta-llama__Meta-Llama-3.1-8B/config.json");
+    vp_test_attach(s, "configs/meta-llama__Meta-Llama-3.1-8B/config.json");
     vp_estimate *e = run(s, 0);
     ck_assert_int_lt(find_item(e, 0, "cuda_context"), 0);
     ck_assert_uint_eq(item_bytes(e, 0, "reserve:cuda_context"), GIB);
@@ -217,32 +198,32 @@ START_TEST(test_bad_layouts)
     vp_estimate *e;
     ck_assert_int_eq(vp_estimate_new(&e), VP_OK);
     /* TP 3 does not divide Llama-3.1-8B's 32 heads */
-    vp_sheet *s = sheet_text("[workload]\ncontext = 100\n[layout]\ngpus = 3\ntensor_parallel = 3\n");
-    attach_config(s, "configs/meta-llama__Meta-Llama-3.1-8B/config.json");
+    vp_sheet *s = vp_test_sheet("[workload]\ncontext = 100\n[layout]\ngpus = 3\ntensor_parallel = 3\n");
+    vp_test_attach(s, "configs/meta-llama__Meta-Llama-3.1-8B/config.json");
     ck_assert_int_eq(vp_estimate_run(e, s, vp_bytes_make(0), &err), VP_EINVALID);
     ck_assert_ptr_nonnull(strstr(err.message, "does not divide"));
     ck_assert_uint_eq(vp_estimate_gpu_count(e), 0); /* nothing partial */
     vp_sheet_free(s);
     /* a context beyond the declared maximum: a warning, never a clamp */
-    s = sheet_text("[workload]\ncontext = 200000\n");
-    attach_config(s, "configs/meta-llama__Meta-Llama-3.1-8B/config.json");
+    s = vp_test_sheet("[workload]\ncontext = 200000\n");
+    vp_test_attach(s, "configs/meta-llama__Meta-Llama-3.1-8B/config.json");
     ck_assert_int_eq(vp_estimate_run(e, s, vp_bytes_make(0), &err), VP_OK);
     ck_assert_uint_eq(vp_estimate_warning_count(e), 1);
     ck_assert_ptr_nonnull(strstr(vp_estimate_warning(e, 0), "131072"));
     ck_assert_uint_eq(item_bytes(e, 0, "kv_cache"), UINT64_C(200000) * 131072);
     vp_sheet_free(s);
     /* overflow: 2^40 tokens × 2^30 sequences */
-    s = sheet_text("[workload]\ncontext = 1099511627776\nconcurrency = 1073741824\n");
-    attach_config(s, "configs/meta-llama__Meta-Llama-3.1-8B/config.json");
+    s = vp_test_sheet("[workload]\ncontext = 1099511627776\nconcurrency = 1073741824\n");
+    vp_test_attach(s, "configs/meta-llama__Meta-Llama-3.1-8B/config.json");
     ck_assert_int_eq(vp_estimate_run(e, s, vp_bytes_make(0), &err), VP_EOVERFLOW);
     vp_sheet_free(s);
     /* more stages than layers */
-    s = sheet_text("[layout]\ngpus = 64\npipeline_parallel = 64\n");
-    attach_config(s, "configs/meta-llama__Llama-3.2-1B/config.mlc_preset.json");
+    s = vp_test_sheet("[layout]\ngpus = 64\npipeline_parallel = 64\n");
+    vp_test_attach(s, "configs/meta-llama__Llama-3.2-1B/config.mlc_preset.json");
     ck_assert_int_eq(vp_estimate_run(e, s, vp_bytes_make(0), &err), VP_EINVALID);
     vp_sheet_free(s);
     /* a GGUF weight format needs the GGUF file */
-    s = sheet_text("[model]\nparameters = 1000\n[workload]\nweights = \"gguf-q4_k_m\"\n");
+    s = vp_test_sheet("[model]\nparameters = 1000\n[workload]\nweights = \"gguf-q4_k_m\"\n");
     ck_assert_int_eq(vp_estimate_run(e, s, vp_bytes_make(0), &err), VP_EUNSUPPORTED);
     ck_assert_ptr_nonnull(strstr(err.message, ".gguf"));
     vp_sheet_free(s);
@@ -252,8 +233,8 @@ END_TEST
 
 START_TEST(test_fit)
 {
-    vp_sheet *s = sheet_text("[workload]\ncontext = 8192\nconcurrency = 4\nframework = \"transformers\"\n");
-    attach_config(s, "configs/meta-llama__Meta-Llama-3.1-8B/config.json");
+    vp_sheet *s = vp_test_sheet("[workload]\ncontext = 8192\nconcurrency = 4\nframework = \"transformers\"\n");
+    vp_test_attach(s, "configs/meta-llama__Meta-Llama-3.1-8B/config.json");
     vp_estimate *e;
     vp_error err = VP_ERROR_INIT;
     uint64_t v = 0;
@@ -277,8 +258,8 @@ START_TEST(test_fit)
     ck_assert_int_eq(vp_fit(&v, e, s, VP_FIT_MICROBATCH, vp_bytes_make(cap), &err), VP_EUNSUPPORTED);
     vp_sheet_free(s);
     /* vLLM: the largest concurrency is the pool's tokens over the block-rounded context */
-    s = sheet_text("[workload]\ncontext = 8192\nframework = \"vllm\"\ngpu_memory_utilization = 0.95\n");
-    attach_config(s, "configs/meta-llama__Meta-Llama-3.1-8B/config.json");
+    s = vp_test_sheet("[workload]\ncontext = 8192\nframework = \"vllm\"\ngpu_memory_utilization = 0.95\n");
+    vp_test_attach(s, "configs/meta-llama__Meta-Llama-3.1-8B/config.json");
     uint64_t cap80 = UINT64_C(8503082926); /* placeholder replaced below */
     vp_bytes h100;
     ck_assert_int_eq(vp_bytes_parse(&h100, "79.19 GiB", 9, NULL), VP_OK);
@@ -290,7 +271,7 @@ START_TEST(test_fit)
     (void)cap80;
     vp_sheet_free(s);
     /* no architecture: no largest context exists */
-    s = sheet_text("[model]\nparameters = 7000000000\n[workload]\nweights = \"fp16\"\ncontext = 10\n");
+    s = vp_test_sheet("[model]\nparameters = 7000000000\n[workload]\nweights = \"fp16\"\ncontext = 10\n");
     ck_assert_int_eq(vp_fit(&v, e, s, VP_FIT_CONTEXT, vp_bytes_make(cap), &err), VP_ENOTFOUND);
     vp_sheet_free(s);
     vp_estimate_free(e);
@@ -383,8 +364,8 @@ START_TEST(test_vllm_calibration)
                  "[layout]\ngpus = %d\ntensor_parallel = %s\npipeline_parallel = %s\n",
                  weights, strcmp(kv, "fp8") == 0 ? "fp8" : "auto", f[col[4]], f[col[8]],
                  atoi(f[col[2]]) * atoi(f[col[3]]), f[col[2]], f[col[3]]);
-        vp_sheet *s = sheet_text(text);
-        attach_config(s, cfg);
+        vp_sheet *s = vp_test_sheet(text);
+        vp_test_attach(s, cfg);
         char captext[32];
         snprintf(captext, sizeof(captext), "%s GiB", f[col[9]]);
         vp_bytes cap;

@@ -80,16 +80,6 @@ static const char full_sheet[] =
     "outcome = \"ok\"\n"
     "version = \"torch 2.4.0, vllm 0.6.3\"\n";
 
-static vp_sheet *parse_ok(const char *text)
-{
-    vp_sheet *s = NULL;
-    vp_error err = VP_ERROR_INIT;
-    vp_status st = vp_sheet_parse(&s, text, strlen(text), "t.toml", &err);
-    ck_assert_msg(st == VP_OK, "%s: %s at %u:%u", vp_status_name(st), err.message, err.line,
-                  err.column);
-    return s;
-}
-
 static void get_eq(const vp_sheet *s, const char *key, const char *want)
 {
     char buf[512];
@@ -99,7 +89,7 @@ static void get_eq(const vp_sheet *s, const char *key, const char *want)
 
 START_TEST(test_every_section)
 {
-    vp_sheet *s = parse_ok(full_sheet);
+    vp_sheet *s = vp_test_sheet(full_sheet);
     get_eq(s, "model.name", "\"meta-llama/Llama-2-7b-hf\"");
     get_eq(s, "model.parameters", "7000000000");
     get_eq(s, "workload.gpu_memory_utilization", "0.9");
@@ -122,11 +112,11 @@ END_TEST
 /* text → parse → text is a fixed point */
 START_TEST(test_round_trip)
 {
-    vp_sheet *s = parse_ok(full_sheet);
+    vp_sheet *s = vp_test_sheet(full_sheet);
     char *t1, *t2;
     size_t n1, n2;
     ck_assert_int_eq(vp_sheet_to_text(s, &t1, &n1), VP_OK);
-    vp_sheet *s2 = parse_ok(t1);
+    vp_sheet *s2 = vp_test_sheet(t1);
     ck_assert_int_eq(vp_sheet_to_text(s2, &t2, &n2), VP_OK);
     ck_assert_uint_eq(n1, n2);
     ck_assert_str_eq(t1, t2);
@@ -206,7 +196,7 @@ END_TEST
 
 START_TEST(test_set_unset)
 {
-    vp_sheet *s = parse_ok("[workload]\ncontext = 4096\n");
+    vp_sheet *s = vp_test_sheet("[workload]\ncontext = 4096\n");
     vp_error err = VP_ERROR_INIT;
     ck_assert_int_eq(vp_sheet_set(s, "workload.context", "8192", &err), VP_OK);
     get_eq(s, "workload.context", "8192");
@@ -234,7 +224,7 @@ END_TEST
 START_TEST(test_save_atomic)
 {
     char *dir = vp_test_tmpdir(), path[512], bad_path[512];
-    vp_sheet *s = parse_ok(full_sheet);
+    vp_sheet *s = vp_test_sheet(full_sheet);
     vp_error err = VP_ERROR_INIT;
     snprintf(path, sizeof(path), "%s/out.toml", dir);
     ck_assert_int_eq(vp_sheet_save(s, path, &err), VP_OK);

@@ -13,23 +13,6 @@
 
 #include "ck-util.h"
 
-static vp_sheet *sheet_text(const char *text)
-{
-    vp_sheet *s = NULL;
-    vp_error err = VP_ERROR_INIT;
-    vp_status st = vp_sheet_parse(&s, text, strlen(text), "t.toml", &err);
-    ck_assert_msg(st == VP_OK, "%s at %u:%u", err.message, err.line, err.column);
-    return s;
-}
-
-static void attach(vp_sheet *s, const char *rel)
-{
-    char path[1024];
-    vp_model *m = NULL;
-    ck_assert_int_eq(vp_model_from_path(&m, vp_test_path(path, sizeof(path), rel), NULL), VP_OK);
-    ck_assert_int_eq(vp_sheet_attach_model(s, m), VP_OK);
-}
-
 static vp_estimate *run_ok(const vp_sheet *s)
 {
     vp_estimate *e = NULL;
@@ -75,7 +58,7 @@ START_TEST(test_zero_figure1)
              "[model]\nparameters = 7_500_000_000\n[workload]\ntask = \"full\"\nweights = \"fp16\"\n"
              "optimizer = \"adamw\"\nmaster_weights = true\n[layout]\ngpus = 64\nsharding = \"%s\"\n",
              zero[_i].sharding);
-    vp_sheet *s = sheet_text(text);
+    vp_sheet *s = vp_test_sheet(text);
     vp_estimate *e = run_ok(s);
     uint64_t states = item(e, 63, "weights") + item(e, 63, "gradients") +
                       item(e, 63, "optimizer_state") + item(e, 63, "master_weights");
@@ -117,8 +100,8 @@ START_TEST(test_lora_trainable)
     char text[512];
     snprintf(text, sizeof(text), "[workload]\ntask = \"lora\"\nlora_rank = %" PRIu64
              "\nlora_targets = %s\ncontext = 1024\n", lora8b[_i].rank, lora8b[_i].targets);
-    vp_sheet *s = sheet_text(text);
-    attach(s, "configs/meta-llama__Meta-Llama-3.1-8B/config.json");
+    vp_sheet *s = vp_test_sheet(text);
+    vp_test_attach(s, "configs/meta-llama__Meta-Llama-3.1-8B/config.json");
     vp_estimate *e = run_ok(s);
     vp_count tr;
     ck_assert_int_eq(vp_estimate_trainable(e, &tr), VP_OK);
@@ -152,7 +135,7 @@ START_TEST(test_optimizers_and_recipes)
         snprintf(text, sizeof(text), "[model]\nparameters = 1024000\n[workload]\ntask = \"full\"\n"
                  "weights = \"bf16\"\noptimizer = \"%s\"\nmaster_weights = %s\n", cases[k].opt,
                  cases[k].master);
-        vp_sheet *s = sheet_text(text);
+        vp_sheet *s = vp_test_sheet(text);
         vp_estimate *e = run_ok(s);
         ck_assert_msg(item(e, 0, "optimizer_state") == cases[k].want,
                       "%s: %" PRIu64, cases[k].opt, item(e, 0, "optimizer_state"));
@@ -161,12 +144,12 @@ START_TEST(test_optimizers_and_recipes)
         vp_sheet_free(s);
     }
     /* master weights default on for 16-bit full fine-tuning, off in fp32 */
-    vp_sheet *s = sheet_text("[model]\nparameters = 1000\n[workload]\ntask = \"full\"\nweights = \"bf16\"\n");
+    vp_sheet *s = vp_test_sheet("[model]\nparameters = 1000\n[workload]\ntask = \"full\"\nweights = \"bf16\"\n");
     vp_estimate *e = run_ok(s);
     ck_assert_uint_eq(item(e, 0, "master_weights"), 4000);
     vp_estimate_free(e);
     vp_sheet_free(s);
-    s = sheet_text("[model]\nparameters = 1000\n[workload]\ntask = \"full\"\nweights = \"fp32\"\n");
+    s = vp_test_sheet("[model]\nparameters = 1000\n[workload]\ntask = \"full\"\nweights = \"fp32\"\n");
     e = run_ok(s);
     ck_assert_uint_eq(item(e, 0, "master_weights"), 0);
     ck_assert_uint_eq(item(e, 0, "gradients"), 4000);
@@ -177,9 +160,9 @@ END_TEST
 
 START_TEST(test_checkpointing_and_phases)
 {
-    vp_sheet *s = sheet_text("[workload]\ntask = \"full\"\nweights = \"bf16\"\ncontext = 4096\n"
+    vp_sheet *s = vp_test_sheet("[workload]\ntask = \"full\"\nweights = \"bf16\"\ncontext = 4096\n"
                              "microbatch = 1\ncheckpointing = \"none\"\n");
-    attach(s, "configs/meta-llama__Meta-Llama-3.1-8B/config.json");
+    vp_test_attach(s, "configs/meta-llama__Meta-Llama-3.1-8B/config.json");
     vp_estimate *e = run_ok(s);
     uint64_t none = item(e, 0, "activations");
     /* formulas.md §5.2: s·b·[4h + 2h + 2(nq·d + 2nkv·d) + 2nq·d + 2h + 8f] + 4·b·nq·s per layer:
@@ -207,9 +190,9 @@ END_TEST
 
 START_TEST(test_qlora)
 {
-    vp_sheet *s = sheet_text("[workload]\ntask = \"qlora\"\nweights = \"nf4-dq\"\nlora_rank = 16\n"
+    vp_sheet *s = vp_test_sheet("[workload]\ntask = \"qlora\"\nweights = \"nf4-dq\"\nlora_rank = 16\n"
                              "lora_targets = [\"all-linear\"]\ncontext = 4096\ncheckpointing = \"full\"\n");
-    attach(s, "configs/meta-llama__Meta-Llama-3.1-8B/config.json");
+    vp_test_attach(s, "configs/meta-llama__Meta-Llama-3.1-8B/config.json");
     vp_estimate *e = run_ok(s);
     /* the frozen 4-bit base: 4 bits per linear value + 0.127 bits of constants; embeddings
      * and lm_head in bf16 (formulas.md §3.9: 5.31 GiB in total) */
@@ -236,8 +219,8 @@ START_TEST(test_bad_training)
         { "[workload]\ntask = \"full\"\nweights = \"nf4\"\n", VP_EUNSUPPORTED, "nf4" },
     };
     for (size_t k = 0; k < sizeof(bad) / sizeof(bad[0]); k++) {
-        vp_sheet *s = sheet_text(bad[k].text);
-        attach(s, "configs/meta-llama__Meta-Llama-3.1-8B/config.json");
+        vp_sheet *s = vp_test_sheet(bad[k].text);
+        vp_test_attach(s, "configs/meta-llama__Meta-Llama-3.1-8B/config.json");
         ck_assert_int_eq(vp_estimate_run(e, s, vp_bytes_make(0), &err), bad[k].st);
         ck_assert_ptr_nonnull(strstr(err.message, bad[k].needle));
         ck_assert_uint_eq(vp_estimate_gpu_count(e), 0);
@@ -251,9 +234,9 @@ START_TEST(test_bad_training)
     for (size_t k = 0; k < 3; k++)
         ck_assert_int_ne(vp_sheet_parse(&s, sheets[k], strlen(sheets[k]), "x", NULL), VP_OK);
     /* warnings: ZeRO on one GPU; a rank larger than a module */
-    s = sheet_text("[workload]\ntask = \"lora\"\nlora_rank = 2000\nlora_targets = [\"k_proj\"]\n"
+    s = vp_test_sheet("[workload]\ntask = \"lora\"\nlora_rank = 2000\nlora_targets = [\"k_proj\"]\n"
                    "context = 16\n[layout]\nsharding = \"zero3\"\n");
-    attach(s, "configs/meta-llama__Meta-Llama-3.1-8B/config.json");
+    vp_test_attach(s, "configs/meta-llama__Meta-Llama-3.1-8B/config.json");
     ck_assert_int_eq(vp_estimate_run(e, s, vp_bytes_make(0), &err), VP_OK);
     ck_assert_uint_eq(vp_estimate_warning_count(e), 2);
     vp_sheet_free(s);
@@ -263,9 +246,9 @@ END_TEST
 
 START_TEST(test_fit_microbatch)
 {
-    vp_sheet *s = sheet_text("[workload]\ntask = \"lora\"\nlora_rank = 16\ncontext = 2048\n"
+    vp_sheet *s = vp_test_sheet("[workload]\ntask = \"lora\"\nlora_rank = 16\ncontext = 2048\n"
                              "framework = \"transformers\"\n");
-    attach(s, "configs/meta-llama__Meta-Llama-3.1-8B/config.json");
+    vp_test_attach(s, "configs/meta-llama__Meta-Llama-3.1-8B/config.json");
     vp_estimate *e;
     ck_assert_int_eq(vp_estimate_new(&e), VP_OK);
     uint64_t v = 0, cap = UINT64_C(48000000000);
@@ -340,8 +323,8 @@ START_TEST(test_peft_measured)
             snprintf(text, sizeof(text), "[workload]\ntask = \"lora\"\nweights = \"bf16\"\n"
                      "lora_rank = %" PRIu64 "\nlora_targets = %s\noptimizer = \"adamw\"\n"
                      "context = 768\nmicrobatch = 4\nframework = \"transformers\"\n", r, targets);
-        vp_sheet *s = sheet_text(text);
-        attach(s, "configs/meta-llama__Llama-3.2-3B__resharded-copy/config.json");
+        vp_sheet *s = vp_test_sheet(text);
+        vp_test_attach(s, "configs/meta-llama__Llama-3.2-3B__resharded-copy/config.json");
         vp_estimate *e = run_ok(s);
         vp_count tr;
         ck_assert_int_eq(vp_estimate_trainable(e, &tr), VP_OK);
@@ -385,9 +368,9 @@ START_TEST(test_torchtune_packed)
     ck_assert_ptr_nonnull(val);
     double gib = atof(val + strlen(",Peak Memory Active,"));
     ck_assert(gib > 59.9 && gib < 60.1);
-    vp_sheet *s = sheet_text("[workload]\ntask = \"full\"\nweights = \"bf16\"\nmaster_weights = false\n"
+    vp_sheet *s = vp_test_sheet("[workload]\ntask = \"full\"\nweights = \"bf16\"\nmaster_weights = false\n"
                              "optimizer = \"adamw\"\ncontext = 4096\nmicrobatch = 2\n");
-    attach(s, "configs/meta-llama__Llama-3.2-3B__resharded-copy/config.json");
+    vp_test_attach(s, "configs/meta-llama__Llama-3.2-3B__resharded-copy/config.json");
     vp_estimate *e = run_ok(s);
     double pred = (double)vp_bytes_value(vp_estimate_phase_bytes(e, 0, VP_PHASE_BACKWARD,
                                                                  VP_COUNTER_ALLOCATED)) / (double)(UINT64_C(1) << 30);

@@ -297,6 +297,19 @@ static void stage_layers(uint64_t L, uint64_t pp, uint64_t s, uint64_t *first, u
     *count = base + ((s >= pp - 1 - rem && s < pp - 1) ? 1 : 0);
 }
 
+/* Pipeline stage s: its first layer and layer count (all L layers on every stage when the
+ * architecture is unknown), recorded in the stage. */
+static stage *stage_at(vp_estimate *e, uint64_t pp, bool arch_known, uint64_t L, uint64_t s,
+                       uint64_t *first_layer, uint64_t *nl)
+{
+    *first_layer = 0;
+    *nl = L;
+    if (arch_known)
+        stage_layers(L, pp, s, first_layer, nl);
+    e->st[s].layers = *nl;
+    return &e->st[s];
+}
+
 /* vLLM v0.19 on H100 (shared/data/vllm-h100-v0.19, 35 runs): the non-torch memory that
  * profiling adds ("non-torch forward increase"): 0.25 GiB at TP = 1 (cuBLAS / attention
  * workspaces), 2.06–2.21 GiB per GPU at TP ≥ 2 (custom all-reduce and NCCL buffers:
@@ -539,11 +552,8 @@ static vp_status compute_training(vp_estimate *e, const train_in *in, vp_error *
     }
 
     for (uint64_t st = 0; st < w->pp; st++) {
-        stage *S = &e->st[st];
-        uint64_t first_layer = 0, nl = L;
-        if (a)
-            stage_layers(L, w->pp, st, &first_layer, &nl);
-        S->layers = nl;
+        uint64_t first_layer, nl;
+        stage *S = stage_at(e, w->pp, a != NULL, L, st, &first_layer, &nl);
         bool is_first = st == 0, is_last = st == w->pp - 1;
 
         /* weights (frozen base or trainable), per stage and per GPU */
@@ -896,11 +906,8 @@ static vp_status compute(vp_estimate *e, const workload *w, uint64_t capacity, b
     uint64_t min_blocks = UINT64_MAX;
 
     for (uint64_t s = 0; s < w->pp; s++) {
-        stage *S = &e->st[s];
-        uint64_t first_layer = 0, nl = L;
-        if (a)
-            stage_layers(L, w->pp, s, &first_layer, &nl);
-        S->layers = nl;
+        uint64_t first_layer, nl;
+        stage *S = stage_at(e, w->pp, a != NULL, L, s, &first_layer, &nl);
         bool is_first = s == 0, is_last = s == w->pp - 1;
         char where[64] = "";
         if (w->pp > 1)

@@ -274,6 +274,41 @@ START_TEST(test_load_model_relative)
 }
 END_TEST
 
+/* Table sizes are bounded (256 keys, 256 table names): the 257th is refused where it
+ * stands, with 256 accepted, so a crafted sheet cannot make key lookups quadratic. */
+START_TEST(test_table_limits)
+{
+    static char text[16384];
+    for (int tables = 0; tables < 2; tables++) {
+        for (int n = 256; n <= 257; n++) {
+            size_t at = 0;
+            if (!tables)
+                at += (size_t)snprintf(text, sizeof(text), "[reserve]\n");
+            for (int i = 0; i < n; i++)
+                at += (size_t)snprintf(text + at, sizeof(text) - at,
+                                       tables ? "[t%d]\n" : "r%d = \"1 B\"\n", i);
+            vp_sheet *s = NULL;
+            vp_error err = VP_ERROR_INIT;
+            vp_status st = vp_sheet_parse(&s, text, at, "big.toml", &err);
+            if (n == 256 && !tables) {
+                ck_assert_msg(st == VP_OK, "%s", err.message);
+                vp_sheet_free(s);
+                continue;
+            }
+            if (n == 256) { /* 256 unknown table names parse, then the schema refuses them */
+                ck_assert_int_ne(st, VP_ELIMIT);
+                ck_assert_ptr_null(s);
+                continue;
+            }
+            ck_assert_int_eq(st, VP_ELIMIT);
+            ck_assert_ptr_null(s);
+            ck_assert_uint_eq(err.line, tables ? 257 : 258);
+            ck_assert_ptr_nonnull(strstr(err.message, "more than 256"));
+        }
+    }
+}
+END_TEST
+
 Suite *vp_test_suite(void)
 {
     Suite *s = suite_create("sheet");
@@ -283,5 +318,6 @@ Suite *vp_test_suite(void)
     VP_ADD_TEST(s, test_set_unset);
     VP_ADD_TEST(s, test_save_atomic);
     VP_ADD_TEST(s, test_load_model_relative);
+    VP_ADD_TEST(s, test_table_limits);
     return s;
 }

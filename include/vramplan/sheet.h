@@ -55,6 +55,7 @@ typedef struct vp_sheet vp_sheet;
  * @retval VP_ERANGE a zero, negative or out-of-range value
  * @retval VP_EUNSUPPORTED an unknown choice (task, framework, weight format, …)
  * @retval VP_EINVALID inconsistent values (a layout whose degrees exceed its GPUs)
+ * @retval VP_ELIMIT more than 256 keys in one table, or 256 table names in the sheet
  * @retval VP_ENOMEM out of memory
  * @since 0.1
  */

@@ -49,6 +49,25 @@ static inline bool vp__mul_u64(uint64_t *out, uint64_t a, uint64_t b)
 #endif
 }
 
+/*
+ * Limits on every count read from input, the same for config.json, safetensors, GGUF and
+ * sheets (docs/errors.md, "Limits"). A value beyond its limit is VP_ELIMIT with the
+ * position of the value. They are chosen so that a product of two widths and a count
+ * cannot wrap before the checked arithmetic sees it, and so that no loop over them can
+ * pin a CPU; each is far above any published model or cluster.
+ */
+#define VP__LIM_DIM       (UINT64_C(1) << 24) /* hidden, heads, KV heads, head dim, MLP width,
+                                                 vocabulary, experts, ranks, per-layer values */
+#define VP__LIM_LAYERS    UINT64_C(4096)      /* decoder layers */
+#define VP__LIM_CONTEXT   (UINT64_C(1) << 32) /* positions, windows, context lengths */
+#define VP__LIM_GPUS      (UINT64_C(1) << 20) /* [layout] gpus, tensor_parallel, offer count */
+#define VP__LIM_STAGES    UINT64_C(64)        /* pipeline stages */
+#define VP__LIM_ENTRIES   UINT64_C(4096)      /* [[offer]], [[evidence]], [[measurement]] each */
+#define VP__LIM_TENSORS   (UINT64_C(1) << 20) /* tensors in one checkpoint (all shards) */
+#define VP__LIM_SHARDS    UINT64_C(65536)     /* shard files of one index */
+#define VP__LIM_STRING    (UINT64_C(1) << 24) /* one string in a binary header */
+#define VP__LIM_PATH      UINT64_C(4096)      /* a file path, in bytes, NUL excluded */
+
 /* ceil(a / b) for b > 0, without overflow. */
 static inline uint64_t vp__div_ceil_u64(uint64_t a, uint64_t b)
 {

@@ -11,28 +11,37 @@
 
 #include "sheet-internal.h"
 
-#define MAX_ITEMS 32
-#define MAX_STAGES 64
-#define MAX_NOTES 16
+#define MAX_STAGES VP__LIM_STAGES
+#define MAX_NOTES 32
 #define GIB ((uint64_t)1 << 30)
 #define MIB ((uint64_t)1 << 20)
 
+/* An item id: the longest is "reserve:" + a sheet key (at most 63 bytes): ids are whole. */
+#define ID_SIZE (sizeof("reserve:") + sizeof(((vp__entry *)0)->key))
+
 typedef struct {
-    char id[40];
+    char id[ID_SIZE];
     char how[200];
     uint64_t bytes;
     vp_basis basis;
     unsigned phases;
     vp_counter counter;
+    bool unique;            /* no other item of the stage has this id (named reserves) */
 } item;
 
+/* A pipeline stage: the items of each of its GPUs (tensor-parallel ranks and data-parallel
+ * replicas of a stage are identical), and their totals, checked once per run. */
 typedef struct {
-    item items[MAX_ITEMS];
-    int n;
+    item *items;            /* grown on demand and kept across runs (owned) */
+    size_t n, cap;
+    bool failed;            /* an item could not be stored (out of memory) */
     uint64_t layers;        /* decoder layers on this stage */
     uint64_t kv_budget;     /* vLLM pool (capacity known) */
     bool kv_budget_known;
     bool quiet;             /* skip the "how" text (inverse solvers) */
+    uint64_t total[VP_PHASE_COUNT][VP_COUNTER_DEVICE + 1]; /* per phase and counter */
+    uint64_t envelope, peak;
+    vp_phase peak_phase;
 } stage;
 
 typedef struct {
@@ -133,18 +142,30 @@ static item *add_item(stage *s, const char *id, uint64_t bytes, vp_basis basis, 
 static item *add_item(stage *s, const char *id, uint64_t bytes, vp_basis basis, unsigned phases,
                       vp_counter counter, const char *fmt, ...)
 {
-    if (s->n >= MAX_ITEMS)
-        return NULL;
+    if (s->n == s->cap) {
+        /* grown once and kept: later runs on the same estimate allocate nothing */
+        size_t cap = s->cap ? s->cap * 2 : 32;
+        item *grown = realloc(s->items, cap * sizeof(*grown));
+        if (grown == NULL) {
+            s->failed = true;
+            return NULL;
+        }
+        s->items = grown;
+        s->cap = cap;
+    }
     item *it = &s->items[s->n++];
     size_t idl = strlen(id);
-    if (idl >= sizeof(it->id))
-        idl = sizeof(it->id) - 1;
-    memcpy(it->id, id, idl);
-    it->id[idl] = '\0';
+    if (idl >= sizeof(it->id)) { /* cannot happen: ids are built-in names or reserve keys */
+        s->n--;
+        s->failed = true;
+        return NULL;
+    }
+    memcpy(it->id, id, idl + 1);
     it->bytes = bytes;
     it->basis = basis;
     it->phases = phases;
     it->counter = counter;
+    it->unique = false;
     if (s->quiet) { /* the solvers need bytes, not accounts */
         it->how[0] = '\0';
         return it;
@@ -215,11 +236,33 @@ static vp_status read_workload(workload *w, const vp_sheet *s, vp_error *err)
     const vp__entry *g = vp__sheet_find(s, "layout", 0, "gpus");
     w->tp = t ? t->u : 1;
     w->pp = p ? p->u : 1;
-    w->dp = g ? g->u / (w->tp * w->pp) : 1;
-    if (w->pp > MAX_STAGES) {
-        vp__where wh = { s->source, p->line, p->column, 0, false };
-        return vp__error_set(err, VP_ELIMIT, &wh, "more than %d pipeline stages", MAX_STAGES);
+    /* The sheet reader checks the layout, but vp_sheet_set() can change it afterwards:
+     * every GPU count is checked again here before anything divides by it. */
+    uint64_t mp = 0;
+    const vp__entry *bad = w->pp > MAX_STAGES ? p : w->tp > VP__LIM_GPUS ? t
+                           : g && g->u > VP__LIM_GPUS ? g : NULL;
+    if (bad != NULL) {
+        vp__where wh = { s->source, bad->line, bad->column, 0, bad->line != 0 };
+        return vp__error_set(err, VP_ELIMIT, &wh, "layout.%s = %llu is beyond the limit of %llu",
+                             bad->key, (unsigned long long)bad->u,
+                             (unsigned long long)(bad == p ? MAX_STAGES : VP__LIM_GPUS));
     }
+    if (w->tp == 0 || w->pp == 0 || vp__mul_u64(&mp, w->tp, w->pp) ||
+        (g && (g->u % mp != 0 || g->u < mp))) {
+        const vp__entry *at = g ? g : t ? t : p;
+        vp__where wh = { s->source, at ? at->line : 0, at ? at->column : 0, 0, false };
+        return vp__error_set(err, VP_EINVALID, &wh, "layout: gpus = %llu is not a multiple of "
+                             "tensor_parallel × pipeline_parallel = %llu × %llu",
+                             (unsigned long long)(g ? g->u : mp), (unsigned long long)w->tp,
+                             (unsigned long long)w->pp);
+    }
+    if (mp > VP__LIM_GPUS) {
+        vp__where wh = { s->source, t ? t->line : 0, t ? t->column : 0, 0, false };
+        return vp__error_set(err, VP_ELIMIT, &wh, "tensor_parallel × pipeline_parallel = %llu "
+                             "GPUs is beyond the limit of %llu", (unsigned long long)mp,
+                             (unsigned long long)VP__LIM_GPUS);
+    }
+    w->dp = g ? g->u / mp : 1;
     if ((v = vp__sheet_find(s, "model", 0, "parameters")) != NULL)
         w->parameters = v->u;
     w->optimizer = OPT_ADAMW;
@@ -346,24 +389,27 @@ typedef struct {
  * parallel); the hidden-size terms are not split (no sequence parallelism).
  * mode: 0 none, 1 selective (the attention core is recomputed), 2 full (layer input only).
  */
-uint64_t vp__act_layer_bytes(const vp__act_shape *x, uint64_t s, uint64_t b, int mode)
+uint64_t vp__act_layer_bytes(const vp__act_shape *x, uint64_t s, uint64_t b, int mode,
+                            bool *ovf)
 {
-    uint64_t sb = s * b, h = x->h, t = x->tp ? x->tp : 1;
+    uint64_t t = x->tp ? x->tp : 1;
     uint64_t nq = x->nq / t ? x->nq / t : 1, nkv = x->nkv / t ? x->nkv / t : 1, f = x->f / t;
+    uint64_t sb = mul_sat(s, b, ovf), sbh = mul_sat(sb, x->h, ovf);
     if (mode == 2)
-        return 2 * sb * h;
-    uint64_t v = 4 * sb * h                            /* two norm inputs */
-                 + 2 * sb * h                          /* QKV input */
-                 + 2 * sb * (nq + 2 * nkv) * x->d      /* Q, K, V */
-                 + 2 * sb * nq * x->d                  /* output projection input */
-                 + 2 * sb * h                          /* MLP input */
-                 + (x->gated ? 8 : 4) * sb * f;        /* MLP intermediates */
+        return mul_sat(2, sbh, ovf);
+    /* two norm inputs 4sbh, QKV input 2sbh, MLP input 2sbh; Q, K, V 2sb(nq + 2nkv)d;
+     * output projection input 2sb·nq·d; MLP intermediates 8sbf (gated) or 4sbf */
+    uint64_t width = add_sat(mul_sat(2, mul_sat(add_sat(nq, mul_sat(2, nkv, ovf), ovf), x->d, ovf), ovf),
+                             mul_sat(2, mul_sat(nq, x->d, ovf), ovf), ovf);
+    uint64_t v = add_sat(mul_sat(8, sbh, ovf), mul_sat(sb, width, ovf), ovf);
+    v = add_sat(v, mul_sat(mul_sat(sb, f, ovf), x->gated ? 8 : 4, ovf), ovf);
     if (x->dropout)
-        v += sb * h + sb * h;                          /* attention and MLP dropout masks */
-    if (x->flash)
-        v += 4 * b * nq * s;                           /* log-sum-exp, fp32 */
-    else if (mode == 0)
-        v += (x->dropout ? 5 : 2) * nq * s * s * b;    /* softmax (+ dropout mask and output) */
+        v = add_sat(v, mul_sat(2, sbh, ovf), ovf);      /* attention and MLP dropout masks */
+    if (x->flash)                                       /* log-sum-exp, fp32 */
+        v = add_sat(v, mul_sat(mul_sat(4, b, ovf), mul_sat(nq, s, ovf), ovf), ovf);
+    else if (mode == 0)                                 /* softmax (+ dropout mask and output) */
+        v = add_sat(v, mul_sat(mul_sat(x->dropout ? 5u : 2u, nq, ovf),
+                               mul_sat(mul_sat(s, s, ovf), b, ovf), ovf), ovf);
     return v;
 }
 
@@ -498,14 +544,14 @@ static vp_status compute_training(vp_estimate *e, const train_in *in, vp_error *
                 if (w->lora_rank > mn)
                     add_warning(e, "lora_rank %llu exceeds min(in, out) = %llu of %s",
                                 (unsigned long long)w->lora_rank, (unsigned long long)mn, t->name);
-                trainable = add_sat(trainable, mul_sat(mul_sat(w->lora_rank, t->rows + t->cols, &ovf),
+                trainable = add_sat(trainable, mul_sat(mul_sat(w->lora_rank, add_sat(t->rows, t->cols, &ovf), &ovf),
                                                        t->count, &ovf), &ovf);
             }
         } else {
             for (int j = 0; j < m->lt.n; j++) {
                 const vp__ltensor *t = &m->lt.t[j];
                 if (lora_hits(deflt[0], t) || lora_hits(deflt[1], t))
-                    trainable = add_sat(trainable, mul_sat(mul_sat(w->lora_rank, t->rows + t->cols, &ovf),
+                    trainable = add_sat(trainable, mul_sat(mul_sat(w->lora_rank, add_sat(t->rows, t->cols, &ovf), &ovf),
                                                            t->count, &ovf), &ovf);
             }
         }
@@ -562,7 +608,8 @@ static vp_status compute_training(vp_estimate *e, const train_in *in, vp_error *
             uint64_t role[3];
             for (int r = 0; r < 3; r++) {
                 uint64_t layer_part = in->by_layer && L ? mul_sat(in->wl[r], nl, &ovf) / L : in->wl[r];
-                role[r] = add_sat(layer_part, (is_first ? in->wf[r] : 0) + (is_last ? in->wlast[r] : 0), &ovf);
+                role[r] = add_sat(add_sat(layer_part, is_first ? in->wf[r] : 0, &ovf),
+                                  is_last ? in->wlast[r] : 0, &ovf);
                 if (full)
                     role[r] = vp__div_ceil_u64(role[r], shard_w);
             }
@@ -606,7 +653,7 @@ static vp_status compute_training(vp_estimate *e, const train_in *in, vp_error *
                 else if (m && m->has_lt)
                     for (int j = 0; j < m->lt.n; j++) {
                         const vp__ltensor *t = &m->lt.t[j];
-                        uint64_t per = t->cols > 1 ? 4 * (t->rows + t->cols) : 4 * t->rows;
+                        uint64_t per = mul_sat(4, t->cols > 1 ? add_sat(t->rows, t->cols, &ovf) : t->rows, &ovf);
                         o = add_sat(o, mul_sat(per, t->count, &ovf), &ovf);
                     }
                 else
@@ -638,8 +685,8 @@ static vp_status compute_training(vp_estimate *e, const train_in *in, vp_error *
         /* activations, logits */
         uint64_t act = 0, logits = 0;
         if (act_known) {
-            uint64_t per = vp__act_layer_bytes(&shape, s, b, w->checkpointing == 2 ? 2 : 0);
-            uint64_t one = vp__act_layer_bytes(&shape, s, b, 0);
+            uint64_t per = vp__act_layer_bytes(&shape, s, b, w->checkpointing == 2 ? 2 : 0, &ovf);
+            uint64_t one = vp__act_layer_bytes(&shape, s, b, 0, &ovf);
             uint64_t inflight = w->pp > 1 && is_first ? (w->grad_accum < w->pp ? w->grad_accum : w->pp) : 1;
             act = w->checkpointing == 2 ? add_sat(mul_sat(per, nl, &ovf), one, &ovf)
                                         : mul_sat(per, nl, &ovf);
@@ -751,6 +798,55 @@ static vp_status compute_training(vp_estimate *e, const train_in *in, vp_error *
     return VP_OK;
 }
 
+/* ---- totals --------------------------------------------------------------------------- */
+
+/*
+ * Per phase and counter totals, the modeled peak and the conservative envelope of a stage,
+ * all checked: false when one does not fit in 64 bits. The envelope is the sum, over item
+ * ids, of the largest total of that id in any one phase, so that it is never below a phase
+ * total (two items of one id live in the same phase add up).
+ */
+static bool stage_totals(stage *S, unsigned phases_used)
+{
+    bool ovf = false;
+    memset(S->total, 0, sizeof(S->total));
+    for (size_t i = 0; i < S->n; i++)
+        for (int p = 0; p < VP_PHASE_COUNT; p++)
+            if (S->items[i].phases & PH(p))
+                for (int c = S->items[i].counter; c <= VP_COUNTER_DEVICE; c++)
+                    S->total[p][c] = add_sat(S->total[p][c], S->items[i].bytes, &ovf);
+    S->peak = 0;
+    S->peak_phase = VP_PHASE_LOAD;
+    for (int p = 0; p < VP_PHASE_COUNT; p++)
+        if ((phases_used & PH(p)) && S->total[p][VP_COUNTER_DEVICE] > S->peak) {
+            S->peak = S->total[p][VP_COUNTER_DEVICE];
+            S->peak_phase = (vp_phase)p;
+        }
+    S->envelope = 0;
+    for (size_t i = 0; i < S->n; i++) {
+        const item *it = &S->items[i];
+        uint64_t by_phase[VP_PHASE_COUNT] = { 0 }, mx = 0;
+        bool seen = false;
+        /* built-in ids are few; named reserves are unique and skip the scan */
+        for (size_t j = 0; !it->unique && j < i && !seen; j++)
+            seen = !S->items[j].unique && strcmp(S->items[j].id, it->id) == 0;
+        if (seen)
+            continue;
+        for (size_t j = i; j < S->n; j++) {
+            if (j != i && (it->unique || S->items[j].unique || strcmp(S->items[j].id, it->id) != 0))
+                continue;
+            for (int p = 0; p < VP_PHASE_COUNT; p++)
+                if (S->items[j].phases & PH(p))
+                    by_phase[p] = add_sat(by_phase[p], S->items[j].bytes, &ovf);
+        }
+        for (int p = 0; p < VP_PHASE_COUNT; p++)
+            if (by_phase[p] > mx)
+                mx = by_phase[p];
+        S->envelope = add_sat(S->envelope, mx, &ovf);
+    }
+    return !ovf;
+}
+
 /* ---- the computation ------------------------------------------------------------------ */
 
 static vp_status compute(vp_estimate *e, const workload *w, uint64_t capacity, bool quiet,
@@ -770,6 +866,7 @@ static vp_status compute(vp_estimate *e, const workload *w, uint64_t capacity, b
     e->trainable = 0;
     for (uint64_t s = 0; s < w->pp && s < MAX_STAGES; s++) {
         e->st[s].n = 0;
+        e->st[s].failed = false;
         e->st[s].kv_budget = 0;
         e->st[s].kv_budget_known = false;
         e->st[s].quiet = quiet;
@@ -875,13 +972,13 @@ static vp_status compute(vp_estimate *e, const workload *w, uint64_t capacity, b
     uint64_t kvb = w->kv_bytes ? w->kv_bytes : dtype_bytes;
     uint64_t kv_per_layer = 0; /* bytes per token per layer per GPU */
     if (a) {
-        if (a->kv_lora_rank)
-            kv_per_layer = (a->kv_lora_rank + a->qk_rope) * kvb; /* MLA latent: replicated */
+        if (a->kv_lora_rank) /* MLA latent: replicated */
+            kv_per_layer = mul_sat(add_sat(a->kv_lora_rank, a->qk_rope, &ovf), kvb, &ovf);
         else {
             uint64_t heads = a->kv_heads / w->tp;
             if (heads == 0)
                 heads = 1;
-            kv_per_layer = 2 * heads * a->head_dim * kvb;
+            kv_per_layer = mul_sat(mul_sat(2, heads, &ovf), mul_sat(a->head_dim, kvb, &ovf), &ovf);
         }
     } else {
         add_unknown(e, "kv_cache", "model.config or model.checkpoint (layers, KV heads, head "
@@ -922,7 +1019,8 @@ static vp_status compute(vp_estimate *e, const workload *w, uint64_t capacity, b
             uint64_t role[3];
             for (int r = 0; r < 3; r++) {
                 uint64_t layer_part = by_layer && L ? mul_sat(wl[r], nl, &ovf) / L : wl[r];
-                role[r] = add_sat(layer_part, (is_first ? wf[r] : 0) + (is_last ? wlast[r] : 0), &ovf);
+                role[r] = add_sat(add_sat(layer_part, is_first ? wf[r] : 0, &ovf),
+                                  is_last ? wlast[r] : 0, &ovf);
             }
             role[VP_ROLE_PAYLOAD] = add_sat(role[VP_ROLE_PAYLOAD], rotary, &ovf);
             add_item(S, "weights", role[VP_ROLE_PAYLOAD], wbasis, PH_INFER, VP_COUNTER_ALLOCATED,
@@ -960,27 +1058,27 @@ static vp_status compute(vp_estimate *e, const workload *w, uint64_t capacity, b
         if (a && w->context) {
             uint64_t tokens = w->context;
             if (w->framework == FW_VLLM)
-                tokens = vp__div_ceil_u64(tokens, w->block) * w->block; /* whole blocks */
+                tokens = mul_sat(vp__div_ceil_u64(tokens, w->block), w->block, &ovf); /* whole blocks */
             /* layers with an attention cache on this stage (hybrids: fewer than nl) */
-            uint64_t kvl = a->kv_layers == L ? nl : (a->kv_layers * nl + L / 2) / L;
-            uint64_t sliding = a->window ? (a->sliding_layers * nl + L - 1) / L : 0;
+            uint64_t kvl = a->kv_layers == L ? nl : add_sat(mul_sat(a->kv_layers, nl, &ovf), L / 2, &ovf) / L;
+            uint64_t sliding = a->window ? add_sat(mul_sat(a->sliding_layers, nl, &ovf), L - 1, &ovf) / L : 0;
             if (sliding > kvl)
                 sliding = kvl;
             uint64_t full = kvl - sliding;
             uint64_t win = a->window && a->window < tokens ? a->window : tokens;
             if (w->framework == FW_VLLM && a->window && sliding) {
                 /* SlidingWindowSpec: cdiv(min(W − 1 + max_num_batched_tokens, len), block) + 1 */
-                uint64_t span = a->window - 1 + mnbt;
+                uint64_t span = add_sat(a->window - 1, mnbt, &ovf);
                 if (span > tokens)
                     span = tokens;
-                win = (vp__div_ceil_u64(span, w->block) + 1) * w->block;
+                win = mul_sat(vp__div_ceil_u64(span, w->block) + 1, w->block, &ovf);
                 if (win > tokens)
                     win = tokens;
             }
             uint64_t per_seq = add_sat(mul_sat(mul_sat(tokens, full, &ovf), kv_per_layer, &ovf),
                                        mul_sat(mul_sat(win, sliding, &ovf), kv_per_layer, &ovf), &ovf);
             /* hybrid (Mamba) layers: a constant state per sequence, whatever the context */
-            uint64_t ssm_l = a->ssm_layers ? (a->ssm_layers * nl + L / 2) / L : 0;
+            uint64_t ssm_l = a->ssm_layers ? add_sat(mul_sat(a->ssm_layers, nl, &ovf), L / 2, &ovf) / L : 0;
             uint64_t state = mul_sat(mul_sat(ssm_l, a->ssm_values, &ovf), dtype_bytes, &ovf);
             per_seq = add_sat(per_seq, state, &ovf);
             kv_need = mul_sat(per_seq, w->concurrency, &ovf);
@@ -1034,8 +1132,12 @@ static vp_status compute(vp_estimate *e, const workload *w, uint64_t capacity, b
                 if (w->framework == FW_LLAMACPP && T > 512)
                     T = 512;
                 uint64_t nq = a->heads / w->tp, nkv = a->kv_heads / w->tp ? a->kv_heads / w->tp : 1;
-                uint64_t width = 2 * h + (nq + 2 * nkv) * a->head_dim + nq * a->head_dim;
-                width += a->experts ? 3 * a->top_k * f_tp + a->experts * 2 : 3 * f_tp;
+                uint64_t width = add_sat(mul_sat(2, h, &ovf),
+                                         mul_sat(add_sat(mul_sat(2, nq, &ovf), mul_sat(2, nkv, &ovf), &ovf),
+                                                 a->head_dim, &ovf), &ovf);
+                width = add_sat(width, a->experts ? add_sat(mul_sat(mul_sat(3, a->top_k, &ovf), f_tp, &ovf),
+                                                            mul_sat(a->experts, 2, &ovf), &ovf)
+                                                  : mul_sat(3, f_tp, &ovf), &ovf);
                 act = mul_sat(mul_sat(T, width, &ovf), dtype_bytes, &ovf);
                 add_item(S, "activations", act, VP_BASIS_ESTIMATED, PH(VP_PHASE_PREFILL),
                          VP_COUNTER_ALLOCATED, "one layer's transient for %llu prefill tokens "
@@ -1082,7 +1184,7 @@ static vp_status compute(vp_estimate *e, const workload *w, uint64_t capacity, b
                 uint64_t non_kv = add_sat(add_sat(add_sat(wsum, act, &ovf), logits, &ovf), nt, &ovf);
                 S->kv_budget = req > non_kv ? req - non_kv : 0;
                 S->kv_budget_known = true;
-                uint64_t kvl_pool = a->kv_layers == L ? nl : (a->kv_layers * nl + L / 2) / L;
+                uint64_t kvl_pool = a->kv_layers == L ? nl : add_sat(mul_sat(a->kv_layers, nl, &ovf), L / 2, &ovf) / L;
                 uint64_t page = mul_sat(mul_sat(kv_per_layer, w->block, &ovf), kvl_pool ? kvl_pool : 1, &ovf);
                 uint64_t blocks = page ? S->kv_budget / page : 0;
                 if (blocks < min_blocks) {
@@ -1104,7 +1206,7 @@ static vp_status compute(vp_estimate *e, const workload *w, uint64_t capacity, b
                      VP_COUNTER_DEVICE, cpp ? "llama.cpp compute buffers besides activations"
                      : "cuBLAS + cuBLASLt workspaces, 32 MiB each on Hopper (formulas.md §6.4)");
             if (!cpp) {
-                uint64_t slack = (act + kv_need + logits) / 10;
+                uint64_t slack = add_sat(add_sat(act, kv_need, &ovf), logits, &ovf) / 10;
                 add_item(S, "allocator_slack", slack, VP_BASIS_ASSUMED, PH_RUN,
                          VP_COUNTER_RESERVED, "PyTorch caching allocator: 10%% of the growing "
                          "tensors (KV cache, activations), formulas.md §6.2");
@@ -1129,21 +1231,33 @@ reserves:;
         const vp__entry *rv = &res->e[r];
         for (uint64_t s = 0; s < w->pp; s++) {
             stage *S = &e->st[s];
-            for (int i = 0; i < S->n; i++)
+            for (size_t i = 0; i < S->n; i++)
                 if (strcmp(S->items[i].id, rv->key) == 0 && S->items[i].basis == VP_BASIS_ASSUMED) {
-                    memmove(&S->items[i], &S->items[i + 1], (size_t)(S->n - i - 1) * sizeof(item));
+                    memmove(&S->items[i], &S->items[i + 1], (S->n - i - 1) * sizeof(item));
                     S->n--;
                     break;
                 }
-            char id[40];
-            snprintf(id, sizeof(id), "reserve:%.31s", rv->key);
-            add_item(S, id, vp_bytes_value(rv->bytes), VP_BASIS_ASSUMED, e->phases_used,
-                     VP_COUNTER_DEVICE, "named reserve [reserve] %s = %s", rv->key, rv->text);
+            char id[ID_SIZE];
+            snprintf(id, sizeof(id), "reserve:%s", rv->key);
+            item *it = add_item(S, id, vp_bytes_value(rv->bytes), VP_BASIS_ASSUMED,
+                                e->phases_used, VP_COUNTER_DEVICE,
+                                "named reserve [reserve] %s = %s", rv->key, rv->text);
+            if (it != NULL)
+                it->unique = true; /* keys of a table are unique */
         }
     }
+    for (uint64_t s = 0; s < w->pp; s++)
+        if (e->st[s].failed)
+            return vp__error_set(err, VP_ENOMEM, &where0, "out of memory");
     if (ovf)
         return vp__error_set(err, VP_EOVERFLOW, &where0,
                              "the estimate exceeds 2^64 − 1 bytes (check context and concurrency)");
+    for (uint64_t s = 0; s < w->pp; s++)
+        if (!stage_totals(&e->st[s], e->phases_used))
+            return vp__error_set(err, VP_EOVERFLOW, &where0,
+                                 "a phase total or the envelope of stage %llu exceeds 2^64 − 1 "
+                                 "bytes (check the reserves, context and concurrency)",
+                                 (unsigned long long)s);
     (void)fw_name;
     return VP_OK;
 }
@@ -1163,6 +1277,10 @@ vp_status vp_estimate_new(vp_estimate **out)
 
 void vp_estimate_free(vp_estimate *e)
 {
+    if (e == NULL)
+        return;
+    for (size_t s = 0; s < MAX_STAGES; s++)
+        free(e->st[s].items);
     free(e);
 }
 
@@ -1193,7 +1311,7 @@ static const stage *stage_of(const vp_estimate *e, size_t gpu)
 static const item *item_at(const vp_estimate *e, size_t gpu, size_t i)
 {
     const stage *s = stage_of(e, gpu);
-    return s != NULL && i < (size_t)s->n ? &s->items[i] : NULL;
+    return s != NULL && i < s->n ? &s->items[i] : NULL;
 }
 
 size_t vp_estimate_gpu_count(const vp_estimate *e)
@@ -1204,7 +1322,7 @@ size_t vp_estimate_gpu_count(const vp_estimate *e)
 size_t vp_estimate_item_count(const vp_estimate *e, size_t gpu)
 {
     const stage *s = stage_of(e, gpu);
-    return s ? (size_t)s->n : 0;
+    return s ? s->n : 0;
 }
 
 const char *vp_estimate_item_id(const vp_estimate *e, size_t gpu, size_t i)
@@ -1247,67 +1365,51 @@ vp_bytes vp_estimate_phase_bytes(const vp_estimate *e, size_t gpu, vp_phase phas
                                  vp_counter counter)
 {
     const stage *s = stage_of(e, gpu);
-    uint64_t sum = 0;
-    if (s == NULL || (unsigned)phase >= VP_PHASE_COUNT)
+    if (s == NULL || (unsigned)phase >= VP_PHASE_COUNT || (unsigned)counter > VP_COUNTER_DEVICE)
         return vp_bytes_make(0);
-    for (int i = 0; i < s->n; i++)
-        if ((s->items[i].phases & PH(phase)) && s->items[i].counter <= counter)
-            sum += s->items[i].bytes; /* every item is bounded; the run checked the sums */
-    return vp_bytes_make(sum);
+    return vp_bytes_make(s->total[phase][counter]); /* checked when the run computed it */
 }
 
 vp_bytes vp_estimate_peak_bytes(const vp_estimate *e, size_t gpu, vp_phase *phase)
 {
-    uint64_t best = 0;
-    vp_phase at = VP_PHASE_LOAD;
-    for (int p = 0; p < VP_PHASE_COUNT && e != NULL; p++) {
-        if (!(e->phases_used & PH(p)))
-            continue;
-        uint64_t v = vp_bytes_value(vp_estimate_phase_bytes(e, gpu, (vp_phase)p, VP_COUNTER_DEVICE));
-        if (v > best) {
-            best = v;
-            at = (vp_phase)p;
-        }
-    }
+    const stage *s = stage_of(e, gpu);
     if (phase != NULL)
-        *phase = at;
-    return vp_bytes_make(best);
+        *phase = s ? s->peak_phase : VP_PHASE_LOAD;
+    return vp_bytes_make(s ? s->peak : 0);
 }
 
+/* The GPUs of one stage are identical: the first GPU of the stage with the largest peak. */
 size_t vp_estimate_peak_gpu(const vp_estimate *e)
 {
     size_t best = 0;
     uint64_t v = 0;
-    for (size_t g = 0; g < vp_estimate_gpu_count(e); g++) {
-        uint64_t p = vp_bytes_value(vp_estimate_peak_bytes(e, g, NULL));
-        if (p > v) {
-            v = p;
-            best = g;
+    for (int st = 0; e != NULL && st < e->n_stages; st++)
+        if (e->st[st].peak > v) {
+            v = e->st[st].peak;
+            best = (size_t)st * (size_t)e->tp;
         }
-    }
     return best;
 }
 
-/* The sum over ids of each id's largest item: an id that appears once per phase group
- * (training and evaluation activations) counts once, at its maximum. */
 vp_bytes vp_estimate_envelope_bytes(const vp_estimate *e, size_t gpu)
 {
     const stage *s = stage_of(e, gpu);
-    uint64_t sum = 0;
-    for (int i = 0; s != NULL && i < s->n; i++) {
-        bool seen = false;
-        uint64_t mx = s->items[i].bytes;
-        for (int j = 0; j < s->n; j++)
-            if (j != i && strcmp(s->items[j].id, s->items[i].id) == 0) {
-                if (j < i)
-                    seen = true;
-                if (s->items[j].bytes > mx)
-                    mx = s->items[j].bytes;
-            }
-        if (!seen)
-            sum += mx;
-    }
-    return vp_bytes_make(sum);
+    return vp_bytes_make(s ? s->envelope : 0);
+}
+
+size_t vp_estimate_stage_count(const vp_estimate *e)
+{
+    return e ? (size_t)e->n_stages : 0;
+}
+
+size_t vp_estimate_stage_gpu(const vp_estimate *e, size_t stage_index)
+{
+    return e && stage_index < (size_t)e->n_stages ? stage_index * (size_t)e->tp : 0;
+}
+
+size_t vp_estimate_stage_gpus(const vp_estimate *e, size_t stage_index)
+{
+    return e && stage_index < (size_t)e->n_stages ? (size_t)(e->tp * e->dp) : 0;
 }
 
 vp_status vp_estimate_weights_only(const vp_estimate *e, vp_bytes *out)
@@ -1398,7 +1500,7 @@ static int fits(vp_estimate *e, const workload *w, uint64_t capacity, vp_error *
     for (int s = 0; s < e->n_stages; s++) {
         const stage *S = &e->st[s];
         if (w->framework == FW_VLLM && S->kv_budget_known) {
-            for (int i = 0; i < S->n; i++)
+            for (size_t i = 0; i < S->n; i++)
                 if (strcmp(S->items[i].id, "kv_cache") == 0 && S->items[i].bytes > S->kv_budget)
                     return 0;
         } else if (vp_bytes_value(vp_estimate_peak_bytes(e, (size_t)s * e->tp, NULL)) > capacity) {

@@ -229,6 +229,8 @@ typedef struct vp__act_shape {
     uint64_t h, nq, nkv, d, f, tp;
     bool gated, flash, dropout;
 } vp__act_shape;
-uint64_t vp__act_layer_bytes(const vp__act_shape *x, uint64_t s, uint64_t b, int mode);
+/* Saturates at UINT64_MAX and sets *ovf when a product or sum does not fit. */
+uint64_t vp__act_layer_bytes(const vp__act_shape *x, uint64_t s, uint64_t b, int mode,
+                            bool *ovf);
 
 #endif /* VRAMPLAN_INTERNAL_H */

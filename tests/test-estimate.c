@@ -407,6 +407,188 @@ START_TEST(test_vllm_calibration)
 }
 END_TEST
 
+
+/* ---- hostile sheets: every item counted, nothing wraps, no per-GPU work ---------------- */
+
+static vp_status run_status(const vp_sheet *s, vp_estimate **out, vp_error *err)
+{
+    ck_assert_int_eq(vp_estimate_new(out), VP_OK);
+    return vp_estimate_run(*out, s, vp_bytes_make(0), err);
+}
+
+/* 40 named reserves: each is an item and counts in the peak (a stage used to keep 32 items
+ * and drop the rest without a word). */
+START_TEST(test_many_reserves_all_counted)
+{
+    char text[8192];
+    size_t n = (size_t)snprintf(text, sizeof(text), "[model]\nparameters = 7_000_000_000\n"
+                                "[workload]\nweights = \"fp16\"\n[reserve]\n");
+    for (int i = 0; i < 40; i++)
+        n += (size_t)snprintf(text + n, sizeof(text) - n, "r%02d = \"1 GiB\"\n", i);
+    vp_sheet *s = vp_test_sheet(text);
+    vp_estimate *e = run(s, 0);
+    ck_assert_uint_eq(vp_estimate_item_count(e, 0), 41);
+    ck_assert_uint_eq(vp_bytes_value(vp_estimate_peak_bytes(e, 0, NULL)),
+                      UINT64_C(14000000000) + 40 * GIB);
+    ck_assert_uint_eq(item_bytes(e, 0, "reserve:r39"), GIB);
+    vp_estimate_free(e);
+    vp_sheet_free(s);
+}
+END_TEST
+
+/* Two long reserve names that share their first 31 bytes stay two items with whole ids, and
+ * the envelope is never below the peak (they used to merge into one id). */
+START_TEST(test_long_reserve_ids_whole)
+{
+    char a[64], b[64], text[1024];
+    memset(a, 'x', 62);
+    a[62] = '\0';
+    memcpy(b, a, sizeof(a));
+    a[61] = 'a';
+    b[61] = 'b';
+    snprintf(text, sizeof(text), "[model]\nparameters = 1_000_000_000\n[workload]\n"
+             "weights = \"bf16\"\n[reserve]\n%s = \"3 GiB\"\n%s = \"5 GiB\"\n", a, b);
+    vp_sheet *s = vp_test_sheet(text);
+    vp_estimate *e = run(s, 0);
+    char id[80];
+    snprintf(id, sizeof(id), "reserve:%s", b);
+    ck_assert_uint_eq(item_bytes(e, 0, id), 5 * GIB);
+    snprintf(id, sizeof(id), "reserve:%s", a);
+    ck_assert_uint_eq(item_bytes(e, 0, id), 3 * GIB);
+    uint64_t peak = vp_bytes_value(vp_estimate_peak_bytes(e, 0, NULL));
+    ck_assert_uint_eq(peak, UINT64_C(2000000000) + 8 * GIB);
+    ck_assert_uint_ge(vp_bytes_value(vp_estimate_envelope_bytes(e, 0)), peak);
+    vp_estimate_free(e);
+    vp_sheet_free(s);
+}
+END_TEST
+
+/* Two reserves whose sum passes 2^64: an overflow error, never a small wrapped peak. */
+START_TEST(test_reserve_sum_overflows)
+{
+    vp_sheet *s = vp_test_sheet("[model]\nparameters = 7_000_000_000\n[workload]\n"
+                                "weights = \"fp16\"\n[reserve]\na = \"9223372036854775808 B\"\n"
+                                "b = \"9223372036854775808 B\"\n");
+    vp_estimate *e;
+    vp_error err = VP_ERROR_INIT;
+    ck_assert_int_eq(run_status(s, &e, &err), VP_EOVERFLOW);
+    ck_assert_uint_eq(vp_estimate_gpu_count(e), 0); /* nothing partial */
+    ck_assert_uint_eq(vp_bytes_value(vp_estimate_peak_bytes(e, 0, NULL)), 0);
+    vp_estimate_free(e);
+    vp_sheet_free(s);
+}
+END_TEST
+
+/* Training activations of a huge context: s·b·h passes 2^64 with a tiny vocabulary (the
+ * logits do not overflow first). Used to give 0 B of activations. */
+START_TEST(test_training_activations_overflow)
+{
+    static const char cfg[] =
+        "{\"model_type\": \"llama\", \"vocab_size\": 2, \"hidden_size\": 4096, "
+        "\"num_hidden_layers\": 2, \"num_attention_heads\": 32, \"num_key_value_heads\": 8, "
+        "\"intermediate_size\": 14336, \"torch_dtype\": \"bfloat16\"}";
+    /* s·b = 2^52: the logits (s·b·V·14 B) fit, s·b·h does not */
+    vp_sheet *s = vp_test_sheet("[workload]\ntask = \"full\"\nweights = \"bf16\"\n"
+                                "context = 1_099_511_627_776\nmicrobatch = 4096\n"
+                                "checkpointing = \"full\"\n");
+    vp_model *m;
+    vp_error err = VP_ERROR_INIT;
+    ck_assert_int_eq(vp_model_from_config(&m, cfg, sizeof(cfg) - 1, "cfg", &err), VP_OK);
+    ck_assert_int_eq(vp_sheet_attach_model(s, m), VP_OK);
+    vp_estimate *e;
+    ck_assert_int_eq(run_status(s, &e, &err), VP_EOVERFLOW);
+    vp_estimate_free(e);
+    vp_sheet_free(s);
+}
+END_TEST
+
+/* Two items of one id live in the same phase (QLoRA's dequantization buffer and the
+ * framework's cuBLAS workspace, both "workspace" in forward): the envelope adds them, so it
+ * is never below the peak. */
+START_TEST(test_envelope_at_least_peak)
+{
+    static const char *const sheets[] = {
+        "[model]\nconfig = \"x\"\n[workload]\ntask = \"qlora\"\nweights = \"nf4\"\n"
+        "context = 2048\nlora_rank = 16\nframework = \"transformers\"\n",
+        "[model]\nconfig = \"x\"\n[workload]\ntask = \"full\"\nweights = \"bf16\"\n"
+        "context = 2048\nframework = \"transformers\"\n[layout]\ngpus = 4\nsharding = \"ddp\"\n",
+        "[model]\nconfig = \"x\"\n[workload]\ntask = \"full\"\nweights = \"bf16\"\n"
+        "context = 2048\nframework = \"transformers\"\n[layout]\ngpus = 4\nsharding = \"zero3\"\n",
+    };
+    for (size_t k = 0; k < sizeof(sheets) / sizeof(sheets[0]); k++) {
+        vp_sheet *s = vp_test_sheet(sheets[k]);
+        vp_test_attach(s, "configs/meta-llama__Meta-Llama-3.1-8B/config.json");
+        vp_estimate *e = run(s, 0);
+        for (size_t g = 0; g < vp_estimate_gpu_count(e); g++) {
+            uint64_t env = vp_bytes_value(vp_estimate_envelope_bytes(e, g));
+            for (int p = 0; p < VP_PHASE_COUNT; p++) {
+                uint64_t tot = vp_bytes_value(vp_estimate_phase_bytes(e, g, (vp_phase)p,
+                                                                      VP_COUNTER_DEVICE));
+                ck_assert_msg(env >= tot, "sheet %zu GPU %zu: envelope %" PRIu64 " < %s total %"
+                              PRIu64, k, g, env, vp_phase_name((vp_phase)p), tot);
+                /* every phase total is at least each of its items */
+                for (size_t i = 0; i < vp_estimate_item_count(e, g); i++)
+                    if (vp_estimate_item_phases(e, g, i) & (1u << p))
+                        ck_assert_uint_ge(tot, vp_bytes_value(vp_estimate_item_bytes(e, g, i)));
+            }
+        }
+        vp_estimate_free(e);
+        vp_sheet_free(s);
+    }
+}
+END_TEST
+
+/* A million GPUs: the estimate is per stage, its groups say how many GPUs each holds, and
+ * the GPU with the largest peak is found without visiting every GPU. */
+START_TEST(test_many_gpus_by_group)
+{
+    vp_sheet *s = vp_test_sheet("[model]\nconfig = \"x\"\n[workload]\nweights = \"bf16\"\n"
+                                "context = 4096\n[layout]\ngpus = 1048576\ntensor_parallel = 2\n"
+                                "pipeline_parallel = 4\n");
+    vp_test_attach(s, "configs/meta-llama__Meta-Llama-3.1-8B/config.json");
+    vp_estimate *e = run(s, 0);
+    ck_assert_uint_eq(vp_estimate_gpu_count(e), 1048576);
+    ck_assert_uint_eq(vp_estimate_stage_count(e), 4);
+    ck_assert_uint_eq(vp_estimate_stage_gpu(e, 3), 6);
+    ck_assert_uint_eq(vp_estimate_stage_gpus(e, 3), 262144);
+    ck_assert_uint_eq(vp_estimate_stage_gpus(e, 4), 0);
+    /* the last GPU belongs to the last stage */
+    ck_assert_uint_eq(vp_bytes_value(vp_estimate_peak_bytes(e, 1048575, NULL)),
+                      vp_bytes_value(vp_estimate_peak_bytes(e, 6, NULL)));
+    size_t pg = vp_estimate_peak_gpu(e);
+    ck_assert_uint_lt(pg, 8);
+    vp_estimate_free(e);
+    vp_sheet_free(s);
+}
+END_TEST
+
+/* A layout changed after loading (vp_sheet_set) is checked again: no division by a wrapped
+ * or zero product, no loop over 2^40 GPUs. */
+START_TEST(test_layout_set_after_load)
+{
+    static const struct {
+        const char *key, *value;
+        vp_status want;
+    } cases[] = {
+        { "layout.gpus", "1099511627776", VP_ELIMIT },
+        { "layout.tensor_parallel", "4294967296", VP_ELIMIT },
+        { "layout.pipeline_parallel", "65", VP_ELIMIT },
+        { "layout.tensor_parallel", "3", VP_EINVALID },
+    };
+    for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+        vp_sheet *s = vp_test_sheet("[model]\nparameters = 7_000_000_000\n[workload]\n"
+                                    "weights = \"fp16\"\n[layout]\ngpus = 8\n");
+        vp_error err = VP_ERROR_INIT;
+        ck_assert_int_eq(vp_sheet_set(s, cases[k].key, cases[k].value, &err), VP_OK);
+        vp_estimate *e;
+        ck_assert_int_eq(run_status(s, &e, &err), cases[k].want);
+        ck_assert_uint_eq(vp_estimate_gpu_count(e), 0);
+        vp_estimate_free(e);
+        vp_sheet_free(s);
+    }
+}
+END_TEST
+
 Suite *vp_test_suite(void)
 {
     Suite *s = suite_create("estimate");
@@ -417,5 +599,12 @@ Suite *vp_test_suite(void)
     VP_ADD_TEST(s, test_bad_layouts);
     VP_ADD_TEST(s, test_fit);
     VP_ADD_TEST(s, test_vllm_calibration);
+    VP_ADD_TEST(s, test_many_reserves_all_counted);
+    VP_ADD_TEST(s, test_long_reserve_ids_whole);
+    VP_ADD_TEST(s, test_reserve_sum_overflows);
+    VP_ADD_TEST(s, test_training_activations_overflow);
+    VP_ADD_TEST(s, test_envelope_at_least_peak);
+    VP_ADD_TEST(s, test_many_gpus_by_group);
+    VP_ADD_TEST(s, test_layout_set_after_load);
     return s;
 }

@@ -21,12 +21,18 @@ START_TEST(test_megatron_activations)
     uint64_t h = megatron[_i].h, a = megatron[_i].a, s = megatron[_i].s, b = megatron[_i].b;
     vp__act_shape x = { h, a, a, h / a, 4 * h, 1, false, false, true };
     uint64_t sbh = s * b * h;
-    ck_assert_uint_eq(vp__act_layer_bytes(&x, s, b, 0), sbh * 34 + 5 * a * s * s * b);
-    ck_assert_uint_eq(vp__act_layer_bytes(&x, s, b, 1), sbh * 34);
-    ck_assert_uint_eq(vp__act_layer_bytes(&x, s, b, 2), sbh * 2);
+    bool ovf = false;
+    ck_assert_uint_eq(vp__act_layer_bytes(&x, s, b, 0, &ovf), sbh * 34 + 5 * a * s * s * b);
+    ck_assert_uint_eq(vp__act_layer_bytes(&x, s, b, 1, &ovf), sbh * 34);
+    ck_assert_uint_eq(vp__act_layer_bytes(&x, s, b, 2, &ovf), sbh * 2);
     /* with FlashAttention the s² term is gone: a 4·b·a·s log-sum-exp instead */
     x.flash = true;
-    ck_assert_uint_eq(vp__act_layer_bytes(&x, s, b, 0), sbh * 34 + 4 * b * a * s);
+    ck_assert_uint_eq(vp__act_layer_bytes(&x, s, b, 0, &ovf), sbh * 34 + 4 * b * a * s);
+    ck_assert(!ovf);
+    /* a context so long that s·b·h does not fit saturates and says so, never wraps */
+    ck_assert_uint_eq(vp__act_layer_bytes(&x, UINT64_C(1) << 40, UINT64_C(1) << 12, 2, &ovf),
+                      UINT64_MAX);
+    ck_assert(ovf);
 }
 END_TEST
 

@@ -576,14 +576,18 @@ static void estimate_json(const vp_estimate *e, const vp_sheet *s, const opts *o
     json_items(e, peak);
     printf(", \"phases\": ");
     json_phases(e, peak, VP_COUNTER_DEVICE);
-    printf(", \"per_gpu\": [");
-    for (size_t g = 0; g < vp_estimate_gpu_count(e); g++) {
+    /* one entry per GPU group (pipeline stage): its GPUs hold the same items, so the output
+     * stays linear in the stages however many GPUs the layout has */
+    printf(", \"gpu_order\": \"tensor-parallel ranks fastest, then pipeline stages, then "
+           "replicas\", \"per_stage\": [");
+    for (size_t k = 0; k < vp_estimate_stage_count(e); k++) {
+        size_t g = vp_estimate_stage_gpu(e, k);
         vp_phase gp;
         vp_bytes gpk = vp_estimate_peak_bytes(e, g, &gp);
-        printf("%s{\"gpu\": %zu, \"peak_bytes\": %llu, \"peak_phase\": \"%s\", "
-               "\"envelope_bytes\": %llu, \"items\": ", g ? ", " : "", g,
-               (unsigned long long)vp_bytes_value(gpk), vp_phase_name(gp),
-               (unsigned long long)vp_bytes_value(vp_estimate_envelope_bytes(e, g)));
+        printf("%s{\"stage\": %zu, \"first_gpu\": %zu, \"gpus\": %zu, \"peak_bytes\": %llu, "
+               "\"peak_phase\": \"%s\", \"envelope_bytes\": %llu, \"items\": ", k ? ", " : "", k, g,
+               vp_estimate_stage_gpus(e, k), (unsigned long long)vp_bytes_value(gpk),
+               vp_phase_name(gp), (unsigned long long)vp_bytes_value(vp_estimate_envelope_bytes(e, g)));
         json_items(e, g);
         printf(", \"phases\": ");
         json_phases(e, g, VP_COUNTER_DEVICE);
@@ -623,6 +627,24 @@ static void phases_text(char *out, size_t len, unsigned mask)
                                   vp_phase_name((vp_phase)p));
 }
 
+/* "GPUs 0-3" or "stage 1: GPUs 2-3, 6-7 (2 replicas)": the GPUs of group k, as ranges */
+static void gpu_group_text(char *out, size_t len, const vp_estimate *e, size_t k)
+{
+    size_t stages = vp_estimate_stage_count(e), n = vp_estimate_stage_gpus(e, k);
+    size_t tp = stages > 1 ? vp_estimate_stage_gpu(e, 1) : n, first = vp_estimate_stage_gpu(e, k);
+    size_t replicas = tp ? n / tp : 1, o = 0;
+    if (stages > 1)
+        o += (size_t)snprintf(out + o, len - o, "stage %zu: ", k);
+    o += (size_t)snprintf(out + o, len - o, "GPU%s ", n > 1 ? "s" : "");
+    for (size_t r = 0; r < replicas && r < 3 && o < len; r++) {
+        size_t a = first + r * tp * stages;
+        o += tp > 1 ? (size_t)snprintf(out + o, len - o, "%s%zu-%zu", r ? ", " : "", a, a + tp - 1)
+                    : (size_t)snprintf(out + o, len - o, "%s%zu", r ? ", " : "", a);
+    }
+    if (replicas > 3 && o < len)
+        snprintf(out + o, len - o, ", … (%zu GPUs in %zu replicas)", n, replicas);
+}
+
 static void estimate_table(const vp_estimate *e, const vp_sheet *s, const opts *o, vp_bytes cap)
 {
     char buf[512], gib[32], grouped[40], phases[96];
@@ -653,25 +675,16 @@ static void estimate_table(const vp_estimate *e, const vp_sheet *s, const opts *
         printf(md ? "Weights only (parameters × bits, whole model): %s B = %s\n\n"
                   : "weights only (parameters x bits, whole model): %s B = %s\n\n", grouped, gib);
     }
-    /* one table per distinct pipeline stage */
-    size_t gpus = vp_estimate_gpu_count(e);
-    const char *last_first_id = NULL;
-    for (size_t g = 0; g < gpus; g++) {
-        /* print each stage once: GPUs of a stage share items */
-        if (g > 0 && vp_estimate_item_id(e, g, 0) == last_first_id)
-            continue;
-        last_first_id = vp_estimate_item_id(e, g, 0);
+    /* one table per GPU group (pipeline stage): its GPUs hold the same items */
+    size_t gpus = vp_estimate_gpu_count(e), stages = vp_estimate_stage_count(e);
+    for (size_t k = 0; k < stages; k++) {
+        size_t g = vp_estimate_stage_gpu(e, k);
         vp_phase ph;
         vp_bytes pk = vp_estimate_peak_bytes(e, g, &ph);
         if (gpus > 1) {
-            /* the GPUs that hold the same items (tensor-parallel ranks, replicas) */
-            char list[256];
-            size_t n = 0, same = 0;
-            for (size_t h = 0; h < gpus && n + 16 < sizeof(list); h++)
-                if (vp_estimate_item_id(e, h, 0) == last_first_id)
-                    n += (size_t)snprintf(list + n, sizeof(list) - n, "%s%zu", same++ ? ", " : "", h);
-            printf(md ? "## GPU%s %s\n\n" : "GPU%s %s (per GPU; two GPUs are never one memory space)\n",
-                   same > 1 ? "s" : "", list);
+            char what[160];
+            gpu_group_text(what, sizeof(what), e, k);
+            printf(md ? "## %s\n\n" : "%s (per GPU; two GPUs are never one memory space)\n", what);
         }
         if (md)
             printf("| item | basis | phases | bytes [B] | [GiB] | how |\n|---|---|---|---:|---:|---|\n");

@@ -21,7 +21,10 @@
  * the input that would give it.
  *
  * The estimate object is allocated once (vp_estimate_new()) and recomputed by
- * vp_estimate_run() without further heap allocation, so a scheduler can reuse it.
+ * vp_estimate_run(); its item storage grows on the first runs and is kept, so a scheduler
+ * that reuses it allocates nothing once it has seen its largest sheet. Every item is kept
+ * (no fixed capacity drops one); every phase total, peak and envelope is checked when the
+ * run computes it, so the accessors never return a wrapped sum (VP_EOVERFLOW instead).
  *
  * Thread safety: one estimate per thread at a time; a sheet may be read by several
  * estimates at once.
@@ -205,14 +208,46 @@ VP_API vp_bytes vp_estimate_peak_bytes(const vp_estimate *e, size_t gpu, vp_phas
  */
 VP_API size_t vp_estimate_peak_gpu(const vp_estimate *e);
 /**
- * @brief Conservative envelope of GPU @p gpu: the sum, over item ids, of each id's
- *        largest item (an id listed once per phase group, such as training and evaluation
- *        activations, counts once). Not an observed peak.
+ * @brief Conservative envelope of GPU @p gpu: the sum, over item ids, of the largest total
+ *        of that id in any one phase (an id listed once per phase group, such as training
+ *        and evaluation activations, counts once; two items of one id live in the same
+ *        phase add up). Never below a phase total. Not an observed peak.
  * @param e the estimate  @param gpu GPU index
  * @return the bytes
  * @since 0.1
  */
 VP_API vp_bytes vp_estimate_envelope_bytes(const vp_estimate *e, size_t gpu);
+/**
+ * @brief Number of GPU groups: one per pipeline stage. The GPUs of a group (its
+ *        tensor-parallel ranks and data-parallel replicas) hold the same items, so a caller
+ *        that walks the groups instead of the GPUs does work linear in the stages, however
+ *        many GPUs the layout has.
+ *
+ * GPU numbering: tensor-parallel ranks fastest, then pipeline stages, then replicas; GPU
+ * g belongs to group (g / tensor_parallel) % pipeline_parallel.
+ * @param e the estimate
+ * @return the count; 0 before a successful run
+ * @since 0.2
+ * Thread safety: safe for distinct estimates; read-only.
+ */
+VP_API size_t vp_estimate_stage_count(const vp_estimate *e);
+/**
+ * @brief The first GPU of group @p stage_index (stage × tensor_parallel): pass it to the
+ *        per-GPU accessors to read the whole group.
+ * @param e the estimate  @param stage_index index below vp_estimate_stage_count()
+ * @return the GPU index; 0 for an index out of range
+ * @since 0.2
+ * Thread safety: safe for distinct estimates; read-only.
+ */
+VP_API size_t vp_estimate_stage_gpu(const vp_estimate *e, size_t stage_index);
+/**
+ * @brief How many GPUs group @p stage_index has (tensor_parallel × data-parallel replicas).
+ * @param e the estimate  @param stage_index index below vp_estimate_stage_count()
+ * @return the count; 0 for an index out of range
+ * @since 0.2
+ * Thread safety: safe for distinct estimates; read-only.
+ */
+VP_API size_t vp_estimate_stage_gpus(const vp_estimate *e, size_t stage_index);
 /**
  * @brief Weights only: parameters × bits per value of the weight format, for the whole
  *        model (the seed calculators' first figure).

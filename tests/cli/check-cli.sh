@@ -99,7 +99,7 @@ has est-seed-wo "$tmp/out" '"weights_only_bytes": 14000000000'
 has est-seed-env "$tmp/out" '"envelope_bytes": 20442450944'
 has est-seed-unknown "$tmp/out" '{"id": "kv_cache", "needs":'
 has est-seed-items "$tmp/out" '"id": "reserve:other", "bytes": 6442450944, "basis": "assumed"'
-has est-seed-pergpu "$tmp/out" '"per_gpu": [{"gpu": 0'
+has est-seed-perstage "$tmp/out" '"per_stage": [{"stage": 0, "first_gpu": 0, "gpus": 1'
 if command -v python3 >/dev/null 2>&1; then
     if python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$tmp/out"; then
         passes=$((passes + 1)); else echo "FAIL est-json-valid"; fails=$((fails + 1)); fi
@@ -107,7 +107,7 @@ fi
 run est-md 0 estimate "$examples/seed.toml" --markdown
 has est-md-table "$tmp/out" "| item | basis | phases | bytes [B] | [GiB] | how |"
 run est-table 0 estimate "$examples/mixtral-8x7b-2gpu.toml" --capacity "79.19 GiB"
-has est-table-gpu1 "$tmp/out" "GPUs 0, 1 (per GPU"
+has est-table-gpu1 "$tmp/out" "GPUs 0-1 (per GPU"
 has est-table-pool "$tmp/out" "vLLM KV pool at 79.19 GiB per GPU"
 # flags override sheet keys; a bad value is bad input
 run est-override 0 estimate "$examples/llama-3.1-8b-vllm.toml" --json --context 2048 --concurrency 4
@@ -137,7 +137,7 @@ has train-trainable "$tmp/out" '"trainable_parameters": 41943040'
 has train-task "$tmp/out" '"task": "lora"'
 has train-phases "$tmp/out" '"optimizer_step": '
 run train-zero3 0 estimate "$examples/zero3-8gpu-full.toml"
-has train-zero3-gpus "$tmp/out" "GPUs 0, 1, 2, 3, 4, 5, 6, 7"
+has train-zero3-gpus "$tmp/out" "GPUs 0-7 (per GPU"
 run fit-mb 0 fit "$examples/llama-3.1-8b-lora.toml" --solve microbatch --capacity "24 GB" --json
 has fit-mb-solve "$tmp/out" '"solve": "microbatch"'
 run fit-mb-infer 1 fit "$examples/seed.toml" --solve microbatch --capacity "24 GB"

@@ -398,6 +398,11 @@ class Estimate:
             })
         return out
 
+    def stages(self):
+        """(stage, first GPU, GPU count) per GPU group: the GPUs of a group are identical."""
+        return [(k, L.vp_estimate_stage_gpu(self._h, k), L.vp_estimate_stage_gpus(self._h, k))
+                for k in range(L.vp_estimate_stage_count(self._h))]
+
     @property
     def peak_gpu(self):
         return L.vp_estimate_peak_gpu(self._h)
@@ -453,9 +458,11 @@ class Estimate:
                 "peak_phase": phase, "peak_gpu": self.peak_gpu,
                 "envelope_bytes": self.envelope().bytes,
                 "items": [dict(i, bytes=i["bytes"].bytes) for i in self.items()],
-                "per_gpu": [{"gpu": g, "items": [dict(i, bytes=i["bytes"].bytes) for i in self.items(g)],
-                             "phases": {k: v.bytes for k, v in self.phases(g).items()}}
-                            for g in range(self.gpu_count)],
+                "gpus": self.gpu_count,
+                "per_stage": [{"stage": k, "first_gpu": g, "gpus": n,
+                               "items": [dict(i, bytes=i["bytes"].bytes) for i in self.items(g)],
+                               "phases": {p: v.bytes for p, v in self.phases(g).items()}}
+                              for k, g, n in self.stages()],
                 "unknowns": self.unknowns, "warnings": self.warnings,
                 "trainable_parameters": self.trainable_parameters}
 

@@ -11,6 +11,8 @@
 
 #define MAX_REQ 10
 #define GIB ((uint64_t)1 << 30)
+/* No GPU holds a petabyte: a larger measured or reported figure is a typo. */
+#define VP__PLAN_MAX_GPU_BYTES ((uint64_t)1 << 50)
 
 typedef struct {
     char id[24];
@@ -128,16 +130,29 @@ static void ev_label(char *out, size_t len, size_t idx, const vp__section *ev)
              ver ? ", " : "", ver ? ver->str : "", date ? ", " : "", date ? date->str : "");
 }
 
-/* Is a measurement-like evidence within the sheet's scope? *why gets the reason if not. */
-static bool in_scope(const vp_sheet *s, const vp__entry *scope, int task_inference, char *why,
-                     size_t wl)
+/* The sheet's own values that evidence is compared with, looked up once per plan. */
+typedef struct {
+    const vp__entry *mn, *mr, *wt, *ww, *wc, *wn;
+    int inference;
+} sheet_scope;
+
+static sheet_scope scope_of(const vp_sheet *s)
 {
-    const vp__entry *mn = vp__sheet_find(s, "model", 0, "name");
-    const vp__entry *mr = vp__sheet_find(s, "model", 0, "revision");
     const vp__entry *wt = vp__sheet_find(s, "workload", 0, "task");
-    const vp__entry *ww = vp__sheet_find(s, "workload", 0, "weights");
-    const vp__entry *wc = vp__sheet_find(s, "workload", 0, "context");
-    const vp__entry *wn = vp__sheet_find(s, "workload", 0, task_inference ? "concurrency" : "microbatch");
+    int inference = wt == NULL || strcmp(wt->str, "inference") == 0;
+    sheet_scope c = { vp__sheet_find(s, "model", 0, "name"), vp__sheet_find(s, "model", 0, "revision"),
+                      wt, vp__sheet_find(s, "workload", 0, "weights"),
+                      vp__sheet_find(s, "workload", 0, "context"),
+                      vp__sheet_find(s, "workload", 0, inference ? "concurrency" : "microbatch"),
+                      inference };
+    return c;
+}
+
+/* Is a measurement-like evidence within the sheet's scope? *why gets the reason if not. */
+static bool in_scope(const sheet_scope *c, const vp__entry *scope, char *why, size_t wl)
+{
+    const vp__entry *mn = c->mn, *mr = c->mr, *wt = c->wt, *ww = c->ww, *wc = c->wc, *wn = c->wn;
+    int task_inference = c->inference;
     if (scope == NULL) {
         snprintf(why, wl, "it states no scope (model, task, format, dimensions)");
         return false;
@@ -272,6 +287,209 @@ static int cmp_key(const cand *a, const cand *b, int key)
     }
 }
 
+/* ---- the sheet's tables, indexed once per plan ---------------------------------------- */
+
+typedef struct {
+    const char *id;
+    size_t index;
+} id_ref;
+
+typedef struct {
+    const vp__section **offers, **evs;
+    size_t n_offers, n_ev;
+    id_ref *ids;              /* offer ids sorted by (id, index) */
+    size_t *ev_first;         /* per offer: its first evidence, or SIZE_MAX */
+    size_t *ev_next;          /* per evidence: the next evidence of the same offer */
+    id_ref *gpu_totals;       /* device_total evidence naming a gpu, sorted by (gpu, index) */
+    size_t n_gpu_totals;
+} plan_index;
+
+static void index_free(plan_index *x)
+{
+    free(x->offers);
+    free(x->evs);
+    free(x->ids);
+    free(x->ev_first);
+    free(x->ev_next);
+    free(x->gpu_totals);
+    memset(x, 0, sizeof(*x));
+}
+
+static int cmp_ref(const void *a, const void *b)
+{
+    const id_ref *x = a, *y = b;
+    int c = strcmp(x->id, y->id);
+    return c ? c : (x->index > y->index) - (x->index < y->index);
+}
+
+/* The index of the offer with this id, or SIZE_MAX. */
+static size_t offer_by_id(const plan_index *x, const char *id)
+{
+    size_t lo = 0, hi = x->n_offers;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        int c = strcmp(x->ids[mid].id, id);
+        if (c < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < x->n_offers && strcmp(x->ids[lo].id, id) == 0 ? x->ids[lo].index : SIZE_MAX;
+}
+
+/* Evidence that states a card's device total: the value for offers of that card model
+ * (the latest one in sheet order that is not about the offer itself), or NULL. */
+static const char *card_total_hint(const plan_index *x, const char *gpu, const char *offer_id)
+{
+    size_t lo = 0, hi = x->n_gpu_totals;
+    while (lo < hi) { /* first entry with a gpu greater than this one */
+        size_t mid = lo + (hi - lo) / 2;
+        if (strcmp(x->gpu_totals[mid].id, gpu) <= 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    for (size_t k = lo; k-- > 0 && strcmp(x->gpu_totals[k].id, gpu) == 0;) {
+        const vp__section *ev = x->evs[x->gpu_totals[k].index];
+        if (!about_offer(ev, offer_id)) {
+            const vp__entry *val = F(ev, "value");
+            return val ? val->str : NULL;
+        }
+    }
+    return NULL;
+}
+
+/* Collects the sections of each array table, checks ids and references, and links each
+ * offer to its evidence. */
+static vp_status index_sheet(plan_index *x, const vp_sheet *s, vp_error *err)
+{
+    vp_status st = VP_OK;
+    memset(x, 0, sizeof(*x));
+    x->n_offers = vp_sheet_count(s, "offer");
+    x->n_ev = vp_sheet_count(s, "evidence");
+    x->offers = calloc(x->n_offers + 1, sizeof(*x->offers));
+    x->evs = calloc(x->n_ev + 1, sizeof(*x->evs));
+    x->ids = calloc(x->n_offers + 1, sizeof(*x->ids));
+    x->ev_first = malloc((x->n_offers + 1) * sizeof(*x->ev_first));
+    x->ev_next = malloc((x->n_ev + 1) * sizeof(*x->ev_next));
+    x->gpu_totals = calloc(x->n_ev + 1, sizeof(*x->gpu_totals));
+    if (!x->offers || !x->evs || !x->ids || !x->ev_first || !x->ev_next || !x->gpu_totals) {
+        index_free(x);
+        return vp__error_set(err, VP_ENOMEM, NULL, "out of memory");
+    }
+    size_t no = 0, ne = 0;
+    for (size_t i = 0; i < s->n_sec; i++) {
+        if (strcmp(s->sec[i].name, "offer") == 0 && no < x->n_offers)
+            x->offers[no++] = &s->sec[i];
+        else if (strcmp(s->sec[i].name, "evidence") == 0 && ne < x->n_ev)
+            x->evs[ne++] = &s->sec[i];
+    }
+    /* offers: ids present and unique (the second of two equal ids is named) */
+    for (size_t i = 0; i < x->n_offers; i++) {
+        const vp__entry *id = F(x->offers[i], "id");
+        if (id == NULL) {
+            st = plan_fail(err, s, x->offers[i]->line, 1, VP_EINVALID, "[[offer]] without an id");
+            goto fail;
+        }
+        x->ids[i] = (id_ref){ id->str, i };
+        x->ev_first[i] = SIZE_MAX;
+    }
+    qsort(x->ids, x->n_offers, sizeof(*x->ids), cmp_ref);
+    size_t dup = SIZE_MAX;
+    for (size_t i = 1; i < x->n_offers; i++)
+        if (strcmp(x->ids[i - 1].id, x->ids[i].id) == 0 && x->ids[i].index < dup)
+            dup = x->ids[i].index; /* the earliest second occurrence, in sheet order */
+    if (dup != SIZE_MAX) {
+        const vp__entry *id = F(x->offers[dup], "id");
+        st = plan_fail(err, s, id->line, id->column, VP_EINVALID,
+                       "two offers have the id \"%.60s\"", id->str);
+        goto fail;
+    }
+    /* evidence: names an existing offer or a gpu; byte-valued claims parse and are
+     * possible; linked to its offer in sheet order */
+    size_t *last = calloc(x->n_offers + 1, sizeof(*last));
+    if (last == NULL) {
+        st = vp__error_set(err, VP_ENOMEM, NULL, "out of memory");
+        goto fail;
+    }
+    for (size_t i = 0; i < x->n_ev; i++) {
+        const vp__section *ev = x->evs[i];
+        const vp__entry *o = F(ev, "offer"), *g = F(ev, "gpu");
+        x->ev_next[i] = SIZE_MAX;
+        size_t oi = o ? offer_by_id(x, o->str) : SIZE_MAX;
+        if (o != NULL && oi == SIZE_MAX) {
+            st = plan_fail(err, s, o->line, o->column, VP_EINVALID,
+                           "evidence names the offer \"%.60s\", which the sheet does not have", o->str);
+            break;
+        }
+        if (o == NULL && g == NULL) {
+            st = plan_fail(err, s, ev->line, 1, VP_EINVALID, "evidence names neither an offer nor a gpu");
+            break;
+        }
+        const vp__entry *claim = F(ev, "claim"), *value = F(ev, "value");
+        if (claim && value && (strcmp(claim->str, "device_total") == 0 || strcmp(claim->str, "device_free") == 0 ||
+                               strcmp(claim->str, "peak") == 0 || strcmp(claim->str, "host_ram") == 0)) {
+            vp_bytes b;
+            vp_error sub = VP_ERROR_INIT;
+            if (vp_bytes_parse(&b, value->str, strlen(value->str), &sub) != VP_OK) {
+                vp__where w = { s->source, value->line, value->column + sub.column, 0, false };
+                st = vp__error_set(err, sub.code, &w, "evidence value: %s", sub.message);
+                break;
+            }
+            if (b.b == 0 || b.b > VP__PLAN_MAX_GPU_BYTES) {
+                st = plan_fail(err, s, value->line, value->column, VP_ERANGE,
+                               "impossible %s for one GPU: \"%.40s\"", claim->str, value->str);
+                break;
+            }
+        }
+        if (g != NULL && claim_is(ev, "device_total"))
+            x->gpu_totals[x->n_gpu_totals++] = (id_ref){ g->str, i };
+        if (oi != SIZE_MAX) {
+            if (x->ev_first[oi] == SIZE_MAX)
+                x->ev_first[oi] = i;
+            else
+                x->ev_next[last[oi]] = i;
+            last[oi] = i;
+        }
+    }
+    free(last);
+    if (st != VP_OK)
+        goto fail;
+    qsort(x->gpu_totals, x->n_gpu_totals, sizeof(*x->gpu_totals), cmp_ref);
+    for (size_t i = 0; i < s->n_sec; i++) {
+        if (strcmp(s->sec[i].name, "measurement") != 0)
+            continue;
+        const vp__entry *v = F(&s->sec[i], "value");
+        if (v && (v->bytes.b == 0 || v->bytes.b > VP__PLAN_MAX_GPU_BYTES)) {
+            st = plan_fail(err, s, v->line, v->column, VP_ERANGE,
+                           "impossible measured value \"%.40s\" for one GPU", v->str);
+            goto fail;
+        }
+    }
+    return VP_OK;
+fail:
+    index_free(x);
+    return st;
+}
+
+/* Candidates adopted, in rank order: the ranking keys in turn, then sheet order. */
+typedef struct {
+    const cand *c;
+    size_t index;
+    const int *order;
+} rank_ref;
+
+static int cmp_rank(const void *a, const void *b)
+{
+    const rank_ref *x = a, *y = b;
+    for (int k = 0; k < 3; k++) {
+        int c = cmp_key(x->c, y->c, x->order[k]);
+        if (c)
+            return c;
+    }
+    return (x->index > y->index) - (x->index < y->index);
+}
+
 vp_status vp_plan_new(vp_plan **out, const vp_sheet *s, const char *rank, vp_error *err)
 {
     if (out == NULL || s == NULL)
@@ -300,78 +518,39 @@ vp_status vp_plan_new(vp_plan **out, const vp_sheet *s, const char *rank, vp_err
                 order[n_order++] = k;
         }
     }
-    size_t n_offers = vp_sheet_count(s, "offer"), n_ev = vp_sheet_count(s, "evidence");
-    /* offers: ids present and unique; evidence names existing offers */
-    for (size_t i = 0; i < n_offers; i++) {
-        const vp__section *o = vp__sheet_section(s, "offer", i);
-        const vp__entry *id = F(o, "id");
-        if (id == NULL)
-            return plan_fail(err, s, o->line, 1, VP_EINVALID, "[[offer]] without an id");
-        for (size_t j = 0; j < i; j++) {
-            const vp__entry *id2 = F(vp__sheet_section(s, "offer", j), "id");
-            if (id2 && strcmp(id2->str, id->str) == 0)
-                return plan_fail(err, s, id->line, id->column, VP_EINVALID,
-                                 "two offers have the id \"%.60s\"", id->str);
-        }
-    }
-    for (size_t i = 0; i < n_ev; i++) {
-        const vp__section *ev = vp__sheet_section(s, "evidence", i);
-        const vp__entry *o = F(ev, "offer");
-        bool found = o == NULL;
-        for (size_t j = 0; o && j < n_offers; j++) {
-            const vp__entry *id = F(vp__sheet_section(s, "offer", j), "id");
-            found |= id && strcmp(id->str, o->str) == 0;
-        }
-        if (!found)
-            return plan_fail(err, s, o->line, o->column, VP_EINVALID,
-                             "evidence names the offer \"%.60s\", which the sheet does not have", o->str);
-        if (o == NULL && F(ev, "gpu") == NULL)
-            return plan_fail(err, s, ev->line, 1, VP_EINVALID,
-                             "evidence names neither an offer nor a gpu");
-        /* byte-valued claims must parse, and be possible */
-        const vp__entry *claim = F(ev, "claim"), *value = F(ev, "value");
-        if (claim && value && (strcmp(claim->str, "device_total") == 0 || strcmp(claim->str, "device_free") == 0 ||
-                               strcmp(claim->str, "peak") == 0 || strcmp(claim->str, "host_ram") == 0)) {
-            vp_bytes b;
-            vp_error sub = VP_ERROR_INIT;
-            if (vp_bytes_parse(&b, value->str, strlen(value->str), &sub) != VP_OK) {
-                vp__where w = { s->source, value->line, value->column + sub.column, 0, false };
-                return vp__error_set(err, sub.code, &w, "evidence value: %s", sub.message);
-            }
-            if (b.b == 0 || b.b > ((uint64_t)1 << 50))
-                return plan_fail(err, s, value->line, value->column, VP_ERANGE,
-                                 "impossible %s for one GPU: \"%.40s\"", claim->str, value->str);
-        }
-    }
-    for (size_t i = 0; i < vp_sheet_count(s, "measurement"); i++) {
-        const vp__section *ms = vp__sheet_section(s, "measurement", i);
-        const vp__entry *v = F(ms, "value");
-        if (v && (v->bytes.b == 0 || v->bytes.b > ((uint64_t)1 << 50)))
-            return plan_fail(err, s, v->line, v->column, VP_ERANGE,
-                             "impossible measured value \"%.40s\" for one GPU", v->str);
-    }
-
+    /* Every table is walked through an index built once, so the plan is O(n log n) in
+     * the numbers of offers and evidence (a crafted sheet cannot pin a CPU). */
+    plan_index x;
+    vp_status ist = index_sheet(&x, s, err);
+    if (ist != VP_OK)
+        return ist;
+    size_t n_offers = x.n_offers;
     vp_plan *p = calloc(1, sizeof(*p));
     if (p == NULL || vp_estimate_new(&p->e) != VP_OK) {
         free(p);
+        index_free(&x);
         return vp__error_set(err, VP_ENOMEM, NULL, "out of memory");
     }
     vp_status st = vp_estimate_run(p->e, s, vp_bytes_make(0), err);
     if (st != VP_OK) {
         vp_plan_free(p);
+        index_free(&x);
         return st;
     }
     p->need_gpus = vp_estimate_gpu_count(p->e);
     p->need = vp_bytes_value(vp_estimate_peak_bytes(p->e, vp_estimate_peak_gpu(p->e), NULL));
     p->c = calloc(n_offers ? n_offers : 1, sizeof(cand));
-    if (p->c == NULL) {
+    rank_ref *ranked = calloc(n_offers ? n_offers : 1, sizeof(*ranked));
+    if (p->c == NULL || ranked == NULL) {
+        free(ranked);
         vp_plan_free(p);
+        index_free(&x);
         return vp__error_set(err, VP_ENOMEM, NULL, "out of memory");
     }
     p->n = n_offers;
 
-    const vp__entry *wtask = vp__sheet_find(s, "workload", 0, "task");
-    int inference = wtask == NULL || strcmp(wtask->str, "inference") == 0;
+    const sheet_scope scope = scope_of(s);
+    int inference = scope.inference;
     const vp__entry *wfw = vp__sheet_find(s, "workload", 0, "framework");
     const vp__entry *wq = vp__sheet_find(s, "workload", 0, "quality");
     const vp__entry *ww = vp__sheet_find(s, "workload", 0, "weights");
@@ -385,7 +564,7 @@ vp_status vp_plan_new(vp_plan **out, const vp_sheet *s, const char *rank, vp_err
     bool unknowns = vp_estimate_unknown_count(p->e) > 0;
 
     for (size_t i = 0; i < n_offers; i++) {
-        const vp__section *o = vp__sheet_section(s, "offer", i);
+        const vp__section *o = x.offers[i];
         cand *c = &p->c[i];
         const vp__entry *id = F(o, "id"), *gpu = F(o, "gpu"), *cnt = F(o, "count"),
                         *mem = F(o, "memory"), *price = F(o, "price"), *avail = F(o, "available_from"),
@@ -402,18 +581,12 @@ vp_status vp_plan_new(vp_plan **out, const vp_sheet *s, const char *rank, vp_err
         uint64_t total = 0, peak = 0;
         bool oom = false, peak_in = false;
         char total_ev[200] = "", peak_ev[200] = "", peak_why[200] = "", oom_ev[200] = "";
-        const char *doc_hint = NULL;
-        for (size_t k = 0; k < n_ev; k++) {
-            const vp__section *ev = vp__sheet_section(s, "evidence", k);
+        const char *doc_hint = gpu ? card_total_hint(&x, gpu->str, id->str) : NULL;
+        for (size_t k = x.ev_first[i]; k != SIZE_MAX; k = x.ev_next[k]) {
+            const vp__section *ev = x.evs[k];
             const vp__entry *val = F(ev, "value");
             char label[200];
             ev_label(label, sizeof(label), k, ev);
-            if (!about_offer(ev, id->str)) {
-                const vp__entry *eg = F(ev, "gpu");
-                if (eg && gpu && strcmp(eg->str, gpu->str) == 0 && claim_is(ev, "device_total"))
-                    doc_hint = val ? val->str : NULL;
-                continue;
-            }
             vp_bytes b = { 0 };
             if (val)
                 vp_bytes_parse(&b, val->str, strlen(val->str), NULL);
@@ -422,7 +595,7 @@ vp_status vp_plan_new(vp_plan **out, const vp_sheet *s, const char *rank, vp_err
                 snprintf(total_ev, sizeof(total_ev), "%s", label);
             } else if (claim_is(ev, "peak") && source_is(ev, "measurement", "device_report")) {
                 char why[160];
-                if (in_scope(s, scope_get_entry(ev), inference, why, sizeof(why))) {
+                if (in_scope(&scope, scope_get_entry(ev), why, sizeof(why))) {
                     if (b.b > peak) {
                         peak = b.b;
                         peak_in = true;
@@ -435,7 +608,7 @@ vp_status vp_plan_new(vp_plan **out, const vp_sheet *s, const char *rank, vp_err
             } else if (claim_is(ev, "defect") && source_is(ev, "measurement", "device_report") && val &&
                        (strstr(val->str, "oom") || strstr(val->str, "out of memory"))) {
                 char why[160];
-                if (in_scope(s, scope_get_entry(ev), inference, why, sizeof(why))) {
+                if (in_scope(&scope, scope_get_entry(ev), why, sizeof(why))) {
                     oom = true;
                     snprintf(oom_ev, sizeof(oom_ev), "%s", label);
                 }
@@ -512,10 +685,8 @@ vp_status vp_plan_new(vp_plan **out, const vp_sheet *s, const char *rank, vp_err
         char sw_ev[200] = "", ic_ev[200] = "", hr_ev[200] = "", av_ev[200] = "", q_ev[200] = "",
              sw_what[160] = "";
         int q_state = 0; /* 0 none, 1 meets, 2 below */
-        for (size_t k = 0; k < n_ev; k++) {
-            const vp__section *ev = vp__sheet_section(s, "evidence", k);
-            if (!about_offer(ev, id->str))
-                continue;
+        for (size_t k = x.ev_first[i]; k != SIZE_MAX; k = x.ev_next[k]) {
+            const vp__section *ev = x.evs[k];
             const vp__entry *val = F(ev, "value");
             char label[200];
             ev_label(label, sizeof(label), k, ev);
@@ -656,22 +827,16 @@ vp_status vp_plan_new(vp_plan **out, const vp_sheet *s, const char *rank, vp_err
                         "different currencies: state them in one currency to compare plan costs");
                 p->c[i].verdict = VP_VERDICT_TO_CONFIRM;
             }
-    /* rank the adopted */
-    for (size_t i = 0; i < p->n; i++) {
-        if (p->c[i].verdict != VP_VERDICT_FIT)
-            continue;
-        unsigned r = 1;
-        for (size_t j = 0; j < p->n; j++) {
-            if (j == i || p->c[j].verdict != VP_VERDICT_FIT)
-                continue;
-            int c = 0;
-            for (int k = 0; k < 3 && c == 0; k++)
-                c = cmp_key(&p->c[j], &p->c[i], order[k]);
-            if (c < 0 || (c == 0 && j < i))
-                r++;
-        }
-        p->c[i].rank = r;
-    }
+    /* rank the adopted: sorted by the ranking keys, then sheet order */
+    size_t n_fit = 0;
+    for (size_t i = 0; i < p->n; i++)
+        if (p->c[i].verdict == VP_VERDICT_FIT)
+            ranked[n_fit++] = (rank_ref){ &p->c[i], i, order };
+    qsort(ranked, n_fit, sizeof(*ranked), cmp_rank);
+    for (size_t r = 0; r < n_fit; r++)
+        p->c[ranked[r].index].rank = (unsigned)(r + 1);
+    free(ranked);
+    index_free(&x);
     *out = p;
     return VP_OK;
 }
@@ -872,11 +1037,14 @@ vp_status vp_diagnose(const vp_sheet *s, char **out, int json, vp_error *err)
         return VP_EMISUSE;
     (void)err;
     sbuf b = { 0 };
-    size_t n = vp_sheet_count(s, "measurement");
+    size_t n = 0;
     const vp__section *first = NULL;
     size_t first_i = 0, ok_runs = 0;
-    for (size_t i = 0; i < n; i++) {
-        const vp__section *m = vp__sheet_section(s, "measurement", i);
+    for (size_t k = 0; k < s->n_sec; k++) {
+        if (strcmp(s->sec[k].name, "measurement") != 0)
+            continue;
+        size_t i = n++;
+        const vp__section *m = &s->sec[k];
         const vp__entry *oc = F(m, "outcome");
         if (oc && strcmp(oc->str, "oom") == 0) {
             if (first == NULL) {
@@ -953,11 +1121,14 @@ vp_status vp_diagnose(const vp_sheet *s, char **out, int json, vp_error *err)
  * are compared like with like, never added together. */
 static void measurements_vs_estimate(sbuf *b, const vp_plan *p, const vp_sheet *s, int format)
 {
-    size_t n = vp_sheet_count(s, "measurement");
+    size_t n = 0;
     if (format == 2)
         sb_printf(b, ", \"measured_vs_estimate\": [");
-    for (size_t i = 0; i < n; i++) {
-        const vp__section *m = vp__sheet_section(s, "measurement", i);
+    for (size_t sec = 0; sec < s->n_sec; sec++) {
+        if (strcmp(s->sec[sec].name, "measurement") != 0)
+            continue;
+        size_t i = n++;
+        const vp__section *m = &s->sec[sec];
         const vp__entry *ph = F(m, "phase"), *ct = F(m, "counter"), *v = F(m, "value"),
                         *g = F(m, "gpu"), *oc = F(m, "outcome");
         if (!ph || !v)

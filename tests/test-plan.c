@@ -348,6 +348,52 @@ START_TEST(test_mixed_currencies)
 }
 END_TEST
 
+
+/* 4,000 offers with one device report each, card-model evidence and measurements: the
+ * plan indexes its tables once (it used to walk every section for every offer × evidence
+ * pair, hours for a sheet like this). Verdicts follow each offer's own evidence. */
+START_TEST(test_many_offers_linear)
+{
+    enum { N = 4000 };
+    size_t cap = (size_t)N * 400 + 4096, n = 0;
+    char *text = malloc(cap);
+    ck_assert_ptr_nonnull(text);
+    n += (size_t)snprintf(text + n, cap - n, "[model]\nparameters = 7_000_000_000\n[workload]\n"
+                          "weights = \"fp16\"\n[reserve]\nother = \"6 GiB\"\n");
+    for (int i = 0; i < N; i++)
+        n += (size_t)snprintf(text + n, cap - n, "[[offer]]\nid = \"o%d\"\ngpu = \"card%d\"\n"
+                              "memory = \"48 GB\"\nprice = \"%d.00 USD\"\n", i, i % 7, 1000 - i % 100);
+    for (int i = 0; i < N; i++) /* even offers report 16 GiB (short), odd ones 48 GiB */
+        n += (size_t)snprintf(text + n, cap - n, "[[evidence]]\noffer = \"o%d\"\nclaim = "
+                              "\"device_total\"\nvalue = \"%d GiB\"\nsource = \"device_report\"\n",
+                              i, i % 2 ? 48 : 16);
+    n += (size_t)snprintf(text + n, cap - n, "[[evidence]]\ngpu = \"card3\"\nclaim = "
+                          "\"device_total\"\nvalue = \"47 GiB\"\nsource = \"documentation\"\n");
+    vp_sheet *s = vp_test_sheet(text);
+    vp_plan *p = plan(s);
+    ck_assert_uint_eq(vp_plan_candidate_count(p), N);
+    for (size_t i = 0; i < N; i++) {
+        char id[16];
+        snprintf(id, sizeof(id), "o%zu", i);
+        ck_assert_str_eq(vp_plan_candidate_offer(p, i), id);
+        size_t r = reqi(p, i, "memory");
+        ck_assert_int_eq(vp_plan_requirement_verdict(p, i, r),
+                         i % 2 ? VP_VERDICT_TO_CONFIRM : VP_VERDICT_EXCLUDED);
+    }
+    vp_plan_free(p);
+    /* a repeated id far down the list is named at its second occurrence */
+    n += (size_t)snprintf(text + n, cap - n, "[[offer]]\nid = \"o3999\"\n");
+    vp_sheet_free(s);
+    s = vp_test_sheet(text);
+    vp_error err = VP_ERROR_INIT;
+    ck_assert_int_eq(vp_plan_new(&p, s, NULL, &err), VP_EINVALID);
+    ck_assert_msg(strstr(err.message, "o3999") != NULL, "%s", err.message);
+    ck_assert_uint_gt(err.line, (uint32_t)N * 9);
+    vp_sheet_free(s);
+    free(text);
+}
+END_TEST
+
 Suite *vp_test_suite(void)
 {
     Suite *s = suite_create("plan");
@@ -358,5 +404,6 @@ Suite *vp_test_suite(void)
     VP_ADD_TEST(s, test_classify_memory);
     VP_ADD_TEST(s, test_diagnose_and_sizing);
     VP_ADD_TEST(s, test_mixed_currencies);
+    VP_ADD_TEST(s, test_many_offers_linear);
     return s;
 }

@@ -972,6 +972,24 @@ static void sb_json_str(sbuf *b, const char *s)
     sb_printf(b, "\"");
 }
 
+/* A name from the sheet in a table or Markdown: control characters as \n, \t or \xNN;
+ * in Markdown '|' and '\\' escaped, so a name can neither forge a line nor a column. */
+static void sb_shown(sbuf *b, const char *s, bool md)
+{
+    for (const unsigned char *q = (const unsigned char *)(s ? s : ""); *q; q++) {
+        if (*q == '\n')
+            sb_printf(b, "\\n");
+        else if (*q == '\t')
+            sb_printf(b, "\\t");
+        else if (*q < 0x20 || *q == 0x7F)
+            sb_printf(b, "\\x%02X", *q);
+        else if (md && (*q == '|' || *q == '\\'))
+            sb_printf(b, "\\%c", *q);
+        else
+            sb_printf(b, "%c", *q);
+    }
+}
+
 static vp_status sb_done(sbuf *b, char **out)
 {
     if (b->oom || b->p == NULL) {
@@ -1238,32 +1256,38 @@ vp_status vp_plan_sizing_sheet(const vp_plan *p, const vp_sheet *s, char **out, 
     sb_printf(&b, md ? "## Sizing sheet\n\n| field | value |\n|---|---|\n" : "SIZING SHEET\n");
     for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++) {
         char v[300];
-        if (vp_sheet_get(s, keys[k][1], v, sizeof(v)) == VP_OK)
-            sb_printf(&b, md ? "| %s | %s |\n" : "  %-24s %s\n", keys[k][0], v);
+        if (vp_sheet_get(s, keys[k][1], v, sizeof(v)) == VP_OK) {
+            sb_printf(&b, md ? "| %s | " : "  %-24s ", keys[k][0]);
+            sb_shown(&b, v, md);
+            sb_printf(&b, md ? " |\n" : "\n");
+        }
     }
     sb_printf(&b, md ? "| memory per GPU [GiB] | peak %s in %s (device used); envelope %s |\n"
                      : "  %-24s peak %s in %s (device used); conservative envelope %s\n",
               md ? pk : "memory per GPU [GiB]", md ? vp_phase_name(ph) : pk,
               md ? en : vp_phase_name(ph), en);
     for (int bs = 0; bs <= VP_BASIS_UNKNOWN; bs++) {
-        char line[512] = "";
-        size_t l = 0;
+        /* every id of this basis, however many: names escaped for the table */
+        size_t listed = 0;
+        sb_printf(&b, md ? "| %s | " : "  %-24s ", vp_basis_name((vp_basis)bs));
         if (bs == VP_BASIS_UNKNOWN)
-            for (size_t i = 0; i < vp_estimate_unknown_count(e) && l < sizeof(line); i++)
-                l += (size_t)snprintf(line + l, sizeof(line) - l, "%s%s", l ? ", " : "",
-                                      vp_estimate_unknown_id(e, i));
+            for (size_t i = 0; i < vp_estimate_unknown_count(e); i++) {
+                sb_printf(&b, "%s", listed++ ? ", " : "");
+                sb_shown(&b, vp_estimate_unknown_id(e, i), md);
+            }
         else
-            for (size_t i = 0; i < vp_estimate_item_count(e, g) && l < sizeof(line); i++)
-                if ((int)vp_estimate_item_basis(e, g, i) == bs)
-                    l += (size_t)snprintf(line + l, sizeof(line) - l, "%s%s", l ? ", " : "",
-                                          vp_estimate_item_id(e, g, i));
-        if (bs == VP_BASIS_MEASURED && l == 0)
-            snprintf(line, sizeof(line), n_meas ? "%zu measurement record(s) in the sheet"
-                                                : "none yet", n_meas);
-        sb_printf(&b, md ? "| %s | %s |\n" : "  %-24s %s\n", vp_basis_name((vp_basis)bs),
-                  line[0] ? line : "-");
+            for (size_t i = 0; i < vp_estimate_item_count(e, g); i++)
+                if ((int)vp_estimate_item_basis(e, g, i) == bs) {
+                    sb_printf(&b, "%s", listed++ ? ", " : "");
+                    sb_shown(&b, vp_estimate_item_id(e, g, i), md);
+                }
+        if (bs == VP_BASIS_MEASURED && listed == 0)
+            sb_printf(&b, n_meas ? "%zu measurement record(s) in the sheet" : "none yet", n_meas);
+        else if (listed == 0)
+            sb_printf(&b, "-");
+        sb_printf(&b, md ? " |\n" : "\n");
     }
     measurements_vs_estimate(&b, p, s, md ? 1 : 0);
-    sb_printf(&b, md ? "| invalidated by | %s |\n" : "  %-24s %s\n", "invalidated by", invalid);
+    sb_printf(&b, md ? "| %s | %s |\n" : "  %-24s %s\n", "invalidated by", invalid);
     return sb_done(&b, out);
 }

@@ -71,6 +71,41 @@ static int fail(const char *what, vp_status st, const vp_error *err)
     return EXIT_BAD_INPUT;
 }
 
+/* ---- text for people ---------------------------------------------------------------- */
+
+/*
+ * Names and values from files (reserve names, offer ids, tensor names, paths) as a table or
+ * Markdown shows them: control characters become \n, \t or \xNN so they cannot forge
+ * lines or move the cursor, and in Markdown '|' becomes '\|' so a name cannot add a
+ * column. Truncated (with "...") only if longer than the buffer.
+ */
+static const char *shown(char *buf, size_t len, const char *s, int md)
+{
+    size_t o = 0;
+    for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
+        char tmp[8];
+        int n;
+        if (*p == '\n')
+            n = snprintf(tmp, sizeof(tmp), "\\n");
+        else if (*p == '\t')
+            n = snprintf(tmp, sizeof(tmp), "\\t");
+        else if (*p < 0x20 || *p == 0x7F)
+            n = snprintf(tmp, sizeof(tmp), "\\x%02X", *p);
+        else if (md && (*p == '|' || *p == '\\'))
+            n = snprintf(tmp, sizeof(tmp), "\\%c", *p);
+        else
+            n = snprintf(tmp, sizeof(tmp), "%c", *p);
+        if (o + (size_t)n + 4 >= len) {
+            snprintf(buf + o, len - o, "...");
+            return buf;
+        }
+        memcpy(buf + o, tmp, (size_t)n);
+        o += (size_t)n;
+    }
+    buf[o] = '\0';
+    return buf;
+}
+
 /* ---- JSON output ----------------------------------------------------------------- */
 
 static void json_string(FILE *f, const char *s)
@@ -227,12 +262,14 @@ static void inspect_table(const vp_model *m, int tensors)
     char grouped[40];
     vp_bytes kv, total_size;
     printf("%-28s %s\n", "format", vp_model_format_name(vp_model_get_format(m)));
-    printf("%-28s %s\n", "model_type", vp_model_type(m)[0] ? vp_model_type(m) : "(unknown: no config.json)");
+    char t1[256];
+    printf("%-28s %s\n", "model_type", vp_model_type(m)[0] ? shown(t1, sizeof(t1), vp_model_type(m), 0)
+                                                          : "(unknown: no config.json)");
     if (vp_model_dtype(m)[0])
-        printf("%-28s %s%s\n", "dtype", vp_model_dtype(m),
+        printf("%-28s %s%s\n", "dtype", shown(t1, sizeof(t1), vp_model_dtype(m), 0),
                vp_model_dtype_assumed(m) ? " (assumed: config.json declares none)" : "");
     printf("%-28s %s\n", "quantization",
-           vp_model_quant_method(m)[0] ? vp_model_quant_method(m) : "none");
+           vp_model_quant_method(m)[0] ? shown(t1, sizeof(t1), vp_model_quant_method(m), 0) : "none");
     printf("\n%-28s %22s\n", "count", "[values]");
     group_thousands(grouped, sizeof(grouped), (unsigned long long)vp_count_value(vp_model_parameters(m)));
     printf("%-28s %22s\n", "parameters", grouped);
@@ -261,15 +298,17 @@ static void inspect_table(const vp_model *m, int tensors)
     if (vp_model_dtype_count(m) > 0) {
         printf("\n%-28s %22s %12s %12s\n", "stored dtype", "bytes [B]", "[GiB]", "[GB]");
         for (size_t i = 0; i < vp_model_dtype_count(m); i++)
-            bytes_row(vp_model_dtype_name(m, i), vp_model_dtype_bytes(m, i));
+            bytes_row(shown(t1, sizeof(t1), vp_model_dtype_name(m, i), 0), vp_model_dtype_bytes(m, i));
     }
     if (tensors && vp_model_tensor_count(m) > 0) {
         printf("\n%-60s %-8s %-16s %18s\n", "tensor", "dtype", "role", "bytes [B]");
         for (size_t i = 0; i < vp_model_tensor_count(m); i++) {
             group_thousands(grouped, sizeof(grouped),
                             (unsigned long long)vp_bytes_value(vp_model_tensor_bytes(m, i)));
-            printf("%-60s %-8s %-16s %18s\n", vp_model_tensor_name(m, i),
-                   vp_model_tensor_dtype(m, i), role_name(vp_model_tensor_role(m, i)), grouped);
+            char nm[1024], dt[64];
+            printf("%-60s %-8s %-16s %18s\n", shown(nm, sizeof(nm), vp_model_tensor_name(m, i), 0),
+                   shown(dt, sizeof(dt), vp_model_tensor_dtype(m, i), 0),
+                   role_name(vp_model_tensor_role(m, i)), grouped);
         }
     }
 }
@@ -329,13 +368,15 @@ static const char seed_sheet[] =
     "[reserve]\n"
     "other = \"6 GiB\"\n";
 
+#define MAX_SETS 256
+
 typedef struct {
     const char *sheet_path;
     int json, markdown;
     const char *capacity;
     const char *solve;
     const char *rank;
-    const char *sets[64][2];
+    const char *sets[MAX_SETS][2];
     int n_sets;
 } opts;
 
@@ -394,25 +435,41 @@ static int parse_opts(int argc, char **argv, opts *o, int allowed, const char *c
             return -1;
         }
         if (strcmp(a, "--set") == 0) {
-            const char *kv = argv[++i];
-            const char *eq = strchr(kv, '=');
-            if (eq == NULL || o->n_sets >= 64) {
+            /* table.key=value: the first '=' outside a quoted key part ends the key, so
+             * quoted keys work as in a file: --set 'reserve."a=b"=1 GiB' */
+            char *kv = argv[++i], *eq = NULL, q = 0;
+            for (char *c = kv; *c && eq == NULL; c++) {
+                if (q && *c == '\\' && q == '"' && c[1])
+                    c++;
+                else if (q && *c == q)
+                    q = 0;
+                else if (!q && (*c == '"' || *c == '\''))
+                    q = *c;
+                else if (!q && *c == '=')
+                    eq = c;
+            }
+            if (eq == NULL) {
                 fprintf(stderr, "vramplan %s: --set takes table.key=value\n", cmd);
                 return -1;
             }
-            static char keys[64][128];
-            size_t kl = (size_t)(eq - kv) < sizeof(keys[0]) - 1 ? (size_t)(eq - kv) : sizeof(keys[0]) - 1;
-            memcpy(keys[o->n_sets], kv, kl);
-            keys[o->n_sets][kl] = '\0';
-            o->sets[o->n_sets][0] = keys[o->n_sets];
+            if (o->n_sets >= MAX_SETS) {
+                fprintf(stderr, "vramplan %s: at most %d overrides\n", cmd, MAX_SETS);
+                return -1;
+            }
+            *eq = '\0'; /* the key ends here: argv strings are the program's to modify */
+            o->sets[o->n_sets][0] = kv;
             o->sets[o->n_sets][1] = eq + 1;
             o->n_sets++;
             continue;
         }
         for (size_t k = 0; k < sizeof(override_flags) / sizeof(override_flags[0]); k++)
             if (strcmp(a, override_flags[k].flag) == 0) {
-                if (i + 1 >= argc || o->n_sets >= 64) {
+                if (i + 1 >= argc) {
                     fprintf(stderr, "vramplan %s: %s needs a value\n", cmd, a);
+                    return -1;
+                }
+                if (o->n_sets >= MAX_SETS) {
+                    fprintf(stderr, "vramplan %s: at most %d overrides\n", cmd, MAX_SETS);
                     return -1;
                 }
                 o->sets[o->n_sets][0] = override_flags[k].key;
@@ -453,7 +510,9 @@ static int load_sheet(vp_sheet **s, const opts *o)
         st = vp_sheet_set(*s, o->sets[i][0], o->sets[i][1], &e2);
         if (st != VP_OK) {
             vp_sheet_free(*s);
-            fprintf(stderr, "vramplan: %s=%s: %s\n", o->sets[i][0], o->sets[i][1], e2.message);
+            char t1[256], t2[256];
+            fprintf(stderr, "vramplan: %s=%s: %s\n", shown(t1, sizeof(t1), o->sets[i][0], 0),
+                    shown(t2, sizeof(t2), o->sets[i][1], 0), e2.message);
             return EXIT_BAD_INPUT;
         }
     }
@@ -469,8 +528,10 @@ static int resolve_capacity(const vp_sheet *s, const opts *o, vp_bytes *cap, int
     *from = NULL;
     if (o->capacity != NULL) {
         if (vp_bytes_parse(cap, o->capacity, strlen(o->capacity), &err) != VP_OK) {
-            fprintf(stderr, "vramplan: --capacity \"%s\": %s\n", o->capacity, err.message);
-            return EXIT_USAGE;
+            char t1[256];
+            fprintf(stderr, "vramplan: --capacity \"%s\": %s\n", shown(t1, sizeof(t1), o->capacity, 0),
+                    err.message);
+            return EXIT_BAD_INPUT; /* a bad value is bad input, like a bad --context */
         }
         *from = "--capacity";
         return 0;
@@ -647,7 +708,7 @@ static void gpu_group_text(char *out, size_t len, const vp_estimate *e, size_t k
 
 static void estimate_table(const vp_estimate *e, const vp_sheet *s, const opts *o, vp_bytes cap)
 {
-    char buf[512], gib[32], grouped[40], phases[96];
+    char buf[512], gib[32], grouped[40], phases[96], text[2048], id[512];
     int md = o->markdown;
     vp_bytes wo, budget;
     uint64_t blocks, tokens;
@@ -657,11 +718,12 @@ static void estimate_table(const vp_estimate *e, const vp_sheet *s, const opts *
             memmove(buf, buf + 1, n - 2);
             buf[n - 2] = '\0';
         }
-        printf(md ? "# %s\n\n" : "%s\n", buf);
+        printf(md ? "# %s\n\n" : "%s\n", shown(text, sizeof(text), buf, md));
     }
     printf(md ? "Sheet: `%s`; %zu GPU(s); memory per GPU; GiB = 2^30 B.\n\n"
               : "sheet: %s; %zu GPU(s); memory per GPU; GiB = 2^30 B, GB = 10^9 B\n\n",
-           o->sheet_path ? o->sheet_path : "<built-in seed>", vp_estimate_gpu_count(e));
+           shown(text, sizeof(text), o->sheet_path ? o->sheet_path : "<built-in seed>", md),
+           vp_estimate_gpu_count(e));
     {
         vp_count tr;
         if (vp_estimate_trainable(e, &tr) == VP_OK) {
@@ -697,8 +759,9 @@ static void estimate_table(const vp_estimate *e, const vp_sheet *s, const opts *
             vp_bytes_format_number(gib, sizeof(gib), b, VP_UNIT_GIB, 2);
             phases_text(phases, sizeof(phases), vp_estimate_item_phases(e, g, i));
             printf(md ? "| %s | %s | %s | %s | %s | %s |\n" : "%-22s %-9s %-21s %18s %9s  %s\n",
-                   vp_estimate_item_id(e, g, i), vp_basis_name(vp_estimate_item_basis(e, g, i)),
-                   phases, grouped, gib, vp_estimate_item_how(e, g, i));
+                   shown(id, sizeof(id), vp_estimate_item_id(e, g, i), md),
+                   vp_basis_name(vp_estimate_item_basis(e, g, i)), phases, grouped, gib,
+                   shown(text, sizeof(text), vp_estimate_item_how(e, g, i), md));
         }
         printf(md ? "\n| phase | allocated [GiB] | device used [GiB] |\n|---|---:|---:|\n"
                   : "\n%-22s %16s %18s\n", "phase", "allocated [GiB]", "device used [GiB]");
@@ -729,9 +792,10 @@ static void estimate_table(const vp_estimate *e, const vp_sheet *s, const opts *
     }
     for (size_t i = 0; i < vp_estimate_unknown_count(e); i++)
         printf(i ? "         %s: needs %s\n" : "unknown: %s: needs %s\n",
-               vp_estimate_unknown_id(e, i), vp_estimate_unknown_needs(e, i));
+               shown(id, sizeof(id), vp_estimate_unknown_id(e, i), 0),
+               shown(text, sizeof(text), vp_estimate_unknown_needs(e, i), 0));
     for (size_t i = 0; i < vp_estimate_warning_count(e); i++)
-        printf("warning: %s\n", vp_estimate_warning(e, i));
+        printf("warning: %s\n", shown(text, sizeof(text), vp_estimate_warning(e, i), 0));
 }
 
 static int cmd_estimate(int argc, char **argv, int builtin)
@@ -819,8 +883,10 @@ static int cmd_fit(int argc, char **argv)
     if (rc != 0)
         return rc;
     if ((rc = resolve_capacity(s, &o, &cap, 1, &from)) != 0 || cap.b == 0) {
+        if (rc == 0)
+            fprintf(stderr, "vramplan fit: a capacity of 0 B fits nothing: give the memory per GPU\n");
         vp_sheet_free(s);
-        return rc ? rc : EXIT_USAGE;
+        return rc ? rc : EXIT_BAD_INPUT;
     }
     if (vp_estimate_new(&e) != VP_OK) {
         vp_sheet_free(s);
@@ -946,7 +1012,8 @@ static int cmd_plan(int argc, char **argv)
         }
         printf("], \"sizing_sheet\": %s}\n", sizing);
     } else {
-        printf(md ? "# Plan: %s\n\n" : "plan: %s\n\n", path);
+        char t1[1024], t2[256], t3[2048];
+        printf(md ? "# Plan: %s\n\n" : "plan: %s\n\n", shown(t1, sizeof(t1), path, md));
         for (size_t i = 0; i < vp_plan_candidate_count(p); i++) {
             vp_verdict v = vp_plan_candidate_verdict(p, i);
             unsigned rk = vp_plan_candidate_rank(p, i);
@@ -955,14 +1022,15 @@ static int cmd_plan(int argc, char **argv)
                 snprintf(rtxt, sizeof(rtxt), "%u", rk);
             printf(md ? "## %s: %s (rank %s, cost %s)\n\n| requirement | verdict | condition |\n|---|---|---|\n"
                       : "%s: %s (rank %s, cost %s)\n",
-                   vp_plan_candidate_offer(p, i),
+                   shown(t1, sizeof(t1), vp_plan_candidate_offer(p, i), md),
                    v == VP_VERDICT_FIT ? "adopted" : v == VP_VERDICT_EXCLUDED ? "excluded"
                                                                               : "to confirm (pre-selection)",
-                   rtxt, vp_plan_candidate_cost(p, i)[0] ? vp_plan_candidate_cost(p, i) : "none stated");
+                   rtxt, vp_plan_candidate_cost(p, i)[0] ? shown(t2, sizeof(t2), vp_plan_candidate_cost(p, i), md)
+                                                         : "none stated");
             for (size_t r = 0; r < vp_plan_requirement_count(p, i); r++)
                 printf(md ? "| %s | %s | %s |\n" : "  %-18s %-11s %s\n", vp_plan_requirement_id(p, i, r),
                        vp_verdict_name(vp_plan_requirement_verdict(p, i, r)),
-                       vp_plan_requirement_condition(p, i, r));
+                       shown(t3, sizeof(t3), vp_plan_requirement_condition(p, i, r), md));
             printf("\n");
         }
         fputs(sizing, stdout);

@@ -113,7 +113,24 @@ has est-table-pool "$tmp/out" "vLLM KV pool at 79.19 GiB per GPU"
 run est-override 0 estimate "$examples/llama-3.1-8b-vllm.toml" --json --context 2048 --concurrency 4
 has est-override-kv "$tmp/out" '"id": "kv_cache", "bytes": 1073741824'
 run est-badvalue 1 estimate "$examples/seed.toml" --context abc
-empty est-badvalue-stdout "$tmp/out"
+empty est-badvalue-out "$tmp/out"
+# a bad --capacity is bad input too (1), not a usage error
+run est-badcap 1 estimate "$examples/seed.toml" --capacity "24 Gb"
+empty est-badcap-out "$tmp/out"
+run fit-zerocap 1 fit "$examples/qwen2.5-7b-transformers.toml" --solve context --capacity "0 GB"
+# --set takes the quoted keys a file takes, '=' inside the quotes included
+run est-set-quoted 0 estimate "$examples/seed.toml" --set 'reserve."a=b c"=1 GiB'
+has est-set-quoted-id "$tmp/out" 'reserve:a=b c'
+has est-set-quoted-peak "$tmp/out" "21,516,192,768"
+# names from files cannot forge lines or Markdown columns
+printf '[model]\nparameters = 7_000_000_000\n[workload]\nweights = "fp16"\n[reserve]\n"x\\ny|z" = "1 GiB"\n' > "$tmp/ctl.toml"
+run est-ctl 0 estimate "$tmp/ctl.toml"
+has est-ctl-escaped "$tmp/out" 'reserve:x\ny|z'
+run est-ctl-md 0 estimate "$tmp/ctl.toml" --markdown
+has est-ctl-md-escaped "$tmp/out" '| reserve:x\ny\|z |'
+run plan-ctl-md 0 plan "$tmp/ctl.toml" --markdown
+has plan-ctl-md-escaped "$tmp/out" '| assumed | reserve:x\ny\|z |'
+has plan-md-invalidated "$tmp/out" '| invalidated by | a longer context'
 run est-badsheet 1 estimate "$tests/fuzz/corpus/sheet/bad-unit"
 has est-badsheet-where "$tmp/err" "bad-unit:2:9:"
 empty est-badsheet-stdout "$tmp/out"

@@ -12,7 +12,8 @@
 #include "sheet-internal.h"
 
 #define MAX_STAGES VP__LIM_STAGES
-#define MAX_NOTES 32
+#define MAX_NOTES 32                     /* unknown items: one per item id at most */
+#define MAX_WARNINGS ((int)VP__LIM_STAGES + 32) /* one per stage at most, and a few others */
 #define GIB ((uint64_t)1 << 30)
 #define MIB ((uint64_t)1 << 20)
 
@@ -58,7 +59,7 @@ struct vp_estimate {
     uint64_t weights_only;
     note unknown[MAX_NOTES];
     int n_unknown;
-    char warning[MAX_NOTES][200];
+    char warning[MAX_WARNINGS][200];
     int n_warning;
     bool vllm_known;
     uint64_t vllm_budget, vllm_blocks, vllm_tokens;
@@ -117,8 +118,12 @@ static const char *fw_name(int fw)
 static void add_warning(vp_estimate *e, const char *fmt, ...) VP__PRINTF(2, 3);
 static void add_warning(vp_estimate *e, const char *fmt, ...)
 {
-    if (e->n_warning >= MAX_NOTES)
+    if (e->n_warning >= MAX_WARNINGS)
         return;
+    if (e->n_warning == MAX_WARNINGS - 1) { /* never reached by a valid sheet; never silent */
+        snprintf(e->warning[e->n_warning++], sizeof(e->warning[0]), "further warnings omitted");
+        return;
+    }
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(e->warning[e->n_warning++], sizeof(e->warning[0]), fmt, ap);

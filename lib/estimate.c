@@ -1,9 +1,9 @@
 /*
  * The estimate engine: a sheet's workload → items per GPU with basis, phases and counter;
  * per-phase totals, peak and envelope; framework profiles; the vLLM KV pool; inverse
- * solvers. Formulas and sources: shared reference formulas.md §1–3 (model), §2 (KV
- * cache), §5.3–5.4 and §5.6 (activations, logits), §6 (framework overhead), §8.
- * No heap allocation happens in vp_estimate_run() or vp_fit().
+ * solvers. Formulas and their sources: docs/estimate.md (model, KV cache, activations,
+ * logits, framework overheads). Item storage grows on the first runs and is kept, so
+ * repeated vp_estimate_run() / vp_fit() calls on one estimate allocate nothing.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -358,7 +358,7 @@ static stage *stage_at(vp_estimate *e, uint64_t pp, bool arch_known, uint64_t L,
     return &e->st[s];
 }
 
-/* vLLM v0.19 on H100 (shared/data/vllm-h100-v0.19, 35 runs): the non-torch memory that
+/* vLLM v0.19 on H100 (tests/data/vllm-h100-v0.19, 35 runs): the non-torch memory that
  * profiling adds ("non-torch forward increase"): 0.25 GiB at TP = 1 (cuBLAS / attention
  * workspaces), 2.06–2.21 GiB per GPU at TP ≥ 2 (custom all-reduce and NCCL buffers:
  * fitted as 2.0 GiB + 0.04 GiB × TP), 0.07 GiB with pipeline parallelism at TP = 1. */
@@ -387,7 +387,7 @@ typedef struct {
 
 /*
  * Activation bytes one transformer layer saves for backward, for s tokens × b sequences
- * (formulas.md §5.1–5.2). Korthikanti et al.'s itemization, with switches: eager attention
+ * (docs/estimate.md). Korthikanti et al.'s itemization, with switches: eager attention
  * keeps the 2as²b softmax output (+ 3as²b of dropout mask and output with dropout);
  * FlashAttention keeps a 4·b·a·s fp32 log-sum-exp instead; gated MLPs save 8sbf, GeLU MLPs
  * 4sbf; dropout adds 1-byte masks. Attention heads and the MLP width are per GPU (tensor
@@ -710,7 +710,7 @@ static vp_status compute_training(vp_estimate *e, const train_in *in, vp_error *
                 add_item(S, "logits", logits, VP_BASIS_ESTIMATED,
                          PH(VP_PHASE_FORWARD) | PH(VP_PHASE_BACKWARD), VP_COUNTER_ALLOCATED,
                          "s·b·V·(2 bf16 + 4 fp32 + 4 log-softmax + 4 grad) = %llu × %llu × %llu "
-                         "× 14 B (formulas.md §5.4)", (unsigned long long)s,
+                         "× 14 B (docs/estimate.md)", (unsigned long long)s,
                          (unsigned long long)b, (unsigned long long)a->vocab);
                 /* evaluation: no autograd, one layer's transient + fp32 logits */
                 uint64_t ev = add_sat(mul_sat(one, 1, &ovf) / 2,
@@ -760,7 +760,7 @@ static vp_status compute_training(vp_estimate *e, const train_in *in, vp_error *
                 add_item(S, "comm_buffers", bucket, VP_BASIS_ESTIMATED,
                          PH(VP_PHASE_BACKWARD), VP_COUNTER_ALLOCATED,
                          "DDP gradient buckets: one more copy of the gradients (unless "
-                         "gradient_as_bucket_view=True), formulas.md §4.4");
+                         "gradient_as_bucket_view=True), docs/estimate.md");
             }
             if (zero3 && m && m->has_lt) {
                 uint64_t big = 0;
@@ -783,17 +783,17 @@ static vp_status compute_training(vp_estimate *e, const train_in *in, vp_error *
         /* framework overheads */
         if (w->framework != FW_NONE && w->framework != FW_VLLM) {
             add_item(S, "cuda_context", 512 * MIB, VP_BASIS_ASSUMED, PH_TRAIN, VP_COUNTER_DEVICE,
-                     "CUDA context with lazy module loading: 0.3–0.6 GiB (formulas.md §6.1)");
+                     "CUDA context with lazy module loading: 0.3–0.6 GiB (docs/estimate.md)");
             add_item(S, "workspace", 64 * MIB, VP_BASIS_ASSUMED, PH_STEPS, VP_COUNTER_DEVICE,
-                     "cuBLAS + cuBLASLt workspaces (formulas.md §6.4)");
+                     "cuBLAS + cuBLASLt workspaces (docs/estimate.md)");
             uint64_t grow = add_sat(act, logits, &ovf);
             add_item(S, "allocator_slack", grow / 10, VP_BASIS_ASSUMED,
                      PH(VP_PHASE_FORWARD) | PH(VP_PHASE_BACKWARD), VP_COUNTER_RESERVED,
                      "PyTorch caching allocator: 10%% of activations and logits (5–15%%, "
-                     "formulas.md §6.2)");
+                     "docs/estimate.md)");
             if (N > 1 || w->tp > 1 || w->pp > 1)
                 add_item(S, "comm_buffers", 512 * MIB, VP_BASIS_ASSUMED, PH_STEPS, VP_COUNTER_DEVICE,
-                         "NCCL buffers (formulas.md §6.5)");
+                         "NCCL buffers (docs/estimate.md)");
         }
         (void)wsum;
     }
@@ -1107,7 +1107,7 @@ static vp_status compute(vp_estimate *e, const workload *w, uint64_t capacity, b
             if (w->framework == FW_VLLM) {
                 /* vLLM profile_run(): a dummy forward of max_num_batched_tokens tokens and
                  * a dummy sampler over R = min(max_num_seqs, tokens) rows. Fitted on the 35
-                 * v0.19 H100 runs (formulas.md §5.6 form): layer transient
+                 * v0.19 H100 runs (docs/estimate.md form): layer transient
                  * 232 MiB + T·(7/6·h·dtype + f/TP·dtype/2) + MoE T·k·2·f/TP·dtype. */
                 uint64_t T = mnbt, R = mns < T ? mns : T;
                 uint64_t d = dtype_bytes;
@@ -1131,7 +1131,7 @@ static vp_status compute(vp_estimate *e, const workload *w, uint64_t capacity, b
                              (unsigned long long)R, (unsigned long long)V);
             } else if (w->context) {
                 /* prefill of every sequence at once: one layer's transient (no autograd):
-                 * T·dtype·(2h + (n_q + 2 n_kv)·d + n_q·d + 3f) (formulas.md §5.3);
+                 * T·dtype·(2h + (n_q + 2 n_kv)·d + n_q·d + 3f) (docs/estimate.md);
                  * llama.cpp processes n_ubatch = 512 tokens at a time. */
                 uint64_t T = mul_sat(w->context, w->concurrency, &ovf);
                 if (w->framework == FW_LLAMACPP && T > 512)
@@ -1206,20 +1206,20 @@ static vp_status compute(vp_estimate *e, const workload *w, uint64_t capacity, b
             bool cpp = w->framework == FW_LLAMACPP;
             add_item(S, "cuda_context", cpp ? 300 * MIB : 512 * MIB, VP_BASIS_ASSUMED,
                      PH_INFER, VP_COUNTER_DEVICE, cpp ? "CUDA context without PyTorch: ~0.3 GiB"
-                     : "CUDA context with lazy module loading: 0.3–0.6 GiB (formulas.md §6.1)");
+                     : "CUDA context with lazy module loading: 0.3–0.6 GiB (docs/estimate.md)");
             add_item(S, "workspace", cpp ? 256 * MIB : 64 * MIB, VP_BASIS_ASSUMED, PH_RUN,
                      VP_COUNTER_DEVICE, cpp ? "llama.cpp compute buffers besides activations"
-                     : "cuBLAS + cuBLASLt workspaces, 32 MiB each on Hopper (formulas.md §6.4)");
+                     : "cuBLAS + cuBLASLt workspaces, 32 MiB each on Hopper (docs/estimate.md)");
             if (!cpp) {
                 uint64_t slack = add_sat(add_sat(act, kv_need, &ovf), logits, &ovf) / 10;
                 add_item(S, "allocator_slack", slack, VP_BASIS_ASSUMED, PH_RUN,
                          VP_COUNTER_RESERVED, "PyTorch caching allocator: 10%% of the growing "
-                         "tensors (KV cache, activations), formulas.md §6.2");
+                         "tensors (KV cache, activations), docs/estimate.md");
             }
             if (w->tp > 1 || w->pp > 1)
                 add_item(S, "comm_buffers", 512 * MIB, VP_BASIS_ASSUMED, PH_INFER,
                          VP_COUNTER_DEVICE, "NCCL buffers: hundreds of MiB per communicator "
-                         "(formulas.md §6.5)");
+                         "(docs/estimate.md)");
         }
     }
     if (e->vllm_known && min_blocks != UINT64_MAX) {

@@ -61,6 +61,8 @@ struct vp_estimate {
     int n_unknown;
     char warning[MAX_WARNINGS][200];
     int n_warning;
+    char assumption[MAX_NOTES][200];
+    int n_assumption;
     bool vllm_known;
     uint64_t vllm_budget, vllm_blocks, vllm_tokens;
     bool trainable_known;
@@ -140,6 +142,18 @@ static void add_unknown(vp_estimate *e, const char *id, const char *needs)
     snprintf(e->unknown[e->n_unknown].id, sizeof(e->unknown[0].id), "%s", id);
     snprintf(e->unknown[e->n_unknown].needs, sizeof(e->unknown[0].needs), "%s", needs);
     e->n_unknown++;
+}
+
+/* What the estimate took for granted because the sheet was silent (shown first). */
+static void add_assumption(vp_estimate *e, const char *fmt, ...) VP__PRINTF(2, 3);
+static void add_assumption(vp_estimate *e, const char *fmt, ...)
+{
+    if (e->n_assumption >= MAX_NOTES)
+        return; /* a fixed, small set of call sites: never reached */
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(e->assumption[e->n_assumption++], sizeof(e->assumption[0]), fmt, ap);
+    va_end(ap);
 }
 
 static item *add_item(stage *s, const char *id, uint64_t bytes, vp_basis basis, unsigned phases,
@@ -852,6 +866,57 @@ static bool stage_totals(stage *S, unsigned phases_used)
     return !ovf;
 }
 
+/* ---- assumptions ------------------------------------------------------------------------ */
+
+/* The defaults the estimate took because the sheet is silent, and the profile it applied:
+ * the first lines a reader sees, so that no headline reads like a full answer when it is
+ * not one. */
+static void note_assumptions(vp_estimate *e, const workload *w, const vp__qformat *fmt,
+                             uint64_t dtype_bytes, uint64_t capacity)
+{
+    const vp_sheet *s = w->sheet;
+    const vp_model *m = w->model;
+    bool infer = w->task == TASK_INFERENCE;
+    if (W(s, "framework") == NULL)
+        add_warning(e, "workload.framework is not set: no CUDA context, workspace, allocator "
+                    "slack or communication buffer is counted; set it (vllm, transformers, "
+                    "llama.cpp, other) for a runtime's overhead");
+    else
+        add_assumption(e, "framework profile: %s%s", fw_name(w->framework),
+                       w->framework == FW_NONE ? " (nothing assumed beyond the sheet's reserves)"
+                       : w->framework == FW_VLLM ? " (vLLM v0.19 start-up profile, docs/estimate.md)"
+                                                 : " (CUDA context, workspaces, allocator slack)");
+    if (W(s, "weights") == NULL && fmt != NULL)
+        add_assumption(e, "weights: the checkpoint's own format (%s%s)",
+                       fmt->method != VP__Q_NONE ? fmt->name : m && m->dtype[0] ? m->dtype : "16-bit",
+                       m && m->dtype_assumed ? ", dtype assumed: config.json declares none" : "");
+    if (infer) {
+        if (W(s, "kv_cache") == NULL || strcmp(W(s, "kv_cache")->str, "auto") == 0)
+            add_assumption(e, "kv_cache: the dtype the weights run in (%llu-byte values)",
+                           (unsigned long long)(w->kv_bytes ? w->kv_bytes : dtype_bytes));
+        if (W(s, "concurrency") == NULL)
+            add_assumption(e, "concurrency: 1 sequence (workload.concurrency not set)");
+        if (w->framework == FW_VLLM) {
+            if (W(s, "gpu_memory_utilization") == NULL)
+                add_assumption(e, "gpu_memory_utilization: vLLM's default 0.9");
+            if (!w->mnbt_set || !w->mns_set)
+                add_assumption(e, "max_num_batched_tokens / max_num_seqs: vLLM's defaults for %s",
+                               capacity == 0 ? "an unknown capacity (8192 / 1024)"
+                               : capacity >= 70 * GIB ? "a GPU of 70 GiB or more (8192 / 1024)"
+                                                      : "a GPU under 70 GiB (2048 / 256)");
+        }
+    } else {
+        if (W(s, "microbatch") == NULL)
+            add_assumption(e, "microbatch: 1 sequence (workload.microbatch not set)");
+        if (W(s, "optimizer") == NULL)
+            add_assumption(e, "optimizer: adamw (workload.optimizer not set)");
+        if (W(s, "checkpointing") == NULL)
+            add_assumption(e, "checkpointing: none (every layer's activations are kept)");
+    }
+    if (vp__sheet_find(s, "layout", 0, "gpus") == NULL && w->tp * w->pp == 1)
+        add_assumption(e, "layout: one GPU ([layout] not set)");
+}
+
 /* ---- the computation ------------------------------------------------------------------ */
 
 static vp_status compute(vp_estimate *e, const workload *w, uint64_t capacity, bool quiet,
@@ -864,7 +929,7 @@ static vp_status compute(vp_estimate *e, const workload *w, uint64_t capacity, b
 
     /* reset without touching the item arrays (no 0.5 MB memset per run) */
     e->n_stages = 0;
-    e->n_unknown = e->n_warning = 0;
+    e->n_unknown = e->n_warning = e->n_assumption = 0;
     e->weights_only_known = e->vllm_known = false;
     e->weights_only = e->vllm_budget = e->vllm_blocks = e->vllm_tokens = 0;
     e->trainable_known = false;
@@ -958,6 +1023,7 @@ static vp_status compute(vp_estimate *e, const workload *w, uint64_t capacity, b
         add_unknown(e, "weights", params ? "workload.weights (the weight format)"
                                          : "model.parameters, model.config or model.checkpoint");
     }
+    note_assumptions(e, w, fmt, dtype_bytes, capacity);
     if (w->task != TASK_INFERENCE) {
         train_in tin = { w, m, a, wl, wf, wlast, weights_known, by_layer, wbasis, whow,
                          dtype_bytes, params, quiet };
@@ -1299,7 +1365,7 @@ vp_status vp_estimate_run(vp_estimate *e, const vp_sheet *s, vp_bytes capacity, 
         st = compute(e, &w, capacity.b, false, err);
     if (st != VP_OK) {
         e->n_stages = 0; /* reads as empty: nothing partial */
-        e->n_unknown = e->n_warning = 0;
+        e->n_unknown = e->n_warning = e->n_assumption = 0;
         e->vllm_known = e->weights_only_known = false;
     }
     return st;
@@ -1381,6 +1447,31 @@ vp_bytes vp_estimate_peak_bytes(const vp_estimate *e, size_t gpu, vp_phase *phas
     if (phase != NULL)
         *phase = s ? s->peak_phase : VP_PHASE_LOAD;
     return vp_bytes_make(s ? s->peak : 0);
+}
+
+vp_status vp_estimate_peak(const vp_estimate *e, size_t gpu, vp_bytes *out, vp_phase *phase)
+{
+    if (e == NULL || out == NULL)
+        return VP_EMISUSE;
+    const stage *s = stage_of(e, gpu);
+    if (s == NULL)
+        return VP_ENOTFOUND;
+    if (e->n_unknown > 0) /* an item the peak needs has no basis: no number is the answer */
+        return VP_EUNKNOWN;
+    out->b = s->peak;
+    if (phase != NULL)
+        *phase = s->peak_phase;
+    return VP_OK;
+}
+
+size_t vp_estimate_assumption_count(const vp_estimate *e)
+{
+    return e ? (size_t)e->n_assumption : 0;
+}
+
+const char *vp_estimate_assumption(const vp_estimate *e, size_t i)
+{
+    return e && i < (size_t)e->n_assumption ? e->assumption[i] : NULL;
 }
 
 /* The GPUs of one stage are identical: the first GPU of the stage with the largest peak. */

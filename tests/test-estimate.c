@@ -208,8 +208,10 @@ START_TEST(test_bad_layouts)
     s = vp_test_sheet("[workload]\ncontext = 200000\n");
     vp_test_attach(s, "configs/meta-llama__Meta-Llama-3.1-8B/config.json");
     ck_assert_int_eq(vp_estimate_run(e, s, vp_bytes_make(0), &err), VP_OK);
-    ck_assert_uint_eq(vp_estimate_warning_count(e), 1);
+    /* the context warning, and the one for an unset framework */
+    ck_assert_uint_eq(vp_estimate_warning_count(e), 2);
     ck_assert_ptr_nonnull(strstr(vp_estimate_warning(e, 0), "131072"));
+    ck_assert_ptr_nonnull(strstr(vp_estimate_warning(e, 1), "workload.framework"));
     ck_assert_uint_eq(item_bytes(e, 0, "kv_cache"), UINT64_C(200000) * 131072);
     vp_sheet_free(s);
     /* overflow: 2^40 tokens × 2^30 sequences */

@@ -32,6 +32,7 @@ static const struct {
     { VP_ELIMIT, -30, "VP_ELIMIT" },
     { VP_EUNSUPPORTED, -40, "VP_EUNSUPPORTED" },
     { VP_EINVALID, -41, "VP_EINVALID" },
+    { VP_EUNKNOWN, -42, "VP_EUNKNOWN" },
 };
 
 START_TEST(test_pinned_values)

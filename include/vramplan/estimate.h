@@ -193,13 +193,53 @@ VP_API const char *vp_estimate_item_how(const vp_estimate *e, size_t gpu, size_t
 VP_API vp_bytes vp_estimate_phase_bytes(const vp_estimate *e, size_t gpu, vp_phase phase,
                                         vp_counter counter);
 /**
- * @brief Modeled peak of GPU @p gpu: its largest phase total (device counter).
+ * @brief Modeled peak of GPU @p gpu: its largest phase total (device counter). When an item
+ *        is unknown this is only a lower bound (the items that could be computed): use
+ *        vp_estimate_peak() to tell.
  * @param e the estimate  @param gpu GPU index
  * @param[out] phase the phase of the peak; may be NULL
  * @return the bytes
  * @since 0.1
  */
 VP_API vp_bytes vp_estimate_peak_bytes(const vp_estimate *e, size_t gpu, vp_phase *phase);
+/**
+ * @brief Modeled peak of GPU @p gpu, or why there is none.
+ *
+ * Unlike vp_estimate_peak_bytes(), which returns the sum of the items that could be
+ * computed (a lower bound when some are unknown), this never gives a number that reads
+ * like a full answer when it is not one.
+ * @param e the estimate  @param gpu GPU index
+ * @param[out] out the peak in bytes (device counter); untouched unless VP_OK
+ * @param[out] phase the phase of the peak; may be NULL; untouched unless VP_OK
+ * @retval VP_OK the peak is known
+ * @retval VP_EUNKNOWN an item the peak needs is unknown (vp_estimate_unknown_count() > 0:
+ *         each unknown names the input it needs); vp_estimate_peak_bytes() gives the
+ *         lower bound
+ * @retval VP_ENOTFOUND no successful run, or @p gpu out of range
+ * @retval VP_EMISUSE @p e or @p out is NULL
+ * @since 0.2
+ * Thread safety: safe for distinct estimates; read-only.
+ */
+VP_API vp_status vp_estimate_peak(const vp_estimate *e, size_t gpu, vp_bytes *out,
+                                  vp_phase *phase);
+/**
+ * @brief Number of assumptions the estimate made because the sheet was silent (framework
+ *        profile, weight format, KV-cache dtype, defaults such as one sequence or one GPU).
+ * @param e the estimate
+ * @return the count (0 before a run)
+ * @since 0.2
+ * Thread safety: safe for distinct estimates; read-only.
+ */
+VP_API size_t vp_estimate_assumption_count(const vp_estimate *e);
+/**
+ * @brief Assumption @p i, one line of English ("kv_cache: the dtype the weights run in …").
+ * @param e the estimate  @param i index below vp_estimate_assumption_count()
+ * @return a string owned by the estimate, valid until its next run or free; NULL when out
+ *         of range
+ * @since 0.2
+ * Thread safety: safe for distinct estimates; read-only.
+ */
+VP_API const char *vp_estimate_assumption(const vp_estimate *e, size_t i);
 /**
  * @brief The GPU with the largest modeled peak.
  * @param e the estimate

@@ -33,6 +33,7 @@
  * | VP_ELIMIT | −30 | limit exceeded (nesting depth, header size) |
  * | VP_EUNSUPPORTED | −40 | unsupported model, format or option |
  * | VP_EINVALID | −41 | inconsistent input |
+ * | VP_EUNKNOWN | −42 | the figure depends on an input that is unknown (since 0.2) |
  *
  * There is no global or thread-local "last error": the caller passes a #vp_error (or
  * NULL) to each call. On error the library fills it and leaves every other output of
@@ -77,7 +78,8 @@ VP_BEGIN_DECLS
     X(EOVERFLOW, -22, "arithmetic overflow")                                     \
     X(ELIMIT, -30, "limit exceeded")                                             \
     X(EUNSUPPORTED, -40, "unsupported model, format or option")                  \
-    X(EINVALID, -41, "inconsistent input")
+    X(EINVALID, -41, "inconsistent input")                                     \
+    X(EUNKNOWN, -42, "the figure depends on an unknown input")
 
 /**
  * @brief Result of every fallible call: `VP_OK` (0) or a negative error code.

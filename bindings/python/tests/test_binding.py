@@ -91,7 +91,12 @@ class SheetEstimateTest(unittest.TestCase):
         self.assertEqual(e.weights_only.bytes, 14_000_000_000)
         self.assertEqual(e.envelope().bytes, 20_442_450_944)
         self.assertIn("kv_cache", [u["id"] for u in e.unknowns])
-        self.assertEqual(e.as_dict()["peak_bytes"], 20_442_450_944)
+        # the KV cache is unknown without an architecture: no peak, a labelled lower bound
+        self.assertIsNone(e.as_dict()["peak_bytes"])
+        self.assertEqual(e.peak(), (None, None))
+        self.assertEqual(e.as_dict()["peak_lower_bound_bytes"], 20_442_450_944)
+        self.assertIn("framework profile: none (nothing assumed beyond the sheet's reserves)",
+                      e.assumptions)
 
     def test_sheet_round_trip(self):
         s = vramplan.Sheet.load(os.path.join(EX, "seed.toml"))

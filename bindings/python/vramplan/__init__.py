@@ -408,10 +408,27 @@ class Estimate:
         return L.vp_estimate_peak_gpu(self._h)
 
     def peak(self, gpu=None):
-        """(Bytes, phase) of the modeled peak (device-used counter)."""
+        """(Bytes, phase) of the modeled peak (device-used counter); (None, None) when an
+        item it needs is unknown (see unknowns and lower_bound())."""
+        ph, out = ctypes.c_int(), Bytes_t()
+        rc = L.vp_estimate_peak(self._h, self.peak_gpu if gpu is None else gpu,
+                                ctypes.byref(out), ctypes.byref(ph))
+        if rc == -42:  # VP_EUNKNOWN
+            return None, None
+        if rc != 0:
+            raise NotFound(rc, "VP_ENOTFOUND", "no estimate for GPU %s" % gpu)
+        return Bytes(out.b), PHASES[ph.value]
+
+    def lower_bound(self, gpu=None):
+        """(Bytes, phase): the items that could be computed (the peak when nothing is unknown)."""
         ph = ctypes.c_int()
         b = L.vp_estimate_peak_bytes(self._h, self.peak_gpu if gpu is None else gpu, ctypes.byref(ph))
         return Bytes(b.b), PHASES[ph.value]
+
+    @property
+    def assumptions(self):
+        return [L.vp_estimate_assumption(self._h, i).decode()
+                for i in range(L.vp_estimate_assumption_count(self._h))]
 
     def envelope(self, gpu=None):
         return Bytes(L.vp_estimate_envelope_bytes(self._h, self.peak_gpu if gpu is None else gpu).b)
@@ -454,8 +471,11 @@ class Estimate:
     def as_dict(self):
         peak, phase = self.peak()
         wo = self.weights_only
-        return {"weights_only_bytes": wo.bytes if wo else None, "peak_bytes": peak.bytes,
-                "peak_phase": phase, "peak_gpu": self.peak_gpu,
+        low, low_phase = self.lower_bound()
+        return {"weights_only_bytes": wo.bytes if wo else None,
+                "peak_bytes": peak.bytes if peak is not None else None,
+                "peak_phase": phase, "peak_lower_bound_bytes": low.bytes, "peak_gpu": self.peak_gpu,
+                "assumptions": self.assumptions,
                 "envelope_bytes": self.envelope().bytes,
                 "items": [dict(i, bytes=i["bytes"].bytes) for i in self.items()],
                 "gpus": self.gpu_count,

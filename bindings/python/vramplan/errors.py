@@ -73,6 +73,7 @@ _BY_CODE = {
     -10: ParseError, -11: ParseError, -12: ParseError, -13: ParseError, -14: ParseError,
     -15: ParseError, -16: ParseError, -17: ParseError, -20: UnitError, -21: InvalidInput,
     -22: SizeOverflow, -30: LimitExceeded, -40: Unsupported, -41: InvalidInput,
+    -42: NotFound,
 }
 
 

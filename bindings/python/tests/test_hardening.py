@@ -386,6 +386,14 @@ class AtomicAppendTest(unittest.TestCase):
 
 
 class HandleTest(unittest.TestCase):
+    def test_no_int_is_taken_as_a_handle(self):
+        for cls in (vramplan.Sheet, vramplan.Model):
+            with self.assertRaises(TypeError):
+                cls(0)  # was accepted: any int became a pointer the library would free
+            with self.assertRaises(TypeError):
+                cls(0x1234)
+        self.assertEqual(vramplan.Sheet.parse("").count("offer"), 0)
+
     def test_model_given_to_a_sheet_is_not_used_again(self):
         cfg = os.path.join(ROOT, "tests", "data", "configs", "meta-llama__Meta-Llama-3.1-8B",
                            "config.json")

@@ -72,6 +72,22 @@ def _path(path, what="a path"):
     return _cstr(path, what)
 
 
+class _Owner:
+    """An object owning one C handle. Handles come only from the library: a Python int is
+    never taken as a pointer (vramplan.Sheet(0x1234) would be freed as one)."""
+
+    __slots__ = ()
+
+    def __init__(self, *args, **kwargs):
+        raise TypeError("%s objects come from %s" % (type(self).__name__, self._MAKERS))
+
+    @classmethod
+    def _adopt(cls, ptr):
+        obj = cls.__new__(cls)
+        obj._h = ctypes.c_void_p(ptr)
+        return obj
+
+
 def _text(ptr):
     """A malloc'd string from the library: copy, then vp_free."""
     try:
@@ -190,17 +206,16 @@ def _bytes_or_parse(q):
     raise TypeError("a capacity is Bytes or a string with a unit such as \"80 GB\"")
 
 
-class Model:
+class Model(_Owner):
     """A model read from config.json, a safetensors header or index, or a GGUF header."""
 
-    def __init__(self, handle):
-        self._h = ctypes.c_void_p(handle)
+    _MAKERS = "vramplan.inspect(path), Model.from_path(path) or Model.from_config(text)"
 
     @classmethod
     def from_path(cls, path):
         h = ctypes.c_void_p()
         L.vp_model_from_path(ctypes.byref(h), _path(path, "a model path"), ctypes.byref(_err()))
-        return cls(h.value)
+        return cls._adopt(h.value)
 
     @classmethod
     def from_config(cls, text, source=None):
@@ -209,7 +224,7 @@ class Model:
         L.vp_model_from_config(ctypes.byref(h), raw, len(raw),
                                _cstr(source, "a source name") if source else None,
                                ctypes.byref(_err()))
-        return cls(h.value)
+        return cls._adopt(h.value)
 
     @property
     def _live(self):
@@ -304,18 +319,17 @@ def inspect(path):
     return Model.from_path(path)
 
 
-class Sheet:
+class Sheet(_Owner):
     """A workload sheet (docs/sheet.md). Values by dotted key: "workload.context",
     "reserve.other", "offer.0.memory"."""
 
-    def __init__(self, handle):
-        self._h = ctypes.c_void_p(handle)
+    _MAKERS = "Sheet.load(path) or Sheet.parse(text)"
 
     @classmethod
     def load(cls, path):
         h = ctypes.c_void_p()
         L.vp_sheet_load(ctypes.byref(h), _path(path, "a sheet path"), ctypes.byref(_err()))
-        return cls(h.value)
+        return cls._adopt(h.value)
 
     @classmethod
     def parse(cls, text, source=None):
@@ -323,7 +337,7 @@ class Sheet:
         raw = _cstr(text, "sheet text")
         L.vp_sheet_parse(ctypes.byref(h), raw, len(raw),
                          _cstr(source, "a source name") if source else None, ctypes.byref(_err()))
-        return cls(h.value)
+        return cls._adopt(h.value)
 
     def __del__(self):
         if getattr(self, "_h", None) and self._h.value:

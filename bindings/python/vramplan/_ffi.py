@@ -70,9 +70,11 @@ class _CheckedInt:
 
     @classmethod
     def from_param(cls, value):
+        lo, hi = cls.RANGE
+        if type(value) is int and lo <= value <= hi:  # the common case, kept fast
+            return cls.CTYPE(value)
         if type(value) is cls.CTYPE:  # an instance of the exact C type: already in range
             return value
-        lo, hi = cls.RANGE
         return cls.CTYPE(in_range(value, lo, hi, "a %s argument" % cls.__name__))
 
 

@@ -22,10 +22,14 @@ SizeOverflow, …). The library keeps no global state: objects may be used from 
 threads, one object per thread at a time (ctypes releases the GIL during calls).
 """
 
+import contextlib
 import ctypes
 import json as _json
+import os
+import re as _re
 
-from . import _ffi, _lib
+from . import _ffi, _lib, _toml
+from ._ffi import cstr as _cstr, in_range as _in_range, integer as _integer
 from ._types import (ARCH_KEYS, BASES, COUNTERS, FORMATS, PHASES, ROLES, UNITS, VERDICTS,
                      BitsPerValue_t, Bytes_t, BytesDelta_t, Count_t, Error_t)
 from .errors import (InvalidInput, IOError_, LimitExceeded, Misuse, NotFound, OutOfMemory,
@@ -40,8 +44,16 @@ __all__ = [
     "Bytes", "Model", "Sheet", "Estimate", "Plan", "inspect", "estimate", "fit", "plan",
     "diagnose", "version", "VramplanError", "ParseError", "UnitError", "SizeOverflow",
     "VersionMismatch", "NotFound", "InvalidInput", "Unsupported", "LimitExceeded", "IOError_",
-    "OutOfMemory", "Misuse", "LIBRARY_PATH",
+    "OutOfMemory", "Misuse", "LIBRARY_PATH", "SHEET_VALUE_MAX",
 ]
+
+#: The largest buffer Sheet.get() grows to (bytes, NUL included): a value whose text is
+#: longer raises LimitExceeded. Four times the 64 MiB a sheet file may have, which covers
+#: the library's longest rewriting of a value read from such a file.
+SHEET_VALUE_MAX = 256 << 20
+
+_U64_MAX = 2**64 - 1
+_VP_EBUFFER = -5
 
 
 def version():
@@ -53,8 +65,27 @@ def _err():
     return Error_t()
 
 
-def _s(text):
-    return text.encode("utf-8") if isinstance(text, str) else text
+def _path(path, what="a path"):
+    """A file path as bytes for C: str and path-like objects through os.fsencode."""
+    if isinstance(path, (str, os.PathLike)) and not isinstance(path, bytes):
+        path = os.fsencode(path)
+    return _cstr(path, what)
+
+
+class _Owner:
+    """An object owning one C handle. Handles come only from the library: a Python int is
+    never taken as a pointer (vramplan.Sheet(0x1234) would be freed as one)."""
+
+    __slots__ = ()
+
+    def __init__(self, *args, **kwargs):
+        raise TypeError("%s objects come from %s" % (type(self).__name__, self._MAKERS))
+
+    @classmethod
+    def _adopt(cls, ptr):
+        obj = cls.__new__(cls)
+        obj._h = ctypes.c_void_p(ptr)
+        return obj
 
 
 def _text(ptr):
@@ -87,7 +118,7 @@ class Bytes:
     def parse(cls, text):
         """Parse a quantity with an explicit unit ("24 GB", "22.35 GiB"); a bare number fails."""
         out = Bytes_t()
-        raw = _s(text)
+        raw = _cstr(text, "a quantity")
         err = _err()
         L.vp_bytes_parse(ctypes.byref(out), raw, len(raw), ctypes.byref(err))
         return cls(out.b)
@@ -112,8 +143,11 @@ class Bytes:
 
     def format(self, unit="GiB", decimals=2):
         """Exact text such as "13.04 GiB" (integer arithmetic, locale-independent)."""
+        d = _integer(decimals, "decimals")
+        if not 0 <= d <= 12:
+            raise ValueError("decimals must be 0 to 12, not %d" % d)
         buf = ctypes.create_string_buffer(64)
-        L.vp_bytes_format(buf, 64, Bytes_t(self._b), UNITS[unit], decimals)
+        L.vp_bytes_format(buf, ctypes.sizeof(buf), Bytes_t(self._b), UNITS[unit], d)
         return buf.value.decode()
 
     def __add__(self, other):
@@ -127,8 +161,7 @@ class Bytes:
         return Bytes(out.b)
 
     def __mul__(self, k):
-        if not isinstance(k, int):
-            raise TypeError("Bytes multiply by an integer factor only")
+        k = _in_range(k, 0, _U64_MAX, "a Bytes factor")
         out = Bytes_t()
         L.vp_bytes_mul(ctypes.byref(out), Bytes_t(self._b), k)
         return Bytes(out.b)
@@ -173,83 +206,96 @@ def _bytes_or_parse(q):
     raise TypeError("a capacity is Bytes or a string with a unit such as \"80 GB\"")
 
 
-class Model:
+class Model(_Owner):
     """A model read from config.json, a safetensors header or index, or a GGUF header."""
 
-    def __init__(self, handle):
-        self._h = ctypes.c_void_p(handle)
+    _MAKERS = "vramplan.inspect(path), Model.from_path(path) or Model.from_config(text)"
 
     @classmethod
     def from_path(cls, path):
         h = ctypes.c_void_p()
-        L.vp_model_from_path(ctypes.byref(h), _s(path), ctypes.byref(_err()))
-        return cls(h.value)
+        L.vp_model_from_path(ctypes.byref(h), _path(path, "a model path"), ctypes.byref(_err()))
+        return cls._adopt(h.value)
 
     @classmethod
     def from_config(cls, text, source=None):
         h = ctypes.c_void_p()
-        raw = _s(text)
-        L.vp_model_from_config(ctypes.byref(h), raw, len(raw), _s(source) if source else None,
+        raw = _cstr(text, "config.json text")
+        L.vp_model_from_config(ctypes.byref(h), raw, len(raw),
+                               _cstr(source, "a source name") if source else None,
                                ctypes.byref(_err()))
-        return cls(h.value)
+        return cls._adopt(h.value)
+
+    @property
+    def _live(self):
+        """The C handle; a Model given to a Sheet (attach_model) has none any more."""
+        h = getattr(self, "_h", None)
+        if h is None or not h.value:
+            raise ValueError("this Model was given to a Sheet (attach_model) and is no longer "
+                             "usable on its own")
+        return h
 
     def __del__(self):
         if getattr(self, "_h", None) and self._h.value:
             L.vp_model_free(self._h)
             self._h = None
 
-    format = property(lambda self: FORMATS.get(L.vp_model_get_format(self._h), "unknown"))
-    model_type = property(lambda self: L.vp_model_type(self._h).decode() or None)
-    dtype = property(lambda self: L.vp_model_dtype(self._h).decode() or None)
-    dtype_assumed = property(lambda self: bool(L.vp_model_dtype_assumed(self._h)))
-    quant_method = property(lambda self: L.vp_model_quant_method(self._h).decode() or None)
-    parameters = property(lambda self: L.vp_model_parameters(self._h).n)
-    active_parameters = property(lambda self: L.vp_model_active_parameters(self._h).n)
-    weight_bytes = property(lambda self: Bytes(L.vp_model_role_bytes(self._h, 0).b))
-    quant_metadata_bytes = property(lambda self: Bytes(L.vp_model_role_bytes(self._h, 1).b))
-    unquantized_bytes = property(lambda self: Bytes(L.vp_model_role_bytes(self._h, 2).b))
-    other_bytes = property(lambda self: Bytes(L.vp_model_role_bytes(self._h, 3).b))
-    total_bytes = property(lambda self: Bytes(L.vp_model_total_bytes(self._h).b))
+    format = property(lambda self: FORMATS.get(L.vp_model_get_format(self._live), "unknown"))
+    model_type = property(lambda self: L.vp_model_type(self._live).decode() or None)
+    dtype = property(lambda self: L.vp_model_dtype(self._live).decode() or None)
+    dtype_assumed = property(lambda self: bool(L.vp_model_dtype_assumed(self._live)))
+    quant_method = property(lambda self: L.vp_model_quant_method(self._live).decode() or None)
+    parameters = property(lambda self: L.vp_model_parameters(self._live).n)
+    active_parameters = property(lambda self: L.vp_model_active_parameters(self._live).n)
+    weight_bytes = property(lambda self: Bytes(L.vp_model_role_bytes(self._live, 0).b))
+    quant_metadata_bytes = property(lambda self: Bytes(L.vp_model_role_bytes(self._live, 1).b))
+    unquantized_bytes = property(lambda self: Bytes(L.vp_model_role_bytes(self._live, 2).b))
+    other_bytes = property(lambda self: Bytes(L.vp_model_role_bytes(self._live, 3).b))
+    total_bytes = property(lambda self: Bytes(L.vp_model_total_bytes(self._live).b))
 
     @property
     def kv_bytes_per_token(self):
         out = Bytes_t()
-        return Bytes(out.b) if L.vp_model_kv_bytes_per_token(self._h, ctypes.byref(out)) == 0 else None
+        found = L.vp_model_kv_bytes_per_token(self._live, ctypes.byref(out)) == 0
+        return Bytes(out.b) if found else None
 
     @property
     def index_total_size(self):
         out = Bytes_t()
-        return Bytes(out.b) if L.vp_model_index_total_size(self._h, ctypes.byref(out)) == 0 else None
+        found = L.vp_model_index_total_size(self._live, ctypes.byref(out)) == 0
+        return Bytes(out.b) if found else None
 
     @property
     def architecture(self):
-        if not L.vp_model_has_architecture(self._h):
+        if not L.vp_model_has_architecture(self._live):
             return None
         arch = {}
         for k, name in enumerate(ARCH_KEYS):
             v = ctypes.c_uint64()
-            if L.vp_model_arch(self._h, k, ctypes.byref(v)) == 0:
+            if L.vp_model_arch(self._live, k, ctypes.byref(v)) == 0:
                 arch[name] = v.value
         return arch
 
     @property
     def tensors(self):
         out = []
-        for i in range(L.vp_model_tensor_count(self._h)):
+        h = self._live
+        for i in range(L.vp_model_tensor_count(h)):
             out.append({
-                "name": L.vp_model_tensor_name(self._h, i).decode(),
-                "dtype": L.vp_model_tensor_dtype(self._h, i).decode(),
-                "shape": [L.vp_model_tensor_dim(self._h, i, d)
-                          for d in range(L.vp_model_tensor_ndim(self._h, i))],
-                "bytes": L.vp_model_tensor_bytes(self._h, i).b,
-                "role": ROLES[L.vp_model_tensor_role(self._h, i)],
+                "name": L.vp_model_tensor_name(h, i).decode(),
+                "dtype": L.vp_model_tensor_dtype(h, i).decode(),
+                "shape": [L.vp_model_tensor_dim(h, i, d)
+                          for d in range(L.vp_model_tensor_ndim(h, i))],
+                "bytes": L.vp_model_tensor_bytes(h, i).b,
+                "role": ROLES[L.vp_model_tensor_role(h, i)],
             })
         return out
 
     @property
     def dtypes(self):
-        return {L.vp_model_dtype_name(self._h, i).decode(): L.vp_model_dtype_bytes(self._h, i).b
-                for i in range(L.vp_model_dtype_count(self._h))}
+        h = self._live
+        return {L.vp_model_dtype_name(h, i).decode(): L.vp_model_dtype_bytes(h, i).b
+                for i in range(L.vp_model_dtype_count(h))}
 
     def as_dict(self):
         """The fields of `vramplan inspect --json`."""
@@ -263,7 +309,7 @@ class Model:
              "kv_bytes_per_token": kv.bytes if kv is not None else None,
              "architecture": self.architecture}
         if self.format != "config":
-            d["tensors"] = L.vp_model_tensor_count(self._h)
+            d["tensors"] = L.vp_model_tensor_count(self._live)
             d["dtypes"] = self.dtypes
         return d
 
@@ -273,26 +319,25 @@ def inspect(path):
     return Model.from_path(path)
 
 
-class Sheet:
+class Sheet(_Owner):
     """A workload sheet (docs/sheet.md). Values by dotted key: "workload.context",
     "reserve.other", "offer.0.memory"."""
 
-    def __init__(self, handle):
-        self._h = ctypes.c_void_p(handle)
+    _MAKERS = "Sheet.load(path) or Sheet.parse(text)"
 
     @classmethod
     def load(cls, path):
         h = ctypes.c_void_p()
-        L.vp_sheet_load(ctypes.byref(h), _s(path), ctypes.byref(_err()))
-        return cls(h.value)
+        L.vp_sheet_load(ctypes.byref(h), _path(path, "a sheet path"), ctypes.byref(_err()))
+        return cls._adopt(h.value)
 
     @classmethod
     def parse(cls, text, source=None):
         h = ctypes.c_void_p()
-        raw = _s(text)
-        L.vp_sheet_parse(ctypes.byref(h), raw, len(raw), _s(source) if source else None,
-                         ctypes.byref(_err()))
-        return cls(h.value)
+        raw = _cstr(text, "sheet text")
+        L.vp_sheet_parse(ctypes.byref(h), raw, len(raw),
+                         _cstr(source, "a source name") if source else None, ctypes.byref(_err()))
+        return cls._adopt(h.value)
 
     def __del__(self):
         if getattr(self, "_h", None) and self._h.value:
@@ -300,11 +345,23 @@ class Sheet:
             self._h = None
 
     def get(self, key, default=None):
-        """The value as sheet text ('"vllm"', '8192'), or `default` when unset."""
-        buf = ctypes.create_string_buffer(4096)
-        if L.vp_sheet_get(self._h, _s(key), buf, 4096) != 0:
-            return default
-        return buf.value.decode()
+        """The value as sheet text ('"vllm"', '8192'), or `default` when unset. The buffer
+        grows (4 KiB, doubling) to SHEET_VALUE_MAX; a longer value raises LimitExceeded."""
+        k = _cstr(key, "a sheet key")
+        size = min(4096, SHEET_VALUE_MAX)
+        while True:
+            buf = ctypes.create_string_buffer(size)
+            try:
+                if L.vp_sheet_get(self._h, k, buf, ctypes.sizeof(buf)) != 0:
+                    return default
+                return buf.value.decode()
+            except Misuse as exc:
+                if exc.code != _VP_EBUFFER:
+                    raise
+            if size >= SHEET_VALUE_MAX:
+                raise LimitExceeded(-30, "VP_ELIMIT", "the value of %s is longer than %d bytes "
+                                    "(vramplan.SHEET_VALUE_MAX)" % (key, SHEET_VALUE_MAX - 1))
+            size = min(size * 2, SHEET_VALUE_MAX)
 
     def __getitem__(self, key):
         v = self.get(key)
@@ -312,33 +369,83 @@ class Sheet:
             raise KeyError(key)
         return v
 
-    def set(self, key, value):
-        """Set from text or a Python value (int, bool, float, str, Bytes); validated."""
+    @staticmethod
+    def _value_text(value):
+        """The sheet text of a Python value (see set())."""
         if isinstance(value, bool):
-            value = "true" if value else "false"
-        elif isinstance(value, Bytes):
-            value = "%d B" % value.bytes
-        elif isinstance(value, (list, tuple)):
-            value = "[" + ", ".join(_json.dumps(str(v)) for v in value) + "]"
-        elif isinstance(value, dict):
-            value = "{ " + ", ".join("%s = %s" % (k, "true" if v is True else "false" if v is False
-                                                  else v if isinstance(v, int) else _json.dumps(str(v)))
-                                     for k, v in value.items()) + " }"
-        L.vp_sheet_set(self._h, _s(key), _s(str(value)), ctypes.byref(_err()))
+            return "true" if value else "false"
+        if isinstance(value, Bytes):
+            return "%d B" % value.bytes
+        if isinstance(value, (list, tuple)):
+            return "[" + ", ".join(_toml.quote(str(v)) for v in value) + "]"
+        if isinstance(value, dict):
+            parts = []
+            for k, v in value.items():
+                if not isinstance(k, str) or not _re.fullmatch(r"[A-Za-z0-9_-]+", k):
+                    raise ValueError("an inline-table key is letters, digits, '_' and '-' "
+                                     "only, not %r" % (k,))
+                if isinstance(v, bool):
+                    v = "true" if v else "false"
+                elif isinstance(v, int):
+                    v = "%d" % v
+                else:
+                    v = _toml.quote(str(v))
+                parts.append("%s = %s" % (k, v))
+            return "{ " + ", ".join(parts) + " }"
+        return str(value)
+
+    def _set_text(self, key, text):
+        """vp_sheet_set: the one place a value's text reaches the library."""
+        L.vp_sheet_set(self._h, _cstr(key, "a sheet key"), _cstr(text, "the value of " + str(key)),
+                       ctypes.byref(_err()))
+
+    def set(self, key, value):
+        """Set from text or a Python value (int, bool, float, str, Bytes, a list of strings,
+        a dict for an inline table); validated, and the sheet is unchanged on error.
+
+        A str is sheet text: bare text of a string key is quoted by the library ("vllm"),
+        text starting with a quote is read as a TOML string. Strings in a list or dict are
+        quoted here, exactly once. A NUL byte anywhere is a ValueError."""
+        self._set_text(key, self._value_text(value))
 
     __setitem__ = set
 
     def unset(self, key):
-        return L.vp_sheet_unset(self._h, _s(key)) == 0
+        return L.vp_sheet_unset(self._h, _cstr(key, "a sheet key")) == 0
 
     def count(self, table):
-        return L.vp_sheet_count(self._h, _s(table))
+        return L.vp_sheet_count(self._h, _cstr(table, "a table name"))
 
     def append(self, table, values):
-        """Append a [[table]] entry (offer, evidence, measurement) from a dict; returns its index."""
-        idx = self.count(table)
+        """Append a [[table]] entry (offer, evidence, measurement) from a dict; returns its
+        index. All keys or none: the entry is first checked on an empty scratch sheet, so a
+        bad value leaves this sheet unchanged; a failure while writing it here (the library
+        out of memory) takes back the keys already written."""
+        if not isinstance(table, str):
+            raise TypeError("a table name is a str, not %s" % type(table).__name__)
+        _cstr(table, "a table name")
+        if not values:
+            raise ValueError("an entry of [[%s]] needs at least one key" % table)
+        texts = []
         for k, v in values.items():
-            self.set("%s.%d.%s" % (table, idx, k), v)
+            if not isinstance(k, str):
+                raise TypeError("a key is a str, not %s" % type(k).__name__)
+            texts.append((k, self._value_text(v)))
+        scratch = Sheet.parse("", "<append>")
+        for k, text in texts:
+            scratch._set_text("%s.0.%s" % (table, k), text)
+        idx = self.count(table)
+        done = []
+        try:
+            for k, text in texts:
+                key = "%s.%d.%s" % (table, idx, k)
+                self._set_text(key, text)
+                done.append(key)
+        except BaseException:
+            for key in reversed(done):
+                with contextlib.suppress(VramplanError):
+                    L.vp_sheet_unset(self._h, _cstr(key))
+            raise
         return idx
 
     def to_text(self):
@@ -348,15 +455,18 @@ class Sheet:
 
     def save(self, path):
         """Write atomically (a temporary file, then rename)."""
-        L.vp_sheet_save(self._h, _s(path), ctypes.byref(_err()))
+        L.vp_sheet_save(self._h, _path(path, "a sheet path"), ctypes.byref(_err()))
 
     @property
     def model(self):
         return L.vp_sheet_model(self._h) is not None
 
     def attach_model(self, model):
-        """Give the sheet a model (it takes ownership of the C object)."""
-        L.vp_sheet_attach_model(self._h, model._h)
+        """Give the sheet a model (it takes ownership of the C object: the Model object is
+        not usable afterwards)."""
+        if not isinstance(model, Model):
+            raise TypeError("attach_model takes a Model, not %s" % type(model).__name__)
+        L.vp_sheet_attach_model(self._h, model._live)
         model._h = None
 
 
@@ -383,8 +493,19 @@ class Estimate:
 
     gpu_count = property(lambda self: L.vp_estimate_gpu_count(self._h))
 
+    def _gpu(self, gpu):
+        """A GPU index of this estimate: None is the peak GPU; outside 0 .. gpu_count - 1
+        is an IndexError (the library would answer zeros)."""
+        if gpu is None:
+            return self.peak_gpu
+        g = _integer(gpu, "a GPU index")
+        n = self.gpu_count
+        if not 0 <= g < n:
+            raise IndexError("GPU %d is not in this estimate (GPUs 0 .. %d)" % (g, n - 1))
+        return g
+
     def items(self, gpu=None):
-        g = self.peak_gpu if gpu is None else gpu
+        g = self._gpu(gpu)
         out = []
         for i in range(L.vp_estimate_item_count(self._h, g)):
             mask = L.vp_estimate_item_phases(self._h, g, i)
@@ -411,8 +532,7 @@ class Estimate:
         """(Bytes, phase) of the modeled peak (device-used counter); (None, None) when an
         item it needs is unknown (see unknowns and lower_bound())."""
         ph, out = ctypes.c_int(), Bytes_t()
-        rc = L.vp_estimate_peak(self._h, self.peak_gpu if gpu is None else gpu,
-                                ctypes.byref(out), ctypes.byref(ph))
+        rc = L.vp_estimate_peak(self._h, self._gpu(gpu), ctypes.byref(out), ctypes.byref(ph))
         if rc == -42:  # VP_EUNKNOWN
             return None, None
         if rc != 0:
@@ -422,7 +542,7 @@ class Estimate:
     def lower_bound(self, gpu=None):
         """(Bytes, phase): the items that could be computed (the peak when nothing is unknown)."""
         ph = ctypes.c_int()
-        b = L.vp_estimate_peak_bytes(self._h, self.peak_gpu if gpu is None else gpu, ctypes.byref(ph))
+        b = L.vp_estimate_peak_bytes(self._h, self._gpu(gpu), ctypes.byref(ph))
         return Bytes(b.b), PHASES[ph.value]
 
     @property
@@ -431,10 +551,10 @@ class Estimate:
                 for i in range(L.vp_estimate_assumption_count(self._h))]
 
     def envelope(self, gpu=None):
-        return Bytes(L.vp_estimate_envelope_bytes(self._h, self.peak_gpu if gpu is None else gpu).b)
+        return Bytes(L.vp_estimate_envelope_bytes(self._h, self._gpu(gpu)).b)
 
     def phases(self, gpu=None, counter="device_used"):
-        g = self.peak_gpu if gpu is None else gpu
+        g = self._gpu(gpu)
         c = COUNTERS.index(counter)
         return {p: Bytes(L.vp_estimate_phase_bytes(self._h, g, k, c).b)
                 for k, p in enumerate(PHASES) if L.vp_estimate_phase_used(self._h, k)}
@@ -515,7 +635,8 @@ class Plan:
     def __init__(self, sheet, rank=None):
         self._sheet = _sheet(sheet)
         self._h = ctypes.c_void_p()
-        L.vp_plan_new(ctypes.byref(self._h), self._sheet._h, _s(rank) if rank else None,
+        L.vp_plan_new(ctypes.byref(self._h), self._sheet._h,
+                      _cstr(rank, "a rank key") if rank else None,
                       ctypes.byref(_err()))
 
     def __del__(self):

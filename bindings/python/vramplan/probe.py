@@ -12,9 +12,37 @@ the first overflow and record it with its phase (outcome "oom").
 
 torch is imported lazily: the binding works without it. A counters backend can be passed
 for tests (FakeBackend) or for other runtimes.
+
+Strings (model name, revision, version, offer, GPU name) are written as TOML strings made
+by the binding, so the sheet holds them escaped exactly once: reading a measurement back
+gives the original text, whatever quotes, backslashes or Unicode it has. Each record is
+appended whole or not at all (Sheet.append).
 """
 
 import contextlib
+import operator
+
+from . import _toml
+
+_U64_MAX = 2**64 - 1
+
+
+def _sheet_values(entry):
+    """The record's values as sheet text: strings quoted once here, the rest as they are."""
+    return {k: _toml.quote(v) if isinstance(v, str) else v for k, v in entry.items()}
+
+
+def _byte_count(value, what):
+    """A counter reading as exact bytes: an integer in 0 .. 2^64 - 1, else ValueError."""
+    try:
+        if isinstance(value, bool):
+            raise TypeError
+        v = operator.index(value)
+    except TypeError:
+        raise ValueError("%s is %r, not a whole number of bytes" % (what, value)) from None
+    if not 0 <= v <= _U64_MAX:
+        raise ValueError("%s is %d bytes, outside 0 .. 2^64 - 1" % (what, v))
+    return v
 
 
 class ProbeOOM(RuntimeError):
@@ -140,20 +168,22 @@ class Probe:
         self.records = []
 
     def _scope(self):
+        """The sheet's model, revision, task and weights, decoded to the original strings."""
         out = {}
         for key, sk in (("model", "model.name"), ("revision", "model.revision"),
                         ("task", "workload.task"), ("weights", "workload.weights")):
             v = self.sheet.get(sk)
             if v is not None:
-                out[key] = v.strip('"')
+                out[key] = _toml.unquote(v)
         return out
 
     def _record(self, phase, counter, device, value, dims, truncated, outcome):
+        value = _byte_count(value, "the %s of GPU %s in %s" % (counter, device, phase))
         entry = {"phase": phase, "gpu": device, "counter": counter, "value": "%d B" % value,
                  "truncated": truncated, "outcome": outcome, "version": self.version}
         entry.update(self._scope())
         entry.update({k: v for k, v in dims.items() if v is not None})
-        self.sheet.append("measurement", entry)
+        self.sheet.append("measurement", _sheet_values(entry))
         self.records.append(entry)
 
     @contextlib.contextmanager
@@ -192,8 +222,12 @@ class Probe:
             base["gpu"] = gpu or self.backend.device_name(self.devices[0])
         if date:
             base["date"] = date
-        self.sheet.append("evidence", dict(base, claim="device_total", value="%d B" % total))
-        self.sheet.append("evidence", dict(base, claim="device_free", value="%d B" % free))
+        total = _byte_count(total, "the device total")
+        free = _byte_count(free, "the device free memory")
+        self.sheet.append("evidence", _sheet_values(dict(base, claim="device_total",
+                                                         value="%d B" % total)))
+        self.sheet.append("evidence", _sheet_values(dict(base, claim="device_free",
+                                                         value="%d B" % free)))
         return total, free
 
 

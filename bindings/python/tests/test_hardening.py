@@ -104,7 +104,7 @@ class IntegerRangeTest(unittest.TestCase):
             e.peak(True)
         with self.assertRaises(TypeError):
             e.peak(0.0)
-        self.assertEqual(e.peak(0)[0].bytes, 20_442_450_944)
+        self.assertEqual(e.lower_bound(0)[0].bytes, 20_442_450_944)
 
     def test_format_decimals_are_checked(self):
         b = vramplan.Bytes(10**9)

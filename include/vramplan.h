@@ -15,5 +15,6 @@
 #include <vramplan/sheet.h>
 #include <vramplan/estimate.h>
 #include <vramplan/plan.h>
+#include <vramplan/cards.h>
 
 #endif /* VRAMPLAN_H */

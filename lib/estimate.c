@@ -1464,6 +1464,49 @@ vp_status vp_estimate_peak(const vp_estimate *e, size_t gpu, vp_bytes *out, vp_p
     return VP_OK;
 }
 
+vp_status vp_estimate_check_capacity(const vp_estimate *e, vp_bytes capacity, int *fits,
+                                     vp_bytes_delta *margin, vp_phase *phase)
+{
+    if (e == NULL || fits == NULL || capacity.b == 0)
+        return VP_EMISUSE;
+    if (e->n_stages == 0)
+        return VP_ENOTFOUND;
+    if (capacity.b > (uint64_t)INT64_MAX)
+        return VP_EOVERFLOW;
+    int64_t worst = INT64_MAX;
+    vp_phase at = VP_PHASE_LOAD;
+    for (int st = 0; st < e->n_stages; st++) {
+        const stage *S = &e->st[st];
+        uint64_t room = capacity.b, need = S->peak;
+        vp_phase ph = S->peak_phase;
+        if (S->kv_budget_known) {
+            /* vLLM takes its share of the device up front: the question is whether the KV
+             * cache the workload needs fits the pool left after weights and profiling */
+            room = S->kv_budget;
+            need = 0;
+            for (size_t i = 0; i < S->n; i++)
+                if (strcmp(S->items[i].id, "kv_cache") == 0)
+                    need = S->items[i].bytes;
+            ph = VP_PHASE_DECODE;
+        }
+        /* both are below 2^63 here: capacity was checked, a need above it cannot fit */
+        int64_t m = need > (uint64_t)INT64_MAX ? INT64_MIN
+                    : (int64_t)room - (int64_t)need;
+        if (m < worst) {
+            worst = m;
+            at = ph;
+        }
+    }
+    if (e->n_unknown > 0 && worst >= 0)
+        return VP_EUNKNOWN; /* the computed items fit; the unknown ones might not */
+    *fits = worst >= 0;
+    if (margin != NULL)
+        margin->b = worst;
+    if (phase != NULL)
+        *phase = at;
+    return VP_OK;
+}
+
 size_t vp_estimate_assumption_count(const vp_estimate *e)
 {
     return e ? (size_t)e->n_assumption : 0;

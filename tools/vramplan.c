@@ -29,12 +29,14 @@ static void usage(FILE *to)
             "       vramplan plan SHEET [--json|--markdown] [--rank cost,margin,schedule]\n"
             "                                         classify the sheet's offers on evidence\n"
             "       vramplan diagnose SHEET [--json]  first overflow among the measurements\n"
+            "       vramplan cards [--json]           the built-in card catalog\n"
             "\n"
             "overrides (estimate, fit, plan, diagnose): --context N --concurrency N\n"
             "  --microbatch N --framework F --weights W --kv-cache D --tp N --pp N --gpus N\n"
             "  --utilization X --max-num-seqs N --max-num-batched-tokens N\n"
             "  --set table.key=value (any sheet key)\n"
-            "quantities name their unit: --capacity \"80 GB\" or \"79.19 GiB\"\n"
+            "quantities name their unit: --capacity \"80 GB\" or \"79.19 GiB\", or a card of\n"
+            "the catalog: --capacity \"H100 SXM\" (vramplan cards lists them)\n"
             "\n"
             "vramplan tells how much GPU memory a defined LLM workload needs, on what\n"
             "evidence, and which rented GPU offers can carry it. Every figure names its\n"
@@ -374,6 +376,7 @@ typedef struct {
     const char *sheet_path;
     int json, markdown;
     const char *capacity;
+    char capacity_from[256];  /* how --capacity was read: "H100 SXM: documentation: …" */
     const char *solve;
     const char *rank;
     const char *sets[MAX_SETS][2];
@@ -519,22 +522,33 @@ static int load_sheet(vp_sheet **s, const opts *o)
     return 0;
 }
 
-/* --capacity, or the sheet's device_total evidence */
-static int resolve_capacity(const vp_sheet *s, const opts *o, vp_bytes *cap, int required,
+/* --capacity (a quantity or a card of the catalog), or the sheet's device_total evidence.
+ * *from says where the figure came from. */
+static int resolve_capacity(const vp_sheet *s, opts *o, vp_bytes *cap, int required,
                             const char **from)
 {
-    vp_error err = VP_ERROR_INIT;
+    vp_error err = VP_ERROR_INIT, cerr = VP_ERROR_INIT;
     *cap = vp_bytes_make(0);
     *from = NULL;
     if (o->capacity != NULL) {
-        if (vp_bytes_parse(cap, o->capacity, strlen(o->capacity), &err) != VP_OK) {
-            char t1[256];
-            fprintf(stderr, "vramplan: --capacity \"%s\": %s\n", shown(t1, sizeof(t1), o->capacity, 0),
-                    err.message);
-            return EXIT_BAD_INPUT; /* a bad value is bad input, like a bad --context */
+        const vp_card *card;
+        const char *basis = NULL;
+        char t1[256];
+        if (vp_bytes_parse(cap, o->capacity, strlen(o->capacity), &err) == VP_OK) {
+            *from = "--capacity";
+            return 0;
         }
-        *from = "--capacity";
-        return 0;
+        vp_status cst = vp_card_find(&card, o->capacity, &cerr);
+        if (cst == VP_OK && vp_card_capacity(card, cap, &basis) == VP_OK) {
+            snprintf(o->capacity_from, sizeof(o->capacity_from), "%s: %s", vp_card_name(card), basis);
+            *from = o->capacity_from;
+            return 0;
+        }
+        /* a number with a unit was meant, or a card name: say both */
+        fprintf(stderr, "vramplan: --capacity \"%s\": %s\n", shown(t1, sizeof(t1), o->capacity, 0),
+                (o->capacity[0] >= '0' && o->capacity[0] <= '9') || o->capacity[0] == '.'
+                    ? err.message : cerr.message);
+        return EXIT_BAD_INPUT; /* a bad value is bad input, like a bad --context */
     }
     size_t n = vp_sheet_count(s, "evidence");
     for (size_t i = 0; i < n; i++) {
@@ -625,14 +639,53 @@ static void estimate_json(const vp_estimate *e, const vp_sheet *s, const opts *o
         printf(", \"weights_only_bytes\": %llu", (unsigned long long)vp_bytes_value(wo));
     else
         printf(", \"weights_only_bytes\": null");
-    printf(", \"peak_bytes\": %llu, \"peak_phase\": \"%s\", \"peak_gpu\": %zu, \"counter\": \"%s\"",
-           (unsigned long long)vp_bytes_value(pk), vp_phase_name(ph), peak,
-           vp_counter_name(VP_COUNTER_DEVICE));
-    printf(", \"allocated_peak_bytes\": %llu",
-           (unsigned long long)vp_bytes_value(vp_estimate_phase_bytes(e, peak, ph, VP_COUNTER_ALLOCATED)));
-    printf(", \"envelope_bytes\": %llu, \"envelope_note\": \"conservative envelope: the sum of "
-           "every item, not an observed peak\"",
-           (unsigned long long)vp_bytes_value(vp_estimate_envelope_bytes(e, peak)));
+    /* an unknown item makes the peak unknown: null, never a number that reads like one;
+     * the computed items are given as a lower bound, labelled so */
+    vp_bytes known;
+    int unknown = vp_estimate_peak(e, peak, &known, NULL) == VP_EUNKNOWN;
+    printf(", \"assumptions\": [");
+    for (size_t i = 0; i < vp_estimate_assumption_count(e); i++) {
+        printf("%s", i ? ", " : "");
+        json_string(stdout, vp_estimate_assumption(e, i));
+    }
+    printf("]");
+    if (unknown)
+        printf(", \"peak_bytes\": null, \"peak_phase\": null");
+    else
+        printf(", \"peak_bytes\": %llu, \"peak_phase\": \"%s\"",
+               (unsigned long long)vp_bytes_value(pk), vp_phase_name(ph));
+    if (pk.b) /* nothing computed at all: no bound worth a number */
+        printf(", \"peak_lower_bound_bytes\": %llu", (unsigned long long)vp_bytes_value(pk));
+    else
+        printf(", \"peak_lower_bound_bytes\": null");
+    printf(", \"peak_gpu\": %zu, \"counter\": \"%s\"", peak, vp_counter_name(VP_COUNTER_DEVICE));
+    if (unknown)
+        printf(", \"allocated_peak_bytes\": null, \"envelope_bytes\": null");
+    else
+        printf(", \"allocated_peak_bytes\": %llu, \"envelope_bytes\": %llu",
+               (unsigned long long)vp_bytes_value(vp_estimate_phase_bytes(e, peak, ph, VP_COUNTER_ALLOCATED)),
+               (unsigned long long)vp_bytes_value(vp_estimate_envelope_bytes(e, peak)));
+    if (pk.b)
+        printf(", \"envelope_lower_bound_bytes\": %llu",
+               (unsigned long long)vp_bytes_value(vp_estimate_envelope_bytes(e, peak)));
+    else
+        printf(", \"envelope_lower_bound_bytes\": null");
+    printf(", \"envelope_note\": \"conservative envelope: the sum of every item, not an "
+           "observed peak\"");
+    if (cap.b) {
+        int fits = 0;
+        vp_bytes_delta margin = { 0 };
+        vp_phase dph = VP_PHASE_LOAD;
+        vp_status vst = vp_estimate_check_capacity(e, cap, &fits, &margin, &dph);
+        printf(", \"capacity_from\": ");
+        json_string(stdout, o->capacity_from[0] ? o->capacity_from : "--capacity");
+        if (vst == VP_OK)
+            printf(", \"verdict\": {\"fits\": %s, \"margin_bytes\": %lld, \"phase\": \"%s\"}",
+                   fits ? "true" : "false", (long long)margin.b, vp_phase_name(dph));
+        else
+            printf(", \"verdict\": {\"fits\": null, \"margin_bytes\": null, \"phase\": null, "
+                   "\"reason\": \"%s\"}", vst == VP_EUNKNOWN ? "unknown items" : vp_status_str(vst));
+    }
     printf(", \"items\": ");
     json_items(e, peak);
     printf(", \"phases\": ");
@@ -645,10 +698,15 @@ static void estimate_json(const vp_estimate *e, const vp_sheet *s, const opts *o
         size_t g = vp_estimate_stage_gpu(e, k);
         vp_phase gp;
         vp_bytes gpk = vp_estimate_peak_bytes(e, g, &gp);
-        printf("%s{\"stage\": %zu, \"first_gpu\": %zu, \"gpus\": %zu, \"peak_bytes\": %llu, "
-               "\"peak_phase\": \"%s\", \"envelope_bytes\": %llu, \"items\": ", k ? ", " : "", k, g,
-               vp_estimate_stage_gpus(e, k), (unsigned long long)vp_bytes_value(gpk),
-               vp_phase_name(gp), (unsigned long long)vp_bytes_value(vp_estimate_envelope_bytes(e, g)));
+        printf("%s{\"stage\": %zu, \"first_gpu\": %zu, \"gpus\": %zu", k ? ", " : "", k, g,
+               vp_estimate_stage_gpus(e, k));
+        if (unknown)
+            printf(", \"peak_bytes\": null, \"peak_phase\": null, \"envelope_bytes\": null");
+        else
+            printf(", \"peak_bytes\": %llu, \"peak_phase\": \"%s\", \"envelope_bytes\": %llu",
+                   (unsigned long long)vp_bytes_value(gpk), vp_phase_name(gp),
+                   (unsigned long long)vp_bytes_value(vp_estimate_envelope_bytes(e, g)));
+        printf(", \"peak_lower_bound_bytes\": %llu, \"items\": ", (unsigned long long)vp_bytes_value(gpk));
         json_items(e, g);
         printf(", \"phases\": ");
         json_phases(e, g, VP_COUNTER_DEVICE);
@@ -688,6 +746,47 @@ static void phases_text(char *out, size_t len, unsigned mask)
                                   vp_phase_name((vp_phase)p));
 }
 
+/* "kv_cache, activations": the unknown items, for "modeled peak: unknown (needs …)" */
+static void unknown_list(char *out, size_t len, const vp_estimate *e)
+{
+    size_t o = 0;
+    out[0] = '\0';
+    for (size_t i = 0; i < vp_estimate_unknown_count(e) && o < len; i++)
+        o += (size_t)snprintf(out + o, len - o, "%s%s", i ? ", " : "", vp_estimate_unknown_id(e, i));
+}
+
+/* One line a user can act on: fits / does not fit / cannot tell, with the margin and the
+ * phase that decides. */
+static void verdict_line(const vp_estimate *e, vp_bytes cap, const char *from, int md)
+{
+    int fits = 0;
+    vp_bytes_delta margin = { 0 };
+    vp_phase ph = VP_PHASE_LOAD;
+    char capt[32], grouped[40], gib[32], text[512];
+    vp_bytes_format(capt, sizeof(capt), cap, VP_UNIT_GIB, 2);
+    vp_status st = vp_estimate_check_capacity(e, cap, &fits, &margin, &ph);
+    printf(md ? "**Verdict at %s per GPU** (%s): " : "verdict at %s per GPU (%s): ", capt,
+           from ? from : "--capacity");
+    if (st == VP_EUNKNOWN) {
+        unknown_list(text, sizeof(text), e);
+        printf("cannot tell: the computed items fit, but %s %s unknown\n", text,
+               vp_estimate_unknown_count(e) > 1 ? "are" : "is");
+        return;
+    }
+    if (st != VP_OK) {
+        printf("cannot tell (%s)\n", vp_status_str(st));
+        return;
+    }
+    uint64_t mag = margin.b < 0 ? (uint64_t)(-(margin.b + 1)) + 1 : (uint64_t)margin.b;
+    group_thousands(grouped, sizeof(grouped), (unsigned long long)mag);
+    vp_bytes_format(gib, sizeof(gib), vp_bytes_make(mag), VP_UNIT_GIB, 2);
+    if (fits)
+        printf("fits, margin %s B = %s, decided in %s\n", grouped, gib, vp_phase_name(ph));
+    else
+        printf("does not fit, short by %s B = %s in %s%s\n", grouped, gib, vp_phase_name(ph),
+               vp_estimate_unknown_count(e) ? " (even without the unknown items)" : "");
+}
+
 /* "GPUs 0-3" or "stage 1: GPUs 2-3, 6-7 (2 replicas)": the GPUs of group k, as ranges */
 static void gpu_group_text(char *out, size_t len, const vp_estimate *e, size_t k)
 {
@@ -724,6 +823,19 @@ static void estimate_table(const vp_estimate *e, const vp_sheet *s, const opts *
               : "sheet: %s; %zu GPU(s); memory per GPU; GiB = 2^30 B, GB = 10^9 B\n\n",
            shown(text, sizeof(text), o->sheet_path ? o->sheet_path : "<built-in seed>", md),
            vp_estimate_gpu_count(e));
+    /* what the figures below rest on, before any figure */
+    for (size_t i = 0; i < vp_estimate_assumption_count(e); i++)
+        printf(md ? "- assumed: %s\n" : "assumed: %s\n",
+               shown(text, sizeof(text), vp_estimate_assumption(e, i), md));
+    for (size_t i = 0; i < vp_estimate_warning_count(e); i++)
+        printf(md ? "- **warning:** %s\n" : "warning: %s\n",
+               shown(text, sizeof(text), vp_estimate_warning(e, i), md));
+    for (size_t i = 0; i < vp_estimate_unknown_count(e); i++)
+        printf(md ? "- **unknown:** %s: needs %s\n" : "unknown: %s: needs %s\n",
+               shown(id, sizeof(id), vp_estimate_unknown_id(e, i), md),
+               shown(text, sizeof(text), vp_estimate_unknown_needs(e, i), md));
+    if (vp_estimate_assumption_count(e) + vp_estimate_warning_count(e) + vp_estimate_unknown_count(e))
+        printf("\n");
     {
         vp_count tr;
         if (vp_estimate_trainable(e, &tr) == VP_OK) {
@@ -775,14 +887,26 @@ static void estimate_table(const vp_estimate *e, const vp_sheet *s, const opts *
         }
         group_thousands(grouped, sizeof(grouped), (unsigned long long)pk.b);
         vp_bytes_format(gib, sizeof(gib), pk, VP_UNIT_GIB, 2);
-        printf(md ? "\n**Modeled peak:** %s B = %s in %s (device used).\n" : "\nmodeled peak: %s B = %s in %s (device used)\n",
-               grouped, gib, vp_phase_name(ph));
+        vp_bytes known_peak;
+        int unknown = vp_estimate_peak(e, g, &known_peak, NULL) == VP_EUNKNOWN;
+        if (unknown) {
+            unknown_list(text, sizeof(text), e);
+            printf(md ? "\n**Modeled peak:** unknown (needs %s); a lower bound is %s B = %s in %s "
+                        "(the items that could be computed).\n"
+                      : "\nmodeled peak: unknown (needs %s)\n  lower bound: %s B = %s in %s (the "
+                        "items that could be computed)\n",
+                   text, grouped, gib, vp_phase_name(ph));
+        } else {
+            printf(md ? "\n**Modeled peak:** %s B = %s in %s (device used).\n"
+                      : "\nmodeled peak: %s B = %s in %s (device used)\n",
+                   grouped, gib, vp_phase_name(ph));
+        }
         vp_bytes env = vp_estimate_envelope_bytes(e, g);
         group_thousands(grouped, sizeof(grouped), (unsigned long long)env.b);
         vp_bytes_format(gib, sizeof(gib), env, VP_UNIT_GIB, 2);
-        printf(md ? "**Conservative envelope** (sum of every item, not an observed peak): %s B = %s.\n\n"
-                  : "conservative envelope (sum of every item, not an observed peak): %s B = %s\n\n",
-               grouped, gib);
+        printf(md ? "**Conservative envelope** (sum of every item, not an observed peak): %s%s B = %s.\n\n"
+                  : "conservative envelope (sum of every item, not an observed peak): %s%s B = %s\n\n",
+               unknown ? "at least " : "", grouped, gib);
     }
     if (vp_estimate_kv_capacity(e, &budget, &blocks, &tokens) == VP_OK) {
         vp_bytes_format(gib, sizeof(gib), budget, VP_UNIT_GIB, 2);
@@ -790,12 +914,8 @@ static void estimate_table(const vp_estimate *e, const vp_sheet *s, const opts *
         printf("vLLM KV pool at %s per GPU: %s, %llu blocks, %llu tokens\n\n", buf, gib,
                (unsigned long long)blocks, (unsigned long long)tokens);
     }
-    for (size_t i = 0; i < vp_estimate_unknown_count(e); i++)
-        printf(i ? "         %s: needs %s\n" : "unknown: %s: needs %s\n",
-               shown(id, sizeof(id), vp_estimate_unknown_id(e, i), 0),
-               shown(text, sizeof(text), vp_estimate_unknown_needs(e, i), 0));
-    for (size_t i = 0; i < vp_estimate_warning_count(e); i++)
-        printf("warning: %s\n", shown(text, sizeof(text), vp_estimate_warning(e, i), 0));
+    if (cap.b)
+        verdict_line(e, cap, o->capacity_from, md);
 }
 
 static int cmd_estimate(int argc, char **argv, int builtin)
@@ -819,6 +939,8 @@ static int cmd_estimate(int argc, char **argv, int builtin)
         vp_sheet_free(s);
         return rc;
     }
+    if (from != NULL && from != o.capacity_from)
+        snprintf(o.capacity_from, sizeof(o.capacity_from), "%s", from);
     if (vp_estimate_new(&e) != VP_OK) {
         vp_sheet_free(s);
         return fail("estimate", VP_ENOMEM, NULL);
@@ -935,6 +1057,74 @@ static int cmd_fit(int argc, char **argv)
     vp_estimate_free(e);
     vp_sheet_free(s);
     return rc;
+}
+
+/* ---- cards ------------------------------------------------------------------------------- */
+
+static int cmd_cards(int argc, char **argv)
+{
+    int json = 0;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--json") == 0) {
+            json = 1;
+        } else if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
+            printf("usage: vramplan cards [--json]\n");
+            return 0;
+        } else {
+            fprintf(stderr, "vramplan cards: unknown argument '%s'\n", argv[i]);
+            return EXIT_USAGE;
+        }
+    }
+    if (json)
+        printf("{\"cards\": [");
+    else
+        printf("%-13s %8s %17s %11s %15s  %s\n", "card", "as sold", "nvidia-smi [MiB]",
+               "CUDA [GiB]", "capacity [GiB]", "interconnect");
+    for (size_t i = 0; i < vp_card_count(); i++) {
+        const vp_card *c = vp_card_at(i);
+        vp_bytes rep, vis, cap;
+        const char *basis = "";
+        int has_rep = vp_card_reported(c, &rep) == VP_OK, has_vis = vp_card_visible(c, &vis) == VP_OK;
+        vp_card_capacity(c, &cap, &basis);
+        char nom[32], r[32] = "-", v[32] = "-", k[32];
+        vp_bytes_format(nom, sizeof(nom), vp_card_nominal(c), VP_UNIT_GB, 0);
+        if (has_rep)
+            vp_bytes_format_number(r, sizeof(r), rep, VP_UNIT_MIB, 0);
+        if (has_vis)
+            vp_bytes_format_number(v, sizeof(v), vis, VP_UNIT_GIB, 2);
+        vp_bytes_format_number(k, sizeof(k), cap, VP_UNIT_GIB, 2);
+        if (json) {
+            printf("%s{\"name\": ", i ? ", " : "");
+            json_string(stdout, vp_card_name(c));
+            printf(", \"nominal_bytes\": %llu", (unsigned long long)vp_card_nominal(c).b);
+            if (has_rep)
+                printf(", \"reported_bytes\": %llu", (unsigned long long)rep.b);
+            else
+                printf(", \"reported_bytes\": null");
+            if (has_vis)
+                printf(", \"visible_bytes\": %llu", (unsigned long long)vis.b);
+            else
+                printf(", \"visible_bytes\": null");
+            printf(", \"capacity_bytes\": %llu, \"capacity_basis\": ", (unsigned long long)cap.b);
+            json_string(stdout, basis);
+            printf(", \"interconnect\": ");
+            json_string(stdout, vp_card_interconnect(c));
+            printf(", \"source\": ");
+            json_string(stdout, vp_card_source(c));
+            printf("}");
+        } else {
+            printf("%-13s %8s %17s %11s %15s  %s\n", vp_card_name(c), nom, r, v, k,
+                   vp_card_interconnect(c));
+        }
+    }
+    if (json)
+        printf("]}\n");
+    else
+        printf("\nas sold: decimal GB (10^9 B); nvidia-smi: its total (MiB = 2^20 B); CUDA: the total a\n"
+               "process sees; capacity: what --capacity CARD resolves to (CUDA, else nvidia-smi,\n"
+               "else as sold). The smallest figure seen (ECC on, older drivers); sources in\n"
+               "docs/cards.md. Catalog figures are documentation, not proof for an offer.\n");
+    return 0;
 }
 
 /* ---- plan and diagnose ---------------------------------------------------------------- */
@@ -1078,6 +1268,8 @@ int main(int argc, char **argv)
         return cmd_fit(argc - 1, argv + 1);
     if (argc > 1 && strcmp(argv[1], "plan") == 0)
         return cmd_plan(argc - 1, argv + 1);
+    if (argc > 1 && strcmp(argv[1], "cards") == 0)
+        return cmd_cards(argc - 1, argv + 1);
     if (argc > 1 && strcmp(argv[1], "diagnose") == 0)
         return cmd_diagnose(argc - 1, argv + 1);
     for (int i = 1; i < argc; i++) {

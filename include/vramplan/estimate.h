@@ -223,6 +223,30 @@ VP_API vp_bytes vp_estimate_peak_bytes(const vp_estimate *e, size_t gpu, vp_phas
 VP_API vp_status vp_estimate_peak(const vp_estimate *e, size_t gpu, vp_bytes *out,
                                   vp_phase *phase);
 /**
+ * @brief Does the workload fit GPUs of @p capacity bytes each? The verdict a user acts on.
+ *
+ * For every GPU group the margin is capacity − modeled peak, or, for the vLLM profile
+ * (which takes its share of the device up front), the KV-cache pool − the KV cache the
+ * workload needs. The smallest margin decides. Run the estimate with the same capacity
+ * first (vLLM's pool depends on it).
+ * @param e the estimate
+ * @param capacity bytes per GPU (not 0)
+ * @param[out] fits 1 when every group's margin is ≥ 0, else 0
+ * @param[out] margin the smallest margin (negative: short by that much); may be NULL
+ * @param[out] phase the phase that decides; may be NULL
+ * @retval VP_OK a verdict: @p fits, @p margin and @p phase are set. When items are unknown
+ *         this still says "does not fit" if the computed items alone exceed the capacity
+ * @retval VP_EUNKNOWN cannot tell: the computed items fit, but an item is unknown; outputs
+ *         untouched
+ * @retval VP_ENOTFOUND no successful run
+ * @retval VP_EOVERFLOW @p capacity is 2^63 bytes or more
+ * @retval VP_EMISUSE @p e or @p fits is NULL, or @p capacity is 0
+ * @since 0.2
+ * Thread safety: safe for distinct estimates; read-only.
+ */
+VP_API vp_status vp_estimate_check_capacity(const vp_estimate *e, vp_bytes capacity, int *fits,
+                                            vp_bytes_delta *margin, vp_phase *phase);
+/**
  * @brief Number of assumptions the estimate made because the sheet was silent (framework
  *        profile, weight format, KV-cache dtype, defaults such as one sequence or one GPU).
  * @param e the estimate

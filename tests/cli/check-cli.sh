@@ -96,7 +96,8 @@ run inspect-usage-opt 2 inspect x.json --frob
 # estimate: the seed sheet, JSON for scripts
 run est-seed 0 estimate "$examples/seed.toml" --json
 has est-seed-wo "$tmp/out" '"weights_only_bytes": 14000000000'
-has est-seed-env "$tmp/out" '"envelope_bytes": 20442450944'
+has est-seed-env "$tmp/out" '"envelope_lower_bound_bytes": 20442450944'
+has est-seed-peak-null "$tmp/out" '"peak_bytes": null'
 has est-seed-unknown "$tmp/out" '{"id": "kv_cache", "needs":'
 has est-seed-items "$tmp/out" '"id": "reserve:other", "bytes": 6442450944, "basis": "assumed"'
 has est-seed-perstage "$tmp/out" '"per_stage": [{"stage": 0, "first_gpu": 0, "gpus": 1'
@@ -104,6 +105,35 @@ if command -v python3 >/dev/null 2>&1; then
     if python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$tmp/out"; then
         passes=$((passes + 1)); else echo "FAIL est-json-valid"; fails=$((fails + 1)); fi
 fi
+# a parameter count alone: no numeric peak anywhere, the conditions listed, exit 0
+printf '[model]\nparameters = 3_000_000_000\n' > "$tmp/params.toml"
+run est-params 0 estimate "$tmp/params.toml" --json
+has est-params-null "$tmp/out" '"peak_bytes": null, "peak_phase": null, "peak_lower_bound_bytes": null'
+has est-params-needs "$tmp/out" '"id": "weights", "needs": "workload.weights (the weight format)"'
+run est-params-text 0 estimate "$tmp/params.toml"
+has est-params-unknown "$tmp/out" "modeled peak: unknown (needs weights"
+has est-params-first "$tmp/out" "unknown: weights: needs workload.weights"
+has est-params-fw "$tmp/out" "warning: workload.framework is not set"
+# a card name is a capacity: resolved with its source, one verdict line
+run est-card 0 estimate "$examples/qwen2.5-7b-transformers.toml" --capacity "RTX 4090"
+has est-card-verdict "$tmp/out" "verdict at 23.61 GiB per GPU (RTX 4090: documentation: the total CUDA reports to a process): does not fit, short by"
+run est-card-fits 0 estimate "$examples/qwen2.5-7b-transformers.toml" --capacity "H100 SXM" --json
+has est-card-fits-json "$tmp/out" '"verdict": {"fits": true, "margin_bytes": '
+run est-card-unknown 0 estimate "$examples/seed.toml" --capacity "H100"
+has est-card-cannot "$tmp/out" "cannot tell: the computed items fit, but kv_cache, activations, logits are unknown"
+run est-card-short 0 estimate "$examples/seed.toml" --capacity "T4"
+has est-card-short-text "$tmp/out" "does not fit, short by"
+run est-card-bad 1 estimate "$examples/seed.toml" --capacity "RTX 4900"
+has est-card-bad-list "$tmp/err" 'unknown card "RTX 4900"; the catalog has RTX 3090, RTX 4090'
+empty est-card-bad-out "$tmp/out"
+run est-card-ambiguous 1 estimate "$examples/seed.toml" --capacity "A100"
+has est-card-ambiguous-msg "$tmp/err" "ambiguous: A100 40GB or A100 80GB"
+run cards 0 cards
+has cards-header "$tmp/out" "nvidia-smi [MiB]"
+has cards-h100 "$tmp/out" "H100 SXM"
+run cards-json 0 cards --json
+has cards-json-4090 "$tmp/out" '{"name": "RTX 4090", "nominal_bytes": 24000000000, "reported_bytes": 25757220864'
+run cards-usage 2 cards --bogus
 run est-md 0 estimate "$examples/seed.toml" --markdown
 has est-md-table "$tmp/out" "| item | basis | phases | bytes [B] | [GiB] | how |"
 run est-table 0 estimate "$examples/mixtral-8x7b-2gpu.toml" --capacity "79.19 GiB"

@@ -1021,6 +1021,12 @@ static int cmd_fit(int argc, char **argv)
         rc = fail(o.sheet_path, st, &err);
     } else {
         int kv = vp_estimate_kv_capacity(e, &budget, &blocks, &tokens) == VP_OK;
+        /* a context beyond the model's declared maximum is no answer: cap it, say both */
+        uint64_t memory_limit = value, max_ctx = 0;
+        const vp_model *m = vp_sheet_model(s);
+        if (t == VP_FIT_CONTEXT && m && vp_model_arch(m, VP_ARCH_MAX_CONTEXT, &max_ctx) == VP_OK &&
+            max_ctx && value > max_ctx)
+            value = max_ctx;
         char ctxbuf[64] = "";
         uint64_t ctx = 0;
         if (vp_sheet_get(s, "workload.context", ctxbuf, sizeof(ctxbuf)) == VP_OK)
@@ -1030,9 +1036,13 @@ static int cmd_fit(int argc, char **argv)
         char gib[32];
         vp_bytes_format(gib, sizeof(gib), cap, VP_UNIT_GIB, 2);
         if (o.json) {
-            printf("{\"solve\": \"%s\", \"value\": %llu, \"capacity_bytes\": %llu, "
-                   "\"capacity_from\": \"%s\"", o.solve, (unsigned long long)value,
-                   (unsigned long long)cap.b, from);
+            printf("{\"solve\": \"%s\", \"value\": %llu, \"memory_limit\": %llu, "
+                   "\"capacity_bytes\": %llu, \"capacity_from\": ", o.solve,
+                   (unsigned long long)value, (unsigned long long)memory_limit,
+                   (unsigned long long)cap.b);
+            json_string(stdout, from);
+            if (max_ctx)
+                printf(", \"model_max_context\": %llu", (unsigned long long)max_ctx);
             if (kv) {
                 printf(", \"kv_pool_bytes\": %llu, \"kv_blocks\": %llu, \"kv_tokens\": %llu",
                        (unsigned long long)budget.b, (unsigned long long)blocks,
@@ -1044,6 +1054,10 @@ static int cmd_fit(int argc, char **argv)
         } else {
             printf("largest %s that fits %s per GPU (%s): %llu%s\n", o.solve, gib, from,
                    (unsigned long long)value, value == 0 ? " (nothing fits)" : "");
+            if (memory_limit != value)
+                printf("capped at the model's declared maximum context %llu "
+                       "(max_position_embeddings); memory alone would allow %llu\n",
+                       (unsigned long long)max_ctx, (unsigned long long)memory_limit);
             if (kv) {
                 printf("vLLM KV pool: %llu blocks, %llu tokens", (unsigned long long)blocks,
                        (unsigned long long)tokens);

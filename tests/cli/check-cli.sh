@@ -173,6 +173,10 @@ has fit-vllm-tokens "$tmp/out" '"kv_tokens": '
 has fit-vllm-conc "$tmp/out" '"max_concurrency": '
 run fit-ctx 0 fit "$examples/qwen2.5-7b-transformers.toml" --solve context --capacity "80 GB"
 has fit-ctx-text "$tmp/out" "largest context that fits"
+has fit-ctx-capped "$tmp/out" "capped at the model's declared maximum context 32768 (max_position_embeddings); memory alone would allow"
+run fit-ctx-json 0 fit "$examples/qwen2.5-7b-transformers.toml" --solve context --capacity "80 GB" --json
+has fit-ctx-json-cap "$tmp/out" '"value": 32768, "memory_limit": '
+has fit-ctx-json-max "$tmp/out" '"model_max_context": 32768'
 run fit-nocap 2 fit "$examples/seed.toml" --solve context
 has fit-nocap-msg "$tmp/err" "--capacity"
 run fit-noarch 1 fit "$examples/seed.toml" --solve context --capacity "24 GB"

@@ -1371,6 +1371,77 @@ vp_status vp_estimate_run(vp_estimate *e, const vp_sheet *s, vp_bytes capacity, 
     return st;
 }
 
+/* The sheet's workload with one change (diagnosis): the same engine, the same checks. */
+vp_status vp__estimate_changed(vp_estimate *e, const vp_sheet *s, vp_bytes capacity,
+                               const vp__change *c, vp_error *err)
+{
+    if (e == NULL || s == NULL || c == NULL)
+        return VP_EMISUSE;
+    workload w;
+    vp_status st = read_workload(&w, s, err);
+    if (st != VP_OK)
+        return st;
+    if (c->context)
+        w.context = c->context;
+    if (c->concurrency)
+        w.concurrency = c->concurrency;
+    if (c->microbatch)
+        w.microbatch = c->microbatch;
+    if (c->kv_bytes) {
+        w.kv_bytes = c->kv_bytes;
+        snprintf(w.kv_text, sizeof(w.kv_text), "%s", c->kv_bytes == 1 ? "fp8" : "16-bit");
+    }
+    if (c->mnbt) {
+        w.mnbt = c->mnbt;
+        w.mnbt_set = true;
+    }
+    if (c->tp) {
+        if (c->tp > VP__LIM_GPUS || w.pp * c->tp > VP__LIM_GPUS)
+            return VP_ELIMIT;
+        w.tp = c->tp;
+    }
+    if (c->checkpointing >= 0)
+        w.checkpointing = c->checkpointing;
+    if (c->master >= 0)
+        w.master = c->master;
+    if (c->sharding >= 0)
+        w.sharding = c->sharding;
+    if (c->optimizer != NULL) {
+        static const char *const names[] = { "adamw", "adamw-8bit", "paged-adamw",
+                                             "paged-adamw-8bit", "sgd-momentum", "sgd",
+                                             "adafactor", "none" };
+        for (int i = 0; i < 8; i++)
+            if (strcmp(c->optimizer, names[i]) == 0)
+                w.optimizer = i;
+    }
+    if (c->weights != NULL) {
+        vp__qformat q;
+        if (vp__qformat_parse(&q, c->weights) != VP_OK)
+            return VP_EUNSUPPORTED;
+        w.fmt = q;
+        w.have_format = true;
+        snprintf(w.weights_text, sizeof(w.weights_text), "%.39s", c->weights);
+    }
+    st = compute(e, &w, capacity.b, true, err);
+    if (st == VP_OK && (c->drop_load_transient || c->drop_export_transient)) {
+        /* the change removes one transient copy: drop the item and total again */
+        const char *gone = c->drop_load_transient ? "load_transient" : "export_transient";
+        for (int k = 0; k < e->n_stages; k++) {
+            stage *S = &e->st[k];
+            for (size_t i = 0; i < S->n; i++)
+                if (strcmp(S->items[i].id, gone) == 0) {
+                    memmove(&S->items[i], &S->items[i + 1], (S->n - i - 1) * sizeof(item));
+                    S->n--;
+                    break;
+                }
+            stage_totals(S, e->phases_used);
+        }
+    }
+    if (st != VP_OK)
+        e->n_stages = 0;
+    return st;
+}
+
 static const stage *stage_of(const vp_estimate *e, size_t gpu)
 {
     if (e == NULL || e->n_stages == 0 || gpu >= e->tp * e->pp * e->dp)

@@ -1049,11 +1049,155 @@ static const struct {
         "a GPU with more memory" } },
 };
 
+/* One change to try after an overflow, with what it does to the failing phase. */
+typedef struct {
+    char what[160];
+    const char *caveat;
+    int cls;                 /* 0: how it runs, 1: more hardware, 2: precision (quality) */
+    vp__change ch;
+    uint64_t phase_bytes;    /* the failing phase's total after the change (device counter) */
+} remedy;
+
+static const char *const remedy_class[] = { "how it runs", "more hardware", "precision" };
+
+static int cmp_remedy(const void *a, const void *b)
+{
+    const remedy *x = a, *y = b;
+    if (x->cls != y->cls)
+        return x->cls - y->cls;
+    return (x->phase_bytes > y->phase_bytes) - (x->phase_bytes < y->phase_bytes);
+}
+
+/* The changes that apply to this phase, task and framework (nothing that shrinks the
+ * required context or concurrency; advice for another framework is not offered). */
+static size_t remedies_for(remedy *r, size_t cap, vp_phase ph, const vp_sheet *s,
+                           const vp__change *base, uint64_t tp, uint64_t dp)
+{
+    const vp__entry *fw = vp__sheet_find(s, "workload", 0, "framework");
+    const vp__entry *kv = vp__sheet_find(s, "workload", 0, "kv_cache");
+    const vp__entry *wt = vp__sheet_find(s, "workload", 0, "weights");
+    const vp__entry *ck = vp__sheet_find(s, "workload", 0, "checkpointing");
+    const vp__entry *op = vp__sheet_find(s, "workload", 0, "optimizer");
+    const vp__entry *mw = vp__sheet_find(s, "workload", 0, "master_weights");
+    const vp__entry *sh = vp__sheet_find(s, "layout", 0, "sharding");
+    const vp__entry *mb = vp__sheet_find(s, "workload", 0, "microbatch");
+    const vp__entry *mn = vp__sheet_find(s, "workload", 0, "max_num_batched_tokens");
+    bool vllm = fw && strcmp(fw->str, "vllm") == 0;
+    bool kv8 = kv && strcmp(kv->str, "fp8") == 0;
+    bool w16 = wt == NULL || strcmp(wt->str, "bf16") == 0 || strcmp(wt->str, "fp16") == 0 ||
+               strcmp(wt->str, "fp32") == 0;
+    size_t n = 0;
+#define ADD(cls_, caveat_, ...)                                                              \
+    do {                                                                                     \
+        if (n < cap) {                                                                       \
+            r[n].ch = *base;                                                                 \
+            r[n].cls = (cls_);                                                               \
+            r[n].caveat = (caveat_);                                                         \
+            snprintf(r[n].what, sizeof(r[n].what), __VA_ARGS__);                             \
+            n++;                                                                             \
+        }                                                                                    \
+    } while (0)
+    static const char *const quality = "if quality evidence for it holds";
+    switch (ph) {
+    case VP_PHASE_LOAD:
+        if (!vllm) {
+            ADD(0, "", "load shard by shard (safetensors, low_cpu_mem_usage): no second copy of "
+                "the largest tensor");
+            r[n - 1].ch.drop_load_transient = true;
+        }
+        if (w16) {
+            ADD(2, quality, "weights = \"fp8\"");
+            r[n - 1].ch.weights = "fp8";
+        }
+        break;
+    case VP_PHASE_PREFILL:
+        if (vllm) {
+            uint64_t t = mn ? mn->u : 8192;
+            if (t > 512) {
+                ADD(0, "", "max_num_batched_tokens = %llu (chunked prefill: smaller profiled "
+                    "activations)", (unsigned long long)(t / 2));
+                r[n - 1].ch.mnbt = t / 2;
+            }
+        }
+        if (!kv8) {
+            ADD(2, quality, "kv_cache = \"fp8\"");
+            r[n - 1].ch.kv_bytes = 1;
+        }
+        break;
+    case VP_PHASE_DECODE:
+        if (!kv8) {
+            ADD(2, quality, "kv_cache = \"fp8\"");
+            r[n - 1].ch.kv_bytes = 1;
+        }
+        break;
+    case VP_PHASE_FORWARD:
+    case VP_PHASE_BACKWARD:
+    case VP_PHASE_EVAL:
+        if (!(ck && strcmp(ck->str, "full") == 0) && ph != VP_PHASE_EVAL) {
+            ADD(0, "", "checkpointing = \"full\" (recompute activations in backward)");
+            r[n - 1].ch.checkpointing = 2;
+        }
+        if ((base->microbatch ? base->microbatch : mb ? mb->u : 1) > 1) {
+            uint64_t m = (base->microbatch ? base->microbatch : mb->u) / 2;
+            ADD(0, "", "microbatch = %llu with twice the gradient accumulation (the same tokens "
+                "per optimizer step)", (unsigned long long)m);
+            r[n - 1].ch.microbatch = m;
+        }
+        if (dp > 1 && !(sh && (strcmp(sh->str, "zero3") == 0 || strcmp(sh->str, "fsdp") == 0))) {
+            ADD(0, "", "sharding = \"fsdp\" over the %llu data-parallel GPUs", (unsigned long long)dp);
+            r[n - 1].ch.sharding = 5;
+        }
+        break;
+    case VP_PHASE_OPTIMIZER_STEP:
+        if (dp > 1 && !sh) {
+            ADD(0, "", "sharding = \"zero1\" over the %llu data-parallel GPUs (optimizer states "
+                "sharded)", (unsigned long long)dp);
+            r[n - 1].ch.sharding = 2;
+        }
+        if (op == NULL || strcmp(op->str, "adamw") == 0) {
+            ADD(2, quality, "optimizer = \"adamw-8bit\"");
+            r[n - 1].ch.optimizer = "adamw-8bit";
+        }
+        if (mw == NULL || mw->b) {
+            ADD(2, quality, "master_weights = false (no fp32 copy; the recipe must allow it)");
+            r[n - 1].ch.master = 0;
+        }
+        break;
+    case VP_PHASE_EXPORT:
+        ADD(0, "", "merge the adapters on the CPU, or save the adapter alone and merge at load time");
+        r[n - 1].ch.drop_export_transient = true;
+        break;
+    }
+    if (ph != VP_PHASE_EXPORT && tp * 2 <= VP__LIM_GPUS) {
+        ADD(1, "", "tensor_parallel = %llu (%llu GPUs instead of %llu; two cards are never one "
+            "memory space)", (unsigned long long)(tp * 2), (unsigned long long)(tp * 2 * dp),
+            (unsigned long long)(tp * dp));
+        r[n - 1].ch.tp = tp * 2;
+    }
+#undef ADD
+    return n;
+}
+
+/* The GPU group whose phase total is largest, and that total. */
+static uint64_t phase_peak(const vp_estimate *e, vp_phase ph, size_t *gpu)
+{
+    uint64_t best = 0;
+    *gpu = 0;
+    for (size_t k = 0; k < vp_estimate_stage_count(e); k++) {
+        size_t g = vp_estimate_stage_gpu(e, k);
+        uint64_t v = vp_bytes_value(vp_estimate_phase_bytes(e, g, ph, VP_COUNTER_DEVICE));
+        if (v > best) {
+            best = v;
+            *gpu = g;
+        }
+    }
+    return best;
+}
+
 vp_status vp_diagnose(const vp_sheet *s, char **out, int json, vp_error *err)
 {
     if (s == NULL || out == NULL)
         return VP_EMISUSE;
-    (void)err;
     sbuf b = { 0 };
     size_t n = 0;
     const vp__section *first = NULL;
@@ -1075,10 +1219,75 @@ vp_status vp_diagnose(const vp_sheet *s, char **out, int json, vp_error *err)
     }
     const vp__entry *ph = first ? F(first, "phase") : NULL;
     size_t d = 0;
+    int phase = -1;
     for (size_t k = 0; ph && k < sizeof(diag) / sizeof(diag[0]); k++)
-        if (strcmp(diag[k].phase, ph->str) == 0)
+        if (strcmp(diag[k].phase, ph->str) == 0) {
             d = k;
+            phase = (int)k;
+        }
     const vp__entry *wc = vp__sheet_find(s, "workload", 0, "context");
+    const vp__entry *fw = vp__sheet_find(s, "workload", 0, "framework");
+
+    /* the estimate at the dimensions that failed, and each single change */
+    vp_estimate *e = NULL;
+    remedy r[8];
+    size_t nr = 0, dom_i = 0, gpu = 0;
+    uint64_t at_failure = 0, dom = 0;
+    bool quantified = false;
+    char why[200] = "";
+    if (first != NULL && phase >= 0) {
+        const vp__entry *c = F(first, "context"), *cc = F(first, "concurrency"),
+                        *mb = F(first, "microbatch");
+        vp__change base = VP__CHANGE_NONE;
+        base.context = c ? c->u : 0;
+        base.concurrency = cc ? cc->u : 0;
+        base.microbatch = mb ? mb->u : 0;
+        vp_error sub = VP_ERROR_INIT;
+        if (vp_estimate_new(&e) != VP_OK)
+            return vp__error_set(err, VP_ENOMEM, NULL, "out of memory");
+        vp_status est = vp__estimate_changed(e, s, vp_bytes_make(0), &base, &sub);
+        if (est != VP_OK) {
+            snprintf(why, sizeof(why), "the estimate failed: %.150s", sub.message);
+        } else if (vp_estimate_unknown_count(e) > 0) {
+            snprintf(why, sizeof(why), "the estimate has unknowns (%.40s …): give model.config "
+                     "to quantify each change", vp_estimate_unknown_id(e, 0));
+        } else if (!vp_estimate_phase_used(e, (vp_phase)phase)) {
+            snprintf(why, sizeof(why), "phase %.20s does not apply to the sheet's task", ph->str);
+        } else {
+            quantified = true;
+            at_failure = phase_peak(e, (vp_phase)phase, &gpu);
+            for (size_t i = 0; i < vp_estimate_item_count(e, gpu); i++) {
+                uint64_t v = vp_bytes_value(vp_estimate_item_bytes(e, gpu, i));
+                if ((vp_estimate_item_phases(e, gpu, i) & (1u << phase)) && v > dom) {
+                    dom = v;
+                    dom_i = i;
+                }
+            }
+            const vp__entry *lt = vp__sheet_find(s, "layout", 0, "tensor_parallel");
+            uint64_t tp = lt ? lt->u : 1;
+            uint64_t dp = vp_estimate_gpu_count(e) / (tp * vp_estimate_stage_count(e));
+            size_t n_cand = remedies_for(r, sizeof(r) / sizeof(r[0]), (vp_phase)phase, s, &base, tp,
+                                       dp ? dp : 1);
+            vp_estimate *t = NULL;
+            if (vp_estimate_new(&t) != VP_OK) {
+                vp_estimate_free(e);
+                return vp__error_set(err, VP_ENOMEM, NULL, "out of memory");
+            }
+            for (size_t k = 0; k < n_cand; k++) {
+                size_t g2;
+                if (vp__estimate_changed(t, s, vp_bytes_make(0), &r[k].ch, NULL) != VP_OK)
+                    continue; /* the change does not apply (heads do not divide …) */
+                r[k].phase_bytes = phase_peak(t, (vp_phase)phase, &g2);
+                if (r[k].phase_bytes < at_failure)
+                    r[nr++] = r[k];
+            }
+            vp_estimate_free(t);
+            qsort(r, nr, sizeof(r[0]), cmp_remedy);
+        }
+    }
+    char dom_id[80] = "", gib[32], gib2[32];
+    if (quantified)
+        snprintf(dom_id, sizeof(dom_id), "%s", vp_estimate_item_id(e, gpu, dom_i));
     if (json) {
         sb_printf(&b, "{\"measurements\": %zu, \"ok\": %zu, \"first_overflow\": ", n, ok_runs);
         if (first == NULL) {
@@ -1099,16 +1308,31 @@ vp_status vp_diagnose(const vp_sheet *s, char **out, int json, vp_error *err)
                 sb_printf(&b, ", \"microbatch\": %llu", (unsigned long long)mb->u);
             if (v)
                 sb_printf(&b, ", \"value_bytes\": %llu", (unsigned long long)v->bytes.b);
-            sb_printf(&b, "}, \"causes\": ");
+            sb_printf(&b, "}, \"framework\": ");
+            sb_json_str(&b, fw ? fw->str : "none");
+            if (quantified) {
+                sb_printf(&b, ", \"estimate_at_failure\": {\"phase_bytes\": %llu, \"dominant_item\": ",
+                          (unsigned long long)at_failure);
+                sb_json_str(&b, dom_id);
+                sb_printf(&b, ", \"dominant_bytes\": %llu}", (unsigned long long)dom);
+            } else {
+                sb_printf(&b, ", \"estimate_at_failure\": null, \"why_not_quantified\": ");
+                sb_json_str(&b, why[0] ? why : "no phase recorded");
+            }
+            sb_printf(&b, ", \"causes\": ");
             sb_json_str(&b, diag[d].causes);
             sb_printf(&b, ", \"next_steps\": [");
-            for (int k = 0; k < 4; k++) {
-                sb_printf(&b, "%s", k ? ", " : "");
-                sb_json_str(&b, diag[d].steps[k]);
+            for (size_t k = 0; k < nr; k++) {
+                sb_printf(&b, "%s{\"change\": ", k ? ", " : "");
+                sb_json_str(&b, r[k].what);
+                sb_printf(&b, ", \"kind\": \"%s\", \"phase_bytes\": %llu, \"caveat\": ",
+                          remedy_class[r[k].cls], (unsigned long long)r[k].phase_bytes);
+                sb_json_str(&b, r[k].caveat);
+                sb_printf(&b, "}");
             }
             sb_printf(&b, "], \"note\": ");
             sb_json_str(&b, "change one thing at a time and keep the quality floor; the required "
-                            "length is never shrunk to fit");
+                            "length and concurrency are never shrunk to fit");
         }
         if (wc)
             sb_printf(&b, ", \"required_context\": %llu", (unsigned long long)wc->u);
@@ -1118,18 +1342,42 @@ vp_status vp_diagnose(const vp_sheet *s, char **out, int json, vp_error *err)
                                 : "no measurements: measure short input and small batch first, "
                                   "then normal, then the real upper bound, recording each run");
     } else {
-        const vp__entry *c = F(first, "context"), *cc = F(first, "concurrency");
+        const vp__entry *c = F(first, "context"), *cc = F(first, "concurrency"),
+                        *mb = F(first, "microbatch");
         sb_printf(&b, "first overflow: measurement %zu, phase %s", first_i, ph ? ph->str : "unknown");
         if (c)
             sb_printf(&b, ", context %llu", (unsigned long long)c->u);
         if (cc)
             sb_printf(&b, ", concurrency %llu", (unsigned long long)cc->u);
-        sb_printf(&b, "\nlikely causes: %s\nnext steps, one change at a time (ranked):\n", diag[d].causes);
-        for (int k = 0; k < 4; k++)
-            sb_printf(&b, "  %d. %s\n", k + 1, diag[d].steps[k]);
-        sb_printf(&b, "keep the quality floor; the required length%s%s%s is never shrunk to fit\n",
-                  wc ? " (" : "", wc ? wc->text : "", wc ? " tokens)" : "");
+        if (mb)
+            sb_printf(&b, ", micro-batch %llu", (unsigned long long)mb->u);
+        sb_printf(&b, " (framework %s)\nlikely causes: %s\n", fw ? fw->str : "none", diag[d].causes);
+        if (quantified) {
+            gib_text(gib, sizeof(gib), at_failure);
+            gib_text(gib2, sizeof(gib2), dom);
+            sb_printf(&b, "estimate of %s at these dimensions: %s per GPU; the largest item is ",
+                      ph->str, gib);
+            sb_shown(&b, dom_id, false);
+            sb_printf(&b, " (%s)\n", gib2);
+            if (nr == 0)
+                sb_printf(&b, "no single change of this phase lowers it: a GPU with more memory\n");
+            else
+                sb_printf(&b, "single changes, the least effect on the requirement first (each "
+                              "alone; the estimate of %s after it):\n", ph->str);
+            for (size_t k = 0; k < nr; k++) {
+                gib_text(gib, sizeof(gib), r[k].phase_bytes);
+                sb_printf(&b, "  %zu. %s: %s%s%s [%s]\n", k + 1, r[k].what, gib,
+                          r[k].caveat[0] ? ", " : "", r[k].caveat, remedy_class[r[k].cls]);
+            }
+        } else {
+            sb_printf(&b, "not quantified: %s\nnext steps, one change at a time:\n", why);
+            for (int k = 0; k < 4; k++)
+                sb_printf(&b, "  %d. %s\n", k + 1, diag[d].steps[k]);
+        }
+        sb_printf(&b, "keep the quality floor; the required length%s%s%s and concurrency are "
+                      "never shrunk to fit\n", wc ? " (" : "", wc ? wc->text : "", wc ? " tokens)" : "");
     }
+    vp_estimate_free(e);
     return sb_done(&b, out);
 }
 

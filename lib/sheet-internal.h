@@ -54,4 +54,25 @@ const vp__entry *vp__sheet_find(const vp_sheet *s, const char *table, size_t ind
                                 const char *key);
 bool vp__date_parse(const char *s, int64_t *days);
 
+/* One change to a sheet's workload, for diagnosis (estimate.c). Zero / -1 / NULL / false:
+ * as the sheet says. */
+typedef struct {
+    uint64_t context, concurrency, microbatch;
+    uint64_t kv_bytes;          /* KV-cache bytes per value */
+    uint64_t mnbt;              /* vLLM max_num_batched_tokens */
+    uint64_t tp;                /* tensor_parallel (the layout grows with it) */
+    int checkpointing;          /* 0 none, 1 selective, 2 full */
+    int master;                 /* fp32 master weights */
+    int sharding;               /* 0 none, 1 ddp, 2 zero1, 3 zero2, 4 zero3, 5 fsdp */
+    const char *optimizer;      /* "adamw-8bit" … */
+    const char *weights;        /* a weight format, "fp8" … */
+    bool drop_load_transient;   /* load shard by shard: no extra copy of a tensor */
+    bool drop_export_transient; /* merge on the CPU */
+} vp__change;
+
+#define VP__CHANGE_NONE { 0, 0, 0, 0, 0, 0, -1, -1, -1, NULL, NULL, false, false }
+
+vp_status vp__estimate_changed(vp_estimate *e, const vp_sheet *s, vp_bytes capacity,
+                               const vp__change *c, vp_error *err);
+
 #endif

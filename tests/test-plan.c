@@ -394,6 +394,55 @@ START_TEST(test_many_offers_linear)
 }
 END_TEST
 
+
+/* Diagnosis from what was run: the estimate at the failing dimensions names the largest
+ * item and ranks single changes, each with its estimated new total; advice that does not
+ * apply (fewer sequences at concurrency 1, paged attention on vLLM, shrinking the context)
+ * is not given. */
+START_TEST(test_diagnose_from_the_run)
+{
+    vp_sheet *s = vp_test_sheet(
+        "[model]\nconfig = \"x\"\n[workload]\ntask = \"inference\"\nweights = \"bf16\"\n"
+        "context = 8192\nconcurrency = 1\nframework = \"vllm\"\n"
+        "[[measurement]]\nphase = \"decode\"\nvalue = \"79 GiB\"\ncontext = 8192\n"
+        "concurrency = 1\noutcome = \"oom\"\n");
+    vp_test_attach(s, "configs/meta-llama__Meta-Llama-3.1-8B/config.json");
+    char *t = NULL;
+    ck_assert_int_eq(vp_diagnose(s, &t, 0, NULL), VP_OK);
+    ck_assert_ptr_nonnull(strstr(t, "the largest item is weights"));
+    ck_assert_ptr_nonnull(strstr(t, "1. tensor_parallel = 2"));
+    ck_assert_ptr_nonnull(strstr(t, "2. kv_cache = \"fp8\""));
+    ck_assert_ptr_null(strstr(t, "fewer concurrent"));
+    ck_assert_ptr_null(strstr(t, "paged attention"));
+    ck_assert_ptr_null(strstr(t, "context ="));
+    vp_free(t);
+    ck_assert_int_eq(vp_diagnose(s, &t, 1, NULL), VP_OK);
+    ck_assert_ptr_nonnull(strstr(t, "\"dominant_item\": \"weights\""));
+    ck_assert_ptr_nonnull(strstr(t, "\"kind\": \"precision\""));
+    vp_free(t);
+    vp_sheet_free(s);
+
+    /* training: backward overflows at micro-batch 8 without recomputation: checkpointing
+     * and a smaller micro-batch (same tokens per step) come before more hardware */
+    s = vp_test_sheet(
+        "[model]\nconfig = \"x\"\n[workload]\ntask = \"lora\"\nweights = \"bf16\"\nlora_rank = 16\n"
+        "context = 4096\nmicrobatch = 8\nframework = \"transformers\"\n"
+        "[[measurement]]\nphase = \"backward\"\nvalue = \"79 GiB\"\ncontext = 4096\n"
+        "microbatch = 8\noutcome = \"oom\"\n");
+    vp_test_attach(s, "configs/meta-llama__Meta-Llama-3.1-8B/config.json");
+    ck_assert_int_eq(vp_diagnose(s, &t, 0, NULL), VP_OK);
+    ck_assert_ptr_nonnull(strstr(t, "the largest item is activations"));
+    const char *a = strstr(t, "checkpointing = \"full\""), *b = strstr(t, "microbatch = 4 with"),
+               *c = strstr(t, "tensor_parallel = 2");
+    ck_assert_ptr_nonnull(a);
+    ck_assert_ptr_nonnull(b);
+    ck_assert_ptr_nonnull(c);
+    ck_assert(c > a && c > b); /* how it runs before more hardware */
+    vp_free(t);
+    vp_sheet_free(s);
+}
+END_TEST
+
 Suite *vp_test_suite(void)
 {
     Suite *s = suite_create("plan");
@@ -405,5 +454,6 @@ Suite *vp_test_suite(void)
     VP_ADD_TEST(s, test_diagnose_and_sizing);
     VP_ADD_TEST(s, test_mixed_currencies);
     VP_ADD_TEST(s, test_many_offers_linear);
+    VP_ADD_TEST(s, test_diagnose_from_the_run);
     return s;
 }

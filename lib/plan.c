@@ -1456,6 +1456,8 @@ vp_status vp_plan_sizing_sheet(const vp_plan *p, const vp_sheet *s, char **out, 
     char pk[32], en[32];
     gib_text(pk, sizeof(pk), peak);
     gib_text(en, sizeof(en), env);
+    vp_bytes known;
+    bool unknown = vp_estimate_peak(e, g, &known, NULL) == VP_EUNKNOWN;
     size_t n_meas = vp_sheet_count(s, "measurement");
     static const char *const invalid =
         "a longer context or more concurrent sequences than stated; another evaluation or "
@@ -1471,9 +1473,14 @@ vp_status vp_plan_sizing_sheet(const vp_plan *p, const vp_sheet *s, char **out, 
             else
                 sb_printf(&b, "null");
         }
-        sb_printf(&b, ", \"memory_per_gpu\": {\"peak_bytes\": %llu, \"peak_phase\": \"%s\", "
-                  "\"envelope_bytes\": %llu, \"counter\": \"device_used\"}",
-                  (unsigned long long)peak, vp_phase_name(ph), (unsigned long long)env);
+        if (unknown) /* an unknown item: no number that reads like a peak */
+            sb_printf(&b, ", \"memory_per_gpu\": {\"peak_bytes\": null, \"peak_phase\": null, "
+                      "\"envelope_bytes\": null, \"peak_lower_bound_bytes\": %llu, "
+                      "\"counter\": \"device_used\"}", (unsigned long long)peak);
+        else
+            sb_printf(&b, ", \"memory_per_gpu\": {\"peak_bytes\": %llu, \"peak_phase\": \"%s\", "
+                      "\"envelope_bytes\": %llu, \"counter\": \"device_used\"}",
+                      (unsigned long long)peak, vp_phase_name(ph), (unsigned long long)env);
         sb_printf(&b, ", \"items_by_basis\": {");
         for (int bs = 0; bs <= VP_BASIS_UNKNOWN; bs++) {
             int first = 1;
@@ -1510,10 +1517,14 @@ vp_status vp_plan_sizing_sheet(const vp_plan *p, const vp_sheet *s, char **out, 
             sb_printf(&b, md ? " |\n" : "\n");
         }
     }
-    sb_printf(&b, md ? "| memory per GPU [GiB] | peak %s in %s (device used); envelope %s |\n"
-                     : "  %-24s peak %s in %s (device used); conservative envelope %s\n",
-              md ? pk : "memory per GPU [GiB]", md ? vp_phase_name(ph) : pk,
-              md ? en : vp_phase_name(ph), en);
+    if (unknown)
+        sb_printf(&b, md ? "| %s | peak unknown (unknown items below); at least %s in %s |\n"
+                         : "  %-24s peak unknown (unknown items below); at least %s in %s\n",
+                  "memory per GPU [GiB]", pk, vp_phase_name(ph));
+    else
+        sb_printf(&b, md ? "| %s | peak %s in %s (device used); envelope %s |\n"
+                         : "  %-24s peak %s in %s (device used); conservative envelope %s\n",
+                  "memory per GPU [GiB]", pk, vp_phase_name(ph), en);
     for (int bs = 0; bs <= VP_BASIS_UNKNOWN; bs++) {
         /* every id of this basis, however many: names escaped for the table */
         size_t listed = 0;

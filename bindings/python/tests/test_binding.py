@@ -121,7 +121,8 @@ class SheetEstimateTest(unittest.TestCase):
         verdicts = {c["offer"]: c["verdict"] for c in p.candidates}
         self.assertEqual(verdicts["16gb-1x-3d"], "excluded")
         self.assertEqual(verdicts["rtx4090-1x-3d"], "to_confirm")
-        self.assertEqual(p.sizing_sheet("json")["memory_per_gpu"]["peak_bytes"], 20_442_450_944)
+        self.assertIsNone(p.sizing_sheet("json")["memory_per_gpu"]["peak_bytes"])
+        self.assertEqual(p.sizing_sheet("json")["memory_per_gpu"]["peak_lower_bound_bytes"], 20_442_450_944)
         self.assertIn("no measurements", vramplan.diagnose(os.path.join(EX, "seed-plan.toml")))
 
     def test_threads_identical(self):

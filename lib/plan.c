@@ -43,19 +43,6 @@ struct vp_plan {
     size_t need_gpus;
 };
 
-/* A documentation table of GPU models: nominal memory as the vendor states it, and the
- * total the device reports (formulas.md §7.2–7.3). Never proof for a particular offer. */
-static const struct {
-    const char *gpu, *nominal, *reported, *source;
-} gpu_table[] = {
-    { "H100", "80 GB", "81559 MiB", "nvidia-smi Total on H100 80GB HBM3 (formulas.md §7.3)" },
-    { "H200", "141 GB", "143771 MiB", "nvidia-smi Total on H200 (formulas.md §7.3)" },
-    { "A100 80GB", "80 GB", "81920 MiB", "nvidia-smi Total on A100-SXM4-80GB (formulas.md §7.3)" },
-    { "RTX 4090", "24 GB", "24564 MiB", "nvidia-smi Total on RTX 4090 (formulas.md §7.3)" },
-    { "RTX 6000 Ada", "48 GB", "50865307648 B", "cudaMemGetInfo total on RTX 6000 Ada (formulas.md §7.3)" },
-    { "V100 16GB", "16 GB", "16160 MiB", "nvidia-smi Total on Tesla V100-SXM2 16GB (formulas.md §7.3)" },
-};
-
 const char *vp_verdict_name(vp_verdict v)
 {
     static const char *const n[] = { "fit", "to_confirm", "excluded" };
@@ -295,24 +282,149 @@ typedef struct {
 } id_ref;
 
 typedef struct {
-    const vp__section **offers, **evs;
-    size_t n_offers, n_ev;
+    const vp__section **offers, **evs, **meas;
+    size_t n_offers, n_ev, n_meas;
     id_ref *ids;              /* offer ids sorted by (id, index) */
     size_t *ev_first;         /* per offer: its first evidence, or SIZE_MAX */
     size_t *ev_next;          /* per evidence: the next evidence of the same offer */
-    id_ref *gpu_totals;       /* device_total evidence naming a gpu, sorted by (gpu, index) */
+    id_ref *gpu_totals;       /* device_total evidence naming a gpu, sorted by (card, index) */
     size_t n_gpu_totals;
+    const vp_card **offer_card;  /* per offer: its card in the catalog, or NULL */
+    const vp_card **meas_card;   /* per measurement: the card it ran on, or NULL */
+    size_t *meas_offer;          /* per measurement: the offer it ran on, or SIZE_MAX */
 } plan_index;
 
 static void index_free(plan_index *x)
 {
     free(x->offers);
     free(x->evs);
+    free(x->meas);
     free(x->ids);
     free(x->ev_first);
     free(x->ev_next);
     free(x->gpu_totals);
+    free(x->offer_card);
+    free(x->meas_card);
+    free(x->meas_offer);
     memset(x, 0, sizeof(*x));
+}
+
+/* ---- versions: "driver 550.54.15, CUDA 12.4, vllm 0.6.3" ------------------------------ */
+
+#define MAX_VCOMP 16
+typedef struct {
+    char name[24];            /* lowercase */
+    char ver[48];
+} vcomp;
+
+/* Reads comma- or semicolon-separated "name version" pairs. Returns the count, or -1 with
+ * *bad the byte offset of what cannot be read. */
+static int version_parse(const char *t, vcomp *out, size_t *bad)
+{
+    int n = 0;
+    const char *p = t;
+    for (;;) {
+        while (*p == ' ' || *p == '\t')
+            p++;
+        const char *ns = p;
+        while ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+               (p > ns && ((*p >= '0' && *p <= '9') || *p == '-' || *p == '_' || *p == '.')))
+            p++;
+        size_t nl = (size_t)(p - ns);
+        if (nl == 0 || nl >= sizeof(out[0].name) || *p != ' ') {
+            *bad = (size_t)(ns - t);
+            return -1;
+        }
+        while (*p == ' ')
+            p++;
+        const char *vs = p;
+        if (*p == 'v' || *p == 'V')
+            p++;
+        if (!(*p >= '0' && *p <= '9')) {
+            *bad = (size_t)(vs - t);
+            return -1;
+        }
+        while (*p && *p != ',' && *p != ';' && *p != ' ' && *p != '\t')
+            p++;
+        size_t vl = (size_t)(p - vs);
+        while (*p == ' ' || *p == '\t')
+            p++;
+        if (vl >= sizeof(out[0].ver) || n >= MAX_VCOMP || (*p && *p != ',' && *p != ';')) {
+            *bad = (size_t)(p - t);
+            return -1;
+        }
+        for (size_t i = 0; i < nl; i++)
+            out[n].name[i] = (char)((ns[i] >= 'A' && ns[i] <= 'Z') ? ns[i] - 'A' + 'a' : ns[i]);
+        out[n].name[nl] = '\0';
+        memcpy(out[n].ver, *vs == 'v' || *vs == 'V' ? vs + 1 : vs, vl - (*vs == 'v' || *vs == 'V'));
+        out[n].ver[vl - (*vs == 'v' || *vs == 'V')] = '\0';
+        n++;
+        if (*p == '\0')
+            return n;
+        p++;
+    }
+}
+
+/* Does evidence recorded with `ver` count for an offer whose image states `sw`? The
+ * named components must match exactly. 0: counts; 1: a component the offer does not state
+ * (to confirm); 2: a component that differs (does not count). *what says which. */
+static int version_fit(const char *ver, const char *sw, char *what, size_t wl)
+{
+    vcomp e[MAX_VCOMP], o[MAX_VCOMP];
+    size_t bad;
+    int ne = version_parse(ver, e, &bad), no = sw ? version_parse(sw, o, &bad) : 0;
+    if (ne < 0 || no < 0) /* checked when the plan was indexed */
+        return 1;
+    int missing = -1;
+    for (int i = 0; i < ne; i++) {
+        int hit = -1;
+        for (int j = 0; j < no; j++)
+            if (strcmp(e[i].name, o[j].name) == 0)
+                hit = j;
+        if (hit < 0) {
+            if (missing < 0)
+                missing = i;
+        } else if (strcmp(e[i].ver, o[hit].ver) != 0) {
+            snprintf(what, wl, "it ran %.23s %.47s; the offer states %.23s %.47s", e[i].name,
+                     e[i].ver, o[hit].name, o[hit].ver);
+            return 2;
+        }
+    }
+    if (missing >= 0) {
+        snprintf(what, wl, "confirm %s %s on the offered image (the offer %s)", e[missing].name,
+                 e[missing].ver, sw ? "does not state it" : "states no software");
+        return 1;
+    }
+    return 0;
+}
+
+/* A version string of the sheet that cannot be read: an error at its position. */
+static vp_status check_version(const vp_sheet *s, const vp__entry *v, vp_error *err)
+{
+    vcomp tmp[MAX_VCOMP];
+    size_t bad = 0;
+    if (v == NULL || version_parse(v->str, tmp, &bad) >= 0)
+        return VP_OK;
+    vp__where w = { s->source, v->line, v->column + 1 + (uint32_t)bad, 0, false };
+    return vp__error_set(err, VP_EPARSE, &w, "%s \"%.60s\" cannot be read: write "
+                         "\"name version\" pairs separated by commas, such as \"driver 550.54.15, "
+                         "CUDA 12.4, vllm 0.6.3\"", v->key, v->str);
+}
+
+/* A card name of the sheet: resolved through the catalog, or an error at its position. */
+static vp_status resolve_card(const vp_sheet *s, const vp__entry *g, const vp_card **out,
+                              vp_error *err)
+{
+    vp_error sub = VP_ERROR_INIT;
+    *out = NULL;
+    if (g == NULL)
+        return VP_OK;
+    vp_status st = vp_card_find(out, g->str, &sub);
+    if (st == VP_OK)
+        return VP_OK;
+    vp__where w = { s->source, g->line, g->column, 0, false };
+    return vp__error_set(err, VP_EINVALID, &w, "%s: %s (vramplan cards lists them)", g->key,
+                         sub.message);
 }
 
 static int cmp_ref(const void *a, const void *b)
@@ -373,16 +485,24 @@ static vp_status index_sheet(plan_index *x, const vp_sheet *s, vp_error *err)
     x->ev_first = malloc((x->n_offers + 1) * sizeof(*x->ev_first));
     x->ev_next = malloc((x->n_ev + 1) * sizeof(*x->ev_next));
     x->gpu_totals = calloc(x->n_ev + 1, sizeof(*x->gpu_totals));
-    if (!x->offers || !x->evs || !x->ids || !x->ev_first || !x->ev_next || !x->gpu_totals) {
+    x->n_meas = vp_sheet_count(s, "measurement");
+    x->meas = calloc(x->n_meas + 1, sizeof(*x->meas));
+    x->offer_card = calloc(x->n_offers + 1, sizeof(*x->offer_card));
+    x->meas_card = calloc(x->n_meas + 1, sizeof(*x->meas_card));
+    x->meas_offer = calloc(x->n_meas + 1, sizeof(*x->meas_offer));
+    if (!x->offers || !x->evs || !x->ids || !x->ev_first || !x->ev_next || !x->gpu_totals ||
+        !x->meas || !x->offer_card || !x->meas_card || !x->meas_offer) {
         index_free(x);
         return vp__error_set(err, VP_ENOMEM, NULL, "out of memory");
     }
-    size_t no = 0, ne = 0;
+    size_t no = 0, ne = 0, nm = 0;
     for (size_t i = 0; i < s->n_sec; i++) {
         if (strcmp(s->sec[i].name, "offer") == 0 && no < x->n_offers)
             x->offers[no++] = &s->sec[i];
         else if (strcmp(s->sec[i].name, "evidence") == 0 && ne < x->n_ev)
             x->evs[ne++] = &s->sec[i];
+        else if (strcmp(s->sec[i].name, "measurement") == 0 && nm < x->n_meas)
+            x->meas[nm++] = &s->sec[i];
     }
     /* offers: ids present and unique (the second of two equal ids is named) */
     for (size_t i = 0; i < x->n_offers; i++) {
@@ -393,6 +513,9 @@ static vp_status index_sheet(plan_index *x, const vp_sheet *s, vp_error *err)
         }
         x->ids[i] = (id_ref){ id->str, i };
         x->ev_first[i] = SIZE_MAX;
+        if ((st = resolve_card(s, F(x->offers[i], "gpu"), &x->offer_card[i], err)) != VP_OK ||
+            (st = check_version(s, F(x->offers[i], "software"), err)) != VP_OK)
+            goto fail;
     }
     qsort(x->ids, x->n_offers, sizeof(*x->ids), cmp_ref);
     size_t dup = SIZE_MAX;
@@ -442,8 +565,17 @@ static vp_status index_sheet(plan_index *x, const vp_sheet *s, vp_error *err)
                 break;
             }
         }
-        if (g != NULL && claim_is(ev, "device_total"))
-            x->gpu_totals[x->n_gpu_totals++] = (id_ref){ g->str, i };
+        const vp_card *card;
+        /* versions are compared for what depends on the software: other claims (a booking,
+         * a quality score) may name their version in free text */
+        bool versioned = claim_is(ev, "software") || claim_is(ev, "peak") ||
+                         claim_is(ev, "defect") || claim_is(ev, "device_total") ||
+                         claim_is(ev, "device_free");
+        if ((st = resolve_card(s, g, &card, err)) != VP_OK ||
+            (versioned && (st = check_version(s, F(ev, "version"), err)) != VP_OK))
+            break;
+        if (card != NULL && claim_is(ev, "device_total"))
+            x->gpu_totals[x->n_gpu_totals++] = (id_ref){ vp_card_name(card), i };
         if (oi != SIZE_MAX) {
             if (x->ev_first[oi] == SIZE_MAX)
                 x->ev_first[oi] = i;
@@ -456,15 +588,26 @@ static vp_status index_sheet(plan_index *x, const vp_sheet *s, vp_error *err)
     if (st != VP_OK)
         goto fail;
     qsort(x->gpu_totals, x->n_gpu_totals, sizeof(*x->gpu_totals), cmp_ref);
-    for (size_t i = 0; i < s->n_sec; i++) {
-        if (strcmp(s->sec[i].name, "measurement") != 0)
-            continue;
-        const vp__entry *v = F(&s->sec[i], "value");
+    for (size_t i = 0; i < x->n_meas; i++) {
+        const vp__section *m = x->meas[i];
+        const vp__entry *v = F(m, "value"), *o = F(m, "offer");
         if (v && (v->bytes.b == 0 || v->bytes.b > VP__PLAN_MAX_GPU_BYTES)) {
             st = plan_fail(err, s, v->line, v->column, VP_ERANGE,
                            "impossible measured value \"%.40s\" for one GPU", v->str);
             goto fail;
         }
+        x->meas_offer[i] = o ? offer_by_id(x, o->str) : SIZE_MAX;
+        if (o != NULL && x->meas_offer[i] == SIZE_MAX) {
+            st = plan_fail(err, s, o->line, o->column, VP_EINVALID,
+                           "the measurement names the offer \"%.60s\", which the sheet does not "
+                           "have", o->str);
+            goto fail;
+        }
+        if ((st = resolve_card(s, F(m, "card"), &x->meas_card[i], err)) != VP_OK ||
+            (st = check_version(s, F(m, "version"), err)) != VP_OK)
+            goto fail;
+        if (x->meas_card[i] == NULL && x->meas_offer[i] != SIZE_MAX)
+            x->meas_card[i] = x->offer_card[x->meas_offer[i]]; /* ran on that offer's card */
     }
     return VP_OK;
 fail:
@@ -488,6 +631,313 @@ static int cmp_rank(const void *a, const void *b)
             return c;
     }
     return (x->index > y->index) - (x->index < y->index);
+}
+
+/* ---- the memory requirement: device reports, measured peaks, measured failures -------- */
+
+typedef struct {
+    const vp_sheet *s;
+    const plan_index *x;
+    const sheet_scope *scope;
+    const vp_plan *p;
+    const char *needtxt;
+    bool unknowns;
+    const vp__entry *wc, *wn;
+    int inference;
+} mem_ctx;
+
+/* The largest capacity a card name stands for (to compare cards: "no more memory"). */
+static uint64_t card_bytes(const vp_card *c)
+{
+    vp_bytes b = { 0 };
+    if (c != NULL)
+        vp_card_capacity(c, &b, NULL);
+    return b.b;
+}
+
+enum { M_NO, M_PEAK, M_OOM };
+
+/*
+ * Does [[measurement]] mi count as memory evidence for offer oi? M_PEAK: an ok run in the
+ * sheet's scope at dimensions at least the sheet's, on this offer or its card; *covered is
+ * what it proves the device needs (torch counters + the estimate's context and non-torch
+ * items). M_OOM: a failure at dimensions at most the sheet's on this offer or a card with no
+ * more memory. M_NO: *why says why not; *confirm is set when only a version is missing.
+ */
+static int measurement_counts(const mem_ctx *mc, size_t mi, size_t oi, uint64_t *covered,
+                              char *why, size_t wl, bool *confirm)
+{
+    const vp__section *m = mc->x->meas[mi];
+    const sheet_scope *sc = mc->scope;
+    const vp__entry *oc = F(m, "outcome"), *tr = F(m, "truncated"), *v = F(m, "value"),
+                    *ct = F(m, "counter"), *ph = F(m, "phase"), *ver = F(m, "version"),
+                    *mm = F(m, "model"), *mr = F(m, "revision"), *mt = F(m, "task"),
+                    *mw = F(m, "weights"), *c = F(m, "context"),
+                    *n = F(m, sc->inference ? "concurrency" : "microbatch");
+    const vp__entry *osw = F(mc->x->offers[oi], "software");
+    const vp_card *mcard = mc->x->meas_card[mi], *ocard = mc->x->offer_card[oi];
+    bool oom = oc && strcmp(oc->str, "oom") == 0, here = mc->x->meas_offer[mi] == oi;
+    *confirm = false;
+    if (!here && mc->x->meas_offer[mi] != SIZE_MAX && !oom)
+        return M_NO; /* another offer's run: silent, it is that offer's evidence */
+    if (!here && mcard == NULL) {
+        snprintf(why, wl, "it names neither this offer nor the card it ran on");
+        return M_NO;
+    }
+    if (!here && ocard == NULL) {
+        snprintf(why, wl, "the offer names no card to compare with %s", vp_card_name(mcard));
+        return M_NO;
+    }
+    if (!here && !oom && mcard != ocard) {
+        snprintf(why, wl, "it ran on %s, not %s", vp_card_name(mcard), vp_card_name(ocard));
+        return M_NO;
+    }
+    if (!here && oom && card_bytes(ocard) > card_bytes(mcard)) {
+        snprintf(why, wl, "it failed on %s, which has less memory than %s", vp_card_name(mcard),
+                 vp_card_name(ocard));
+        return M_NO;
+    }
+    if (tr && tr->b) {
+        snprintf(why, wl, "the run was truncated: it validates nothing");
+        return M_NO;
+    }
+    if (sc->mn && (!mm || strcmp(mm->str, sc->mn->str) != 0)) {
+        snprintf(why, wl, "its model is not %.60s", sc->mn->str);
+        return M_NO;
+    }
+    if (sc->mr && (!mr || strcmp(mr->str, sc->mr->str) != 0)) {
+        snprintf(why, wl, "its revision is not %.40s", sc->mr->str);
+        return M_NO;
+    }
+    if (strcmp(mt ? mt->str : "inference", sc->wt ? sc->wt->str : "inference") != 0) {
+        snprintf(why, wl, "it ran task %.20s", mt ? mt->str : "inference");
+        return M_NO;
+    }
+    if (sc->ww && (!mw || strcmp(mw->str, sc->ww->str) != 0)) {
+        snprintf(why, wl, "its weight format is not %.30s", sc->ww->str);
+        return M_NO;
+    }
+    uint64_t need_c = sc->wc ? sc->wc->u : 0, need_n = sc->wn ? sc->wn->u : 1;
+    uint64_t ran_n = n ? n->u : 1;
+    const char *what_n = sc->inference ? "concurrency" : "micro-batch";
+    if (!oom && ((need_c && (!c || c->u < need_c)) || ran_n < need_n)) {
+        if (need_c && (!c || c->u < need_c))
+            snprintf(why, wl, "it ran context %llu < %llu", c ? (unsigned long long)c->u : 0ULL,
+                     (unsigned long long)need_c);
+        else
+            snprintf(why, wl, "it ran %s %llu < %llu", what_n, (unsigned long long)ran_n,
+                     (unsigned long long)need_n);
+        return M_NO;
+    }
+    if (oom && ((need_c && (!c || c->u > need_c)) || ran_n > need_n)) {
+        if (need_c && (!c || c->u > need_c))
+            snprintf(why, wl, "it failed at context %s%llu, more than the sheet's %llu",
+                     c ? "" : "(not stated) ", c ? (unsigned long long)c->u : 0ULL,
+                     (unsigned long long)need_c);
+        else
+            snprintf(why, wl, "it failed at %s %llu > %llu", what_n, (unsigned long long)ran_n,
+                     (unsigned long long)need_n);
+        return M_NO;
+    }
+    /* versions: the run's software must be the offer's */
+    if (ver == NULL && !here) {
+        snprintf(why, wl, "it states no version to compare with the offer's software");
+        return M_NO;
+    }
+    if (ver != NULL) {
+        char vw[200];
+        int vf = version_fit(ver->str, osw ? osw->str : NULL, vw, sizeof(vw));
+        /* a run on this very offer used its software, unless it names another version; a
+         * run on another machine of the card counts only for the software the offer states */
+        if (vf == 2 || (vf == 1 && !here)) {
+            snprintf(why, wl, "%s", vw);
+            *confirm = vf == 1;
+            return M_NO;
+        }
+    }
+    if (oom)
+        return M_OOM;
+    if (ct == NULL || v == NULL) {
+        snprintf(why, wl, "it states no %s", ct == NULL ? "counter" : "value");
+        return M_NO;
+    }
+    /* the phase: the modeled peak's, when the model knows it */
+    vp_bytes known;
+    vp_phase mph = VP_PHASE_LOAD;
+    size_t g = vp_estimate_peak_gpu(mc->p->e);
+    bool model_known = vp_estimate_peak(mc->p->e, g, &known, &mph) == VP_OK;
+    int phase = -1;
+    for (int k = 0; ph && k < VP_PHASE_COUNT; k++)
+        if (strcmp(vp_phase_name((vp_phase)k), ph->str) == 0)
+            phase = k;
+    if (phase < 0) {
+        snprintf(why, wl, "it states no phase");
+        return M_NO;
+    }
+    if (model_known && phase != (int)mph) {
+        snprintf(why, wl, "it measured %.20s; the modeled peak is in %s", ph->str, vp_phase_name(mph));
+        return M_NO;
+    }
+    /* device_used and process_used include the CUDA context; torch counters do not: the
+     * estimate's items of the wider counters are added (context, non-torch memory,
+     * reserves), and the condition says so */
+    *covered = v->bytes.b;
+    vp_counter have = strcmp(ct->str, "torch_allocated_peak") == 0 ? VP_COUNTER_ALLOCATED
+                      : strcmp(ct->str, "torch_reserved_peak") == 0 ? VP_COUNTER_RESERVED
+                                                                    : VP_COUNTER_DEVICE;
+    if (have != VP_COUNTER_DEVICE) {
+        uint64_t dev = vp_bytes_value(vp_estimate_phase_bytes(mc->p->e, g, (vp_phase)phase, VP_COUNTER_DEVICE));
+        uint64_t sub = vp_bytes_value(vp_estimate_phase_bytes(mc->p->e, g, (vp_phase)phase, have));
+        uint64_t extra = dev > sub ? dev - sub : 0, sum;
+        *covered = vp__add_u64(&sum, *covered, extra) ? UINT64_MAX : sum;
+    }
+    return M_PEAK;
+}
+
+static void memory_requirement(cand *c, const mem_ctx *mc, size_t oi)
+{
+    const plan_index *x = mc->x;
+    const vp_plan *p = mc->p;
+    const vp__section *o = x->offers[oi];
+    const vp__entry *id = F(o, "id"), *mem = F(o, "memory");
+    const vp_card *card = x->offer_card[oi];
+    uint64_t total = 0, peak = 0;
+    bool oom = false, peak_in = false;
+    char total_ev[200] = "", peak_ev[200] = "", oom_ev[200] = "", not_counted[320] = "",
+         version_cond[200] = "", peak_note[120] = "";
+    size_t nc = 0;
+    /* [[evidence]] about this offer */
+    for (size_t k = x->ev_first[oi]; k != SIZE_MAX; k = x->ev_next[k]) {
+        const vp__section *ev = x->evs[k];
+        const vp__entry *val = F(ev, "value"), *ver = F(ev, "version");
+        char label[200], why[160];
+        ev_label(label, sizeof(label), k, ev);
+        vp_bytes b = { 0 };
+        if (val)
+            vp_bytes_parse(&b, val->str, strlen(val->str), NULL);
+        int vf = ver ? version_fit(ver->str, F(o, "software") ? F(o, "software")->str : NULL,
+                                   why, sizeof(why)) : 0;
+        if (claim_is(ev, "device_total") && source_is(ev, "device_report", "measurement")) {
+            total = b.b;
+            snprintf(total_ev, sizeof(total_ev), "%s", label);
+        } else if (claim_is(ev, "peak") && source_is(ev, "measurement", "device_report")) {
+            /* reported on this offer: its own software, unless it names another version */
+            if (vf != 2 && in_scope(mc->scope, scope_get_entry(ev), why, sizeof(why))) {
+                if (b.b > peak) {
+                    peak = b.b;
+                    peak_in = true;
+                    snprintf(peak_ev, sizeof(peak_ev), "%s", label);
+                }
+            } else if (nc < sizeof(not_counted)) {
+                if (vf == 1 && !version_cond[0])
+                    snprintf(version_cond, sizeof(version_cond), "%s", why);
+                nc += (size_t)snprintf(not_counted + nc, sizeof(not_counted) - nc, "%s%.60s does "
+                                       "not count: %.90s", nc ? "; " : "", label, why);
+            }
+        } else if (claim_is(ev, "defect") && source_is(ev, "measurement", "device_report") && val &&
+                   (strstr(val->str, "oom") || strstr(val->str, "out of memory"))) {
+            if (vf != 2 && in_scope(mc->scope, scope_get_entry(ev), why, sizeof(why))) {
+                oom = true;
+                snprintf(oom_ev, sizeof(oom_ev), "%s", label);
+            }
+        }
+    }
+    /* [[measurement]] records on this offer or on its card */
+    for (size_t mi = 0; mi < x->n_meas; mi++) {
+        uint64_t covered = 0;
+        bool confirm = false;
+        char why[200];
+        why[0] = '\0';
+        int r = measurement_counts(mc, mi, oi, &covered, why, sizeof(why), &confirm);
+        const vp__entry *ct = F(x->meas[mi], "counter");
+        if (r == M_OOM && !oom) {
+            oom = true;
+            snprintf(oom_ev, sizeof(oom_ev), "measurement %zu: out of memory in %.20s%s%.30s", mi,
+                     F(x->meas[mi], "phase") ? F(x->meas[mi], "phase")->str : "?",
+                     x->meas_card[mi] ? " on " : "", x->meas_card[mi] ? vp_card_name(x->meas_card[mi]) : "");
+        } else if (r == M_PEAK && covered > peak) {
+            peak = covered;
+            peak_in = true;
+            snprintf(peak_ev, sizeof(peak_ev), "measurement %zu (%.24s%s)", mi, ct->str,
+                     strncmp(ct->str, "torch", 5) == 0 ? " + the estimate's context and non-torch "
+                                                         "items" : "");
+            if (strncmp(ct->str, "torch", 5) == 0)
+                snprintf(peak_note, sizeof(peak_note), " (a torch counter: the CUDA context and "
+                         "non-torch memory added from the estimate's assumed items)");
+        } else if (r == M_NO && why[0] && nc < sizeof(not_counted)) {
+            if (confirm && !version_cond[0])
+                snprintf(version_cond, sizeof(version_cond), "%s", why);
+            nc += (size_t)snprintf(not_counted + nc, sizeof(not_counted) - nc,
+                                   "%smeasurement %zu does not count: %.100s", nc ? "; " : "", mi, why);
+        }
+    }
+    const char *doc_hint = card ? card_total_hint(x, vp_card_name(card), id->str) : NULL;
+    char hint[96] = "";
+    vp_bytes cb;
+    const char *basis;
+    if (doc_hint)
+        snprintf(hint, sizeof(hint), "%.60s", doc_hint);
+    else if (card && vp_card_capacity(card, &cb, &basis) == VP_OK && vp_card_reported(card, &cb) == VP_OK)
+        vp_bytes_format(hint, sizeof(hint), cb, VP_UNIT_MIB, 0);
+
+    char captxt[32], gentxt[32];
+    uint64_t need = p->need;  /* the modeled peak, or its lower bound when items are unknown */
+    if (oom) {
+        add_req(c, "memory", VP_VERDICT_EXCLUDED, oom_ev, "an out-of-memory failure was measured "
+                "within the sheet's scope, at dimensions no larger than its own");
+    } else if (total && peak_in) {
+        gib_text(captxt, sizeof(captxt), total);
+        gib_text(gentxt, sizeof(gentxt), peak);
+        char both[200];
+        snprintf(both, sizeof(both), "%.95s; %.95s", total_ev, peak_ev);
+        if (peak <= total) {
+            /* the larger of the measured and the modeled peak, when the model is whole */
+            uint64_t worst = !mc->unknowns && need > peak ? need : peak;
+            c->margin_known = true;
+            c->margin = (int64_t)(total - worst);
+            add_req(c, "memory", VP_VERDICT_FIT, both, "device-reported total %s; peak %s measured "
+                    "in scope%s; modeled peak %s%s", captxt, gentxt, peak_note, mc->needtxt,
+                    mc->unknowns ? " (a lower bound)" : "");
+        } else {
+            add_req(c, "memory", VP_VERDICT_EXCLUDED, both, "the peak %s measured in scope exceeds "
+                    "the device-reported total %s", gentxt, captxt);
+        }
+    } else if (total && need > total) {
+        gib_text(captxt, sizeof(captxt), total);
+        add_req(c, "memory", VP_VERDICT_EXCLUDED, total_ev, "the modeled peak %s%s per GPU exceeds "
+                "the device-reported total %s", mc->unknowns ? "lower bound " : "", mc->needtxt, captxt);
+    } else if (!total && mem && need > generous(mem)) {
+        gib_text(captxt, sizeof(captxt), mem->bytes.b);
+        gib_text(gentxt, sizeof(gentxt), generous(mem));
+        add_req(c, "memory", VP_VERDICT_EXCLUDED, "", "%s needed per GPU; \"%s\" is %s, and even "
+                "read as %s it is short", mc->needtxt, mem->str, captxt, gentxt);
+    } else {
+        char cond[1024];
+        size_t k = 0;
+        k += (size_t)snprintf(cond + k, sizeof(cond) - k, "confirm ");
+        if (!total)
+            k += (size_t)snprintf(cond + k, sizeof(cond) - k, "the device-reported total and free "
+                                  "bytes after context creation on the offered image%s%s%s; ",
+                                  hint[0] ? " (documentation reports " : "", hint,
+                                  hint[0] ? " for this card model)" : "");
+        if (!peak_in && k < sizeof(cond))
+            k += (size_t)snprintf(cond + k, sizeof(cond) - k, "a peak measured with the sheet's "
+                                  "model, task and format at context >= %llu and %s >= %llu; ",
+                                  mc->wc ? (unsigned long long)mc->wc->u : 0ULL,
+                                  mc->inference ? "concurrency" : "micro-batch",
+                                  mc->wn ? (unsigned long long)mc->wn->u : 1ULL);
+        if (version_cond[0] && k < sizeof(cond))
+            k += (size_t)snprintf(cond + k, sizeof(cond) - k, "%s; ", version_cond);
+        if (nc && k < sizeof(cond))
+            k += (size_t)snprintf(cond + k, sizeof(cond) - k, "(%s); ", not_counted);
+        if (mc->unknowns && k < sizeof(cond))
+            k += (size_t)snprintf(cond + k, sizeof(cond) - k, "the estimate has unknowns: %s is "
+                                  "a lower bound; ", mc->needtxt);
+        if (mem && k < sizeof(cond))
+            snprintf(cond + k, sizeof(cond) - k, "the catalog's \"%s\" is nominal and decimal, "
+                     "not usable memory", mem->str);
+        add_req(c, "memory", VP_VERDICT_TO_CONFIRM, total_ev[0] ? total_ev : "", "%s", cond);
+    }
 }
 
 vp_status vp_plan_new(vp_plan **out, const vp_sheet *s, const char *rank, vp_error *err)
@@ -563,11 +1013,12 @@ vp_status vp_plan_new(vp_plan **out, const vp_sheet *s, const char *rank, vp_err
     gib_text(needtxt, sizeof(needtxt), p->need);
     bool unknowns = vp_estimate_unknown_count(p->e) > 0;
 
+    mem_ctx mc = { s, &x, &scope, p, needtxt, unknowns, wc, wn, inference };
     for (size_t i = 0; i < n_offers; i++) {
         const vp__section *o = x.offers[i];
         cand *c = &p->c[i];
-        const vp__entry *id = F(o, "id"), *gpu = F(o, "gpu"), *cnt = F(o, "count"),
-                        *mem = F(o, "memory"), *price = F(o, "price"), *avail = F(o, "available_from"),
+        const vp__entry *id = F(o, "id"), *cnt = F(o, "count"),
+                        *price = F(o, "price"), *avail = F(o, "available_from"),
                         *dur = F(o, "duration"), *ohr = F(o, "host_ram"), *osw = F(o, "software");
         snprintf(c->offer, sizeof(c->offer), "%s", id->str);
         c->price = price ? price->i : INT64_MAX;
@@ -577,97 +1028,7 @@ vp_status vp_plan_new(vp_plan **out, const vp_sheet *s, const char *rank, vp_err
         }
         c->available = avail ? avail->i : INT64_MAX;
 
-        /* evidence about this offer */
-        uint64_t total = 0, peak = 0;
-        bool oom = false, peak_in = false;
-        char total_ev[200] = "", peak_ev[200] = "", peak_why[200] = "", oom_ev[200] = "";
-        const char *doc_hint = gpu ? card_total_hint(&x, gpu->str, id->str) : NULL;
-        for (size_t k = x.ev_first[i]; k != SIZE_MAX; k = x.ev_next[k]) {
-            const vp__section *ev = x.evs[k];
-            const vp__entry *val = F(ev, "value");
-            char label[200];
-            ev_label(label, sizeof(label), k, ev);
-            vp_bytes b = { 0 };
-            if (val)
-                vp_bytes_parse(&b, val->str, strlen(val->str), NULL);
-            if (claim_is(ev, "device_total") && source_is(ev, "device_report", "measurement")) {
-                total = b.b;
-                snprintf(total_ev, sizeof(total_ev), "%s", label);
-            } else if (claim_is(ev, "peak") && source_is(ev, "measurement", "device_report")) {
-                char why[160];
-                if (in_scope(&scope, scope_get_entry(ev), why, sizeof(why))) {
-                    if (b.b > peak) {
-                        peak = b.b;
-                        peak_in = true;
-                        snprintf(peak_ev, sizeof(peak_ev), "%s", label);
-                    }
-                } else if (!peak_in) {
-                    snprintf(peak_why, sizeof(peak_why), "the peak in %.60s does not count: %.80s",
-                             label, why);
-                }
-            } else if (claim_is(ev, "defect") && source_is(ev, "measurement", "device_report") && val &&
-                       (strstr(val->str, "oom") || strstr(val->str, "out of memory"))) {
-                char why[160];
-                if (in_scope(&scope, scope_get_entry(ev), why, sizeof(why))) {
-                    oom = true;
-                    snprintf(oom_ev, sizeof(oom_ev), "%s", label);
-                }
-            }
-        }
-        if (doc_hint == NULL && gpu)
-            for (size_t k = 0; k < sizeof(gpu_table) / sizeof(gpu_table[0]); k++)
-                if (strcmp(gpu_table[k].gpu, gpu->str) == 0)
-                    doc_hint = gpu_table[k].reported;
-
-        /* memory */
-        char captxt[32], gentxt[32];
-        if (total && p->need > total) {
-            gib_text(captxt, sizeof(captxt), total);
-            add_req(c, "memory", VP_VERDICT_EXCLUDED, total_ev, "the modeled peak %s per GPU "
-                    "exceeds the device-reported total %s", needtxt, captxt);
-        } else if (!total && mem && p->need > generous(mem)) {
-            gib_text(captxt, sizeof(captxt), mem->bytes.b);
-            gib_text(gentxt, sizeof(gentxt), generous(mem));
-            add_req(c, "memory", VP_VERDICT_EXCLUDED, "", "%s needed per GPU; \"%s\" is %s, and "
-                    "even read as %s it is short", needtxt, mem->str, captxt, gentxt);
-        } else if (oom) {
-            add_req(c, "memory", VP_VERDICT_EXCLUDED, oom_ev, "an out-of-memory failure was "
-                    "measured within the sheet's scope");
-        } else if (total && peak_in && peak <= total) {
-            c->margin_known = true;
-            c->margin = (int64_t)(total - (peak > p->need ? peak : p->need));
-            gib_text(captxt, sizeof(captxt), total);
-            gib_text(gentxt, sizeof(gentxt), peak);
-            char both[200];
-            snprintf(both, sizeof(both), "%.95s; %.95s", total_ev, peak_ev);
-            add_req(c, "memory", VP_VERDICT_FIT, both, "device-reported total %s; peak %s "
-                    "measured in scope; modeled peak %s", captxt, gentxt, needtxt);
-        } else {
-            char cond[512];
-            size_t k = 0;
-            k += (size_t)snprintf(cond + k, sizeof(cond) - k, "confirm ");
-            if (!total)
-                k += (size_t)snprintf(cond + k, sizeof(cond) - k, "the device-reported total and "
-                                      "free bytes after context creation on the offered image%s%s%s; ",
-                                      doc_hint ? " (documentation reports " : "",
-                                      doc_hint ? doc_hint : "", doc_hint ? " for this card model)" : "");
-            if (!peak_in)
-                k += (size_t)snprintf(cond + k, sizeof(cond) - k, "a peak measured with the sheet's "
-                                      "model, task and format at context >= %llu and %s >= %llu%s%s; ",
-                                      wc ? (unsigned long long)wc->u : 0ULL,
-                                      inference ? "concurrency" : "micro-batch",
-                                      wn ? (unsigned long long)wn->u : 1ULL,
-                                      peak_why[0] ? " (" : "", peak_why[0] ? peak_why : "");
-            if (peak_why[0] && k < sizeof(cond))
-                k += (size_t)snprintf(cond + k, sizeof(cond) - k, "); ");
-            if (unknowns && k < sizeof(cond))
-                k += (size_t)snprintf(cond + k, sizeof(cond) - k, "the estimate has unknowns "
-                                      "(KV cache, activations): %s is a lower bound; ", needtxt);
-            if (mem && k < sizeof(cond))
-                snprintf(cond + k, sizeof(cond) - k, "the catalog's \"%s\" is nominal and decimal, "
-                         "not usable memory", mem->str);
-            add_req(c, "memory", VP_VERDICT_TO_CONFIRM, total_ev[0] ? total_ev : "", "%s", cond);
-        }
+        memory_requirement(c, &mc, i);
 
         /* placement */
         uint64_t count = cnt ? cnt->u : 1;

@@ -357,19 +357,22 @@ END_TEST
 START_TEST(test_many_offers_linear)
 {
     enum { N = 4000 };
+    static const char *const cards[] = { "RTX 4090", "L40S", "A10", "T4", "RTX A6000",
+                                         "H100 SXM", "B200" };
     size_t cap = (size_t)N * 400 + 4096, n = 0;
     char *text = malloc(cap);
     ck_assert_ptr_nonnull(text);
     n += (size_t)snprintf(text + n, cap - n, "[model]\nparameters = 7_000_000_000\n[workload]\n"
                           "weights = \"fp16\"\n[reserve]\nother = \"6 GiB\"\n");
     for (int i = 0; i < N; i++)
-        n += (size_t)snprintf(text + n, cap - n, "[[offer]]\nid = \"o%d\"\ngpu = \"card%d\"\n"
-                              "memory = \"48 GB\"\nprice = \"%d.00 USD\"\n", i, i % 7, 1000 - i % 100);
+        n += (size_t)snprintf(text + n, cap - n, "[[offer]]\nid = \"o%d\"\ngpu = \"%s\"\n"
+                              "memory = \"48 GB\"\nprice = \"%d.00 USD\"\n", i, cards[i % 7],
+                              1000 - i % 100);
     for (int i = 0; i < N; i++) /* even offers report 16 GiB (short), odd ones 48 GiB */
         n += (size_t)snprintf(text + n, cap - n, "[[evidence]]\noffer = \"o%d\"\nclaim = "
                               "\"device_total\"\nvalue = \"%d GiB\"\nsource = \"device_report\"\n",
                               i, i % 2 ? 48 : 16);
-    n += (size_t)snprintf(text + n, cap - n, "[[evidence]]\ngpu = \"card3\"\nclaim = "
+    n += (size_t)snprintf(text + n, cap - n, "[[evidence]]\ngpu = \"T4\"\nclaim = "
                           "\"device_total\"\nvalue = \"47 GiB\"\nsource = \"documentation\"\n");
     vp_sheet *s = vp_test_sheet(text);
     vp_plan *p = plan(s);

@@ -201,6 +201,30 @@ static uint64_t generous(const vp__entry *mem)
     return mem->bytes.b;
 }
 
+/* A decimal number ("0.45", "71.3", "-2") read without the C locale (no atof/strtod). */
+static double decimal_at(const char *p, bool *ok)
+{
+    double v = 0, scale = 1;
+    bool neg = *p == '-', any = false, frac = false;
+    if (*p == '-' || *p == '+')
+        p++;
+    for (; (*p >= '0' && *p <= '9') || (*p == '.' && !frac); p++) {
+        if (*p == '.') {
+            frac = true;
+            continue;
+        }
+        any = true;
+        if (frac) {
+            scale /= 10;
+            v += (*p - '0') * scale;
+        } else {
+            v = v * 10 + (*p - '0');
+        }
+    }
+    *ok = any;
+    return neg ? -v : v;
+}
+
 /* quality criterion "MMLU 5-shot >= 0.45" against evidence "0.47" or "MMLU 5-shot = 0.47" */
 static int quality_meets(const char *criterion, const char *value, bool *parsed)
 {
@@ -212,14 +236,18 @@ static int quality_meets(const char *criterion, const char *value, bool *parsed)
             op = ops[i];
     if (!at)
         return 0;
-    double need = atof(at + strlen(op));
+    const char *n = at + strlen(op);
+    while (*n == ' ')
+        n++;
+    bool ok_need, ok_got;
+    double need = decimal_at(n, &ok_need);
     const char *v = strrchr(value, '=');
     v = v ? v + 1 : value;
     while (*v == ' ')
         v++;
-    if (!((*v >= '0' && *v <= '9') || *v == '.'))
+    double got = decimal_at(v, &ok_got);
+    if (!ok_need || !ok_got)
         return 0;
-    double got = atof(v);
     *parsed = true;
     if (strcmp(op, ">=") == 0) return got >= need;
     if (strcmp(op, "<=") == 0) return got <= need;

@@ -13,6 +13,7 @@ typedef struct {
     const char *table, *key; /* key "*": any name (reserves) */
     vp__fkind kind;
     const char *choices;     /* VP__F_ENUM: "a|b|c" */
+    uint64_t max;            /* VP__F_INT, VP__F_UINT0: the largest value (0: INT64_MAX) */
 } vp__field;
 
 #define VP__MAX_TEXT 256
@@ -30,6 +31,7 @@ typedef struct vp__entry {
     bool b;                      /* BOOL */
     char currency[4];            /* MONEY */
     uint32_t line, column;       /* where the value was written (0: set through the API) */
+    uint64_t offset;             /* its byte offset in the sheet text */
     struct vp__entry *sub;       /* SCOPE: VP__MAX_SUB values (owned) */
     int n_sub;
 } vp__entry;

@@ -13,89 +13,89 @@
 /* ---- schema ----------------------------------------------------------------------- */
 
 static const vp__field schema[] = {
-    { "sheet", "title", VP__F_STR, NULL },
-    { "sheet", "start", VP__F_DATE, NULL },
-    { "sheet", "duration", VP__F_DURATION, NULL },
-    { "model", "name", VP__F_STR, NULL },
-    { "model", "revision", VP__F_STR, NULL },
-    { "model", "config", VP__F_STR, NULL },
-    { "model", "checkpoint", VP__F_STR, NULL },
-    { "model", "parameters", VP__F_INT, NULL },
-    { "workload", "task", VP__F_ENUM, "inference|lora|qlora|full" },
-    { "workload", "weights", VP__F_WEIGHTS, NULL },
-    { "workload", "kv_cache", VP__F_ENUM, "auto|bf16|fp16|fp32|fp8" },
-    { "workload", "context", VP__F_INT, NULL },
-    { "workload", "concurrency", VP__F_INT, NULL },
-    { "workload", "microbatch", VP__F_INT, NULL },
-    { "workload", "grad_accumulation", VP__F_INT, NULL },
+    { "sheet", "title", VP__F_STR, NULL, 0 },
+    { "sheet", "start", VP__F_DATE, NULL, 0 },
+    { "sheet", "duration", VP__F_DURATION, NULL, 0 },
+    { "model", "name", VP__F_STR, NULL, 0 },
+    { "model", "revision", VP__F_STR, NULL, 0 },
+    { "model", "config", VP__F_STR, NULL, 0 },
+    { "model", "checkpoint", VP__F_STR, NULL, 0 },
+    { "model", "parameters", VP__F_INT, NULL, 0 },
+    { "workload", "task", VP__F_ENUM, "inference|lora|qlora|full", 0 },
+    { "workload", "weights", VP__F_WEIGHTS, NULL, 0 },
+    { "workload", "kv_cache", VP__F_ENUM, "auto|bf16|fp16|fp32|fp8", 0 },
+    { "workload", "context", VP__F_INT, NULL, 0 },
+    { "workload", "concurrency", VP__F_INT, NULL, 0 },
+    { "workload", "microbatch", VP__F_INT, NULL, 0 },
+    { "workload", "grad_accumulation", VP__F_INT, NULL, 0 },
     { "workload", "optimizer", VP__F_ENUM,
-      "adamw|adamw-8bit|paged-adamw|paged-adamw-8bit|sgd-momentum|sgd|adafactor|none" },
-    { "workload", "master_weights", VP__F_BOOL, NULL },
-    { "workload", "checkpointing", VP__F_ENUM, "none|selective|full" },
-    { "workload", "lora_rank", VP__F_INT, NULL },
-    { "workload", "lora_targets", VP__F_STRLIST, NULL },
-    { "workload", "framework", VP__F_ENUM, "vllm|transformers|llama.cpp|other|none" },
-    { "workload", "gpu_memory_utilization", VP__F_FRACTION, NULL },
-    { "workload", "max_num_batched_tokens", VP__F_INT, NULL },
-    { "workload", "max_num_seqs", VP__F_INT, NULL },
-    { "workload", "block_size", VP__F_INT, NULL },
-    { "workload", "quality", VP__F_STR, NULL },
-    { "workload", "host_ram", VP__F_BYTES, NULL },
-    { "layout", "gpus", VP__F_INT, NULL },
-    { "layout", "tensor_parallel", VP__F_INT, NULL },
-    { "layout", "pipeline_parallel", VP__F_INT, NULL },
-    { "layout", "sharding", VP__F_ENUM, "none|ddp|zero1|zero2|zero3|fsdp" },
-    { "reserve", "*", VP__F_BYTES, NULL },
-    { "offer", "id", VP__F_STR, NULL },
-    { "offer", "gpu", VP__F_STR, NULL },
-    { "offer", "count", VP__F_INT, NULL },
-    { "offer", "memory", VP__F_BYTES, NULL },
-    { "offer", "price", VP__F_MONEY, NULL },
-    { "offer", "duration", VP__F_DURATION, NULL },
-    { "offer", "available_from", VP__F_DATE, NULL },
-    { "offer", "host_ram", VP__F_BYTES, NULL },
-    { "offer", "interconnect", VP__F_STR, NULL },
-    { "offer", "software", VP__F_STR, NULL },
-    { "evidence", "offer", VP__F_STR, NULL },
-    { "evidence", "gpu", VP__F_STR, NULL },
+      "adamw|adamw-8bit|paged-adamw|paged-adamw-8bit|sgd-momentum|sgd|adafactor|none", 0 },
+    { "workload", "master_weights", VP__F_BOOL, NULL, 0 },
+    { "workload", "checkpointing", VP__F_ENUM, "none|selective|full", 0 },
+    { "workload", "lora_rank", VP__F_INT, NULL, 0 },
+    { "workload", "lora_targets", VP__F_STRLIST, NULL, 0 },
+    { "workload", "framework", VP__F_ENUM, "vllm|transformers|llama.cpp|other|none", 0 },
+    { "workload", "gpu_memory_utilization", VP__F_FRACTION, NULL, 0 },
+    { "workload", "max_num_batched_tokens", VP__F_INT, NULL, 0 },
+    { "workload", "max_num_seqs", VP__F_INT, NULL, 0 },
+    { "workload", "block_size", VP__F_INT, NULL, 0 },
+    { "workload", "quality", VP__F_STR, NULL, 0 },
+    { "workload", "host_ram", VP__F_BYTES, NULL, 0 },
+    { "layout", "gpus", VP__F_INT, NULL, VP__LIM_GPUS },
+    { "layout", "tensor_parallel", VP__F_INT, NULL, VP__LIM_GPUS },
+    { "layout", "pipeline_parallel", VP__F_INT, NULL, VP__LIM_STAGES },
+    { "layout", "sharding", VP__F_ENUM, "none|ddp|zero1|zero2|zero3|fsdp", 0 },
+    { "reserve", "*", VP__F_BYTES, NULL, 0 },
+    { "offer", "id", VP__F_STR, NULL, 0 },
+    { "offer", "gpu", VP__F_STR, NULL, 0 },
+    { "offer", "count", VP__F_INT, NULL, VP__LIM_GPUS },
+    { "offer", "memory", VP__F_BYTES, NULL, 0 },
+    { "offer", "price", VP__F_MONEY, NULL, 0 },
+    { "offer", "duration", VP__F_DURATION, NULL, 0 },
+    { "offer", "available_from", VP__F_DATE, NULL, 0 },
+    { "offer", "host_ram", VP__F_BYTES, NULL, 0 },
+    { "offer", "interconnect", VP__F_STR, NULL, 0 },
+    { "offer", "software", VP__F_STR, NULL, 0 },
+    { "evidence", "offer", VP__F_STR, NULL, 0 },
+    { "evidence", "gpu", VP__F_STR, NULL, 0 },
     { "evidence", "claim", VP__F_ENUM,
-      "device_total|device_free|software|interconnect|host_ram|availability|peak|quality|defect" },
-    { "evidence", "value", VP__F_STR, NULL },
+      "device_total|device_free|software|interconnect|host_ram|availability|peak|quality|defect", 0 },
+    { "evidence", "value", VP__F_STR, NULL, 0 },
     { "evidence", "source", VP__F_ENUM,
-      "vendor_material|catalog|order_request|documentation|device_report|measurement" },
-    { "evidence", "version", VP__F_STR, NULL },
-    { "evidence", "scope", VP__F_SCOPE, NULL },
-    { "evidence", "date", VP__F_DATE, NULL },
+      "vendor_material|catalog|order_request|documentation|device_report|measurement", 0 },
+    { "evidence", "version", VP__F_STR, NULL, 0 },
+    { "evidence", "scope", VP__F_SCOPE, NULL, 0 },
+    { "evidence", "date", VP__F_DATE, NULL, 0 },
     { "measurement", "phase", VP__F_ENUM,
-      "load|prefill|decode|forward|backward|optimizer_step|eval|export" },
-    { "measurement", "gpu", VP__F_UINT0, NULL },
+      "load|prefill|decode|forward|backward|optimizer_step|eval|export", 0 },
+    { "measurement", "gpu", VP__F_UINT0, NULL, VP__LIM_GPUS - 1 },
     { "measurement", "counter", VP__F_ENUM,
-      "torch_allocated_peak|torch_reserved_peak|device_used|process_used" },
-    { "measurement", "value", VP__F_BYTES, NULL },
-    { "measurement", "model", VP__F_STR, NULL },
-    { "measurement", "revision", VP__F_STR, NULL },
-    { "measurement", "task", VP__F_ENUM, "inference|lora|qlora|full" },
-    { "measurement", "weights", VP__F_WEIGHTS, NULL },
-    { "measurement", "context", VP__F_INT, NULL },
-    { "measurement", "concurrency", VP__F_INT, NULL },
-    { "measurement", "microbatch", VP__F_INT, NULL },
-    { "measurement", "truncated", VP__F_BOOL, NULL },
-    { "measurement", "outcome", VP__F_ENUM, "ok|oom" },
-    { "measurement", "version", VP__F_STR, NULL },
-    { "measurement", "date", VP__F_DATE, NULL },
+      "torch_allocated_peak|torch_reserved_peak|device_used|process_used", 0 },
+    { "measurement", "value", VP__F_BYTES, NULL, 0 },
+    { "measurement", "model", VP__F_STR, NULL, 0 },
+    { "measurement", "revision", VP__F_STR, NULL, 0 },
+    { "measurement", "task", VP__F_ENUM, "inference|lora|qlora|full", 0 },
+    { "measurement", "weights", VP__F_WEIGHTS, NULL, 0 },
+    { "measurement", "context", VP__F_INT, NULL, 0 },
+    { "measurement", "concurrency", VP__F_INT, NULL, 0 },
+    { "measurement", "microbatch", VP__F_INT, NULL, 0 },
+    { "measurement", "truncated", VP__F_BOOL, NULL, 0 },
+    { "measurement", "outcome", VP__F_ENUM, "ok|oom", 0 },
+    { "measurement", "version", VP__F_STR, NULL, 0 },
+    { "measurement", "date", VP__F_DATE, NULL, 0 },
 };
 
 /* scope = { ... } keys */
 static const vp__field scope_schema[] = {
-    { "scope", "model", VP__F_STR, NULL },
-    { "scope", "revision", VP__F_STR, NULL },
-    { "scope", "task", VP__F_ENUM, "inference|lora|qlora|full" },
-    { "scope", "weights", VP__F_WEIGHTS, NULL },
-    { "scope", "context", VP__F_INT, NULL },
-    { "scope", "concurrency", VP__F_INT, NULL },
-    { "scope", "microbatch", VP__F_INT, NULL },
-    { "scope", "gpu", VP__F_STR, NULL },
-    { "scope", "truncated", VP__F_BOOL, NULL },
+    { "scope", "model", VP__F_STR, NULL, 0 },
+    { "scope", "revision", VP__F_STR, NULL, 0 },
+    { "scope", "task", VP__F_ENUM, "inference|lora|qlora|full", 0 },
+    { "scope", "weights", VP__F_WEIGHTS, NULL, 0 },
+    { "scope", "context", VP__F_INT, NULL, 0 },
+    { "scope", "concurrency", VP__F_INT, NULL, 0 },
+    { "scope", "microbatch", VP__F_INT, NULL, 0 },
+    { "scope", "gpu", VP__F_STR, NULL, 0 },
+    { "scope", "truncated", VP__F_BOOL, NULL, 0 },
 };
 
 static const char *const array_tables[] = { "offer", "evidence", "measurement" };
@@ -327,6 +327,7 @@ static vp_status fill(const vctx *c, const vp__tnode *v, const vp__field *f, con
     e->field = f;
     e->line = v->line;
     e->column = v->column;
+    e->offset = v->offset;
     switch (f->kind) {
     case VP__F_STR:
         if ((st = want(c, v, VP__T_STRING, key, "a string")) != VP_OK)
@@ -359,6 +360,9 @@ static vp_status fill(const vctx *c, const vp__tnode *v, const vp__field *f, con
         if (v->i < 0 || (v->i == 0 && f->kind == VP__F_INT))
             return vfail(c, v, VP_ERANGE, "%s must be %s", key,
                          f->kind == VP__F_INT ? "positive" : "zero or more");
+        if (f->max != 0 && (uint64_t)v->i > f->max)
+            return vfail(c, v, VP_ELIMIT, "%s = %lld is more than %llu, the largest the sheet "
+                         "takes", key, (long long)v->i, (unsigned long long)f->max);
         e->u = (uint64_t)v->i;
         break;
     case VP__F_BOOL:
@@ -637,20 +641,25 @@ static vp_status load_table(vp_sheet *sh, const vp__toml *doc, const vp__tnode *
     return VP_OK;
 }
 
-/* Checks across values, after every table is read. */
+/* Checks across values, after every table is read. Each value is within its field's limit
+ * (VP__LIM_GPUS, VP__LIM_STAGES), so the product is at most 2^26; it is checked anyway. */
 static vp_status check_sheet(const vp_sheet *sh, vp_error *err)
 {
     const vp__entry *gpus = vp__sheet_find(sh, "layout", 0, "gpus");
     const vp__entry *tp = vp__sheet_find(sh, "layout", 0, "tensor_parallel");
     const vp__entry *pp = vp__sheet_find(sh, "layout", 0, "pipeline_parallel");
-    uint64_t t = tp ? tp->u : 1, p = pp ? pp->u : 1;
-    if (gpus != NULL && (t > gpus->u || p > gpus->u || t * p > gpus->u || gpus->u % (t * p) != 0)) {
-        vp__where w = { sh->source, gpus->line, gpus->column, 0, false };
+    uint64_t t = tp ? tp->u : 1, p = pp ? pp->u : 1, tpp;
+    if (gpus == NULL)
+        return VP_OK;
+    vp__where w = { sh->source, gpus->line, gpus->column, gpus->offset, gpus->line != 0 };
+    if (vp__mul_u64(&tpp, t, p) || tpp == 0)
+        return vp__error_set(err, VP_EOVERFLOW, &w, "layout: tensor_parallel × "
+                             "pipeline_parallel does not fit in 64 bits");
+    if (tpp > gpus->u || gpus->u % tpp != 0)
         return vp__error_set(err, VP_EINVALID, &w,
                              "layout: gpus = %llu is not a multiple of tensor_parallel × "
                              "pipeline_parallel = %llu", (unsigned long long)gpus->u,
-                             (unsigned long long)(t * p));
-    }
+                             (unsigned long long)tpp);
     return VP_OK;
 }
 

@@ -170,6 +170,16 @@ static const struct {
     { "[workload]\ncontext = 1_\n", VP_EPARSE, 2, 12, "between digits" },
     { "[workload]\ncontext = inf\n", VP_EPARSE, 2, 11, "inf" },
     { "[sheet]\n[sheet]\n", VP_EDUPLICATE, 2, 2, "twice" },
+    /* layout degrees are bounded, so their product cannot wrap to 0 (was SIGFPE) */
+    { "[layout]\ngpus = 4\ntensor_parallel = 4294967296\npipeline_parallel = 4294967296\n",
+      VP_ELIMIT, 3, 19, "tensor_parallel" },
+    { "[layout]\ngpus = 4294967296\ntensor_parallel = 4294967296\n"
+      "pipeline_parallel = 4294967296\n", VP_ELIMIT, 2, 8, "gpus" },
+    { "[layout]\ngpus = 1048577\n", VP_ELIMIT, 2, 8, "1048576" },
+    { "[layout]\npipeline_parallel = 65\n", VP_ELIMIT, 2, 21, "64" },
+    { "[[offer]]\ncount = 1048577\n", VP_ELIMIT, 2, 9, "1048576" },
+    { "[[measurement]]\ngpu = 1048576\n", VP_ELIMIT, 2, 7, "1048575" },
+    { "[layout]\ngpus = 2\ntensor_parallel = 4\n", VP_EINVALID, 2, 8, "multiple" },
 };
 
 START_TEST(test_bad_sheets)
@@ -191,6 +201,38 @@ START_TEST(test_bad_sheets)
     char prefix[64];
     snprintf(prefix, sizeof(prefix), "bad.toml:%u:%u: ", bad[_i].line, bad[_i].column);
     ck_assert_msg(strncmp(line, prefix, strlen(prefix)) == 0, "%s", line);
+}
+END_TEST
+
+/* Checks across values (after every table is read) point at the offending value: line,
+ * column and byte offset. */
+START_TEST(test_layout_errors_where)
+{
+    static const char text[] = "[layout]\ngpus = 6\ntensor_parallel = 4\n";
+    vp_sheet *s = NULL;
+    vp_error err = VP_ERROR_INIT;
+    ck_assert_int_eq(vp_sheet_parse(&s, text, sizeof(text) - 1, "l.toml", &err), VP_EINVALID);
+    ck_assert_ptr_null(s);
+    ck_assert_uint_eq(err.line, 2);
+    ck_assert_uint_eq(err.column, 8);
+    ck_assert_uint_eq(err.flags & VP_ERROR_HAS_OFFSET, VP_ERROR_HAS_OFFSET);
+    ck_assert_uint_eq(err.byte_offset, 16); /* the '6' */
+    ck_assert_ptr_nonnull(strstr(err.message, "= 4"));
+    /* the largest values are accepted: 2^20 GPUs, 64 stages, TP 2^20 */
+    s = vp_test_sheet("[layout]\ngpus = 1048576\ntensor_parallel = 16384\n"
+                      "pipeline_parallel = 64\n");
+    vp_sheet_free(s);
+    s = vp_test_sheet("[layout]\ngpus = 1048576\ntensor_parallel = 1048576\n");
+    vp_sheet_free(s);
+    /* so are the largest offer count and GPU index */
+    s = vp_test_sheet("[[offer]]\ncount = 1048576\n[[measurement]]\ngpu = 1048575\n");
+    vp_sheet_free(s);
+    /* a value set through the API is bounded like the file's */
+    s = vp_test_sheet("[layout]\ngpus = 1\n");
+    ck_assert_int_eq(vp_sheet_set(s, "layout.tensor_parallel", "1048577", &err), VP_ELIMIT);
+    ck_assert_int_eq(vp_sheet_set(s, "layout.pipeline_parallel", "18446744073709551616", &err),
+                     VP_EOVERFLOW);
+    vp_sheet_free(s);
 }
 END_TEST
 
@@ -315,6 +357,7 @@ Suite *vp_test_suite(void)
     VP_ADD_TEST(s, test_every_section);
     VP_ADD_TEST(s, test_round_trip);
     VP_ADD_LOOP_TEST(s, test_bad_sheets, sizeof(bad) / sizeof(bad[0]));
+    VP_ADD_TEST(s, test_layout_errors_where);
     VP_ADD_TEST(s, test_set_unset);
     VP_ADD_TEST(s, test_save_atomic);
     VP_ADD_TEST(s, test_load_model_relative);

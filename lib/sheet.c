@@ -224,7 +224,7 @@ static bool decimal_scaled(const char *s, size_t n, int scale, int64_t *out)
             return false;
         if (frac >= 0 && ++frac > scale)
             return false;
-        if (v > (INT64_MAX - 9) / 10)
+        if (v > (INT64_MAX - (c - '0')) / 10)
             return false;
         v = v * 10 + (c - '0');
         any = true;
@@ -441,8 +441,12 @@ static vp_status fill(const vctx *c, const vp__tnode *v, const vp__field *f, con
                          "days", key, u);
         if (!decimal_scaled(str, (size_t)(sp - str), 3, &scaled) || scaled == 0)
             return vfail(c, v, VP_ERANGE, "%s must be a positive number of %s", key, u);
-        /* minutes, rounded to the nearest minute */
-        e->u = ((uint64_t)scaled * per + 500) / 1000;
+        /* minutes, rounded to the nearest minute; checked: scaled × per can wrap */
+        uint64_t milli;
+        if (vp__mul_u64(&milli, (uint64_t)scaled, per) || vp__add_u64(&milli, milli, 500))
+            return vfail(c, v, VP_EOVERFLOW, "%s = \"%.40s\": its minutes do not fit in 64 "
+                         "bits", key, str);
+        e->u = milli / 1000;
         break;
     }
     case VP__F_DATE: {
@@ -784,8 +788,8 @@ static bool split_key(const char *key, char *table, size_t tlen, size_t *index, 
         char *end;
         unsigned long n = 0;
         for (end = (char *)rest; *end >= '0' && *end <= '9'; end++)
-            n = n * 10 + (unsigned long)(*end - '0');
-        if (*end != '.' || n > 100000)
+            n = n > VP__LIM_ENTRIES ? n : n * 10 + (unsigned long)(*end - '0');
+        if (*end != '.')
             return false;
         *index = n;
         *indexed = true;

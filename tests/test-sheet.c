@@ -180,6 +180,9 @@ static const struct {
     { "[[offer]]\ncount = 1048577\n", VP_ELIMIT, 2, 9, "1048576" },
     { "[[measurement]]\ngpu = 1048576\n", VP_ELIMIT, 2, 7, "1048575" },
     { "[layout]\ngpus = 2\ntensor_parallel = 4\n", VP_EINVALID, 2, 8, "multiple" },
+    /* a duration whose minutes do not fit in 64 bits (wrapped) */
+    { "[sheet]\nduration = \"922337203685477.579 days\"\n", VP_EOVERFLOW, 2, 12, "minutes" },
+    { "[[offer]]\nduration = \"12811494495882.5 days\"\n", VP_EOVERFLOW, 2, 12, "minutes" },
 };
 
 START_TEST(test_bad_sheets)
@@ -259,6 +262,26 @@ START_TEST(test_set_unset)
     ck_assert_int_eq(vp_sheet_set(s, "offer.memory", "1 GB", &err), VP_EUNKNOWNKEY);
     ck_assert_int_eq(vp_sheet_unset(s, "workload.context"), VP_OK);
     ck_assert_int_eq(vp_sheet_unset(s, "workload.context"), VP_ENOTFOUND);
+    vp_sheet_free(s);
+}
+END_TEST
+
+/* An index that does not fit (2^64 wrapped to 0) names no entry: it never edits offer 0. */
+START_TEST(test_index_wrap)
+{
+    vp_sheet *s = vp_test_sheet("[[offer]]\nid = \"a\"\n");
+    vp_error err = VP_ERROR_INIT;
+    char buf[64];
+    static const char *const keys[] = { "offer.18446744073709551616.id",
+                                        "offer.4294967296.id", "offer.99999999999999999999999.id" };
+    for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++) {
+        ck_assert_int_eq(vp_sheet_set(s, keys[k], "b", &err), VP_ERANGE);
+        ck_assert_ptr_nonnull(strstr(err.message, "no [[offer]] number"));
+        ck_assert_int_eq(vp_sheet_get(s, keys[k], buf, sizeof(buf)), VP_ENOTFOUND);
+        ck_assert_int_eq(vp_sheet_unset(s, keys[k]), VP_ENOTFOUND);
+    }
+    get_eq(s, "offer.0.id", "\"a\"");
+    ck_assert_uint_eq(vp_sheet_count(s, "offer"), 1);
     vp_sheet_free(s);
 }
 END_TEST
@@ -359,6 +382,7 @@ Suite *vp_test_suite(void)
     VP_ADD_LOOP_TEST(s, test_bad_sheets, sizeof(bad) / sizeof(bad[0]));
     VP_ADD_TEST(s, test_layout_errors_where);
     VP_ADD_TEST(s, test_set_unset);
+    VP_ADD_TEST(s, test_index_wrap);
     VP_ADD_TEST(s, test_save_atomic);
     VP_ADD_TEST(s, test_load_model_relative);
     VP_ADD_TEST(s, test_table_limits);

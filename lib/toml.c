@@ -15,14 +15,27 @@ typedef struct {
     vp_error *err;
     vp_status st;
     int depth;
+    const unsigned char *col_at; /* col_of's last answer: the column of col_at on line */
+    uint32_t col, col_line;
 } tp;
 
-static uint32_t col_of(const tp *t, const unsigned char *at)
+/* The 1-based column (in Unicode characters) of at, on the current line. Positions asked
+ * for mostly grow along a line, so it counts on from its last answer: a long line costs
+ * linear time, not quadratic. */
+static uint32_t col_of(tp *t, const unsigned char *at)
 {
-    uint32_t c = 1;
-    for (const unsigned char *q = t->line_start; q < at; q++)
+    if (t->col_at == NULL || t->col_line != t->line || t->col_at < t->line_start ||
+        t->col_at > at) {
+        t->col_at = t->line_start;
+        t->col = 1;
+    }
+    uint32_t c = t->col;
+    for (const unsigned char *q = t->col_at; q < at; q++)
         if ((*q & 0xC0u) != 0x80u)
             c++;
+    t->col_at = at;
+    t->col = c;
+    t->col_line = t->line;
     return c;
 }
 
@@ -479,7 +492,7 @@ vp_status vp__toml_parse(vp__toml *doc, const char *text, size_t len, const char
     static const unsigned char empty[1] = { 0 };
     vp__toml d = { NULL, 0, 0, NULL, 0, 0, source };
     const unsigned char *s = text ? (const unsigned char *)text : empty;
-    tp t = { &d, s, s, s + len, s, 1, err, VP_OK, 0 };
+    tp t = { &d, s, s, s + len, s, 1, err, VP_OK, 0, NULL, 0, 0 };
     uint32_t root = node(&t, VP__T_TABLE, s), current = VP__T_NONE;
     if (len >= 3 && memcmp(s, "\xEF\xBB\xBF", 3) == 0)
         t.p += 3;

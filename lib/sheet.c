@@ -98,6 +98,10 @@ static const vp__field scope_schema[] = {
     { "scope", "truncated", VP__F_BOOL, NULL, 0 },
 };
 
+/* every scope key fits: a scope cannot hold more values than it has keys */
+_Static_assert(sizeof(scope_schema) / sizeof(scope_schema[0]) == VP__MAX_SUB,
+               "VP__MAX_SUB is the number of scope keys");
+
 static const char *const array_tables[] = { "offer", "evidence", "measurement" };
 static const char *const plain_tables[] = { "sheet", "model", "workload", "layout", "reserve" };
 
@@ -328,12 +332,13 @@ static vp_status fill(const vctx *c, const vp__tnode *v, const vp__field *f, con
     e->line = v->line;
     e->column = v->column;
     e->offset = v->offset;
+    /* every string value is kept whole in e->str: a longer one is refused, never cut */
+    if (str != NULL && f->kind != VP__F_STRLIST && v->str_len >= VP__MAX_TEXT)
+        return vfail(c, v, VP_ELIMIT, "%s is longer than %d bytes", key, VP__MAX_TEXT - 1);
     switch (f->kind) {
     case VP__F_STR:
         if ((st = want(c, v, VP__T_STRING, key, "a string")) != VP_OK)
             return st;
-        if (v->str_len >= VP__MAX_TEXT)
-            return vfail(c, v, VP_ELIMIT, "%s is longer than %d bytes", key, VP__MAX_TEXT - 1);
         break;
     case VP__F_ENUM:
         if ((st = want(c, v, VP__T_STRING, key, "a string")) != VP_OK)
@@ -625,9 +630,10 @@ static vp_status load_table(vp_sheet *sh, const vp__toml *doc, const vp__tnode *
             return vp__error_set(err, VP_EUNKNOWNKEY, &w, "unknown key \"%.60s\" in [%s%s%s]",
                                  key, array ? "[" : "", name, array ? "]" : "");
         }
-        if (strlen(key) >= sizeof(((vp__entry *)0)->key)) {
+        if (strlen(key) >= VP__MAX_KEY) {
             vp__where w = vp__toml_key_where(doc, v);
-            return vp__error_set(err, VP_ELIMIT, &w, "key longer than 63 bytes");
+            return vp__error_set(err, VP_ELIMIT, &w, "key longer than %d bytes",
+                                 VP__MAX_KEY - 1);
         }
         vp__entry *e = add_entry(sec);
         if (e == NULL)
@@ -703,9 +709,17 @@ vp_status vp_sheet_parse(vp_sheet **out, const char *text, size_t len, const cha
             goto done;
         }
         if (array) {
-            for (uint32_t j = t->first; j != VP__T_NONE; j = doc.nodes[j].next)
+            uint64_t k = 0;
+            for (uint32_t j = t->first; j != VP__T_NONE; j = doc.nodes[j].next, k++) {
+                if (k >= VP__LIM_ENTRIES) {
+                    vp__where w = vp__toml_key_where(&doc, &doc.nodes[j]);
+                    st = vp__error_set(err, VP_ELIMIT, &w, "more than %llu [[%s]] entries",
+                                       (unsigned long long)VP__LIM_ENTRIES, name);
+                    goto done;
+                }
                 if ((st = load_table(sh, &doc, &doc.nodes[j], name, true, src, err)) != VP_OK)
                     goto done;
+            }
         } else if ((st = load_table(sh, &doc, t, name, false, src, err)) != VP_OK) {
             goto done;
         }
@@ -840,6 +854,9 @@ vp_status vp_sheet_set(vp_sheet *s, const char *key, const char *value, vp_error
     if (array && index > count)
         return vp__error_set(err, VP_ERANGE, &w0, "no [[%s]] number %zu (there are %zu)", table,
                              index, count);
+    if (array && index == count && count >= VP__LIM_ENTRIES)
+        return vp__error_set(err, VP_ELIMIT, &w0, "a sheet holds at most %llu [[%s]] entries",
+                             (unsigned long long)VP__LIM_ENTRIES, table);
     /* the value as a one-line TOML document: bare text is a string for string kinds */
     bool stringy = f->kind != VP__F_INT && f->kind != VP__F_UINT0 && f->kind != VP__F_BOOL &&
                    f->kind != VP__F_FRACTION && f->kind != VP__F_STRLIST &&

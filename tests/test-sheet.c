@@ -318,6 +318,92 @@ START_TEST(test_long_line_linear)
 }
 END_TEST
 
+/* [[offer]], [[evidence]], [[measurement]]: 4096 entries each; the 4097th is refused
+ * where its header stands, in a file and through vp_sheet_set(). */
+START_TEST(test_entry_limits)
+{
+    static const char *const tables[] = { "offer", "evidence", "measurement" };
+    const char *t = tables[_i];
+    size_t cap = 4100 * 20, at = 0;
+    char *text = malloc(cap), key[64];
+    ck_assert_ptr_nonnull(text);
+    for (int i = 0; i < 4096; i++)
+        at += (size_t)snprintf(text + at, cap - at, "[[%s]]\n", t);
+    vp_sheet *s = NULL;
+    vp_error err = VP_ERROR_INIT;
+    ck_assert_int_eq(vp_sheet_parse(&s, text, at, "many.toml", &err), VP_OK);
+    ck_assert_uint_eq(vp_sheet_count(s, t), 4096);
+    /* appending one more through the API is refused too */
+    snprintf(key, sizeof(key), "%s.4096.version", t);
+    if (_i == 0)
+        snprintf(key, sizeof(key), "%s.4096.id", t);
+    ck_assert_int_eq(vp_sheet_set(s, key, "x", &err), VP_ELIMIT);
+    ck_assert_ptr_nonnull(strstr(err.message, "4096"));
+    ck_assert_uint_eq(vp_sheet_count(s, t), 4096);
+    snprintf(key, sizeof(key), "%s.4095.%s", t, _i == 0 ? "id" : "version");
+    ck_assert_int_eq(vp_sheet_set(s, key, "x", &err), VP_OK);
+    vp_sheet_free(s);
+    at += (size_t)snprintf(text + at, cap - at, "\n  [[%s]]\n", t);
+    s = NULL;
+    ck_assert_int_eq(vp_sheet_parse(&s, text, at, "many.toml", &err), VP_ELIMIT);
+    ck_assert_ptr_null(s);
+    ck_assert_uint_eq(err.line, 4098);
+    ck_assert_uint_eq(err.column, 5);
+    ck_assert_ptr_nonnull(strstr(err.message, "more than 4096"));
+    free(text);
+}
+END_TEST
+
+/* No fixed capacity drops a value silently: a scope holds all 9 of its keys, and a string
+ * value of any kind longer than 255 bytes is refused (it was cut to 255). */
+START_TEST(test_capacities)
+{
+    static const char scope9[] =
+        "[[evidence]]\nscope = { model = \"m\", revision = \"r\", task = \"lora\", "
+        "weights = \"bf16\", context = 4096, concurrency = 8, microbatch = 2, gpu = \"H100\", "
+        "truncated = true }\n";
+    vp_sheet *s = vp_test_sheet(scope9);
+    get_eq(s, "evidence.0.scope",
+           "{ model = \"m\", revision = \"r\", task = \"lora\", weights = \"bf16\", "
+           "context = 4096, concurrency = 8, microbatch = 2, gpu = \"H100\", truncated = true }");
+    vp_sheet_free(s);
+    static const char *const cases[][2] = {
+        { "[workload]\nweights = \"gguf-", "\"\n" },
+        { "[sheet]\nduration = \"", "1 days\"\n" },
+        { "[[offer]]\nprice = \"", "1 USD\"\n" },
+        { "[reserve]\nx = \"", "1 GiB\"\n" },
+        { "[sheet]\ntitle = \"", "\"\n" },
+        { "[[evidence]]\nscope = { model = \"", "\" }\n" },
+    };
+    char zeros[300], text[512];
+    memset(zeros, '0', sizeof(zeros) - 1);
+    zeros[sizeof(zeros) - 1] = '\0';
+    for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+        int n = snprintf(text, sizeof(text), "%s%s%s", cases[k][0], zeros, cases[k][1]);
+        vp_error err = VP_ERROR_INIT;
+        s = NULL;
+        vp_status st = vp_sheet_parse(&s, text, (size_t)n, "long.toml", &err);
+        ck_assert_msg(st == VP_ELIMIT, "case %zu: %s %s", k, vp_status_name(st), err.message);
+        ck_assert_ptr_null(s);
+        ck_assert_uint_eq(err.line, 2);
+        ck_assert_ptr_nonnull(strstr(err.message, "255 bytes"));
+    }
+    /* 255 bytes are fine */
+    snprintf(text, sizeof(text), "[sheet]\ntitle = \"%.255s\"\n", zeros);
+    s = vp_test_sheet(text);
+    vp_sheet_free(s);
+    /* keys: at most 63 bytes */
+    vp_error err = VP_ERROR_INIT;
+    snprintf(text, sizeof(text), "[reserve]\n%.64s = \"1 GiB\"\n", zeros);
+    ck_assert_int_eq(vp_sheet_parse(&s, text, strlen(text), "k.toml", &err), VP_ELIMIT);
+    ck_assert_uint_eq(err.line, 2);
+    ck_assert_uint_eq(err.column, 1);
+    snprintf(text, sizeof(text), "[reserve]\n%.63s = \"1 GiB\"\n", zeros);
+    s = vp_test_sheet(text);
+    vp_sheet_free(s);
+}
+END_TEST
+
 START_TEST(test_save_atomic)
 {
     char *dir = vp_test_tmpdir(), path[512], bad_path[512];
@@ -416,6 +502,8 @@ Suite *vp_test_suite(void)
     VP_ADD_TEST(s, test_set_unset);
     VP_ADD_TEST(s, test_index_wrap);
     VP_ADD_TEST(s, test_long_line_linear);
+    VP_ADD_LOOP_TEST(s, test_entry_limits, 3);
+    VP_ADD_TEST(s, test_capacities);
     VP_ADD_TEST(s, test_save_atomic);
     VP_ADD_TEST(s, test_load_model_relative);
     VP_ADD_TEST(s, test_table_limits);

@@ -786,45 +786,102 @@ size_t vp_sheet_count(const vp_sheet *s, const char *table)
     return is_array_table(table) || n <= 1 ? n : 1;
 }
 
-/* "table.key" or "table.N.key" */
-static bool split_key(const char *key, char *table, size_t tlen, size_t *index, bool *indexed,
-                      char *name, size_t nlen)
+/* A dotted key, as a file writes it: "table.name" or "table.N.name" (N: the 0-based
+ * [[array]] entry), each part bare or quoted: reserve."my reserve", reserve.'a.b'. */
+typedef struct {
+    char table[16];
+    bool indexed;
+    size_t index;               /* VP__LIM_ENTRIES + 1 for any larger number */
+    char index_text[24];        /* N as written (cut), for messages */
+    char name[VP__MAX_KEY];
+} skey;
+
+static bool all_digits(const char *s)
 {
-    const char *dot = strchr(key, '.');
-    if (dot == NULL || (size_t)(dot - key) >= tlen)
+    if (*s == '\0')
         return false;
-    memcpy(table, key, (size_t)(dot - key));
-    table[dot - key] = '\0';
-    const char *rest = dot + 1;
-    *indexed = false;
-    *index = 0;
-    if (*rest >= '0' && *rest <= '9') {
-        char *end;
-        unsigned long n = 0;
-        for (end = (char *)rest; *end >= '0' && *end <= '9'; end++)
-            n = n > VP__LIM_ENTRIES ? n : n * 10 + (unsigned long)(*end - '0');
-        if (*end != '.')
+    for (; *s; s++)
+        if (*s < '0' || *s > '9')
             return false;
-        *index = n;
-        *indexed = true;
-        rest = end + 1;
-    }
-    if (strlen(rest) >= nlen || *rest == '\0')
-        return false;
-    strcpy(name, rest);
     return true;
+}
+
+/* VP_OK, VP_EUNKNOWNKEY (not a key, or not table.[N.]name), VP_ELIMIT (a name longer than
+ * a key may be) or VP_ENOMEM, with the reason in *err (source "<set>"). */
+static vp_status parse_key(const char *key, skey *k, vp_error *err)
+{
+    vp__where w0 = { "<set>", 0, 0, 0, false };
+    vp__toml doc;
+    vp_error sub = VP_ERROR_INIT;
+    vp_status st = vp__toml_parse_key(&doc, key, strlen(key), "<set>", &sub);
+    if (st != VP_OK)
+        return vp__error_set(err, st == VP_ENOMEM ? st : VP_EUNKNOWNKEY, &w0,
+                             "\"%.60s\" is not a sheet key: at column %u: %s", key, sub.column,
+                             sub.message);
+    const vp__tnode *root = &doc.nodes[0];
+    const vp__tnode *t = vp__toml_at(&doc, root->first), *last = vp__toml_at(&doc, root->last);
+    const char *table = t ? vp__toml_key(&doc, t) : "";
+    memset(k, 0, sizeof(*k));
+    st = VP_EUNKNOWNKEY;
+    if ((root->count == 2 || root->count == 3) && strlen(table) < sizeof(k->table)) {
+        strcpy(k->table, table);
+        st = VP_OK;
+        if (root->count == 3) {
+            const char *ix = vp__toml_key(&doc, &doc.nodes[t->next]);
+            if (all_digits(ix)) {
+                k->indexed = true;
+                for (const char *c = ix; *c; c++)
+                    k->index = k->index > VP__LIM_ENTRIES ? k->index
+                                                          : k->index * 10 + (size_t)(*c - '0');
+                snprintf(k->index_text, sizeof(k->index_text), "%.20s%s", ix,
+                         strlen(ix) > 20 ? "…" : "");
+            } else {
+                st = VP_EUNKNOWNKEY;
+            }
+        }
+    }
+    if (st != VP_OK) {
+        vp__toml_free(&doc);
+        return vp__error_set(err, st, &w0, "\"%.60s\" is not a sheet key: write table.key or "
+                             "table.N.key (N from 0 for [[offer]], [[evidence]], "
+                             "[[measurement]])", key);
+    }
+    if (last->key_len >= VP__MAX_KEY) {
+        vp__toml_free(&doc);
+        return vp__error_set(err, VP_ELIMIT, &w0, "\"%.60s\": key longer than %d bytes", key,
+                             VP__MAX_KEY - 1);
+    }
+    memcpy(k->name, vp__toml_key(&doc, last), (size_t)last->key_len + 1);
+    vp__toml_free(&doc);
+    return VP_OK;
+}
+
+static bool is_bare_key(const char *s)
+{
+    if (*s == '\0')
+        return false;
+    for (; *s; s++)
+        if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
+              (*s >= '0' && *s <= '9') || *s == '_' || *s == '-'))
+            return false;
+    return true;
+}
+
+/* A key as sheet text: bare when it is a bare key, else a quoted string. */
+static char *key_text(const char *key)
+{
+    return is_bare_key(key) ? dup_str(key, strlen(key)) : quote(key);
 }
 
 vp_status vp_sheet_get(const vp_sheet *s, const char *key, char *buf, size_t len)
 {
-    char table[32], name[64];
-    size_t index;
-    bool indexed;
+    skey k;
     if (s == NULL || key == NULL || buf == NULL)
         return VP_EMISUSE;
-    if (!split_key(key, table, sizeof(table), &index, &indexed, name, sizeof(name)))
-        return VP_ENOTFOUND;
-    const vp__entry *e = vp__sheet_find(s, table, index, name);
+    vp_status st = parse_key(key, &k, NULL);
+    if (st != VP_OK)
+        return st == VP_ENOMEM ? st : VP_ENOTFOUND;
+    const vp__entry *e = vp__sheet_find(s, k.table, k.index, k.name);
     if (e == NULL)
         return VP_ENOTFOUND;
     size_t n = strlen(e->text);
@@ -836,24 +893,25 @@ vp_status vp_sheet_get(const vp_sheet *s, const char *key, char *buf, size_t len
 
 vp_status vp_sheet_set(vp_sheet *s, const char *key, const char *value, vp_error *err)
 {
-    char table[32], name[64];
-    size_t index;
-    bool indexed;
+    skey k;
     vp__where w0 = { "<set>", 0, 0, 0, false };
     if (s == NULL || key == NULL || value == NULL)
         return VP_EMISUSE;
-    if (!split_key(key, table, sizeof(table), &index, &indexed, name, sizeof(name)))
-        return vp__error_set(err, VP_EUNKNOWNKEY, &w0, "\"%.60s\" is not a sheet key", key);
+    vp_status st = parse_key(key, &k, err);
+    if (st != VP_OK)
+        return st;
+    const char *table = k.table, *name = k.name;
+    size_t index = k.index;
     bool array = is_array_table(table);
-    if ((!array && !is_plain_table(table)) || (array && !indexed) || (!array && indexed))
+    if ((!array && !is_plain_table(table)) || (array && !k.indexed) || (!array && k.indexed))
         return vp__error_set(err, VP_EUNKNOWNKEY, &w0, "\"%.60s\" is not a sheet key", key);
     const vp__field *f = lookup_field(schema, sizeof(schema) / sizeof(schema[0]), table, name);
     if (f == NULL)
         return vp__error_set(err, VP_EUNKNOWNKEY, &w0, "unknown key \"%.60s\"", key);
     size_t count = vp_sheet_count(s, table);
     if (array && index > count)
-        return vp__error_set(err, VP_ERANGE, &w0, "no [[%s]] number %zu (there are %zu)", table,
-                             index, count);
+        return vp__error_set(err, VP_ERANGE, &w0, "no [[%s]] number %s (there are %zu)", table,
+                             k.index_text, count);
     if (array && index == count && count >= VP__LIM_ENTRIES)
         return vp__error_set(err, VP_ELIMIT, &w0, "a sheet holds at most %llu [[%s]] entries",
                              (unsigned long long)VP__LIM_ENTRIES, table);
@@ -862,22 +920,30 @@ vp_status vp_sheet_set(vp_sheet *s, const char *key, const char *value, vp_error
                    f->kind != VP__F_FRACTION && f->kind != VP__F_STRLIST &&
                    f->kind != VP__F_SCOPE;
     char *lit = stringy && value[0] != '"' && value[0] != '\'' ? quote(value) : dup_str(value, strlen(value));
-    if (lit == NULL)
-        return vp__error_set(err, VP_ENOMEM, &w0, "out of memory");
-    size_t doclen = strlen(lit) + strlen(table) + strlen(name) + 16;
-    char *docs = malloc(doclen);
+    char *ktext = key_text(name);
+    size_t doclen = (lit ? strlen(lit) : 0) + (ktext ? strlen(ktext) : 0) + 16;
+    char *docs = lit && ktext ? malloc(doclen) : NULL;
     if (docs == NULL) {
         free(lit);
+        free(ktext);
         return vp__error_set(err, VP_ENOMEM, &w0, "out of memory");
     }
-    int n = snprintf(docs, doclen, "[x]\n%s = %s\n", name, lit);
+    int n = snprintf(docs, doclen, "[x]\n%s = %s\n", ktext, lit);
     free(lit);
+    free(ktext);
     vp__toml doc;
     vp_error sub = VP_ERROR_INIT;
-    vp_status st = vp__toml_parse(&doc, docs, (size_t)n, "<set>", &sub);
+    st = vp__toml_parse(&doc, docs, (size_t)n, "<set>", &sub);
     if (st != VP_OK) {
         free(docs);
         return vp__error_set(err, st, &w0, "%s = %.80s: %s", key, value, sub.message);
+    }
+    /* one value: text after it must not add keys or tables */
+    if (doc.nodes[0].count != 1 || doc.nodes[doc.nodes[0].first].count != 1) {
+        vp__toml_free(&doc);
+        free(docs);
+        return vp__error_set(err, VP_EPARSE, &w0, "%s = %.80s: one value, on one line", key,
+                             value);
     }
     const vp__tnode *v = &doc.nodes[doc.nodes[doc.nodes[0].first].first];
     vp__entry e;
@@ -888,6 +954,8 @@ vp_status vp_sheet_set(vp_sheet *s, const char *key, const char *value, vp_error
         st = vp__error_set(&sub, VP_ENOMEM, NULL, "out of memory");
     vp__toml_free(&doc);
     free(docs);
+    e.line = e.column = 0; /* set through the API */
+    e.offset = 0;
     if (st != VP_OK) {
         entry_free(&e);
         return vp__error_set(err, st, &w0, "%s = %.80s: %s", key, value, sub.message);
@@ -918,18 +986,17 @@ vp_status vp_sheet_set(vp_sheet *s, const char *key, const char *value, vp_error
 
 vp_status vp_sheet_unset(vp_sheet *s, const char *key)
 {
-    char table[32], name[64];
-    size_t index;
-    bool indexed;
+    skey k;
     if (s == NULL || key == NULL)
         return VP_EMISUSE;
-    if (!split_key(key, table, sizeof(table), &index, &indexed, name, sizeof(name)))
-        return VP_ENOTFOUND;
-    vp__section *sec = (vp__section *)vp__sheet_section(s, table, index);
+    vp_status st = parse_key(key, &k, NULL);
+    if (st != VP_OK)
+        return st == VP_ENOMEM ? st : VP_ENOTFOUND;
+    vp__section *sec = (vp__section *)vp__sheet_section(s, k.table, k.index);
     if (sec == NULL)
         return VP_ENOTFOUND;
     for (size_t i = 0; i < sec->n; i++)
-        if (strcmp(sec->e[i].key, name) == 0) {
+        if (strcmp(sec->e[i].key, k.name) == 0) {
             entry_free(&sec->e[i]);
             memmove(&sec->e[i], &sec->e[i + 1], (sec->n - i - 1) * sizeof(sec->e[0]));
             sec->n--;

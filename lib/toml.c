@@ -633,6 +633,49 @@ vp_status vp__toml_parse(vp__toml *doc, const char *text, size_t len, const char
     return VP_OK;
 }
 
+vp_status vp__toml_parse_key(vp__toml *doc, const char *text, size_t len, const char *source,
+                             vp_error *err)
+{
+    if (doc == NULL || (text == NULL && len > 0))
+        return VP_EMISUSE;
+    static const unsigned char empty[1] = { 0 };
+    vp__toml d = { NULL, 0, 0, NULL, 0, 0, source };
+    const unsigned char *s = text ? (const unsigned char *)text : empty;
+    tp t = { &d, s, s, s + len, s, 1, err, VP_OK, 0, NULL, 0, 0 };
+    uint32_t root = node(&t, VP__T_TABLE, s);
+    if ((uint64_t)len > UINT32_MAX / 2)
+        fail(&t, VP_ELIMIT, s, "key longer than 2 GiB");
+    while (t.st == VP_OK) {
+        skip_blank(&t);
+        const unsigned char *ks = t.p;
+        bool quoted = t.p < t.end && (*t.p == '"' || *t.p == '\'');
+        uint32_t koff, klen;
+        if (!read_key(&t, &koff, &klen))
+            break;
+        uint32_t n = node(&t, VP__T_STRING, ks);
+        if (n == VP__T_NONE)
+            break;
+        d.nodes[n].key = koff;
+        d.nodes[n].key_len = klen;
+        d.nodes[n].boolean = quoted;
+        append(&d, root, n);
+        skip_blank(&t);
+        if (t.p >= t.end)
+            break;
+        if (*t.p != '.') {
+            fail(&t, VP_EPARSE, t.p, "expected '.' between the parts of a key");
+            break;
+        }
+        t.p++;
+    }
+    if (t.st != VP_OK) {
+        vp__toml_free(&d);
+        return t.st;
+    }
+    *doc = d;
+    return VP_OK;
+}
+
 void vp__toml_free(vp__toml *d)
 {
     if (d == NULL)

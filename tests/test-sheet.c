@@ -404,6 +404,83 @@ START_TEST(test_capacities)
 }
 END_TEST
 
+/* get/set/unset take the keys a file takes: TOML dotted keys whose parts are bare or
+ * quoted ("..." with escapes, '...' literal), blanks allowed around the dots. */
+START_TEST(test_quoted_keys)
+{
+    vp_sheet *s = vp_test_sheet("[reserve]\n\"my reserve\" = \"1 GiB\"\n\"a.b\" = \"2 GiB\"\n"
+                                "'lit \"q\"' = \"3 GiB\"\n\"\" = \"4 GiB\"\n"
+                                "[[offer]]\nid = \"x\"\n");
+    vp_error err = VP_ERROR_INIT;
+    char buf[64];
+    get_eq(s, "reserve.\"my reserve\"", "\"1 GiB\"");
+    get_eq(s, "reserve.'my reserve'", "\"1 GiB\"");
+    get_eq(s, "reserve.\"a.b\"", "\"2 GiB\"");
+    get_eq(s, "reserve.\"a\\u002eb\"", "\"2 GiB\"");
+    get_eq(s, "reserve.'lit \"q\"'", "\"3 GiB\"");
+    get_eq(s, "reserve.\"lit \\\"q\\\"\"", "\"3 GiB\"");
+    get_eq(s, "reserve.\"\"", "\"4 GiB\"");
+    get_eq(s, "offer.0.\"id\"", "\"x\"");
+    get_eq(s, "offer . 0 . id", "\"x\"");
+    get_eq(s, "\"offer\".\"0\".id", "\"x\"");
+    /* the dotted parts of an unquoted name are parts, not the name */
+    ck_assert_int_eq(vp_sheet_get(s, "reserve.a.b", buf, sizeof(buf)), VP_ENOTFOUND);
+    ck_assert_int_eq(vp_sheet_get(s, "reserve.my reserve", buf, sizeof(buf)), VP_ENOTFOUND);
+    ck_assert_int_eq(vp_sheet_set(s, "reserve.\"my reserve\"", "5 GiB", &err), VP_OK);
+    get_eq(s, "reserve.\"my reserve\"", "\"5 GiB\"");
+    ck_assert_int_eq(vp_sheet_set(s, "reserve.\"new = [one]\\n\"", "6 GiB", &err), VP_OK);
+    get_eq(s, "reserve.\"new = [one]\\u000a\"", "\"6 GiB\"");
+    ck_assert_int_eq(vp_sheet_set(s, "offer.0.'id'", "y", &err), VP_OK);
+    get_eq(s, "offer.0.id", "\"y\"");
+    ck_assert_int_eq(vp_sheet_unset(s, "reserve.\"a.b\""), VP_OK);
+    ck_assert_int_eq(vp_sheet_get(s, "reserve.\"a.b\"", buf, sizeof(buf)), VP_ENOTFOUND);
+    /* malformed keys: not sheet keys, with the reason */
+    static const char *const bad_keys[] = {
+        "reserve.\"open", "reserve.", "reserve..x", ".x", "reserve.\"x\"y", "reserve.'x\ny'",
+        "reserve.\"bad \\q\"", "offer.0", "offer.x.id", "reserve.0.x", "workload",
+        "reserve.\"\"\"x\"\"\"",
+    };
+    for (size_t k = 0; k < sizeof(bad_keys) / sizeof(bad_keys[0]); k++) {
+        ck_assert_msg(vp_sheet_set(s, bad_keys[k], "1 GiB", &err) == VP_EUNKNOWNKEY, "%s",
+                      bad_keys[k]);
+        ck_assert_str_eq(err.source, "<set>");
+        ck_assert_int_eq(vp_sheet_get(s, bad_keys[k], buf, sizeof(buf)), VP_ENOTFOUND);
+        ck_assert_int_eq(vp_sheet_unset(s, bad_keys[k]), VP_ENOTFOUND);
+    }
+    /* a name longer than a key may be */
+    ck_assert_int_eq(vp_sheet_set(s, "reserve.\"0123456789012345678901234567890123456789"
+                                     "012345678901234567890123\"", "1 GiB", &err), VP_ELIMIT);
+    ck_assert_ptr_nonnull(strstr(err.message, "63 bytes"));
+    vp_sheet_free(s);
+}
+END_TEST
+
+/* vp_sheet_set's value is one value: more text after it is an error, never a second key
+ * or table written into the sheet. */
+START_TEST(test_set_one_value)
+{
+    vp_sheet *s = vp_test_sheet("[workload]\ncontext = 4096\n");
+    vp_error err = VP_ERROR_INIT;
+    char buf[64];
+    static const char *const values[] = { "8192\nconcurrency = 5", "8192\n[layout]\ngpus = 3",
+                                          "8192\n# c\n[y]", "8192 5" };
+    for (size_t k = 0; k < sizeof(values) / sizeof(values[0]); k++) {
+        ck_assert_msg(vp_sheet_set(s, "workload.context", values[k], &err) == VP_EPARSE, "%zu", k);
+        get_eq(s, "workload.context", "4096");
+    }
+    ck_assert_int_eq(vp_sheet_get(s, "workload.concurrency", buf, sizeof(buf)), VP_ENOTFOUND);
+    ck_assert_int_eq(vp_sheet_get(s, "layout.gpus", buf, sizeof(buf)), VP_ENOTFOUND);
+    ck_assert_int_eq(vp_sheet_set(s, "workload.context", "8192 # a comment", &err), VP_OK);
+    get_eq(s, "workload.context", "8192");
+    /* a bare string with a newline is a string (escaped), not more sheet */
+    ck_assert_int_eq(vp_sheet_set(s, "sheet.title", "a\n[layout]\ngpus = 3", &err), VP_OK);
+    ck_assert_int_eq(vp_sheet_get(s, "sheet.title", buf, sizeof(buf)), VP_OK);
+    ck_assert_ptr_null(strchr(buf, '\n'));
+    ck_assert_int_eq(vp_sheet_get(s, "layout.gpus", buf, sizeof(buf)), VP_ENOTFOUND);
+    vp_sheet_free(s);
+}
+END_TEST
+
 START_TEST(test_save_atomic)
 {
     char *dir = vp_test_tmpdir(), path[512], bad_path[512];
@@ -504,6 +581,8 @@ Suite *vp_test_suite(void)
     VP_ADD_TEST(s, test_long_line_linear);
     VP_ADD_LOOP_TEST(s, test_entry_limits, 3);
     VP_ADD_TEST(s, test_capacities);
+    VP_ADD_TEST(s, test_quoted_keys);
+    VP_ADD_TEST(s, test_set_one_value);
     VP_ADD_TEST(s, test_save_atomic);
     VP_ADD_TEST(s, test_load_model_relative);
     VP_ADD_TEST(s, test_table_limits);

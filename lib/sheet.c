@@ -143,21 +143,38 @@ static char *dup_str(const char *s, size_t n)
     return d;
 }
 
-/* A TOML basic string literal for s. */
+/* The letter of c's short escape in a TOML basic string (\" \\ \b \t \n \f \r), or 0. */
+static char short_escape(unsigned char c)
+{
+    switch (c) {
+    case '"': return '"';
+    case '\\': return '\\';
+    case '\b': return 'b';
+    case '\t': return 't';
+    case '\n': return 'n';
+    case '\f': return 'f';
+    case '\r': return 'r';
+    }
+    return 0;
+}
+
+/* A TOML basic string literal for s: quotes, backslashes and every control character
+ * (U+0001..U+001F and DEL) escaped, so the text is one line of printable characters. */
 static char *quote(const char *s)
 {
     size_t n = 2;
     for (const unsigned char *p = (const unsigned char *)s; *p; p++)
-        n += (*p == '"' || *p == '\\') ? 2 : *p < 0x20 ? 6 : 1;
+        n += short_escape(*p) ? 2 : (*p < 0x20 || *p == 0x7F) ? 6 : 1;
     char *q = malloc(n + 1), *o = q;
     if (q == NULL)
         return NULL;
     *o++ = '"';
     for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        if (*p == '"' || *p == '\\') {
+        char e = short_escape(*p);
+        if (e) {
             *o++ = '\\';
-            *o++ = (char)*p;
-        } else if (*p < 0x20) {
+            *o++ = e;
+        } else if (*p < 0x20 || *p == 0x7F) {
             o += sprintf(o, "\\u%04x", *p);
         } else {
             *o++ = (char)*p;
@@ -167,6 +184,8 @@ static char *quote(const char *s)
     *o = '\0';
     return q;
 }
+
+static char *key_text(const char *key);
 
 static bool choice_ok(const char *choices, const char *v)
 {
@@ -522,13 +541,19 @@ static char *entry_text(const vp__toml *doc, const vp__tnode *v, const char *src
                 free(out);
                 return NULL;
             }
-            const char *k = v->type == VP__T_TABLE ? vp__toml_key(doc, c) : "";
+            char *k = v->type == VP__T_TABLE ? key_text(vp__toml_key(doc, c)) : dup_str("", 0);
+            if (k == NULL) {
+                free(item);
+                free(out);
+                return NULL;
+            }
             size_t need = n + strlen(k) + strlen(item) + 8;
             if (need > cap) {
                 while (cap < need)
                     cap *= 2;
                 char *nb = realloc(out, cap);
                 if (nb == NULL) {
+                    free(k);
                     free(item);
                     free(out);
                     return NULL;
@@ -542,6 +567,7 @@ static char *entry_text(const vp__toml *doc, const vp__tnode *v, const char *src
             if (v->type == VP__T_TABLE)
                 n += (size_t)sprintf(out + n, "%s = ", k);
             n += (size_t)sprintf(out + n, "%s", item);
+            free(k);
             free(item);
         }
         if (n + 3 > cap) {
@@ -1007,21 +1033,53 @@ vp_status vp_sheet_unset(vp_sheet *s, const char *key)
 
 /* ---- writing ------------------------------------------------------------------------ */
 
+/* A growing text buffer; on allocation failure it stays failed and its text is freed. */
+typedef struct {
+    char *p;
+    size_t n, cap;
+    bool failed;
+} tbuf;
+
+static void tb_put(tbuf *b, const char *s, size_t n)
+{
+    if (b->failed)
+        return;
+    if (b->cap - b->n <= n) {
+        size_t cap = b->cap ? b->cap : 256;
+        while (cap - b->n <= n) {
+            if (cap > SIZE_MAX / 2) {
+                cap = 0;
+                break;
+            }
+            cap *= 2;
+        }
+        char *q = cap ? realloc(b->p, cap) : NULL;
+        if (q == NULL) {
+            free(b->p);
+            *b = (tbuf){ NULL, 0, 0, true };
+            return;
+        }
+        b->p = q;
+        b->cap = cap;
+    }
+    memcpy(b->p + b->n, s, n);
+    b->n += n;
+    b->p[b->n] = '\0';
+}
+
+static void tb_str(tbuf *b, const char *s)
+{
+    tb_put(b, s, strlen(s));
+}
+
 vp_status vp_sheet_to_text(const vp_sheet *s, char **out, size_t *len)
 {
     if (s == NULL || out == NULL)
         return VP_EMISUSE;
-    size_t cap = 256, n = 0;
-    for (size_t i = 0; i < s->n_sec; i++) {
-        cap += strlen(s->sec[i].name) + 8;
-        for (size_t j = 0; j < s->sec[i].n; j++)
-            cap += strlen(s->sec[i].e[j].key) + strlen(s->sec[i].e[j].text) + 8;
-    }
-    char *buf = malloc(cap);
-    if (buf == NULL)
-        return VP_ENOMEM;
-    n += (size_t)sprintf(buf + n, "# vramplan workload sheet (docs/sheet.md)\n");
-    /* plain tables in their canonical order, then arrays in file order */
+    tbuf b = { NULL, 0, 0, false };
+    tb_str(&b, "# vramplan workload sheet (docs/sheet.md)\n");
+    /* plain tables in their canonical order, then arrays in file order; table names are
+     * the schema's (bare), keys are quoted unless bare, values are their canonical text */
     for (int pass = 0; pass < 2; pass++)
         for (size_t t = 0; t < (pass ? 3u : 5u); t++) {
             const char *tname = pass ? array_tables[t] : plain_tables[t];
@@ -1029,14 +1087,28 @@ vp_status vp_sheet_to_text(const vp_sheet *s, char **out, size_t *len)
                 const vp__section *sec = &s->sec[i];
                 if (strcmp(sec->name, tname) != 0 || (!sec->array && sec->n == 0))
                     continue;
-                n += (size_t)sprintf(buf + n, sec->array ? "\n[[%s]]\n" : "\n[%s]\n", sec->name);
-                for (size_t j = 0; j < sec->n; j++)
-                    n += (size_t)sprintf(buf + n, "%s = %s\n", sec->e[j].key, sec->e[j].text);
+                tb_str(&b, sec->array ? "\n[[" : "\n[");
+                tb_str(&b, sec->name);
+                tb_str(&b, sec->array ? "]]\n" : "]\n");
+                for (size_t j = 0; j < sec->n; j++) {
+                    char *k = key_text(sec->e[j].key);
+                    if (k == NULL) {
+                        free(b.p);
+                        return VP_ENOMEM;
+                    }
+                    tb_str(&b, k);
+                    free(k);
+                    tb_str(&b, " = ");
+                    tb_str(&b, sec->e[j].text);
+                    tb_str(&b, "\n");
+                }
             }
         }
-    *out = buf;
+    if (b.failed)
+        return VP_ENOMEM;
+    *out = b.p;
     if (len != NULL)
-        *len = n;
+        *len = b.n;
     return VP_OK;
 }
 

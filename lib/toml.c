@@ -161,7 +161,7 @@ static bool read_string(tp *t, uint32_t *off, uint32_t *len)
             t->p++;
             break;
         }
-        if (c < 0x20 && c != '\t') {
+        if ((c < 0x20 && c != '\t') || c == 0x7F) { /* TOML: escape them (\u007f) */
             fail(t, VP_EPARSE, t->p, "control character in a string");
             goto out;
         }

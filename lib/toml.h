@@ -3,8 +3,9 @@
  * [table] and [[array]] headers with bare names, key = value with bare or "quoted" keys,
  * basic "..." and literal '...' strings, integers (with '_' between digits, optional
  * sign), decimal floats, booleans, one-line arrays and one-line inline tables. Anything
- * else — dotted keys, multi-line strings or arrays, bare dates, inf/nan — is an error
- * with line and column. Duplicate keys and duplicate [table] headers are errors.
+ * else — dotted keys, multi-line strings or arrays, bare dates, inf/nan, a raw control
+ * character or DEL in a string — is an error with line and column. Duplicate keys and
+ * duplicate [table] headers are errors. Parsing is linear in the text.
  */
 #ifndef VRAMPLAN_TOML_H
 #define VRAMPLAN_TOML_H

@@ -1,5 +1,6 @@
 /* The workload sheet: the TOML subset, the schema, positions of errors, set/get, canonical
  * text round trip and atomic saving. */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -161,6 +162,8 @@ static const struct {
     { "[sheet]\ntitle = \"unterminated\n", VP_EPARSE, 2, 9, "unterminated" },
     { "[sheet]\ntitle = \"\"\"multi\"\"\"\n", VP_EPARSE, 2, 9, "multi-line" },
     { "[sheet]\ntitle = \"bad \\q escape\"\n", VP_EPARSE, 2, 14, "escape" },
+    { "[sheet]\ntitle = \"a\x7f\"\n", VP_EPARSE, 2, 11, "control character" },
+    { "[sheet]\ntitle = 'a\x7f'\n", VP_EPARSE, 2, 11, "control character" },
     { "[sheet]\ntitle = \"\xff\"\n", VP_EENCODING, 2, 9, "UTF-8" },
     { "[workload]\ncontext = 99999999999999999999\n", VP_EOVERFLOW, 2, 11, "64 bits" },
     { "[workload]\nlora_targets = [\"q\",\n\"k\"]\n", VP_EPARSE, 2, 21, "one line" },
@@ -474,10 +477,324 @@ START_TEST(test_set_one_value)
     get_eq(s, "workload.context", "8192");
     /* a bare string with a newline is a string (escaped), not more sheet */
     ck_assert_int_eq(vp_sheet_set(s, "sheet.title", "a\n[layout]\ngpus = 3", &err), VP_OK);
-    ck_assert_int_eq(vp_sheet_get(s, "sheet.title", buf, sizeof(buf)), VP_OK);
-    ck_assert_ptr_null(strchr(buf, '\n'));
+    get_eq(s, "sheet.title", "\"a\\n[layout]\\ngpus = 3\"");
     ck_assert_int_eq(vp_sheet_get(s, "layout.gpus", buf, sizeof(buf)), VP_ENOTFOUND);
     vp_sheet_free(s);
+}
+END_TEST
+
+/* Keys that are not bare are written quoted, and strings fully escaped: a sheet that
+ * loads saves to one that loads, and a key cannot write tables into the text. */
+START_TEST(test_writer_quotes)
+{
+    static const char text[] =
+        "[sheet]\ntitle = \"tab\\there \\u007f \\\\ \\\" \\u0001\"\n"
+        "[reserve]\n\"my reserve\" = \"1 GiB\"\n"
+        "\"x\\n[layout]\\ngpus = 3\\n#\" = \"2 GiB\"\n"
+        "'a.b' = \"3 GiB\"\n\"\" = \"4 GiB\"\nbare-key_0 = \"5 GiB\"\n"
+        "[[evidence]]\nscope = { model = \"m\\u007f\" }\n";
+    static const char want[] =
+        "# vramplan workload sheet (docs/sheet.md)\n"
+        "\n[sheet]\ntitle = \"tab\\there \\u007f \\\\ \\\" \\u0001\"\n"
+        "\n[reserve]\n\"my reserve\" = \"1 GiB\"\n"
+        "\"x\\n[layout]\\ngpus = 3\\n#\" = \"2 GiB\"\n"
+        "\"a.b\" = \"3 GiB\"\n\"\" = \"4 GiB\"\nbare-key_0 = \"5 GiB\"\n"
+        "\n[[evidence]]\nscope = { model = \"m\\u007f\" }\n";
+    vp_sheet *s = vp_test_sheet(text), *s2;
+    char *t1, buf[64];
+    ck_assert_int_eq(vp_sheet_to_text(s, &t1, NULL), VP_OK);
+    ck_assert_str_eq(t1, want);
+    s2 = vp_test_sheet(t1);
+    ck_assert_int_eq(vp_sheet_get(s2, "layout.gpus", buf, sizeof(buf)), VP_ENOTFOUND);
+    get_eq(s2, "reserve.\"x\\n[layout]\\ngpus = 3\\n#\"", "\"2 GiB\"");
+    get_eq(s2, "reserve.\"my reserve\"", "\"1 GiB\"");
+    vp_free(t1);
+    vp_sheet_free(s);
+    vp_sheet_free(s2);
+}
+END_TEST
+
+/* ---- writer round trip ------------------------------------------------------------ */
+
+/* A deterministic PRNG (xorshift64*): the same cases on every run. */
+static uint64_t rng_next(uint64_t *x)
+{
+    *x ^= *x >> 12;
+    *x ^= *x << 25;
+    *x ^= *x >> 27;
+    return *x * UINT64_C(2685821657736338717);
+}
+
+/* Appends one random character to b (UTF-8): printable ASCII weighted towards the
+ * characters TOML cares about, control characters, DEL, and 2-, 3- and 4-byte UTF-8. */
+static size_t rand_char(uint64_t *x, char *b)
+{
+    static const char special[] = "\"'\\ .=[]#{},\t\n\r";
+    uint64_t r = rng_next(x) % 100;
+    if (r < 40) {
+        b[0] = special[rng_next(x) % (sizeof(special) - 1)];
+        return 1;
+    }
+    if (r < 70) {
+        b[0] = (char)(0x20 + rng_next(x) % 95);
+        return 1;
+    }
+    if (r < 80) {
+        b[0] = (char)(1 + rng_next(x) % 31); /* never NUL */
+        return 1;
+    }
+    if (r < 83) {
+        b[0] = 0x7F;
+        return 1;
+    }
+    static const char *const wide[] = { "\xc3\xa9", "\xe4\xb8\xad", "\xf0\x9f\x98\x80",
+                                        "\xe2\x80\xa8", "\xef\xbb\xbf", "\xc2\x85" };
+    const char *w = wide[rng_next(x) % (sizeof(wide) / sizeof(wide[0]))];
+    memcpy(b, w, strlen(w));
+    return strlen(w);
+}
+
+static void rand_string(uint64_t *x, char *b, size_t max)
+{
+    size_t n = 0, want = (size_t)(rng_next(x) % (max + 1));
+    while (n + 4 <= want)
+        n += rand_char(x, b + n);
+    b[n] = '\0';
+}
+
+/* Decodes one UTF-8 character at s into its code point; returns its length. */
+static size_t utf8_cp(const unsigned char *s, uint32_t *cp)
+{
+    if (s[0] < 0x80) {
+        *cp = s[0];
+        return 1;
+    }
+    size_t n = s[0] >= 0xF0 ? 4 : s[0] >= 0xE0 ? 3 : 2;
+    *cp = s[0] & (0x3Fu >> (n - 1));
+    for (size_t i = 1; i < n; i++)
+        *cp = (*cp << 6) | (s[i] & 0x3Fu);
+    return n;
+}
+
+/* Writes s as a TOML key or string the way a person might, chosen at random: bare where it
+ * can be (keys), literal '...' where it can be, or basic "..." with escapes picked at
+ * random among the equivalent ones (\n or \u000A, é or \u00E9 or \U000000E9). */
+static size_t rand_encode(uint64_t *x, const char *s, bool key, char *out)
+{
+    size_t n = strlen(s), o = 0;
+    bool bare = n > 0, literal = true;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        bare &= (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                c == '_' || c == '-';
+        literal &= c != '\'' && (c >= 0x20 || c == '\t') && c != 0x7F;
+    }
+    uint64_t how = rng_next(x) % 3;
+    if (key && bare && how == 0)
+        return (size_t)sprintf(out, "%s", s);
+    if (literal && how == 1)
+        return (size_t)sprintf(out, "'%s'", s);
+    out[o++] = '"';
+    for (size_t i = 0; i < n;) {
+        uint32_t cp;
+        size_t k = utf8_cp((const unsigned char *)s + i, &cp);
+        uint64_t r = rng_next(x) % 4;
+        if (cp == '"' || cp == '\\' || cp < 0x20 || cp == 0x7F || r == 0) {
+            static const char short_esc[] = { '"', '"', '\\', '\\', '\n', 'n', '\t', 't',
+                                              '\r', 'r', '\b', 'b', '\f', 'f' };
+            const char *e = NULL;
+            for (size_t j = 0; j < sizeof(short_esc); j += 2)
+                if (cp == (unsigned char)short_esc[j])
+                    e = &short_esc[j + 1];
+            if (e != NULL && r != 1)
+                o += (size_t)sprintf(out + o, "\\%c", *e);
+            else if (r == 2)
+                o += (size_t)sprintf(out + o, "\\U%08X", (unsigned)cp);
+            else
+                o += (size_t)sprintf(out + o, cp > 0xFFFF ? "\\U%08x" : "\\u%04x", (unsigned)cp);
+        } else {
+            memcpy(out + o, s + i, k);
+            o += k;
+        }
+        i += k;
+    }
+    out[o++] = '"';
+    out[o] = '\0';
+    return o;
+}
+
+/* Decodes the sheet text of a string value (as vp_sheet_get returns it) into out;
+ * false when it is not one TOML string. */
+static bool decode_string(const char *t, char *out)
+{
+    size_t o = 0, n = strlen(t);
+    if (n < 2 || (t[0] != '"' && t[0] != '\'') || t[n - 1] != t[0])
+        return false;
+    if (t[0] == '\'') {
+        memcpy(out, t + 1, n - 2);
+        out[n - 2] = '\0';
+        return true;
+    }
+    for (size_t i = 1; i < n - 1; i++) {
+        unsigned char c = (unsigned char)t[i];
+        if (c < 0x20 || c == 0x7F || c == '"')
+            return false; /* must have been escaped */
+        if (c != '\\') {
+            out[o++] = (char)c;
+            continue;
+        }
+        char e = t[++i];
+        const char *map = strchr("\"\"\\\\n\nt\tr\rb\bf\f", e);
+        if (e != 'u' && e != 'U') {
+            if (map == NULL || (map - "\"\"\\\\n\nt\tr\rb\bf\f") % 2 != 0)
+                return false;
+            out[o++] = map[1];
+            continue;
+        }
+        int digits = e == 'u' ? 4 : 8;
+        uint32_t cp = 0;
+        for (int d = 0; d < digits; d++) {
+            char h = t[++i];
+            cp = cp * 16 + (uint32_t)(h <= '9' ? h - '0' : (h | 0x20) - 'a' + 10);
+        }
+        if (cp < 0x80) {
+            out[o++] = (char)cp;
+        } else if (cp < 0x800) {
+            out[o++] = (char)(0xC0 | (cp >> 6));
+            out[o++] = (char)(0x80 | (cp & 0x3F));
+        } else if (cp < 0x10000) {
+            out[o++] = (char)(0xE0 | (cp >> 12));
+            out[o++] = (char)(0x80 | ((cp >> 6) & 0x3F));
+            out[o++] = (char)(0x80 | (cp & 0x3F));
+        } else {
+            out[o++] = (char)(0xF0 | (cp >> 18));
+            out[o++] = (char)(0x80 | ((cp >> 12) & 0x3F));
+            out[o++] = (char)(0x80 | ((cp >> 6) & 0x3F));
+            out[o++] = (char)(0x80 | (cp & 0x3F));
+        }
+    }
+    out[o] = '\0';
+    return true;
+}
+
+/* Check costs a write per assertion: these loops assert only what failed. */
+#define CHECK(cond, ...)                                                                 \
+    do {                                                                                 \
+        if (!(cond))                                                                     \
+            ck_abort_msg(__VA_ARGS__);                                                   \
+    } while (0)
+
+/* The canonical text must be plain: no raw control character or DEL anywhere but the
+ * line ends. */
+static void assert_plain_text(const char *t)
+{
+    for (const unsigned char *p = (const unsigned char *)t; *p; p++)
+        CHECK((*p >= 0x20 && *p != 0x7F) || *p == '\n', "raw byte 0x%02x in the text",
+                      *p);
+}
+
+#define RT_RESERVES 4
+/* grouped by table, in the canonical order */
+static const char *const rt_strings[] = { "sheet.title", "model.name", "workload.quality",
+                                          "offer.0.id", "offer.0.gpu", "evidence.0.value",
+                                          "measurement.0.version" };
+#define RT_STRINGS (sizeof(rt_strings) / sizeof(rt_strings[0]))
+
+/* Checks one sheet against the generated names and values: every reserve and string is
+ * there, reached by its key, with the same decoded value. */
+static void rt_check(const vp_sheet *s, char names[][64], const char *quoted[], size_t n_names,
+                     char values[][256], int case_no)
+{
+    char buf[2048], dec[1024], key[512];
+    for (size_t i = 0; i < n_names; i++) {
+        snprintf(key, sizeof(key), "reserve.%s", quoted[i]);
+        CHECK(vp_sheet_get(s, key, buf, sizeof(buf)) == VP_OK, "case %d: %s", case_no,
+                      key);
+        char want[32];
+        snprintf(want, sizeof(want), "\"%zu GiB\"", i + 1);
+        CHECK(strcmp(buf, want) == 0, "case %d: %s = %s", case_no, key, buf);
+        (void)names;
+    }
+    for (size_t i = 0; i < RT_STRINGS; i++) {
+        CHECK(vp_sheet_get(s, rt_strings[i], buf, sizeof(buf)) == VP_OK, "case %d: %s",
+                      case_no, rt_strings[i]);
+        CHECK(decode_string(buf, dec), "case %d: %s = %s", case_no, rt_strings[i], buf);
+        CHECK(strcmp(dec, values[i]) == 0, "case %d: %s decodes to a different value",
+                      case_no, rt_strings[i]);
+    }
+}
+
+/* parse(to_text(s)) == s for generated sheets: arbitrary reserve names (quotes, spaces,
+ * dots, '=', newlines, '[', '#', control characters, DEL, Unicode) and arbitrary string
+ * values, written in every way TOML allows. Same entries, same decoded values, same text. */
+START_TEST(test_writer_round_trip_property)
+{
+    uint64_t x = UINT64_C(0x9E3779B97F4A7C15);
+    for (int c = 0; c < 3000; c++) {
+        char names[RT_RESERVES][64], values[RT_STRINGS][256];
+        char qnames[RT_RESERVES][512];
+        const char *quoted[RT_RESERVES];
+        size_t n_names = 1 + (size_t)(rng_next(&x) % RT_RESERVES), k = 0;
+        while (k < n_names) {
+            rand_string(&x, names[k], 40);
+            bool dup = false;
+            for (size_t j = 0; j < k; j++)
+                dup |= strcmp(names[j], names[k]) == 0;
+            if (!dup)
+                k++;
+        }
+        for (size_t i = 0; i < RT_STRINGS; i++)
+            rand_string(&x, values[i], 120);
+        /* the source text */
+        char *src = malloc(65536), enc[2048];
+        size_t at = 0;
+        CHECK(src != NULL, "case %d", c);
+        at += (size_t)sprintf(src + at, "[reserve]\n");
+        for (size_t i = 0; i < n_names; i++) {
+            rand_encode(&x, names[i], true, enc);
+            at += (size_t)sprintf(src + at, "%s = \"%zu GiB\"\n", enc, i + 1);
+            rand_encode(&x, names[i], false, qnames[i]); /* how the test names it */
+            quoted[i] = qnames[i];
+        }
+        for (size_t i = 0; i < RT_STRINGS; i++) {
+            const char *dot = strchr(rt_strings[i], '.'), *key = strrchr(rt_strings[i], '.') + 1;
+            char table[32];
+            snprintf(table, sizeof(table), "%.*s", (int)(dot - rt_strings[i]), rt_strings[i]);
+            bool array = strchr(dot + 1, '.') != NULL;
+            rand_encode(&x, values[i], false, enc);
+            if (i == 0 || strncmp(rt_strings[i - 1], table, strlen(table)) != 0 ||
+                rt_strings[i - 1][strlen(table)] != '.')
+                at += (size_t)sprintf(src + at, array ? "[[%s]]\n" : "[%s]\n", table);
+            at += (size_t)sprintf(src + at, "%s = %s\n", key, enc);
+        }
+        vp_sheet *s = NULL, *s2 = NULL;
+        vp_error err = VP_ERROR_INIT;
+        CHECK(vp_sheet_parse(&s, src, at, "gen.toml", &err) == VP_OK,
+                      "case %d: %s at %u:%u", c, err.message, err.line, err.column);
+        rt_check(s, names, quoted, n_names, values, c);
+        char *t1, *t2;
+        size_t n1, n2;
+        CHECK(vp_sheet_to_text(s, &t1, &n1) == VP_OK, "case %d", c);
+        CHECK(strlen(t1) == n1, "case %d", c);
+        assert_plain_text(t1);
+        CHECK(vp_sheet_parse(&s2, t1, n1, "text", &err) == VP_OK,
+                      "case %d: its text does not load: %s at %u:%u\n%s", c, err.message,
+                      err.line, err.column, t1);
+        rt_check(s2, names, quoted, n_names, values, c);
+        CHECK(vp_sheet_to_text(s2, &t2, &n2) == VP_OK, "case %d", c);
+        CHECK(n1 == n2 && strcmp(t1, t2) == 0, "case %d: text changed", c);
+        /* same entries: one line per value (no header, comment or blank line), no more */
+        size_t entries = 0;
+        for (const char *p = t1; *p; p = strchr(p, '\n') + 1)
+            entries += *p != '[' && *p != '#' && *p != '\n';
+        CHECK(entries == n_names + RT_STRINGS, "case %d: %zu entries\n%s", c, entries, t1);
+        CHECK(vp_sheet_count(s2, "offer") == 1, "case %d", c);
+        vp_free(t1);
+        vp_free(t2);
+        vp_sheet_free(s);
+        vp_sheet_free(s2);
+        free(src);
+    }
 }
 END_TEST
 
@@ -583,6 +900,8 @@ Suite *vp_test_suite(void)
     VP_ADD_TEST(s, test_capacities);
     VP_ADD_TEST(s, test_quoted_keys);
     VP_ADD_TEST(s, test_set_one_value);
+    VP_ADD_TEST(s, test_writer_quotes);
+    VP_ADD_TEST(s, test_writer_round_trip_property);
     VP_ADD_TEST(s, test_save_atomic);
     VP_ADD_TEST(s, test_load_model_relative);
     VP_ADD_TEST(s, test_table_limits);

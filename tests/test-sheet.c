@@ -731,9 +731,9 @@ START_TEST(test_writer_round_trip_property)
 {
     uint64_t x = UINT64_C(0x9E3779B97F4A7C15);
     for (int c = 0; c < 3000; c++) {
-        char names[RT_RESERVES][64], values[RT_STRINGS][256];
-        char qnames[RT_RESERVES][512];
-        const char *quoted[RT_RESERVES];
+        char names[RT_RESERVES + 1][64], values[RT_STRINGS][256];
+        char qnames[RT_RESERVES + 1][512];
+        const char *quoted[RT_RESERVES + 1];
         size_t n_names = 1 + (size_t)(rng_next(&x) % RT_RESERVES), k = 0;
         while (k < n_names) {
             rand_string(&x, names[k], 40);
@@ -770,8 +770,24 @@ START_TEST(test_writer_round_trip_property)
         vp_sheet *s = NULL, *s2 = NULL;
         vp_error err = VP_ERROR_INIT;
         CHECK(vp_sheet_parse(&s, src, at, "gen.toml", &err) == VP_OK,
-                      "case %d: %s at %u:%u", c, err.message, err.line, err.column);
+              "case %d: %s at %u:%u", c, err.message, err.line, err.column);
         rt_check(s, names, quoted, n_names, values, c);
+        /* one more reserve through vp_sheet_set, named by a key written at random */
+        rand_string(&x, names[n_names], 40);
+        bool dup = false;
+        for (size_t j = 0; j < n_names; j++)
+            dup |= strcmp(names[j], names[n_names]) == 0;
+        if (!dup) {
+            char key[600], val[16];
+            rand_encode(&x, names[n_names], true, qnames[n_names]);
+            quoted[n_names] = qnames[n_names];
+            snprintf(key, sizeof(key), "reserve.%s", qnames[n_names]);
+            snprintf(val, sizeof(val), "%zu GiB", n_names + 1);
+            CHECK(vp_sheet_set(s, key, val, &err) == VP_OK, "case %d: set %s: %s", c, key,
+                  err.message);
+            n_names++;
+            rt_check(s, names, quoted, n_names, values, c);
+        }
         char *t1, *t2;
         size_t n1, n2;
         CHECK(vp_sheet_to_text(s, &t1, &n1) == VP_OK, "case %d", c);

@@ -2,9 +2,15 @@
  * The workload sheet: schema-checked values from the TOML subset (toml.c), dotted-key
  * access, canonical text and atomic saving, and loading the model files it names.
  */
+#define _XOPEN_SOURCE 700 /* saving: open flags, fsync, fchmod, lstat, realpath */
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "json.h"
 #include "sheet-internal.h"
@@ -1112,37 +1118,187 @@ vp_status vp_sheet_to_text(const vp_sheet *s, char **out, size_t *len)
     return VP_OK;
 }
 
+/* ---- saving ----------------------------------------------------------------------- */
+
+/* 64 unpredictable bits for a temporary file name: the system's random source, or else a
+ * mix of the clock, the process, a stack address and the attempt. The file is created
+ * exclusively either way, so a name guessed in advance can only make a save try another. */
+static uint64_t name_bits(unsigned attempt)
+{
+    uint64_t x = 0;
+    int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+    if (fd >= 0) {
+        unsigned char b[8];
+        ssize_t got = read(fd, b, sizeof(b));
+        close(fd);
+        if (got == (ssize_t)sizeof(b)) {
+            for (int i = 0; i < 8; i++)
+                x = x << 8 | b[i];
+            return x;
+        }
+    }
+    struct timespec ts = { 0, 0 };
+    clock_gettime(CLOCK_REALTIME, &ts);
+    x = (uint64_t)ts.tv_nsec ^ ((uint64_t)ts.tv_sec << 30) ^ ((uint64_t)getpid() << 16) ^
+        (uint64_t)(uintptr_t)&ts ^ attempt;
+    x += UINT64_C(0x9E3779B97F4A7C15); /* splitmix64's finalizer */
+    x = (x ^ (x >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
+    x = (x ^ (x >> 27)) * UINT64_C(0x94D049BB133111EB);
+    return x ^ (x >> 31);
+}
+
+static const char *errno_text(int e)
+{
+    switch (e) {
+    case ENOSPC: return "no space left on the device";
+    case EACCES: case EPERM: return "permission denied";
+    case EROFS: return "read-only file system";
+    case EFBIG: return "file too large";
+    case ENOENT: return "no such file or folder";
+    case ENOTDIR: return "a part of the path is not a folder";
+    case ENAMETOOLONG: return "name too long";
+    case ELOOP: return "too many symbolic links";
+    case EIO: return "input/output error";
+#ifdef EDQUOT
+    case EDQUOT: return "disk quota exceeded";
+#endif
+    }
+    return "system error";
+}
+
+static vp_status save_fail(vp_error *err, const vp__where *w, const char *what, int e)
+{
+    return vp__error_set(err, VP_EIO, w, "cannot %s: %s (errno %d; nothing was changed)", what,
+                         errno_text(e), e);
+}
+
+static bool write_all(int fd, const char *p, size_t n)
+{
+    while (n > 0) {
+        ssize_t k = write(fd, p, n);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0)
+            return false;
+        p += k;
+        n -= (size_t)k;
+    }
+    return true;
+}
+
+/*
+ * The target (path, or the file a symbolic link at path leads to), its folder, and the
+ * mode to keep (-1 for a new file). The temporary file is made in that folder under a
+ * name nobody can foresee, exclusively (O_EXCL | O_NOFOLLOW: never through a planted
+ * link, never into another save's file), then written, given the old mode, synced and
+ * renamed over the target; then the folder is synced.
+ */
 vp_status vp_sheet_save(const vp_sheet *s, const char *path, vp_error *err)
 {
     if (s == NULL || path == NULL)
         return VP_EMISUSE;
     vp__where w = { path, 0, 0, 0, false };
-    char *text;
+    if (strlen(path) > VP__LIM_PATH)
+        return vp__error_set(err, VP_ELIMIT, &w, "path longer than %llu bytes",
+                             (unsigned long long)VP__LIM_PATH);
+    char *text = NULL, *target = NULL, *tmp = NULL;
     size_t len;
     vp_status st = vp_sheet_to_text(s, &text, &len);
     if (st != VP_OK)
         return vp__error_set(err, st, &w, "%s", vp_status_str(st));
-    size_t pl = strlen(path);
-    char *tmp = malloc(pl + 16);
-    if (tmp == NULL) {
-        free(text);
-        return vp__error_set(err, VP_ENOMEM, &w, "out of memory");
+    long mode = -1;
+    struct stat sb;
+    int fd = -1;
+    if (lstat(path, &sb) != 0) {
+        if (errno != ENOENT) {
+            st = save_fail(err, &w, "reach the sheet", errno);
+            goto out;
+        }
+        target = dup_str(path, strlen(path)); /* a new file */
+    } else {
+        target = S_ISLNK(sb.st_mode) ? realpath(path, NULL) : dup_str(path, strlen(path));
+        if (target == NULL && S_ISLNK(sb.st_mode)) {
+            st = save_fail(err, &w, "follow the symbolic link to the sheet", errno);
+            goto out;
+        }
+        if (target != NULL && stat(target, &sb) != 0) {
+            st = save_fail(err, &w, "reach the sheet", errno);
+            goto out;
+        }
+        if (target != NULL && !S_ISREG(sb.st_mode)) {
+            st = vp__error_set(err, VP_EIO, &w, "not a regular file (nothing was changed)");
+            goto out;
+        }
+        mode = (long)(sb.st_mode & 07777);
     }
-    snprintf(tmp, pl + 16, "%s.vramplan-tmp", path);
-    FILE *f = fopen(tmp, "wb");
-    bool ok = f != NULL && fwrite(text, 1, len, f) == len;
-    if (f != NULL && fflush(f) != 0)
-        ok = false;
-    if (f != NULL && fclose(f) != 0)
-        ok = false;
-    free(text);
-    if (!ok || rename(tmp, path) != 0) {
-        remove(tmp);
-        free(tmp);
-        return vp__error_set(err, VP_EIO, &w, "cannot write the sheet (nothing was changed)");
+    if (target == NULL) {
+        st = vp__error_set(err, VP_ENOMEM, &w, "out of memory");
+        goto out;
+    }
+    const char *slash = strrchr(target, '/');
+    size_t dn = slash ? (size_t)(slash - target) + 1 : 0; /* the folder, with its '/' */
+    const char *base = target + dn;
+    size_t tl = dn + strlen(base) + 32;
+    tmp = malloc(tl);
+    if (tmp == NULL) {
+        st = vp__error_set(err, VP_ENOMEM, &w, "out of memory");
+        goto out;
+    }
+    for (unsigned attempt = 0; fd < 0; attempt++) {
+        snprintf(tmp, tl, "%.*s.%.64s.%016llx.tmp", (int)dn, target, base,
+                 (unsigned long long)name_bits(attempt));
+        fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+        if (fd < 0 && (errno != EEXIST || attempt >= 100)) {
+            st = save_fail(err, &w, "create a temporary file beside the sheet", errno);
+            free(tmp);
+            tmp = NULL; /* not ours: nothing to remove */
+            goto out;
+        }
+    }
+    if (!write_all(fd, text, len)) {
+        st = save_fail(err, &w, "write the sheet", errno);
+        goto out;
+    }
+    if (mode >= 0 && fchmod(fd, (mode_t)mode) != 0) {
+        st = save_fail(err, &w, "keep the sheet's mode", errno);
+        goto out;
+    }
+    if (fsync(fd) != 0) {
+        st = save_fail(err, &w, "write the sheet to the device", errno);
+        goto out;
+    }
+    int c = close(fd);
+    fd = -1;
+    if (c != 0) {
+        st = save_fail(err, &w, "write the sheet", errno);
+        goto out;
+    }
+    if (rename(tmp, target) != 0) {
+        st = save_fail(err, &w, "replace the sheet", errno);
+        goto out;
     }
     free(tmp);
-    return VP_OK;
+    tmp = NULL;
+    /* the rename is durable once the folder is synced (best effort: some file systems
+     * cannot sync a folder, and the sheet is already replaced) */
+    char *dir = dn ? dup_str(target, dn) : dup_str(".", 1);
+    int dfd = dir ? open(dir, O_RDONLY | O_CLOEXEC) : -1;
+    if (dfd >= 0) {
+        (void)fsync(dfd);
+        close(dfd);
+    }
+    free(dir);
+    st = VP_OK;
+out:
+    if (fd >= 0)
+        close(fd);
+    if (tmp != NULL) {
+        unlink(tmp);
+        free(tmp);
+    }
+    free(target);
+    free(text);
+    return st;
 }
 
 /* ---- loading the files it names ----------------------------------------------------- */

@@ -1,10 +1,16 @@
 /* The workload sheet: the TOML subset, the schema, positions of errors, set/get, canonical
  * text round trip and atomic saving. */
+#define _POSIX_C_SOURCE 200809L
+#include <dirent.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <vramplan.h>
 
@@ -814,6 +820,257 @@ START_TEST(test_writer_round_trip_property)
 }
 END_TEST
 
+/* The names in dir, sorted, each followed by a space. */
+static char *dir_names(const char *dir, char *buf, size_t size)
+{
+    DIR *d = opendir(dir);
+    ck_assert_ptr_nonnull(d);
+    char names[64][256];
+    size_t n = 0;
+    for (struct dirent *e; (e = readdir(d)) != NULL;)
+        if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0 && n < 64)
+            snprintf(names[n++], sizeof(names[0]), "%s", e->d_name);
+    closedir(d);
+    for (size_t i = 1; i < n; i++) /* insertion sort */
+        for (size_t j = i; j > 0 && strcmp(names[j - 1], names[j]) > 0; j--) {
+            char t[256];
+            memcpy(t, names[j], sizeof(t));
+            memcpy(names[j], names[j - 1], sizeof(t));
+            memcpy(names[j - 1], t, sizeof(t));
+        }
+    buf[0] = '\0';
+    for (size_t i = 0; i < n; i++) {
+        strncat(buf, names[i], size - strlen(buf) - 1);
+        strncat(buf, " ", size - strlen(buf) - 1);
+    }
+    return buf;
+}
+
+static void assert_file_is(const char *path, const char *want)
+{
+    size_t len;
+    char *back = vp_test_read(path, &len);
+    ck_assert_uint_eq(len, strlen(want));
+    ck_assert_str_eq(back, want);
+    free(back);
+}
+
+static char *sheet_text(const vp_sheet *s)
+{
+    char *t;
+    ck_assert_int_eq(vp_sheet_to_text(s, &t, NULL), VP_OK);
+    return t;
+}
+
+/* Two processes save different sheets to one path in a loop while a third loads it: every
+ * load sees one whole sheet or the other, and every save succeeds. (A fixed temporary name
+ * let the writers interleave into one file, and one's rename fail.) */
+START_TEST(test_save_concurrent)
+{
+    char *dir = vp_test_tmpdir(), path[512], names[256];
+    snprintf(path, sizeof(path), "%s/shared.toml", dir);
+    vp_sheet *a = vp_test_sheet(full_sheet);
+    vp_sheet *b = vp_test_sheet("[sheet]\ntitle = \"the other one\"\n[workload]\ncontext = 2\n");
+    char *ta = sheet_text(a), *tb = sheet_text(b);
+    vp_error err = VP_ERROR_INIT;
+    ck_assert_int_eq(vp_sheet_save(a, path, &err), VP_OK);
+    pid_t w[2];
+    for (int k = 0; k < 2; k++) {
+        w[k] = fork();
+        ck_assert_int_ge(w[k], 0);
+        if (w[k] == 0) {
+            int failed = 0;
+            for (int i = 0; i < 300; i++)
+                failed += vp_sheet_save(k ? b : a, path, NULL) != VP_OK;
+            _exit(failed > 100 ? 100 : failed);
+        }
+    }
+    int loads = 0, bad_loads = 0, running = 2, status[2] = { -1, -1 };
+    char first_bad[1024] = "";
+    while (running > 0) {
+        vp_sheet *r = NULL;
+        vp_error e = VP_ERROR_INIT;
+        loads++;
+        if (vp_sheet_load(&r, path, &e) != VP_OK) {
+            if (bad_loads++ == 0)
+                snprintf(first_bad, sizeof(first_bad), "%s:%u:%u: %s", e.source, e.line,
+                         e.column, e.message);
+        } else {
+            char *t = sheet_text(r);
+            if (strcmp(t, ta) != 0 && strcmp(t, tb) != 0 && bad_loads++ == 0)
+                snprintf(first_bad, sizeof(first_bad), "a sheet neither process saved");
+            vp_free(t);
+            vp_sheet_free(r);
+        }
+        for (int k = 0; k < 2; k++)
+            if (status[k] == -1 && waitpid(w[k], &status[k], WNOHANG) == w[k])
+                running--;
+            else if (status[k] != -1 && waitpid(w[k], NULL, WNOHANG) == 0)
+                status[k] = -1;
+    }
+    ck_assert_msg(bad_loads == 0, "%d of %d loads failed; first: %s", bad_loads, loads,
+                  first_bad);
+    for (int k = 0; k < 2; k++) {
+        ck_assert(WIFEXITED(status[k]));
+        ck_assert_msg(WEXITSTATUS(status[k]) == 0, "writer %d: %d saves failed", k,
+                      WEXITSTATUS(status[k]));
+    }
+    ck_assert_str_eq(dir_names(dir, names, sizeof(names)), "shared.toml ");
+    vp_free(ta);
+    vp_free(tb);
+    vp_sheet_free(a);
+    vp_sheet_free(b);
+    free(dir);
+}
+END_TEST
+
+/* A symbolic link planted at the name the old code used for its temporary file
+ * (path.vramplan-tmp) is never followed: the file it points to is unchanged (or, when it
+ * points nowhere, not created), and the link itself is left alone. */
+START_TEST(test_save_planted_symlink)
+{
+    char *dir = vp_test_tmpdir(), path[512], link[600], victim[512], missing[512];
+    char names[256];
+    snprintf(path, sizeof(path), "%s/s.toml", dir);
+    snprintf(link, sizeof(link), "%s.vramplan-tmp", path);
+    snprintf(victim, sizeof(victim), "%s/victim", dir);
+    snprintf(missing, sizeof(missing), "%s/created", dir);
+    vp_test_write(victim, "precious\n", 9);
+    vp_test_write(path, "[sheet]\n", 8);
+    vp_sheet *s = vp_test_sheet(full_sheet);
+    char *t = sheet_text(s);
+    vp_error err = VP_ERROR_INIT;
+    for (int k = 0; k < 2; k++) {
+        unlink(link);
+        ck_assert_int_eq(symlink(k ? missing : victim, link), 0);
+        ck_assert_int_eq(vp_sheet_save(s, path, &err), VP_OK);
+        assert_file_is(victim, "precious\n");
+        assert_file_is(path, t);
+        struct stat st;
+        ck_assert_int_eq(lstat(link, &st), 0);
+        ck_assert(S_ISLNK(st.st_mode));
+        ck_assert_int_eq(lstat(path, &st), 0);
+        ck_assert(S_ISREG(st.st_mode));
+    }
+    ck_assert_str_eq(dir_names(dir, names, sizeof(names)), "s.toml s.toml.vramplan-tmp victim ");
+    vp_free(t);
+    vp_sheet_free(s);
+    free(dir);
+}
+END_TEST
+
+/* A sheet that is a symbolic link is written through: the link stays a link, the file it
+ * points to (in another folder, by a relative link) gets the new text, and the temporary
+ * file is made beside that file. */
+START_TEST(test_save_through_symlink)
+{
+    char *dir = vp_test_tmpdir(), sub[512], real[600], link[512], chain[512], names[256];
+    snprintf(sub, sizeof(sub), "%s/sub", dir);
+    ck_assert_int_eq(mkdir(sub, 0755), 0);
+    snprintf(real, sizeof(real), "%s/real.toml", sub);
+    snprintf(link, sizeof(link), "%s/link.toml", dir);
+    snprintf(chain, sizeof(chain), "%s/chain.toml", dir);
+    vp_test_write(real, "[sheet]\n", 8);
+    ck_assert_int_eq(symlink("sub/real.toml", link), 0);
+    ck_assert_int_eq(symlink("link.toml", chain), 0);
+    vp_sheet *s = vp_test_sheet(full_sheet);
+    vp_sheet *s2 = vp_test_sheet("[workload]\ncontext = 7\n");
+    char *t = sheet_text(s), *t2 = sheet_text(s2);
+    vp_error err = VP_ERROR_INIT;
+    ck_assert_int_eq(vp_sheet_save(s, link, &err), VP_OK);
+    assert_file_is(real, t);
+    ck_assert_int_eq(vp_sheet_save(s2, chain, &err), VP_OK); /* a link to a link */
+    assert_file_is(real, t2);
+    struct stat st;
+    ck_assert_int_eq(lstat(link, &st), 0);
+    ck_assert(S_ISLNK(st.st_mode));
+    ck_assert_int_eq(lstat(chain, &st), 0);
+    ck_assert(S_ISLNK(st.st_mode));
+    ck_assert_str_eq(dir_names(dir, names, sizeof(names)), "chain.toml link.toml sub ");
+    ck_assert_str_eq(dir_names(sub, names, sizeof(names)), "real.toml ");
+    /* a link to nothing: an error, and nothing is created */
+    ck_assert_int_eq(unlink(real), 0);
+    ck_assert_int_eq(vp_sheet_save(s, link, &err), VP_EIO);
+    ck_assert_str_eq(dir_names(sub, names, sizeof(names)), "");
+    vp_free(t);
+    vp_free(t2);
+    vp_sheet_free(s);
+    vp_sheet_free(s2);
+    free(dir);
+}
+END_TEST
+
+/* The saved file keeps the mode of the file it replaces; a new file gets 0666 less the
+ * umask. */
+START_TEST(test_save_mode)
+{
+    char *dir = vp_test_tmpdir(), path[512];
+    snprintf(path, sizeof(path), "%s/m.toml", dir);
+    vp_sheet *s = vp_test_sheet(full_sheet);
+    vp_error err = VP_ERROR_INIT;
+    struct stat st;
+    static const mode_t modes[] = { 0600, 0640, 0604, 0444 };
+    for (size_t k = 0; k < sizeof(modes) / sizeof(modes[0]); k++) {
+        vp_test_write(path, "[sheet]\n", 8);
+        ck_assert_int_eq(chmod(path, modes[k]), 0);
+        ck_assert_int_eq(vp_sheet_save(s, path, &err), VP_OK);
+        ck_assert_int_eq(stat(path, &st), 0);
+        ck_assert_uint_eq(st.st_mode & 07777, modes[k]);
+        ck_assert_int_eq(unlink(path), 0);
+    }
+    mode_t old = umask(027);
+    ck_assert_int_eq(vp_sheet_save(s, path, &err), VP_OK);
+    umask(old);
+    ck_assert_int_eq(stat(path, &st), 0);
+    ck_assert_uint_eq(st.st_mode & 07777, 0640);
+    vp_sheet_free(s);
+    free(dir);
+}
+END_TEST
+
+/* A save that fails (here: the file size limit) leaves the old sheet as it was and no
+ * temporary file behind; what is not a regular file is not replaced. */
+START_TEST(test_save_failure_untouched)
+{
+    char *dir = vp_test_tmpdir(), path[512], fifo[512], sub[512], names[256];
+    snprintf(path, sizeof(path), "%s/f.toml", dir);
+    vp_test_write(path, "[sheet]\n", 8);
+    pid_t pid = fork();
+    ck_assert_int_ge(pid, 0);
+    if (pid == 0) {
+        signal(SIGXFSZ, SIG_IGN);
+        struct rlimit rl = { 100, 100 };
+        setrlimit(RLIMIT_FSIZE, &rl);
+        vp_sheet *s = NULL;
+        vp_sheet_parse(&s, full_sheet, sizeof(full_sheet) - 1, "x", NULL);
+        vp_error err = VP_ERROR_INIT;
+        vp_status st = vp_sheet_save(s, path, &err);
+        _exit(st == VP_EIO && strstr(err.message, "nothing was changed") != NULL ? 0 : 1);
+    }
+    int status;
+    ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+    ck_assert(WIFEXITED(status));
+    ck_assert_int_eq(WEXITSTATUS(status), 0);
+    assert_file_is(path, "[sheet]\n");
+    ck_assert_str_eq(dir_names(dir, names, sizeof(names)), "f.toml ");
+    /* a FIFO or a folder at the path is not replaced */
+    vp_sheet *s = vp_test_sheet(full_sheet);
+    vp_error err = VP_ERROR_INIT;
+    snprintf(fifo, sizeof(fifo), "%s/p.toml", dir);
+    snprintf(sub, sizeof(sub), "%s/d.toml", dir);
+    ck_assert_int_eq(mkfifo(fifo, 0600), 0);
+    ck_assert_int_eq(mkdir(sub, 0700), 0);
+    ck_assert_int_eq(vp_sheet_save(s, fifo, &err), VP_EIO);
+    ck_assert_int_eq(vp_sheet_save(s, sub, &err), VP_EIO);
+    struct stat st;
+    ck_assert_int_eq(lstat(fifo, &st), 0);
+    ck_assert(S_ISFIFO(st.st_mode));
+    ck_assert_str_eq(dir_names(dir, names, sizeof(names)), "d.toml f.toml p.toml ");
+    vp_sheet_free(s);
+    free(dir);
+}
+END_TEST
+
 START_TEST(test_save_atomic)
 {
     char *dir = vp_test_tmpdir(), path[512], bad_path[512];
@@ -828,10 +1085,8 @@ START_TEST(test_save_atomic)
     free(back);
     vp_free(text);
     /* the temporary file is gone */
-    char tmp[600];
-    struct stat st;
-    snprintf(tmp, sizeof(tmp), "%s.vramplan-tmp", path);
-    ck_assert_int_ne(stat(tmp, &st), 0);
+    char names[256];
+    ck_assert_str_eq(dir_names(dir, names, sizeof(names)), "out.toml ");
     /* an unwritable destination: an error, and the old file is untouched */
     snprintf(bad_path, sizeof(bad_path), "%s/no/such/dir/out.toml", dir);
     ck_assert_int_eq(vp_sheet_save(s, bad_path, &err), VP_EIO);
@@ -919,6 +1174,11 @@ Suite *vp_test_suite(void)
     VP_ADD_TEST(s, test_writer_quotes);
     VP_ADD_TEST(s, test_writer_round_trip_property);
     VP_ADD_TEST(s, test_save_atomic);
+    VP_ADD_TEST(s, test_save_concurrent);
+    VP_ADD_TEST(s, test_save_planted_symlink);
+    VP_ADD_TEST(s, test_save_through_symlink);
+    VP_ADD_TEST(s, test_save_mode);
+    VP_ADD_TEST(s, test_save_failure_untouched);
     VP_ADD_TEST(s, test_load_model_relative);
     VP_ADD_TEST(s, test_table_limits);
     return s;

@@ -161,11 +161,23 @@ VP_API vp_status vp_sheet_to_text(const vp_sheet *s, char **out, size_t *len);
 /**
  * @brief Write the sheet to @p path atomically: a temporary file beside it, then rename,
  *        so a crash never leaves half a sheet.
+ *
+ * The temporary file is created in the folder of the file to replace, exclusively
+ * (O_CREAT | O_EXCL | O_NOFOLLOW) under a name nobody can foresee (random bits, a new name
+ * on a clash), so a link planted there is never followed and two saves at once never
+ * share a file: a reader always finds one whole sheet. It is written, given the mode of
+ * the file it replaces (a new file gets 0666 less the umask), synced, renamed over the
+ * file, and the folder is synced. When @p path is a symbolic link, the file it leads to
+ * is replaced and the link stays a link (a link that leads nowhere is an error). Owner
+ * and group are the caller's, and other hard links keep the old text. On any error the
+ * temporary file is removed and the sheet is unchanged.
  * @param s the sheet
  * @param path the destination
  * @param[out] err filled on error; may be NULL
  * @retval VP_OK on success
- * @retval VP_EIO the file cannot be written or renamed (nothing is changed)
+ * @retval VP_EIO the file cannot be written or renamed, or @p path is not a regular file
+ *         or a link to one (nothing is changed); the message names the cause
+ * @retval VP_ELIMIT @p path is longer than 4096 bytes
  * @retval VP_EMISUSE on NULL arguments
  * @retval VP_ENOMEM out of memory
  * @since 0.1

@@ -1327,13 +1327,15 @@ vp_status vp_sheet_load(vp_sheet **out, const char *path, vp_error *err)
     const vp__entry *ckpt = vp__sheet_find(s, "model", 0, "checkpoint");
     const vp__entry *use = cfg != NULL ? cfg : ckpt;
     if (use != NULL) {
-        char full[2048];
+        char full[VP__LIM_PATH + 1];
         const char *slash = strrchr(path, '/');
         size_t dn = slash && use->str[0] != '/' ? (size_t)(slash - path) + 1 : 0;
-        if (dn + strlen(use->str) + 1 > sizeof(full)) {
-            vp_sheet_free(s);
-            vp__where w = { path, use->line, use->column, 0, false };
-            return vp__error_set(err, VP_ELIMIT, &w, "model path too long");
+        if (dn + strlen(use->str) > VP__LIM_PATH) {
+            vp__where w = { path, use->line, use->column, use->offset, true };
+            st = vp__error_set(err, VP_ELIMIT, &w, "model path longer than %llu bytes once "
+                               "joined to the sheet's folder", (unsigned long long)VP__LIM_PATH);
+            vp_sheet_free(s); /* after: w's position lives in the sheet's entry */
+            return st;
         }
         memcpy(full, path, dn);
         strcpy(full + dn, use->str);

@@ -1101,6 +1101,44 @@ START_TEST(test_save_atomic)
 }
 END_TEST
 
+/* The model path a sheet names, joined to the sheet's folder, may be as long as any path
+ * (4096 bytes); a longer one is refused at the value, with its byte offset. */
+START_TEST(test_load_model_path_limit)
+{
+    char *dir = vp_test_tmpdir(), deep[4200], sp[4300], text[600];
+    size_t n = (size_t)snprintf(deep, sizeof(deep), "%s", dir);
+    char part[201];
+    memset(part, 'd', 200);
+    part[200] = '\0';
+    while (n < 3800) { /* about 3.8 kB of folders */
+        n += (size_t)snprintf(deep + n, sizeof(deep) - n, "/%s", part);
+        ck_assert_int_eq(mkdir(deep, 0700), 0);
+    }
+    snprintf(sp, sizeof(sp), "%s/s.toml", deep);
+    /* 3.8 kB + a short name: within the limit, so the model file itself is looked for */
+    static const char near[] = "[model]\nconfig = \"missing.json\"\n";
+    vp_test_write(sp, near, sizeof(near) - 1);
+    vp_sheet *s = NULL;
+    vp_error err = VP_ERROR_INIT;
+    ck_assert_int_eq(vp_sheet_load(&s, sp, &err), VP_EIO);
+    ck_assert_msg(strstr(err.message, "too long") == NULL, "%s", err.message);
+    /* 3.8 kB + 255 bytes: beyond 4096, refused where the sheet names it */
+    int k = snprintf(text, sizeof(text), "[model]\nconfig = \"%.255s\"\n",
+                     "cccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccc"
+                     "cccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccc"
+                     "cccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccc"
+                     "cccccccccccccccccccccccccccccccccccccccccccccccccc");
+    vp_test_write(sp, text, (size_t)k);
+    ck_assert_int_eq(vp_sheet_load(&s, sp, &err), VP_ELIMIT);
+    ck_assert_uint_eq(err.line, 2);
+    ck_assert_uint_eq(err.column, 10);
+    ck_assert_uint_eq(err.flags & VP_ERROR_HAS_OFFSET, VP_ERROR_HAS_OFFSET);
+    ck_assert_uint_eq(err.byte_offset, 17);
+    ck_assert_ptr_nonnull(strstr(err.message, "4096"));
+    free(dir);
+}
+END_TEST
+
 START_TEST(test_load_model_relative)
 {
     char path[1024];
@@ -1180,6 +1218,7 @@ Suite *vp_test_suite(void)
     VP_ADD_TEST(s, test_save_mode);
     VP_ADD_TEST(s, test_save_failure_untouched);
     VP_ADD_TEST(s, test_load_model_relative);
+    VP_ADD_TEST(s, test_load_model_path_limit);
     VP_ADD_TEST(s, test_table_limits);
     return s;
 }

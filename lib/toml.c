@@ -79,6 +79,8 @@ static uint32_t node(tp *t, vp__ttype type, const unsigned char *at)
 static bool pool_put(tp *t, const void *s, size_t n, uint32_t *off)
 {
     vp__toml *d = t->doc;
+    if (n >= UINT32_MAX - d->n_pool) /* offsets are 32-bit: never wrap one */
+        return fail(t, VP_ELIMIT, t->p, "sheet text too large");
     if (d->cap_pool - d->n_pool < n + 1) {
         size_t cap = d->cap_pool ? d->cap_pool : 256;
         while (cap - d->n_pool < n + 1)

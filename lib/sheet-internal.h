@@ -13,13 +13,15 @@ typedef struct {
     const char *table, *key; /* key "*": any name (reserves) */
     vp__fkind kind;
     const char *choices;     /* VP__F_ENUM: "a|b|c" */
+    uint64_t max;            /* VP__F_INT, VP__F_UINT0: the largest value (0: INT64_MAX) */
 } vp__field;
 
-#define VP__MAX_TEXT 256
-#define VP__MAX_SUB 8
+#define VP__MAX_TEXT 256         /* a string value: at most 255 bytes (VP_ELIMIT beyond) */
+#define VP__MAX_KEY 64           /* a key: at most 63 bytes (VP_ELIMIT beyond) */
+#define VP__MAX_SUB 9            /* scope = { ... }: one value per scope key, all 9 of them */
 
 typedef struct vp__entry {
-    char key[64];
+    char key[VP__MAX_KEY];
     const vp__field *field;
     char *text;                  /* the value as sheet text (owned; NULL in scope values) */
     char str[VP__MAX_TEXT];      /* string kinds: the decoded string */
@@ -30,6 +32,7 @@ typedef struct vp__entry {
     bool b;                      /* BOOL */
     char currency[4];            /* MONEY */
     uint32_t line, column;       /* where the value was written (0: set through the API) */
+    uint64_t offset;             /* its byte offset in the sheet text */
     struct vp__entry *sub;       /* SCOPE: VP__MAX_SUB values (owned) */
     int n_sub;
 } vp__entry;

@@ -2,9 +2,15 @@
  * The workload sheet: schema-checked values from the TOML subset (toml.c), dotted-key
  * access, canonical text and atomic saving, and loading the model files it names.
  */
+#define _XOPEN_SOURCE 700 /* saving: open flags, fsync, fchmod, lstat, realpath */
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "json.h"
 #include "sheet-internal.h"
@@ -13,90 +19,94 @@
 /* ---- schema ----------------------------------------------------------------------- */
 
 static const vp__field schema[] = {
-    { "sheet", "title", VP__F_STR, NULL },
-    { "sheet", "start", VP__F_DATE, NULL },
-    { "sheet", "duration", VP__F_DURATION, NULL },
-    { "model", "name", VP__F_STR, NULL },
-    { "model", "revision", VP__F_STR, NULL },
-    { "model", "config", VP__F_STR, NULL },
-    { "model", "checkpoint", VP__F_STR, NULL },
-    { "model", "parameters", VP__F_INT, NULL },
-    { "workload", "task", VP__F_ENUM, "inference|lora|qlora|full" },
-    { "workload", "weights", VP__F_WEIGHTS, NULL },
-    { "workload", "kv_cache", VP__F_ENUM, "auto|bf16|fp16|fp32|fp8" },
-    { "workload", "context", VP__F_INT, NULL },
-    { "workload", "concurrency", VP__F_INT, NULL },
-    { "workload", "microbatch", VP__F_INT, NULL },
-    { "workload", "grad_accumulation", VP__F_INT, NULL },
+    { "sheet", "title", VP__F_STR, NULL, 0 },
+    { "sheet", "start", VP__F_DATE, NULL, 0 },
+    { "sheet", "duration", VP__F_DURATION, NULL, 0 },
+    { "model", "name", VP__F_STR, NULL, 0 },
+    { "model", "revision", VP__F_STR, NULL, 0 },
+    { "model", "config", VP__F_STR, NULL, 0 },
+    { "model", "checkpoint", VP__F_STR, NULL, 0 },
+    { "model", "parameters", VP__F_INT, NULL, 0 },
+    { "workload", "task", VP__F_ENUM, "inference|lora|qlora|full", 0 },
+    { "workload", "weights", VP__F_WEIGHTS, NULL, 0 },
+    { "workload", "kv_cache", VP__F_ENUM, "auto|bf16|fp16|fp32|fp8", 0 },
+    { "workload", "context", VP__F_INT, NULL, 0 },
+    { "workload", "concurrency", VP__F_INT, NULL, 0 },
+    { "workload", "microbatch", VP__F_INT, NULL, 0 },
+    { "workload", "grad_accumulation", VP__F_INT, NULL, 0 },
     { "workload", "optimizer", VP__F_ENUM,
-      "adamw|adamw-8bit|paged-adamw|paged-adamw-8bit|sgd-momentum|sgd|adafactor|none" },
-    { "workload", "master_weights", VP__F_BOOL, NULL },
-    { "workload", "checkpointing", VP__F_ENUM, "none|selective|full" },
-    { "workload", "lora_rank", VP__F_INT, NULL },
-    { "workload", "lora_targets", VP__F_STRLIST, NULL },
-    { "workload", "framework", VP__F_ENUM, "vllm|transformers|llama.cpp|other|none" },
-    { "workload", "gpu_memory_utilization", VP__F_FRACTION, NULL },
-    { "workload", "max_num_batched_tokens", VP__F_INT, NULL },
-    { "workload", "max_num_seqs", VP__F_INT, NULL },
-    { "workload", "block_size", VP__F_INT, NULL },
-    { "workload", "quality", VP__F_STR, NULL },
-    { "workload", "host_ram", VP__F_BYTES, NULL },
-    { "layout", "gpus", VP__F_INT, NULL },
-    { "layout", "tensor_parallel", VP__F_INT, NULL },
-    { "layout", "pipeline_parallel", VP__F_INT, NULL },
-    { "layout", "sharding", VP__F_ENUM, "none|ddp|zero1|zero2|zero3|fsdp" },
-    { "reserve", "*", VP__F_BYTES, NULL },
-    { "offer", "id", VP__F_STR, NULL },
-    { "offer", "gpu", VP__F_STR, NULL },
-    { "offer", "count", VP__F_INT, NULL },
-    { "offer", "memory", VP__F_BYTES, NULL },
-    { "offer", "price", VP__F_MONEY, NULL },
-    { "offer", "duration", VP__F_DURATION, NULL },
-    { "offer", "available_from", VP__F_DATE, NULL },
-    { "offer", "host_ram", VP__F_BYTES, NULL },
-    { "offer", "interconnect", VP__F_STR, NULL },
-    { "offer", "software", VP__F_STR, NULL },
-    { "evidence", "offer", VP__F_STR, NULL },
-    { "evidence", "gpu", VP__F_STR, NULL },
+      "adamw|adamw-8bit|paged-adamw|paged-adamw-8bit|sgd-momentum|sgd|adafactor|none", 0 },
+    { "workload", "master_weights", VP__F_BOOL, NULL, 0 },
+    { "workload", "checkpointing", VP__F_ENUM, "none|selective|full", 0 },
+    { "workload", "lora_rank", VP__F_INT, NULL, 0 },
+    { "workload", "lora_targets", VP__F_STRLIST, NULL, 0 },
+    { "workload", "framework", VP__F_ENUM, "vllm|transformers|llama.cpp|other|none", 0 },
+    { "workload", "gpu_memory_utilization", VP__F_FRACTION, NULL, 0 },
+    { "workload", "max_num_batched_tokens", VP__F_INT, NULL, 0 },
+    { "workload", "max_num_seqs", VP__F_INT, NULL, 0 },
+    { "workload", "block_size", VP__F_INT, NULL, 0 },
+    { "workload", "quality", VP__F_STR, NULL, 0 },
+    { "workload", "host_ram", VP__F_BYTES, NULL, 0 },
+    { "layout", "gpus", VP__F_INT, NULL, VP__LIM_GPUS },
+    { "layout", "tensor_parallel", VP__F_INT, NULL, VP__LIM_GPUS },
+    { "layout", "pipeline_parallel", VP__F_INT, NULL, VP__LIM_STAGES },
+    { "layout", "sharding", VP__F_ENUM, "none|ddp|zero1|zero2|zero3|fsdp", 0 },
+    { "reserve", "*", VP__F_BYTES, NULL, 0 },
+    { "offer", "id", VP__F_STR, NULL, 0 },
+    { "offer", "gpu", VP__F_STR, NULL, 0 },
+    { "offer", "count", VP__F_INT, NULL, VP__LIM_GPUS },
+    { "offer", "memory", VP__F_BYTES, NULL, 0 },
+    { "offer", "price", VP__F_MONEY, NULL, 0 },
+    { "offer", "duration", VP__F_DURATION, NULL, 0 },
+    { "offer", "available_from", VP__F_DATE, NULL, 0 },
+    { "offer", "host_ram", VP__F_BYTES, NULL, 0 },
+    { "offer", "interconnect", VP__F_STR, NULL, 0 },
+    { "offer", "software", VP__F_STR, NULL, 0 },
+    { "evidence", "offer", VP__F_STR, NULL, 0 },
+    { "evidence", "gpu", VP__F_STR, NULL, 0 },
     { "evidence", "claim", VP__F_ENUM,
-      "device_total|device_free|software|interconnect|host_ram|availability|peak|quality|defect" },
-    { "evidence", "value", VP__F_STR, NULL },
+      "device_total|device_free|software|interconnect|host_ram|availability|peak|quality|defect", 0 },
+    { "evidence", "value", VP__F_STR, NULL, 0 },
     { "evidence", "source", VP__F_ENUM,
-      "vendor_material|catalog|order_request|documentation|device_report|measurement" },
-    { "evidence", "version", VP__F_STR, NULL },
-    { "evidence", "scope", VP__F_SCOPE, NULL },
-    { "evidence", "date", VP__F_DATE, NULL },
+      "vendor_material|catalog|order_request|documentation|device_report|measurement", 0 },
+    { "evidence", "version", VP__F_STR, NULL, 0 },
+    { "evidence", "scope", VP__F_SCOPE, NULL, 0 },
+    { "evidence", "date", VP__F_DATE, NULL, 0 },
     { "measurement", "phase", VP__F_ENUM,
-      "load|prefill|decode|forward|backward|optimizer_step|eval|export" },
-    { "measurement", "gpu", VP__F_UINT0, NULL },
+      "load|prefill|decode|forward|backward|optimizer_step|eval|export", 0 },
+    { "measurement", "gpu", VP__F_UINT0, NULL, VP__LIM_GPUS - 1 },
     { "measurement", "counter", VP__F_ENUM,
-      "torch_allocated_peak|torch_reserved_peak|device_used|process_used" },
-    { "measurement", "value", VP__F_BYTES, NULL },
-    { "measurement", "model", VP__F_STR, NULL },
-    { "measurement", "revision", VP__F_STR, NULL },
-    { "measurement", "task", VP__F_ENUM, "inference|lora|qlora|full" },
-    { "measurement", "weights", VP__F_WEIGHTS, NULL },
-    { "measurement", "context", VP__F_INT, NULL },
-    { "measurement", "concurrency", VP__F_INT, NULL },
-    { "measurement", "microbatch", VP__F_INT, NULL },
-    { "measurement", "truncated", VP__F_BOOL, NULL },
-    { "measurement", "outcome", VP__F_ENUM, "ok|oom" },
-    { "measurement", "version", VP__F_STR, NULL },
-    { "measurement", "date", VP__F_DATE, NULL },
+      "torch_allocated_peak|torch_reserved_peak|device_used|process_used", 0 },
+    { "measurement", "value", VP__F_BYTES, NULL, 0 },
+    { "measurement", "model", VP__F_STR, NULL, 0 },
+    { "measurement", "revision", VP__F_STR, NULL, 0 },
+    { "measurement", "task", VP__F_ENUM, "inference|lora|qlora|full", 0 },
+    { "measurement", "weights", VP__F_WEIGHTS, NULL, 0 },
+    { "measurement", "context", VP__F_INT, NULL, 0 },
+    { "measurement", "concurrency", VP__F_INT, NULL, 0 },
+    { "measurement", "microbatch", VP__F_INT, NULL, 0 },
+    { "measurement", "truncated", VP__F_BOOL, NULL, 0 },
+    { "measurement", "outcome", VP__F_ENUM, "ok|oom", 0 },
+    { "measurement", "version", VP__F_STR, NULL, 0 },
+    { "measurement", "date", VP__F_DATE, NULL, 0 },
 };
 
 /* scope = { ... } keys */
 static const vp__field scope_schema[] = {
-    { "scope", "model", VP__F_STR, NULL },
-    { "scope", "revision", VP__F_STR, NULL },
-    { "scope", "task", VP__F_ENUM, "inference|lora|qlora|full" },
-    { "scope", "weights", VP__F_WEIGHTS, NULL },
-    { "scope", "context", VP__F_INT, NULL },
-    { "scope", "concurrency", VP__F_INT, NULL },
-    { "scope", "microbatch", VP__F_INT, NULL },
-    { "scope", "gpu", VP__F_STR, NULL },
-    { "scope", "truncated", VP__F_BOOL, NULL },
+    { "scope", "model", VP__F_STR, NULL, 0 },
+    { "scope", "revision", VP__F_STR, NULL, 0 },
+    { "scope", "task", VP__F_ENUM, "inference|lora|qlora|full", 0 },
+    { "scope", "weights", VP__F_WEIGHTS, NULL, 0 },
+    { "scope", "context", VP__F_INT, NULL, 0 },
+    { "scope", "concurrency", VP__F_INT, NULL, 0 },
+    { "scope", "microbatch", VP__F_INT, NULL, 0 },
+    { "scope", "gpu", VP__F_STR, NULL, 0 },
+    { "scope", "truncated", VP__F_BOOL, NULL, 0 },
 };
+
+/* every scope key fits: a scope cannot hold more values than it has keys */
+_Static_assert(sizeof(scope_schema) / sizeof(scope_schema[0]) == VP__MAX_SUB,
+               "VP__MAX_SUB is the number of scope keys");
 
 static const char *const array_tables[] = { "offer", "evidence", "measurement" };
 static const char *const plain_tables[] = { "sheet", "model", "workload", "layout", "reserve" };
@@ -139,21 +149,38 @@ static char *dup_str(const char *s, size_t n)
     return d;
 }
 
-/* A TOML basic string literal for s. */
+/* The letter of c's short escape in a TOML basic string (\" \\ \b \t \n \f \r), or 0. */
+static char short_escape(unsigned char c)
+{
+    switch (c) {
+    case '"': return '"';
+    case '\\': return '\\';
+    case '\b': return 'b';
+    case '\t': return 't';
+    case '\n': return 'n';
+    case '\f': return 'f';
+    case '\r': return 'r';
+    }
+    return 0;
+}
+
+/* A TOML basic string literal for s: quotes, backslashes and every control character
+ * (U+0001..U+001F and DEL) escaped, so the text is one line of printable characters. */
 static char *quote(const char *s)
 {
     size_t n = 2;
     for (const unsigned char *p = (const unsigned char *)s; *p; p++)
-        n += (*p == '"' || *p == '\\') ? 2 : *p < 0x20 ? 6 : 1;
+        n += short_escape(*p) ? 2 : (*p < 0x20 || *p == 0x7F) ? 6 : 1;
     char *q = malloc(n + 1), *o = q;
     if (q == NULL)
         return NULL;
     *o++ = '"';
     for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        if (*p == '"' || *p == '\\') {
+        char e = short_escape(*p);
+        if (e) {
             *o++ = '\\';
-            *o++ = (char)*p;
-        } else if (*p < 0x20) {
+            *o++ = e;
+        } else if (*p < 0x20 || *p == 0x7F) {
             o += sprintf(o, "\\u%04x", *p);
         } else {
             *o++ = (char)*p;
@@ -163,6 +190,8 @@ static char *quote(const char *s)
     *o = '\0';
     return q;
 }
+
+static char *key_text(const char *key);
 
 static bool choice_ok(const char *choices, const char *v)
 {
@@ -224,7 +253,7 @@ static bool decimal_scaled(const char *s, size_t n, int scale, int64_t *out)
             return false;
         if (frac >= 0 && ++frac > scale)
             return false;
-        if (v > (INT64_MAX - 9) / 10)
+        if (v > (INT64_MAX - (c - '0')) / 10)
             return false;
         v = v * 10 + (c - '0');
         any = true;
@@ -327,12 +356,14 @@ static vp_status fill(const vctx *c, const vp__tnode *v, const vp__field *f, con
     e->field = f;
     e->line = v->line;
     e->column = v->column;
+    e->offset = v->offset;
+    /* every string value is kept whole in e->str: a longer one is refused, never cut */
+    if (str != NULL && f->kind != VP__F_STRLIST && v->str_len >= VP__MAX_TEXT)
+        return vfail(c, v, VP_ELIMIT, "%s is longer than %d bytes", key, VP__MAX_TEXT - 1);
     switch (f->kind) {
     case VP__F_STR:
         if ((st = want(c, v, VP__T_STRING, key, "a string")) != VP_OK)
             return st;
-        if (v->str_len >= VP__MAX_TEXT)
-            return vfail(c, v, VP_ELIMIT, "%s is longer than %d bytes", key, VP__MAX_TEXT - 1);
         break;
     case VP__F_ENUM:
         if ((st = want(c, v, VP__T_STRING, key, "a string")) != VP_OK)
@@ -359,6 +390,9 @@ static vp_status fill(const vctx *c, const vp__tnode *v, const vp__field *f, con
         if (v->i < 0 || (v->i == 0 && f->kind == VP__F_INT))
             return vfail(c, v, VP_ERANGE, "%s must be %s", key,
                          f->kind == VP__F_INT ? "positive" : "zero or more");
+        if (f->max != 0 && (uint64_t)v->i > f->max)
+            return vfail(c, v, VP_ELIMIT, "%s = %lld is more than %llu, the largest the sheet "
+                         "takes", key, (long long)v->i, (unsigned long long)f->max);
         e->u = (uint64_t)v->i;
         break;
     case VP__F_BOOL:
@@ -437,8 +471,12 @@ static vp_status fill(const vctx *c, const vp__tnode *v, const vp__field *f, con
                          "days", key, u);
         if (!decimal_scaled(str, (size_t)(sp - str), 3, &scaled) || scaled == 0)
             return vfail(c, v, VP_ERANGE, "%s must be a positive number of %s", key, u);
-        /* minutes, rounded to the nearest minute */
-        e->u = ((uint64_t)scaled * per + 500) / 1000;
+        /* minutes, rounded to the nearest minute; checked: scaled × per can wrap */
+        uint64_t milli;
+        if (vp__mul_u64(&milli, (uint64_t)scaled, per) || vp__add_u64(&milli, milli, 500))
+            return vfail(c, v, VP_EOVERFLOW, "%s = \"%.40s\": its minutes do not fit in 64 "
+                         "bits", key, str);
+        e->u = milli / 1000;
         break;
     }
     case VP__F_DATE: {
@@ -509,13 +547,19 @@ static char *entry_text(const vp__toml *doc, const vp__tnode *v, const char *src
                 free(out);
                 return NULL;
             }
-            const char *k = v->type == VP__T_TABLE ? vp__toml_key(doc, c) : "";
+            char *k = v->type == VP__T_TABLE ? key_text(vp__toml_key(doc, c)) : dup_str("", 0);
+            if (k == NULL) {
+                free(item);
+                free(out);
+                return NULL;
+            }
             size_t need = n + strlen(k) + strlen(item) + 8;
             if (need > cap) {
                 while (cap < need)
                     cap *= 2;
                 char *nb = realloc(out, cap);
                 if (nb == NULL) {
+                    free(k);
                     free(item);
                     free(out);
                     return NULL;
@@ -529,6 +573,7 @@ static char *entry_text(const vp__toml *doc, const vp__tnode *v, const char *src
             if (v->type == VP__T_TABLE)
                 n += (size_t)sprintf(out + n, "%s = ", k);
             n += (size_t)sprintf(out + n, "%s", item);
+            free(k);
             free(item);
         }
         if (n + 3 > cap) {
@@ -617,9 +662,10 @@ static vp_status load_table(vp_sheet *sh, const vp__toml *doc, const vp__tnode *
             return vp__error_set(err, VP_EUNKNOWNKEY, &w, "unknown key \"%.60s\" in [%s%s%s]",
                                  key, array ? "[" : "", name, array ? "]" : "");
         }
-        if (strlen(key) >= sizeof(((vp__entry *)0)->key)) {
+        if (strlen(key) >= VP__MAX_KEY) {
             vp__where w = vp__toml_key_where(doc, v);
-            return vp__error_set(err, VP_ELIMIT, &w, "key longer than 63 bytes");
+            return vp__error_set(err, VP_ELIMIT, &w, "key longer than %d bytes",
+                                 VP__MAX_KEY - 1);
         }
         vp__entry *e = add_entry(sec);
         if (e == NULL)
@@ -637,20 +683,25 @@ static vp_status load_table(vp_sheet *sh, const vp__toml *doc, const vp__tnode *
     return VP_OK;
 }
 
-/* Checks across values, after every table is read. */
+/* Checks across values, after every table is read. Each value is within its field's limit
+ * (VP__LIM_GPUS, VP__LIM_STAGES), so the product is at most 2^26; it is checked anyway. */
 static vp_status check_sheet(const vp_sheet *sh, vp_error *err)
 {
     const vp__entry *gpus = vp__sheet_find(sh, "layout", 0, "gpus");
     const vp__entry *tp = vp__sheet_find(sh, "layout", 0, "tensor_parallel");
     const vp__entry *pp = vp__sheet_find(sh, "layout", 0, "pipeline_parallel");
-    uint64_t t = tp ? tp->u : 1, p = pp ? pp->u : 1;
-    if (gpus != NULL && (t > gpus->u || p > gpus->u || t * p > gpus->u || gpus->u % (t * p) != 0)) {
-        vp__where w = { sh->source, gpus->line, gpus->column, 0, false };
+    uint64_t t = tp ? tp->u : 1, p = pp ? pp->u : 1, tpp;
+    if (gpus == NULL)
+        return VP_OK;
+    vp__where w = { sh->source, gpus->line, gpus->column, gpus->offset, gpus->line != 0 };
+    if (vp__mul_u64(&tpp, t, p) || tpp == 0)
+        return vp__error_set(err, VP_EOVERFLOW, &w, "layout: tensor_parallel × "
+                             "pipeline_parallel does not fit in 64 bits");
+    if (tpp > gpus->u || gpus->u % tpp != 0)
         return vp__error_set(err, VP_EINVALID, &w,
                              "layout: gpus = %llu is not a multiple of tensor_parallel × "
                              "pipeline_parallel = %llu", (unsigned long long)gpus->u,
-                             (unsigned long long)(t * p));
-    }
+                             (unsigned long long)tpp);
     return VP_OK;
 }
 
@@ -690,9 +741,17 @@ vp_status vp_sheet_parse(vp_sheet **out, const char *text, size_t len, const cha
             goto done;
         }
         if (array) {
-            for (uint32_t j = t->first; j != VP__T_NONE; j = doc.nodes[j].next)
+            uint64_t k = 0;
+            for (uint32_t j = t->first; j != VP__T_NONE; j = doc.nodes[j].next, k++) {
+                if (k >= VP__LIM_ENTRIES) {
+                    vp__where w = vp__toml_key_where(&doc, &doc.nodes[j]);
+                    st = vp__error_set(err, VP_ELIMIT, &w, "more than %llu [[%s]] entries",
+                                       (unsigned long long)VP__LIM_ENTRIES, name);
+                    goto done;
+                }
                 if ((st = load_table(sh, &doc, &doc.nodes[j], name, true, src, err)) != VP_OK)
                     goto done;
+            }
         } else if ((st = load_table(sh, &doc, t, name, false, src, err)) != VP_OK) {
             goto done;
         }
@@ -759,45 +818,102 @@ size_t vp_sheet_count(const vp_sheet *s, const char *table)
     return is_array_table(table) || n <= 1 ? n : 1;
 }
 
-/* "table.key" or "table.N.key" */
-static bool split_key(const char *key, char *table, size_t tlen, size_t *index, bool *indexed,
-                      char *name, size_t nlen)
+/* A dotted key, as a file writes it: "table.name" or "table.N.name" (N: the 0-based
+ * [[array]] entry), each part bare or quoted: reserve."my reserve", reserve.'a.b'. */
+typedef struct {
+    char table[16];
+    bool indexed;
+    size_t index;               /* VP__LIM_ENTRIES + 1 for any larger number */
+    char index_text[24];        /* N as written (cut), for messages */
+    char name[VP__MAX_KEY];
+} skey;
+
+static bool all_digits(const char *s)
 {
-    const char *dot = strchr(key, '.');
-    if (dot == NULL || (size_t)(dot - key) >= tlen)
+    if (*s == '\0')
         return false;
-    memcpy(table, key, (size_t)(dot - key));
-    table[dot - key] = '\0';
-    const char *rest = dot + 1;
-    *indexed = false;
-    *index = 0;
-    if (*rest >= '0' && *rest <= '9') {
-        char *end;
-        unsigned long n = 0;
-        for (end = (char *)rest; *end >= '0' && *end <= '9'; end++)
-            n = n * 10 + (unsigned long)(*end - '0');
-        if (*end != '.' || n > 100000)
+    for (; *s; s++)
+        if (*s < '0' || *s > '9')
             return false;
-        *index = n;
-        *indexed = true;
-        rest = end + 1;
-    }
-    if (strlen(rest) >= nlen || *rest == '\0')
-        return false;
-    strcpy(name, rest);
     return true;
+}
+
+/* VP_OK, VP_EUNKNOWNKEY (not a key, or not table.[N.]name), VP_ELIMIT (a name longer than
+ * a key may be) or VP_ENOMEM, with the reason in *err (source "<set>"). */
+static vp_status parse_key(const char *key, skey *k, vp_error *err)
+{
+    vp__where w0 = { "<set>", 0, 0, 0, false };
+    vp__toml doc;
+    vp_error sub = VP_ERROR_INIT;
+    vp_status st = vp__toml_parse_key(&doc, key, strlen(key), "<set>", &sub);
+    if (st != VP_OK)
+        return vp__error_set(err, st == VP_ENOMEM ? st : VP_EUNKNOWNKEY, &w0,
+                             "\"%.60s\" is not a sheet key: at column %u: %s", key, sub.column,
+                             sub.message);
+    const vp__tnode *root = &doc.nodes[0];
+    const vp__tnode *t = vp__toml_at(&doc, root->first), *last = vp__toml_at(&doc, root->last);
+    const char *table = t ? vp__toml_key(&doc, t) : "";
+    memset(k, 0, sizeof(*k));
+    st = VP_EUNKNOWNKEY;
+    if ((root->count == 2 || root->count == 3) && strlen(table) < sizeof(k->table)) {
+        strcpy(k->table, table);
+        st = VP_OK;
+        if (root->count == 3) {
+            const char *ix = vp__toml_key(&doc, &doc.nodes[t->next]);
+            if (all_digits(ix)) {
+                k->indexed = true;
+                for (const char *c = ix; *c; c++)
+                    k->index = k->index > VP__LIM_ENTRIES ? k->index
+                                                          : k->index * 10 + (size_t)(*c - '0');
+                snprintf(k->index_text, sizeof(k->index_text), "%.20s%s", ix,
+                         strlen(ix) > 20 ? "…" : "");
+            } else {
+                st = VP_EUNKNOWNKEY;
+            }
+        }
+    }
+    if (st != VP_OK) {
+        vp__toml_free(&doc);
+        return vp__error_set(err, st, &w0, "\"%.60s\" is not a sheet key: write table.key or "
+                             "table.N.key (N from 0 for [[offer]], [[evidence]], "
+                             "[[measurement]])", key);
+    }
+    if (last->key_len >= VP__MAX_KEY) {
+        vp__toml_free(&doc);
+        return vp__error_set(err, VP_ELIMIT, &w0, "\"%.60s\": key longer than %d bytes", key,
+                             VP__MAX_KEY - 1);
+    }
+    memcpy(k->name, vp__toml_key(&doc, last), (size_t)last->key_len + 1);
+    vp__toml_free(&doc);
+    return VP_OK;
+}
+
+static bool is_bare_key(const char *s)
+{
+    if (*s == '\0')
+        return false;
+    for (; *s; s++)
+        if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
+              (*s >= '0' && *s <= '9') || *s == '_' || *s == '-'))
+            return false;
+    return true;
+}
+
+/* A key as sheet text: bare when it is a bare key, else a quoted string. */
+static char *key_text(const char *key)
+{
+    return is_bare_key(key) ? dup_str(key, strlen(key)) : quote(key);
 }
 
 vp_status vp_sheet_get(const vp_sheet *s, const char *key, char *buf, size_t len)
 {
-    char table[32], name[64];
-    size_t index;
-    bool indexed;
+    skey k;
     if (s == NULL || key == NULL || buf == NULL)
         return VP_EMISUSE;
-    if (!split_key(key, table, sizeof(table), &index, &indexed, name, sizeof(name)))
-        return VP_ENOTFOUND;
-    const vp__entry *e = vp__sheet_find(s, table, index, name);
+    vp_status st = parse_key(key, &k, NULL);
+    if (st != VP_OK)
+        return st == VP_ENOMEM ? st : VP_ENOTFOUND;
+    const vp__entry *e = vp__sheet_find(s, k.table, k.index, k.name);
     if (e == NULL)
         return VP_ENOTFOUND;
     size_t n = strlen(e->text);
@@ -809,45 +925,57 @@ vp_status vp_sheet_get(const vp_sheet *s, const char *key, char *buf, size_t len
 
 vp_status vp_sheet_set(vp_sheet *s, const char *key, const char *value, vp_error *err)
 {
-    char table[32], name[64];
-    size_t index;
-    bool indexed;
+    skey k;
     vp__where w0 = { "<set>", 0, 0, 0, false };
     if (s == NULL || key == NULL || value == NULL)
         return VP_EMISUSE;
-    if (!split_key(key, table, sizeof(table), &index, &indexed, name, sizeof(name)))
-        return vp__error_set(err, VP_EUNKNOWNKEY, &w0, "\"%.60s\" is not a sheet key", key);
+    vp_status st = parse_key(key, &k, err);
+    if (st != VP_OK)
+        return st;
+    const char *table = k.table, *name = k.name;
+    size_t index = k.index;
     bool array = is_array_table(table);
-    if ((!array && !is_plain_table(table)) || (array && !indexed) || (!array && indexed))
+    if ((!array && !is_plain_table(table)) || (array && !k.indexed) || (!array && k.indexed))
         return vp__error_set(err, VP_EUNKNOWNKEY, &w0, "\"%.60s\" is not a sheet key", key);
     const vp__field *f = lookup_field(schema, sizeof(schema) / sizeof(schema[0]), table, name);
     if (f == NULL)
         return vp__error_set(err, VP_EUNKNOWNKEY, &w0, "unknown key \"%.60s\"", key);
     size_t count = vp_sheet_count(s, table);
     if (array && index > count)
-        return vp__error_set(err, VP_ERANGE, &w0, "no [[%s]] number %zu (there are %zu)", table,
-                             index, count);
+        return vp__error_set(err, VP_ERANGE, &w0, "no [[%s]] number %s (there are %zu)", table,
+                             k.index_text, count);
+    if (array && index == count && count >= VP__LIM_ENTRIES)
+        return vp__error_set(err, VP_ELIMIT, &w0, "a sheet holds at most %llu [[%s]] entries",
+                             (unsigned long long)VP__LIM_ENTRIES, table);
     /* the value as a one-line TOML document: bare text is a string for string kinds */
     bool stringy = f->kind != VP__F_INT && f->kind != VP__F_UINT0 && f->kind != VP__F_BOOL &&
                    f->kind != VP__F_FRACTION && f->kind != VP__F_STRLIST &&
                    f->kind != VP__F_SCOPE;
     char *lit = stringy && value[0] != '"' && value[0] != '\'' ? quote(value) : dup_str(value, strlen(value));
-    if (lit == NULL)
-        return vp__error_set(err, VP_ENOMEM, &w0, "out of memory");
-    size_t doclen = strlen(lit) + strlen(table) + strlen(name) + 16;
-    char *docs = malloc(doclen);
+    char *ktext = key_text(name);
+    size_t doclen = (lit ? strlen(lit) : 0) + (ktext ? strlen(ktext) : 0) + 16;
+    char *docs = lit && ktext ? malloc(doclen) : NULL;
     if (docs == NULL) {
         free(lit);
+        free(ktext);
         return vp__error_set(err, VP_ENOMEM, &w0, "out of memory");
     }
-    int n = snprintf(docs, doclen, "[x]\n%s = %s\n", name, lit);
+    int n = snprintf(docs, doclen, "[x]\n%s = %s\n", ktext, lit);
     free(lit);
+    free(ktext);
     vp__toml doc;
     vp_error sub = VP_ERROR_INIT;
-    vp_status st = vp__toml_parse(&doc, docs, (size_t)n, "<set>", &sub);
+    st = vp__toml_parse(&doc, docs, (size_t)n, "<set>", &sub);
     if (st != VP_OK) {
         free(docs);
         return vp__error_set(err, st, &w0, "%s = %.80s: %s", key, value, sub.message);
+    }
+    /* one value: text after it must not add keys or tables */
+    if (doc.nodes[0].count != 1 || doc.nodes[doc.nodes[0].first].count != 1) {
+        vp__toml_free(&doc);
+        free(docs);
+        return vp__error_set(err, VP_EPARSE, &w0, "%s = %.80s: one value, on one line", key,
+                             value);
     }
     const vp__tnode *v = &doc.nodes[doc.nodes[doc.nodes[0].first].first];
     vp__entry e;
@@ -858,6 +986,8 @@ vp_status vp_sheet_set(vp_sheet *s, const char *key, const char *value, vp_error
         st = vp__error_set(&sub, VP_ENOMEM, NULL, "out of memory");
     vp__toml_free(&doc);
     free(docs);
+    e.line = e.column = 0; /* set through the API */
+    e.offset = 0;
     if (st != VP_OK) {
         entry_free(&e);
         return vp__error_set(err, st, &w0, "%s = %.80s: %s", key, value, sub.message);
@@ -888,18 +1018,17 @@ vp_status vp_sheet_set(vp_sheet *s, const char *key, const char *value, vp_error
 
 vp_status vp_sheet_unset(vp_sheet *s, const char *key)
 {
-    char table[32], name[64];
-    size_t index;
-    bool indexed;
+    skey k;
     if (s == NULL || key == NULL)
         return VP_EMISUSE;
-    if (!split_key(key, table, sizeof(table), &index, &indexed, name, sizeof(name)))
-        return VP_ENOTFOUND;
-    vp__section *sec = (vp__section *)vp__sheet_section(s, table, index);
+    vp_status st = parse_key(key, &k, NULL);
+    if (st != VP_OK)
+        return st == VP_ENOMEM ? st : VP_ENOTFOUND;
+    vp__section *sec = (vp__section *)vp__sheet_section(s, k.table, k.index);
     if (sec == NULL)
         return VP_ENOTFOUND;
     for (size_t i = 0; i < sec->n; i++)
-        if (strcmp(sec->e[i].key, name) == 0) {
+        if (strcmp(sec->e[i].key, k.name) == 0) {
             entry_free(&sec->e[i]);
             memmove(&sec->e[i], &sec->e[i + 1], (sec->n - i - 1) * sizeof(sec->e[0]));
             sec->n--;
@@ -910,21 +1039,53 @@ vp_status vp_sheet_unset(vp_sheet *s, const char *key)
 
 /* ---- writing ------------------------------------------------------------------------ */
 
+/* A growing text buffer; on allocation failure it stays failed and its text is freed. */
+typedef struct {
+    char *p;
+    size_t n, cap;
+    bool failed;
+} tbuf;
+
+static void tb_put(tbuf *b, const char *s, size_t n)
+{
+    if (b->failed)
+        return;
+    if (b->cap - b->n <= n) {
+        size_t cap = b->cap ? b->cap : 256;
+        while (cap - b->n <= n) {
+            if (cap > SIZE_MAX / 2) {
+                cap = 0;
+                break;
+            }
+            cap *= 2;
+        }
+        char *q = cap ? realloc(b->p, cap) : NULL;
+        if (q == NULL) {
+            free(b->p);
+            *b = (tbuf){ NULL, 0, 0, true };
+            return;
+        }
+        b->p = q;
+        b->cap = cap;
+    }
+    memcpy(b->p + b->n, s, n);
+    b->n += n;
+    b->p[b->n] = '\0';
+}
+
+static void tb_str(tbuf *b, const char *s)
+{
+    tb_put(b, s, strlen(s));
+}
+
 vp_status vp_sheet_to_text(const vp_sheet *s, char **out, size_t *len)
 {
     if (s == NULL || out == NULL)
         return VP_EMISUSE;
-    size_t cap = 256, n = 0;
-    for (size_t i = 0; i < s->n_sec; i++) {
-        cap += strlen(s->sec[i].name) + 8;
-        for (size_t j = 0; j < s->sec[i].n; j++)
-            cap += strlen(s->sec[i].e[j].key) + strlen(s->sec[i].e[j].text) + 8;
-    }
-    char *buf = malloc(cap);
-    if (buf == NULL)
-        return VP_ENOMEM;
-    n += (size_t)sprintf(buf + n, "# vramplan workload sheet (docs/sheet.md)\n");
-    /* plain tables in their canonical order, then arrays in file order */
+    tbuf b = { NULL, 0, 0, false };
+    tb_str(&b, "# vramplan workload sheet (docs/sheet.md)\n");
+    /* plain tables in their canonical order, then arrays in file order; table names are
+     * the schema's (bare), keys are quoted unless bare, values are their canonical text */
     for (int pass = 0; pass < 2; pass++)
         for (size_t t = 0; t < (pass ? 3u : 5u); t++) {
             const char *tname = pass ? array_tables[t] : plain_tables[t];
@@ -932,48 +1093,212 @@ vp_status vp_sheet_to_text(const vp_sheet *s, char **out, size_t *len)
                 const vp__section *sec = &s->sec[i];
                 if (strcmp(sec->name, tname) != 0 || (!sec->array && sec->n == 0))
                     continue;
-                n += (size_t)sprintf(buf + n, sec->array ? "\n[[%s]]\n" : "\n[%s]\n", sec->name);
-                for (size_t j = 0; j < sec->n; j++)
-                    n += (size_t)sprintf(buf + n, "%s = %s\n", sec->e[j].key, sec->e[j].text);
+                tb_str(&b, sec->array ? "\n[[" : "\n[");
+                tb_str(&b, sec->name);
+                tb_str(&b, sec->array ? "]]\n" : "]\n");
+                for (size_t j = 0; j < sec->n; j++) {
+                    char *k = key_text(sec->e[j].key);
+                    if (k == NULL) {
+                        free(b.p);
+                        return VP_ENOMEM;
+                    }
+                    tb_str(&b, k);
+                    free(k);
+                    tb_str(&b, " = ");
+                    tb_str(&b, sec->e[j].text);
+                    tb_str(&b, "\n");
+                }
             }
         }
-    *out = buf;
+    if (b.failed)
+        return VP_ENOMEM;
+    *out = b.p;
     if (len != NULL)
-        *len = n;
+        *len = b.n;
     return VP_OK;
 }
 
+/* ---- saving ----------------------------------------------------------------------- */
+
+/* 64 unpredictable bits for a temporary file name: the system's random source, or else a
+ * mix of the clock, the process, a stack address and the attempt. The file is created
+ * exclusively either way, so a name guessed in advance can only make a save try another. */
+static uint64_t name_bits(unsigned attempt)
+{
+    uint64_t x = 0;
+    int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+    if (fd >= 0) {
+        unsigned char b[8];
+        ssize_t got = read(fd, b, sizeof(b));
+        close(fd);
+        if (got == (ssize_t)sizeof(b)) {
+            for (int i = 0; i < 8; i++)
+                x = x << 8 | b[i];
+            return x;
+        }
+    }
+    struct timespec ts = { 0, 0 };
+    clock_gettime(CLOCK_REALTIME, &ts);
+    x = (uint64_t)ts.tv_nsec ^ ((uint64_t)ts.tv_sec << 30) ^ ((uint64_t)getpid() << 16) ^
+        (uint64_t)(uintptr_t)&ts ^ attempt;
+    x += UINT64_C(0x9E3779B97F4A7C15); /* splitmix64's finalizer */
+    x = (x ^ (x >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
+    x = (x ^ (x >> 27)) * UINT64_C(0x94D049BB133111EB);
+    return x ^ (x >> 31);
+}
+
+static const char *errno_text(int e)
+{
+    switch (e) {
+    case ENOSPC: return "no space left on the device";
+    case EACCES: case EPERM: return "permission denied";
+    case EROFS: return "read-only file system";
+    case EFBIG: return "file too large";
+    case ENOENT: return "no such file or folder";
+    case ENOTDIR: return "a part of the path is not a folder";
+    case ENAMETOOLONG: return "name too long";
+    case ELOOP: return "too many symbolic links";
+    case EIO: return "input/output error";
+#ifdef EDQUOT
+    case EDQUOT: return "disk quota exceeded";
+#endif
+    }
+    return "system error";
+}
+
+static vp_status save_fail(vp_error *err, const vp__where *w, const char *what, int e)
+{
+    return vp__error_set(err, VP_EIO, w, "cannot %s: %s (errno %d; nothing was changed)", what,
+                         errno_text(e), e);
+}
+
+static bool write_all(int fd, const char *p, size_t n)
+{
+    while (n > 0) {
+        ssize_t k = write(fd, p, n);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0)
+            return false;
+        p += k;
+        n -= (size_t)k;
+    }
+    return true;
+}
+
+/*
+ * The target (path, or the file a symbolic link at path leads to), its folder, and the
+ * mode to keep (-1 for a new file). The temporary file is made in that folder under a
+ * name nobody can foresee, exclusively (O_EXCL | O_NOFOLLOW: never through a planted
+ * link, never into another save's file), then written, given the old mode, synced and
+ * renamed over the target; then the folder is synced.
+ */
 vp_status vp_sheet_save(const vp_sheet *s, const char *path, vp_error *err)
 {
     if (s == NULL || path == NULL)
         return VP_EMISUSE;
     vp__where w = { path, 0, 0, 0, false };
-    char *text;
+    if (strlen(path) > VP__LIM_PATH)
+        return vp__error_set(err, VP_ELIMIT, &w, "path longer than %llu bytes",
+                             (unsigned long long)VP__LIM_PATH);
+    char *text = NULL, *target = NULL, *tmp = NULL;
     size_t len;
     vp_status st = vp_sheet_to_text(s, &text, &len);
     if (st != VP_OK)
         return vp__error_set(err, st, &w, "%s", vp_status_str(st));
-    size_t pl = strlen(path);
-    char *tmp = malloc(pl + 16);
-    if (tmp == NULL) {
-        free(text);
-        return vp__error_set(err, VP_ENOMEM, &w, "out of memory");
+    long mode = -1;
+    struct stat sb;
+    int fd = -1;
+    if (lstat(path, &sb) != 0) {
+        if (errno != ENOENT) {
+            st = save_fail(err, &w, "reach the sheet", errno);
+            goto out;
+        }
+        target = dup_str(path, strlen(path)); /* a new file */
+    } else {
+        target = S_ISLNK(sb.st_mode) ? realpath(path, NULL) : dup_str(path, strlen(path));
+        if (target == NULL && S_ISLNK(sb.st_mode)) {
+            st = save_fail(err, &w, "follow the symbolic link to the sheet", errno);
+            goto out;
+        }
+        if (target != NULL && stat(target, &sb) != 0) {
+            st = save_fail(err, &w, "reach the sheet", errno);
+            goto out;
+        }
+        if (target != NULL && !S_ISREG(sb.st_mode)) {
+            st = vp__error_set(err, VP_EIO, &w, "not a regular file (nothing was changed)");
+            goto out;
+        }
+        mode = (long)(sb.st_mode & 07777);
     }
-    snprintf(tmp, pl + 16, "%s.vramplan-tmp", path);
-    FILE *f = fopen(tmp, "wb");
-    bool ok = f != NULL && fwrite(text, 1, len, f) == len;
-    if (f != NULL && fflush(f) != 0)
-        ok = false;
-    if (f != NULL && fclose(f) != 0)
-        ok = false;
-    free(text);
-    if (!ok || rename(tmp, path) != 0) {
-        remove(tmp);
-        free(tmp);
-        return vp__error_set(err, VP_EIO, &w, "cannot write the sheet (nothing was changed)");
+    if (target == NULL) {
+        st = vp__error_set(err, VP_ENOMEM, &w, "out of memory");
+        goto out;
+    }
+    const char *slash = strrchr(target, '/');
+    size_t dn = slash ? (size_t)(slash - target) + 1 : 0; /* the folder, with its '/' */
+    const char *base = target + dn;
+    size_t tl = dn + strlen(base) + 32;
+    tmp = malloc(tl);
+    if (tmp == NULL) {
+        st = vp__error_set(err, VP_ENOMEM, &w, "out of memory");
+        goto out;
+    }
+    for (unsigned attempt = 0; fd < 0; attempt++) {
+        snprintf(tmp, tl, "%.*s.%.64s.%016llx.tmp", (int)dn, target, base,
+                 (unsigned long long)name_bits(attempt));
+        fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+        if (fd < 0 && (errno != EEXIST || attempt >= 100)) {
+            st = save_fail(err, &w, "create a temporary file beside the sheet", errno);
+            free(tmp);
+            tmp = NULL; /* not ours: nothing to remove */
+            goto out;
+        }
+    }
+    if (!write_all(fd, text, len)) {
+        st = save_fail(err, &w, "write the sheet", errno);
+        goto out;
+    }
+    if (mode >= 0 && fchmod(fd, (mode_t)mode) != 0) {
+        st = save_fail(err, &w, "keep the sheet's mode", errno);
+        goto out;
+    }
+    if (fsync(fd) != 0) {
+        st = save_fail(err, &w, "write the sheet to the device", errno);
+        goto out;
+    }
+    int c = close(fd);
+    fd = -1;
+    if (c != 0) {
+        st = save_fail(err, &w, "write the sheet", errno);
+        goto out;
+    }
+    if (rename(tmp, target) != 0) {
+        st = save_fail(err, &w, "replace the sheet", errno);
+        goto out;
     }
     free(tmp);
-    return VP_OK;
+    tmp = NULL;
+    /* the rename is durable once the folder is synced (best effort: some file systems
+     * cannot sync a folder, and the sheet is already replaced) */
+    char *dir = dn ? dup_str(target, dn) : dup_str(".", 1);
+    int dfd = dir ? open(dir, O_RDONLY | O_CLOEXEC) : -1;
+    if (dfd >= 0) {
+        (void)fsync(dfd);
+        close(dfd);
+    }
+    free(dir);
+    st = VP_OK;
+out:
+    if (fd >= 0)
+        close(fd);
+    if (tmp != NULL) {
+        unlink(tmp);
+        free(tmp);
+    }
+    free(target);
+    free(text);
+    return st;
 }
 
 /* ---- loading the files it names ----------------------------------------------------- */
@@ -1002,13 +1327,15 @@ vp_status vp_sheet_load(vp_sheet **out, const char *path, vp_error *err)
     const vp__entry *ckpt = vp__sheet_find(s, "model", 0, "checkpoint");
     const vp__entry *use = cfg != NULL ? cfg : ckpt;
     if (use != NULL) {
-        char full[2048];
+        char full[VP__LIM_PATH + 1];
         const char *slash = strrchr(path, '/');
         size_t dn = slash && use->str[0] != '/' ? (size_t)(slash - path) + 1 : 0;
-        if (dn + strlen(use->str) + 1 > sizeof(full)) {
-            vp_sheet_free(s);
-            vp__where w = { path, use->line, use->column, 0, false };
-            return vp__error_set(err, VP_ELIMIT, &w, "model path too long");
+        if (dn + strlen(use->str) > VP__LIM_PATH) {
+            vp__where w = { path, use->line, use->column, use->offset, true };
+            st = vp__error_set(err, VP_ELIMIT, &w, "model path longer than %llu bytes once "
+                               "joined to the sheet's folder", (unsigned long long)VP__LIM_PATH);
+            vp_sheet_free(s); /* after: w's position lives in the sheet's entry */
+            return st;
         }
         memcpy(full, path, dn);
         strcpy(full + dn, use->str);

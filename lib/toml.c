@@ -15,14 +15,27 @@ typedef struct {
     vp_error *err;
     vp_status st;
     int depth;
+    const unsigned char *col_at; /* col_of's last answer: the column of col_at on line */
+    uint32_t col, col_line;
 } tp;
 
-static uint32_t col_of(const tp *t, const unsigned char *at)
+/* The 1-based column (in Unicode characters) of at, on the current line. Positions asked
+ * for mostly grow along a line, so it counts on from its last answer: a long line costs
+ * linear time, not quadratic. */
+static uint32_t col_of(tp *t, const unsigned char *at)
 {
-    uint32_t c = 1;
-    for (const unsigned char *q = t->line_start; q < at; q++)
+    if (t->col_at == NULL || t->col_line != t->line || t->col_at < t->line_start ||
+        t->col_at > at) {
+        t->col_at = t->line_start;
+        t->col = 1;
+    }
+    uint32_t c = t->col;
+    for (const unsigned char *q = t->col_at; q < at; q++)
         if ((*q & 0xC0u) != 0x80u)
             c++;
+    t->col_at = at;
+    t->col = c;
+    t->col_line = t->line;
     return c;
 }
 
@@ -66,6 +79,8 @@ static uint32_t node(tp *t, vp__ttype type, const unsigned char *at)
 static bool pool_put(tp *t, const void *s, size_t n, uint32_t *off)
 {
     vp__toml *d = t->doc;
+    if (n >= UINT32_MAX - d->n_pool) /* offsets are 32-bit: never wrap one */
+        return fail(t, VP_ELIMIT, t->p, "sheet text too large");
     if (d->cap_pool - d->n_pool < n + 1) {
         size_t cap = d->cap_pool ? d->cap_pool : 256;
         while (cap - d->n_pool < n + 1)
@@ -148,7 +163,7 @@ static bool read_string(tp *t, uint32_t *off, uint32_t *len)
             t->p++;
             break;
         }
-        if (c < 0x20 && c != '\t') {
+        if ((c < 0x20 && c != '\t') || c == 0x7F) { /* TOML: escape them (\u007f) */
             fail(t, VP_EPARSE, t->p, "control character in a string");
             goto out;
         }
@@ -479,7 +494,7 @@ vp_status vp__toml_parse(vp__toml *doc, const char *text, size_t len, const char
     static const unsigned char empty[1] = { 0 };
     vp__toml d = { NULL, 0, 0, NULL, 0, 0, source };
     const unsigned char *s = text ? (const unsigned char *)text : empty;
-    tp t = { &d, s, s, s + len, s, 1, err, VP_OK, 0 };
+    tp t = { &d, s, s, s + len, s, 1, err, VP_OK, 0, NULL, 0, 0 };
     uint32_t root = node(&t, VP__T_TABLE, s), current = VP__T_NONE;
     if (len >= 3 && memcmp(s, "\xEF\xBB\xBF", 3) == 0)
         t.p += 3;
@@ -612,6 +627,49 @@ vp_status vp__toml_parse(vp__toml *doc, const char *text, size_t len, const char
         }
     }
     (void)root;
+    if (t.st != VP_OK) {
+        vp__toml_free(&d);
+        return t.st;
+    }
+    *doc = d;
+    return VP_OK;
+}
+
+vp_status vp__toml_parse_key(vp__toml *doc, const char *text, size_t len, const char *source,
+                             vp_error *err)
+{
+    if (doc == NULL || (text == NULL && len > 0))
+        return VP_EMISUSE;
+    static const unsigned char empty[1] = { 0 };
+    vp__toml d = { NULL, 0, 0, NULL, 0, 0, source };
+    const unsigned char *s = text ? (const unsigned char *)text : empty;
+    tp t = { &d, s, s, s + len, s, 1, err, VP_OK, 0, NULL, 0, 0 };
+    uint32_t root = node(&t, VP__T_TABLE, s);
+    if ((uint64_t)len > UINT32_MAX / 2)
+        fail(&t, VP_ELIMIT, s, "key longer than 2 GiB");
+    while (t.st == VP_OK) {
+        skip_blank(&t);
+        const unsigned char *ks = t.p;
+        bool quoted = t.p < t.end && (*t.p == '"' || *t.p == '\'');
+        uint32_t koff, klen;
+        if (!read_key(&t, &koff, &klen))
+            break;
+        uint32_t n = node(&t, VP__T_STRING, ks);
+        if (n == VP__T_NONE)
+            break;
+        d.nodes[n].key = koff;
+        d.nodes[n].key_len = klen;
+        d.nodes[n].boolean = quoted;
+        append(&d, root, n);
+        skip_blank(&t);
+        if (t.p >= t.end)
+            break;
+        if (*t.p != '.') {
+            fail(&t, VP_EPARSE, t.p, "expected '.' between the parts of a key");
+            break;
+        }
+        t.p++;
+    }
     if (t.st != VP_OK) {
         vp__toml_free(&d);
         return t.st;

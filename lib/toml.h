@@ -3,8 +3,9 @@
  * [table] and [[array]] headers with bare names, key = value with bare or "quoted" keys,
  * basic "..." and literal '...' strings, integers (with '_' between digits, optional
  * sign), decimal floats, booleans, one-line arrays and one-line inline tables. Anything
- * else — dotted keys, multi-line strings or arrays, bare dates, inf/nan — is an error
- * with line and column. Duplicate keys and duplicate [table] headers are errors.
+ * else — dotted keys, multi-line strings or arrays, bare dates, inf/nan, a raw control
+ * character or DEL in a string — is an error with line and column. Duplicate keys and
+ * duplicate [table] headers are errors. Parsing is linear in the text.
  */
 #ifndef VRAMPLAN_TOML_H
 #define VRAMPLAN_TOML_H
@@ -43,6 +44,12 @@ typedef struct {
  * [[arrays]] (ARRAY nodes of TABLE nodes), in order of first appearance. */
 vp_status vp__toml_parse(vp__toml *doc, const char *text, size_t len, const char *source,
                          vp_error *err);
+/* Parses text as a TOML dotted key: parts, bare (A-Za-z0-9_-) or quoted ("..." with
+ * escapes, '...' literal), joined by '.' with blanks allowed around the dots. Node 0's
+ * children are one node per part, in order, each with the decoded part as its key and
+ * boolean = 1 when it was quoted. Errors carry the column in text (source: source). */
+vp_status vp__toml_parse_key(vp__toml *doc, const char *text, size_t len, const char *source,
+                             vp_error *err);
 void vp__toml_free(vp__toml *doc);
 
 static inline const vp__tnode *vp__toml_at(const vp__toml *d, uint32_t i)

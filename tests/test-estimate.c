@@ -581,10 +581,14 @@ START_TEST(test_layout_set_after_load)
         vp_sheet *s = vp_test_sheet("[model]\nparameters = 7_000_000_000\n[workload]\n"
                                     "weights = \"fp16\"\n[layout]\ngpus = 8\n");
         vp_error err = VP_ERROR_INIT;
-        ck_assert_int_eq(vp_sheet_set(s, cases[k].key, cases[k].value, &err), VP_OK);
+        vp_status set = vp_sheet_set(s, cases[k].key, cases[k].value, &err);
+        /* the sheet refuses a value beyond a limit itself; a value it takes is checked
+         * again by the estimate against the other layout keys */
+        ck_assert(set == VP_OK || (set == VP_ELIMIT && cases[k].want == VP_ELIMIT));
         vp_estimate *e;
-        ck_assert_int_eq(run_status(s, &e, &err), cases[k].want);
-        ck_assert_uint_eq(vp_estimate_gpu_count(e), 0);
+        ck_assert_int_eq(run_status(s, &e, &err), set == VP_OK ? cases[k].want : VP_OK);
+        if (set == VP_OK)
+            ck_assert_uint_eq(vp_estimate_gpu_count(e), 0);
         vp_estimate_free(e);
         vp_sheet_free(s);
     }

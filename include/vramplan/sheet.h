@@ -12,8 +12,12 @@
  * strings with explicit units ("24 GB", "6 GiB"); prices name an ISO currency
  * ("47.14 USD"); durations are hours or days ("3 days"); dates are "YYYY-MM-DD".
  *
- * Values are addressed by dotted keys: "workload.context", "reserve.other", and for
- * arrays of tables "offer.0.memory" (0-based).
+ * Values are addressed by dotted keys written as in TOML: "workload.context",
+ * "reserve.other", and for arrays of tables "offer.0.memory" (0-based). Each part is bare
+ * (A-Za-z0-9_-) or quoted as a file quotes keys ("..." with escapes, '...' literal), and
+ * blanks may stand around the dots, so a reserve the file names "my reserve" is
+ * reserve."my reserve" and one named "a.b" is reserve."a.b" or reserve.'a.b'; an unquoted
+ * dot always separates parts. A key of the sheet is at most 63 bytes.
  *
  * Ownership: a #vp_sheet owns its values and the model it loaded; strings it returns
  * live as long as it does. Text from vp_sheet_to_text() is freed with vp_free().
@@ -86,14 +90,20 @@ VP_API void vp_sheet_free(vp_sheet *s);
  * @brief Set a value from text, validated like the file: "workload.context" = "8192",
  *        "workload.framework" = "vllm", "reserve.other" = "6 GiB".
  *
- * Strings may be given bare (as on a command line) or quoted. The sheet is unchanged on
- * error. Setting "offer.N.key" for N equal to the count appends a new entry.
+ * Strings may be given bare (as on a command line) or quoted. The value is one value
+ * on one line: text after it (another key, a table) is an error. The sheet is unchanged
+ * on error. Setting "offer.N.key" for N equal to the count appends a new entry (up to
+ * 4096 entries).
  * @param s the sheet
- * @param key a dotted key
+ * @param key a dotted key: table.key or table.N.key, parts bare or quoted
+ *        (reserve."my reserve")
  * @param value the value's text
  * @param[out] err filled on error (source "<set>"); may be NULL
  * @retval VP_OK on success
- * @retval VP_EUNKNOWNKEY the key is not in the schema
+ * @retval VP_EUNKNOWNKEY the key is malformed or not in the schema
+ * @retval VP_ERANGE no [[array]] entry N (N is more than the count)
+ * @retval VP_ELIMIT the key is longer than 63 bytes, or a 4097th entry
+ * @retval VP_EPARSE the value is not one value
  * @retval VP_EMISUSE on NULL arguments
  * @retval other the value errors of vp_sheet_parse()
  * @since 0.1
@@ -103,9 +113,10 @@ VP_API vp_status vp_sheet_set(vp_sheet *s, const char *key, const char *value, v
 /**
  * @brief Remove a value (it goes back to its default).
  * @param s the sheet
- * @param key a dotted key
+ * @param key a dotted key, as for vp_sheet_set()
  * @retval VP_OK on success
- * @retval VP_ENOTFOUND the value was not set
+ * @retval VP_ENOTFOUND the value was not set, or the key is malformed
+ * @retval VP_ENOMEM out of memory
  * @retval VP_EMISUSE on NULL arguments
  * @since 0.1
  */
@@ -114,11 +125,12 @@ VP_API vp_status vp_sheet_unset(vp_sheet *s, const char *key);
 /**
  * @brief The value of a key as sheet text (a quoted string, an integer, …).
  * @param s the sheet
- * @param key a dotted key
+ * @param key a dotted key, as for vp_sheet_set()
  * @param[out] buf destination, NUL-terminated
  * @param len size of @p buf
  * @retval VP_OK on success
- * @retval VP_ENOTFOUND the value is not set
+ * @retval VP_ENOTFOUND the value is not set, or the key is malformed
+ * @retval VP_ENOMEM out of memory
  * @retval VP_EBUFFER @p buf is too small (left untouched)
  * @retval VP_EMISUSE on NULL arguments
  * @since 0.1
@@ -149,11 +161,23 @@ VP_API vp_status vp_sheet_to_text(const vp_sheet *s, char **out, size_t *len);
 /**
  * @brief Write the sheet to @p path atomically: a temporary file beside it, then rename,
  *        so a crash never leaves half a sheet.
+ *
+ * The temporary file is created in the folder of the file to replace, exclusively
+ * (O_CREAT | O_EXCL | O_NOFOLLOW) under a name nobody can foresee (random bits, a new name
+ * on a clash), so a link planted there is never followed and two saves at once never
+ * share a file: a reader always finds one whole sheet. It is written, given the mode of
+ * the file it replaces (a new file gets 0666 less the umask), synced, renamed over the
+ * file, and the folder is synced. When @p path is a symbolic link, the file it leads to
+ * is replaced and the link stays a link (a link that leads nowhere is an error). Owner
+ * and group are the caller's, and other hard links keep the old text. On any error the
+ * temporary file is removed and the sheet is unchanged.
  * @param s the sheet
  * @param path the destination
  * @param[out] err filled on error; may be NULL
  * @retval VP_OK on success
- * @retval VP_EIO the file cannot be written or renamed (nothing is changed)
+ * @retval VP_EIO the file cannot be written or renamed, or @p path is not a regular file
+ *         or a link to one (nothing is changed); the message names the cause
+ * @retval VP_ELIMIT @p path is longer than 4096 bytes
  * @retval VP_EMISUSE on NULL arguments
  * @retval VP_ENOMEM out of memory
  * @since 0.1

@@ -11,6 +11,7 @@ import unittest
 import vramplan
 from vramplan import _ffi
 from vramplan import probe as vp_probe
+from vramplan import _toml as vp_toml
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", ".."))
 EX = os.path.join(ROOT, "examples")
@@ -239,9 +240,9 @@ NAMES = ['7B "chat" model', 'back\\slash\\', "it's", "naïve – 模型 😀", '
 class ProbeEscapingTest(unittest.TestCase):
     def _sheet_with_name(self, name):
         s = vramplan.Sheet.load(os.path.join(EX, "seed-plan.toml"))
-        # the library quotes a bare value exactly once (a value with a leading quote is
-        # TOML): json.dumps is a valid TOML basic string for these names
-        s.set("model.name", json.dumps(name, ensure_ascii=False))
+        # a value with a leading quote is TOML: the binding's own quoting (DEL escaped,
+        # which TOML requires and JSON does not)
+        s.set("model.name", vp_toml.quote(name))
         self.assertEqual(_json_string(s.get("model.name")), name)
         return s
 
@@ -249,7 +250,7 @@ class ProbeEscapingTest(unittest.TestCase):
         for name in NAMES:
             with self.subTest(name=name):
                 s = self._sheet_with_name(name)
-                s.set("model.revision", json.dumps(name[::-1], ensure_ascii=False))
+                s.set("model.revision", vp_toml.quote(name[::-1]))
                 fake = vp_probe.FakeBackend(devices=1)
                 p = vp_probe.Probe(s, backend=fake, version="v " + name)
                 with p.phase("prefill", context=512, concurrency=1):

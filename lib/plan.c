@@ -13,6 +13,9 @@
 #define GIB ((uint64_t)1 << 30)
 /* No GPU holds a petabyte: a larger measured or reported figure is a typo. */
 #define VP__PLAN_MAX_GPU_BYTES ((uint64_t)1 << 50)
+/* A torch counter does not see the CUDA context: 0.5 GiB is assumed when the estimate has
+ * no context item of its own (the profiles' figure, docs/estimate.md). */
+#define VP__ASSUMED_CONTEXT ((uint64_t)512 << 20)
 
 typedef struct {
     char id[24];
@@ -619,7 +622,8 @@ static vp_status index_sheet(plan_index *x, const vp_sheet *s, vp_error *err)
     for (size_t i = 0; i < x->n_meas; i++) {
         const vp__section *m = x->meas[i];
         const vp__entry *v = F(m, "value"), *o = F(m, "offer");
-        if (v && (v->bytes.b == 0 || v->bytes.b > VP__PLAN_MAX_GPU_BYTES)) {
+        /* 0 B is an idle GPU's peak; more than a petabyte is a typo */
+        if (v && v->bytes.b > VP__PLAN_MAX_GPU_BYTES) {
             st = plan_fail(err, s, v->line, v->column, VP_ERANGE,
                            "impossible measured value \"%.40s\" for one GPU", v->str);
             goto fail;
@@ -814,9 +818,22 @@ static int measurement_counts(const mem_ctx *mc, size_t mi, size_t oi, uint64_t 
                       : strcmp(ct->str, "torch_reserved_peak") == 0 ? VP_COUNTER_RESERVED
                                                                     : VP_COUNTER_DEVICE;
     if (have != VP_COUNTER_DEVICE) {
-        uint64_t dev = vp_bytes_value(vp_estimate_phase_bytes(mc->p->e, g, (vp_phase)phase, VP_COUNTER_DEVICE));
-        uint64_t sub = vp_bytes_value(vp_estimate_phase_bytes(mc->p->e, g, (vp_phase)phase, have));
-        uint64_t extra = dev > sub ? dev - sub : 0, sum;
+        /* the items of the wider counters live in that phase, except named reserves (a
+         * user's stand-in for what the run has now measured); a CUDA context is assumed
+         * when the estimate has none (framework none) */
+        uint64_t extra = 0;
+        bool context = false;
+        for (size_t i = 0; i < vp_estimate_item_count(mc->p->e, g); i++) {
+            const char *iid = vp_estimate_item_id(mc->p->e, g, i);
+            if (!(vp_estimate_item_phases(mc->p->e, g, i) & (1u << phase)) ||
+                vp_estimate_item_counter(mc->p->e, g, i) <= have || strncmp(iid, "reserve:", 8) == 0)
+                continue;
+            context |= strcmp(iid, "cuda_context") == 0;
+            extra += vp_bytes_value(vp_estimate_item_bytes(mc->p->e, g, i)); /* checked sums */
+        }
+        if (!context)
+            extra += VP__ASSUMED_CONTEXT;
+        uint64_t sum;
         *covered = vp__add_u64(&sum, *covered, extra) ? UINT64_MAX : sum;
     }
     return M_PEAK;
@@ -891,7 +908,7 @@ static void memory_requirement(cand *c, const mem_ctx *mc, size_t oi)
                                                          "items" : "");
             if (strncmp(ct->str, "torch", 5) == 0)
                 snprintf(peak_note, sizeof(peak_note), " (a torch counter: the CUDA context and "
-                         "non-torch memory added from the estimate's assumed items)");
+                         "non-torch memory added from the estimate's assumed items, or 0.5 GiB)");
         } else if (r == M_NO && why[0] && nc < sizeof(not_counted)) {
             if (confirm && !version_cond[0])
                 snprintf(version_cond, sizeof(version_cond), "%s", why);

@@ -88,6 +88,8 @@ static const vp__field schema[] = {
     { "measurement", "truncated", VP__F_BOOL, NULL, 0 },
     { "measurement", "outcome", VP__F_ENUM, "ok|oom", 0 },
     { "measurement", "version", VP__F_STR, NULL, 0 },
+    { "measurement", "offer", VP__F_STR, NULL, 0 },   /* the offer it ran on */
+    { "measurement", "card", VP__F_STR, NULL, 0 },    /* the card model it ran on */
     { "measurement", "date", VP__F_DATE, NULL, 0 },
 };
 

@@ -448,6 +448,130 @@ START_TEST(test_diagnose_from_the_run)
 }
 END_TEST
 
+
+/* A [[measurement]] (what vramplan.probe writes) with ";"-separated key=value pairs. */
+static void add_measurement(vp_sheet *s, const char *spec)
+{
+    size_t idx = vp_sheet_count(s, "measurement");
+    char buf[512];
+    snprintf(buf, sizeof(buf), "%s", spec);
+    for (char *tok = strtok(buf, ";"); tok; tok = strtok(NULL, ";")) {
+        char *eq = strchr(tok, '=');
+        ck_assert_ptr_nonnull(eq);
+        *eq = '\0';
+        char key[96];
+        snprintf(key, sizeof(key), "measurement.%zu.%s", idx, tok);
+        vp_error err = VP_ERROR_INIT;
+        ck_assert_msg(vp_sheet_set(s, key, eq + 1, &err) == VP_OK, "%s=%s: %s", key, eq + 1, err.message);
+    }
+}
+
+#define RUN_SEED "model=7B chat model (seed pages);task=inference;weights=fp16;phase=decode;" \
+                 "counter=device_used;concurrency=1"
+
+/* Measurements are evidence (the seed short-list, measured): an in-scope ok run on the
+ * card decides memory with the offer's device report; a failure at the sheet's dimensions
+ * excludes the card and every card with less memory; a run at half the context does not
+ * count and says why; versions must be the offer's. */
+START_TEST(test_measurements_are_evidence)
+{
+    vp_sheet *s = seed_plan();
+    ck_assert_int_eq(vp_sheet_set(s, "offer.0.software", "driver 550.54.15, CUDA 12.4, torch 2.4.0", NULL), VP_OK);
+    add_evidence(s, "offer=rtx4090-1x-3d;claim=device_total;value=24564 MiB;source=device_report;"
+                    "version=driver 550.54.15");
+    /* half the context: to confirm, the record cited with its reason */
+    add_measurement(s, RUN_SEED ";card=RTX 4090;value=18 GiB;context=2048;outcome=ok;version=torch 2.4.0");
+    vp_plan *p = plan(s);
+    ck_assert_int_eq(rv(p, "rtx4090-1x-3d", "memory"), VP_VERDICT_TO_CONFIRM);
+    ck_assert_ptr_nonnull(strstr(rc(p, "rtx4090-1x-3d", "memory"),
+                                 "measurement 0 does not count: it ran context 2048 < 4096"));
+    vp_plan_free(p);
+    /* at the sheet's context, on the card, with the offer's torch: fit, with its margin */
+    add_measurement(s, RUN_SEED ";card=NVIDIA GeForce RTX 4090;value=20.1 GiB;context=4096;outcome=ok;"
+                       "version=torch 2.4.0");
+    p = plan(s);
+    ck_assert_int_eq(rv(p, "rtx4090-1x-3d", "memory"), VP_VERDICT_FIT);
+    ck_assert_ptr_nonnull(strstr(vp_plan_requirement_evidence(p, cand(p, "rtx4090-1x-3d"),
+                                                              reqi(p, cand(p, "rtx4090-1x-3d"), "memory")),
+                                 "measurement 1 (device_used"));
+    vp_bytes_delta m;
+    ck_assert_int_eq(vp_plan_candidate_margin(p, cand(p, "rtx4090-1x-3d"), &m), VP_OK);
+    ck_assert_int_eq(m.b, (int64_t)(24564 * ((uint64_t)1 << 20)) - (int64_t)(20.1 * (1u << 30)));
+    /* the 6000 Ada states no software: the same run is not its evidence (another card) */
+    ck_assert_int_eq(rv(p, "rtx6000ada-1x-3d", "memory"), VP_VERDICT_TO_CONFIRM);
+    vp_plan_free(p);
+    /* another torch on the offer: the run does not count, and says so */
+    ck_assert_int_eq(vp_sheet_set(s, "offer.0.software", "driver 550.54.15, torch 2.5.1", NULL), VP_OK);
+    p = plan(s);
+    ck_assert_int_eq(rv(p, "rtx4090-1x-3d", "memory"), VP_VERDICT_TO_CONFIRM);
+    ck_assert_ptr_nonnull(strstr(rc(p, "rtx4090-1x-3d", "memory"),
+                                 "it ran torch 2.4.0; the offer states torch 2.5.1"));
+    vp_plan_free(p);
+    /* an offer that states no torch: the version to confirm is named */
+    ck_assert_int_eq(vp_sheet_set(s, "offer.0.software", "driver 550.54.15", NULL), VP_OK);
+    p = plan(s);
+    ck_assert_int_eq(rv(p, "rtx4090-1x-3d", "memory"), VP_VERDICT_TO_CONFIRM);
+    ck_assert_ptr_nonnull(strstr(rc(p, "rtx4090-1x-3d", "memory"), "confirm torch 2.4.0 on the offered image"));
+    vp_plan_free(p);
+    /* a run on this very offer used its software: it counts without a software statement */
+    ck_assert_int_eq(vp_sheet_unset(s, "offer.0.software"), VP_OK);
+    add_measurement(s, RUN_SEED ";offer=rtx4090-1x-3d;value=20.2 GiB;context=4096;outcome=ok;version=torch 2.4.0");
+    p = plan(s);
+    ck_assert_int_eq(rv(p, "rtx4090-1x-3d", "memory"), VP_VERDICT_FIT);
+    vp_plan_free(p);
+    /* out of memory at the sheet's dimensions on an RTX 4090: excluded, and so is the
+     * 16 GB RTX A4000 (no more memory); the 48 GB 6000 Ada is not */
+    add_measurement(s, RUN_SEED ";card=RTX 4090;value=23.6 GiB;context=4096;outcome=oom;version=torch 2.4.0");
+    ck_assert_int_eq(vp_sheet_set(s, "offer.0.software", "torch 2.4.0", NULL), VP_OK);
+    ck_assert_int_eq(vp_sheet_set(s, "offer.2.software", "torch 2.4.0", NULL), VP_OK);
+    ck_assert_int_eq(vp_sheet_set(s, "offer.1.software", "torch 2.4.0", NULL), VP_OK);
+    p = plan(s);
+    ck_assert_int_eq(rv(p, "rtx4090-1x-3d", "memory"), VP_VERDICT_EXCLUDED);
+    ck_assert_ptr_nonnull(strstr(rc(p, "rtx4090-1x-3d", "memory"), "out-of-memory"));
+    ck_assert_ptr_nonnull(strstr(vp_plan_requirement_evidence(p, cand(p, "rtx4090-1x-3d"),
+                                                              reqi(p, cand(p, "rtx4090-1x-3d"), "memory")),
+                                 "measurement 3: out of memory in decode on RTX 4090"));
+    ck_assert_int_eq(rv(p, "16gb-1x-3d", "memory"), VP_VERDICT_EXCLUDED);
+    ck_assert_int_ne(rv(p, "rtx6000ada-1x-3d", "memory"), VP_VERDICT_EXCLUDED);
+    vp_plan_free(p);
+    vp_sheet_free(s);
+}
+END_TEST
+
+/* Bad references: a measurement naming an unknown offer, a card not in the catalog, a
+ * version that cannot be read: errors with line and column. */
+START_TEST(test_measurement_bad_input)
+{
+    static const struct {
+        const char *extra;
+        const char *msg;
+        uint32_t line, col;
+    } cases[] = {
+        { "[[measurement]]\nphase = \"decode\"\noffer = \"nope\"\n", "names the offer \"nope\"", 7, 9 },
+        { "[[measurement]]\nphase = \"decode\"\ncard = \"RTX 4900\"\n", "unknown card \"RTX 4900\"", 7, 8 },
+        { "[[measurement]]\nphase = \"decode\"\nversion = \"torch\"\n", "cannot be read", 7, 12 },
+        { "[[offer]]\nid = \"a\"\ngpu = \"A100\"\n", "ambiguous", 7, 7 },
+        { "[[offer]]\nid = \"a\"\nsoftware = \"CUDA twelve\"\n", "cannot be read", 7, 18 },
+    };
+    for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+        char text[512];
+        snprintf(text, sizeof(text), "[model]\nparameters = 7_000_000_000\n[workload]\n"
+                 "weights = \"fp16\"\n%s", cases[k].extra);
+        vp_sheet *s = vp_test_sheet(text);
+        vp_plan *p = NULL;
+        vp_error err = VP_ERROR_INIT;
+        vp_status st = vp_plan_new(&p, s, NULL, &err);
+        ck_assert_msg(st < 0, "case %zu accepted", k);
+        ck_assert_ptr_null(p);
+        ck_assert_msg(strstr(err.message, cases[k].msg) != NULL, "case %zu: %s", k, err.message);
+        ck_assert_msg(err.line == cases[k].line && err.column == cases[k].col,
+                      "case %zu: %u:%u, want %u:%u", k, err.line, err.column, cases[k].line,
+                      cases[k].col);
+        vp_sheet_free(s);
+    }
+}
+END_TEST
+
 Suite *vp_test_suite(void)
 {
     Suite *s = suite_create("plan");
@@ -460,5 +584,7 @@ Suite *vp_test_suite(void)
     VP_ADD_TEST(s, test_mixed_currencies);
     VP_ADD_TEST(s, test_many_offers_linear);
     VP_ADD_TEST(s, test_diagnose_from_the_run);
+    VP_ADD_TEST(s, test_measurements_are_evidence);
+    VP_ADD_TEST(s, test_measurement_bad_input);
     return s;
 }

@@ -71,6 +71,52 @@ class ProbeTest(unittest.TestCase):
         self.assertEqual(mem["verdict"], "fit")
 
 
+    def test_probe_output_alone_moves_the_verdict(self):
+        """What the probe writes is enough: device totals on the offer and a run at the
+        sheet's dimensions on its card turn memory from to_confirm into fit, and a failure
+        at those dimensions excludes the card and the smaller ones."""
+        def memory(p, offer):
+            c = [c for c in p.candidates if c["offer"] == offer][0]
+            return [r for r in c["requirements"] if r["id"] == "memory"][0]
+
+        self.assertEqual(memory(vramplan.plan(self.sheet), "rtx4090-1x-3d")["verdict"], "to_confirm")
+        self.sheet.set("offer.0.software", "fake 1.0")
+        self.probe.record_device_totals(offer="rtx4090-1x-3d")
+        with self.probe.phase("decode", context=4096, concurrency=1):
+            self.fake.use(0, 19 * 2**30, 20 * 2**30)
+        self.assertEqual(self.sheet["measurement.0.card"], '"RTX 4090"')
+        m = memory(vramplan.plan(self.sheet), "rtx4090-1x-3d")
+        self.assertEqual(m["verdict"], "fit")
+        self.assertIn("torch_reserved_peak", m["evidence"])
+        self.assertIn("a torch counter", m["condition"])
+
+        oom = vramplan.Sheet.load(os.path.join(EX, "seed-plan.toml"))
+        oom.set("offer.0.software", "fake 1.0")
+        oom.set("offer.2.software", "fake 1.0")
+        probe = vp_probe.Probe(oom, backend=vp_probe.FakeBackend(name="NVIDIA GeForce RTX 4090"),
+                               version="fake 1.0")
+        with self.assertRaises(vp_probe.ProbeOOM):
+            with probe.phase("decode", context=4096, concurrency=1):
+                raise MemoryError("CUDA out of memory")
+        p = vramplan.plan(oom)
+        self.assertEqual(memory(p, "rtx4090-1x-3d")["verdict"], "excluded")
+        self.assertEqual(memory(p, "16gb-1x-3d")["verdict"], "excluded")
+        self.assertNotEqual(memory(p, "rtx6000ada-1x-3d")["verdict"], "excluded")
+
+    def test_unknown_device_names_no_card(self):
+        probe = vp_probe.Probe(self.sheet, backend=vp_probe.FakeBackend(name="Fake GPU"))
+        with probe.phase("load"):
+            pass
+        self.assertIsNone(self.sheet.get("measurement.0.card"))
+        self.assertEqual(vramplan.card("NVIDIA H100 80GB HBM3").name, "H100 SXM")
+        self.assertEqual(len(vramplan.cards()), 21)
+        cap, basis = vramplan.card("RTX 4090").capacity
+        self.assertEqual(cap.bytes, (2361 << 30) // 100)
+        self.assertIn("CUDA", basis)
+        with self.assertRaises(vramplan.NotFound):
+            vramplan.card("RTX 4900")
+
+
 class TorchBackendTest(unittest.TestCase):
     def test_torch_backend(self):
         try:

@@ -196,14 +196,65 @@ class Bytes:
         return self.format("GiB", 2)
 
 
+class Card:
+    """A card of the built-in catalog (docs/cards.md): memory as sold, as nvidia-smi and as
+    CUDA report it, and the capacity its name stands for."""
+
+    def __init__(self, handle):
+        self._h = handle
+
+    name = property(lambda self: L.vp_card_name(self._h).decode())
+    nominal = property(lambda self: Bytes(L.vp_card_nominal(self._h).b))
+    interconnect = property(lambda self: L.vp_card_interconnect(self._h).decode())
+    source = property(lambda self: L.vp_card_source(self._h).decode())
+
+    def _optional(self, fn):
+        out = Bytes_t()
+        return Bytes(out.b) if fn(self._h, ctypes.byref(out)) == 0 else None
+
+    reported = property(lambda self: self._optional(L.vp_card_reported))
+    visible = property(lambda self: self._optional(L.vp_card_visible))
+
+    @property
+    def capacity(self):
+        """(Bytes, basis): CUDA-visible total, else nvidia-smi total, else as sold."""
+        out, basis = Bytes_t(), ctypes.c_char_p()
+        L.vp_card_capacity(self._h, ctypes.byref(out), ctypes.byref(basis))
+        return Bytes(out.b), basis.value.decode()
+
+    def __repr__(self):
+        return "Card(%r)" % self.name
+
+
+def cards():
+    """Every card of the catalog, in catalog order."""
+    return [Card(L.vp_card_at(i)) for i in range(L.vp_card_count())]
+
+
+def card(name):
+    """The card a name stands for ("RTX 4090", "NVIDIA H100 80GB HBM3"); NotFound for a name
+    the catalog does not have, InvalidInput for an ambiguous one ("A100")."""
+    out = ctypes.c_void_p()
+    L.vp_card_find(ctypes.byref(out), name, ctypes.byref(_err()))
+    return Card(out.value)
+
+
 def _bytes_or_parse(q):
     if q is None:
         return Bytes(0)
     if isinstance(q, Bytes):
         return q
     if isinstance(q, str):
-        return Bytes.parse(q)
-    raise TypeError("a capacity is Bytes or a string with a unit such as \"80 GB\"")
+        try:
+            return Bytes.parse(q)
+        except UnitError:
+            try:  # a card of the catalog is a capacity too
+                return card(q).capacity[0]
+            except (NotFound, InvalidInput):
+                pass
+            raise
+    raise TypeError("a capacity is Bytes, a string with a unit such as \"80 GB\" or a card "
+                    "name such as \"H100 SXM\"")
 
 
 class Model(_Owner):

@@ -150,7 +150,7 @@ class FakeBackend:
         return isinstance(exc, MemoryError) or "out of memory" in str(exc).lower()
 
     def versions(self):
-        return "fake backend"
+        return "fake 1.0"
 
     def device_name(self, device):
         return self.name
@@ -159,13 +159,24 @@ class FakeBackend:
 class Probe:
     """Runs code phase by phase and appends [[measurement]] and [[evidence]] entries."""
 
-    def __init__(self, sheet, backend=None, devices=None, version=None):
+    def __init__(self, sheet, backend=None, devices=None, version=None, offer=None):
         self.sheet = sheet
         self.backend = backend if backend is not None else TorchBackend()
         n = self.backend.device_count()
         self.devices = list(range(n)) if devices is None else list(devices)
         self.version = version or self.backend.versions()
+        self.offer = offer
         self.records = []
+
+    def _card(self, device):
+        """The catalog name of the device ("NVIDIA GeForce RTX 4090" -> "RTX 4090"), so that
+        a plan can use the record for offers of that card; None for a card the catalog
+        does not have (the record then counts only with offer=)."""
+        from . import card, NotFound, InvalidInput
+        try:
+            return card(self.backend.device_name(device)).name
+        except (NotFound, InvalidInput, ValueError):
+            return None
 
     def _scope(self):
         """The sheet's model, revision, task and weights, decoded to the original strings."""
@@ -182,6 +193,11 @@ class Probe:
         entry = {"phase": phase, "gpu": device, "counter": counter, "value": "%d B" % value,
                  "truncated": truncated, "outcome": outcome, "version": self.version}
         entry.update(self._scope())
+        name = self._card(device)
+        if name is not None:
+            entry["card"] = name
+        if self.offer is not None:
+            entry["offer"] = self.offer
         entry.update({k: v for k, v in dims.items() if v is not None})
         self.sheet.append("measurement", _sheet_values(entry))
         self.records.append(entry)

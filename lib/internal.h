@@ -67,6 +67,7 @@ static inline bool vp__mul_u64(uint64_t *out, uint64_t a, uint64_t b)
 #define VP__LIM_SHARDS    UINT64_C(65536)     /* shard files of one index */
 #define VP__LIM_STRING    (UINT64_C(1) << 24) /* one string in a binary header */
 #define VP__LIM_PATH      UINT64_C(4096)      /* a file path, in bytes, NUL excluded */
+#define VP__LIM_SHEET_VALUES (UINT64_C(1) << 20) /* values (and tables) in one sheet */
 
 /* ceil(a / b) for b > 0, without overflow. */
 static inline uint64_t vp__div_ceil_u64(uint64_t a, uint64_t b)

@@ -56,6 +56,11 @@ static bool fail(tp *t, vp_status code, const unsigned char *at, const char *fmt
 static uint32_t node(tp *t, vp__ttype type, const unsigned char *at)
 {
     vp__toml *d = t->doc;
+    if ((uint64_t)d->n >= VP__LIM_SHEET_VALUES) { /* memory stays bounded by the count */
+        fail(t, VP_ELIMIT, at, "more than %llu values in one sheet",
+             (unsigned long long)VP__LIM_SHEET_VALUES);
+        return VP__T_NONE;
+    }
     if (d->n == d->cap) {
         size_t cap = d->cap ? d->cap * 2 : 64;
         vp__tnode *n = realloc(d->nodes, cap * sizeof(*n));

@@ -1195,9 +1195,33 @@ START_TEST(test_table_limits)
 }
 END_TEST
 
+
+/* A sheet holds at most 2^20 values: memory stays bounded by the count, not the text. */
+START_TEST(test_value_count_limit)
+{
+    size_t n = 1100000, cap = n * 4 + 64, k = 0;
+    char *text = malloc(cap);
+    ck_assert_ptr_nonnull(text);
+    k += (size_t)snprintf(text, cap, "[workload]\nlora_targets = [");
+    for (size_t i = 0; i < n; i++) {
+        memcpy(text + k, i ? ",\"a\"" : "\"a\"", i ? 4 : 3);
+        k += i ? 4 : 3;
+    }
+    text[k++] = ']';
+    vp_sheet *s = NULL;
+    vp_error err = VP_ERROR_INIT;
+    ck_assert_int_eq(vp_sheet_parse(&s, text, k, "big", &err), VP_ELIMIT);
+    ck_assert_ptr_null(s);
+    ck_assert_uint_eq(err.line, 2);
+    ck_assert_ptr_nonnull(strstr(err.message, "values in one sheet"));
+    free(text);
+}
+END_TEST
+
 Suite *vp_test_suite(void)
 {
     Suite *s = suite_create("sheet");
+    VP_ADD_TEST(s, test_value_count_limit);
     VP_ADD_TEST(s, test_every_section);
     VP_ADD_TEST(s, test_round_trip);
     VP_ADD_LOOP_TEST(s, test_bad_sheets, sizeof(bad) / sizeof(bad[0]));

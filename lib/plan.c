@@ -870,7 +870,6 @@ vp_status vp_diagnose(const vp_sheet *s, char **out, int json, vp_error *err)
 {
     if (s == NULL || out == NULL)
         return VP_EMISUSE;
-    (void)err;
     sbuf b = { 0 };
     size_t n = vp_sheet_count(s, "measurement");
     const vp__section *first = NULL;
@@ -944,7 +943,8 @@ vp_status vp_diagnose(const vp_sheet *s, char **out, int json, vp_error *err)
         sb_printf(&b, "keep the quality floor; the required length%s%s%s is never shrunk to fit\n",
                   wc ? " (" : "", wc ? wc->text : "", wc ? " tokens)" : "");
     }
-    return sb_done(&b, out);
+    vp_status st = sb_done(&b, out);
+    return st == VP_OK ? st : vp__error_set(err, st, NULL, "out of memory");
 }
 
 /* ---- the sizing sheet ----------------------------------------------------------------- */

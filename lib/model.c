@@ -1705,7 +1705,12 @@ vp_status vp_model_from_path(vp_model **out, const char *path, vp_error *err)
             return st;
         vp__json doc;
         bool index = false;
-        if (vp__json_parse(&doc, (const char *)buf, len, path, NULL) == VP_OK) {
+        st = vp__json_parse(&doc, (const char *)buf, len, path, NULL);
+        if (st == VP_ENOMEM) { /* not a reason to read it as a config.json */
+            free(buf);
+            return vp__error_set(err, st, NULL, "out of memory");
+        }
+        if (st == VP_OK) {
             index = vp__json_get(&doc, vp__json_root(&doc), "weight_map") != NULL;
             vp__json_free(&doc);
         }

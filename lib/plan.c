@@ -1652,6 +1652,10 @@ vp_status vp_diagnose(const vp_sheet *s, char **out, int json, vp_error *err)
         if (vp_estimate_new(&e) != VP_OK)
             return vp__error_set(err, VP_ENOMEM, NULL, "out of memory");
         vp_status est = vp__estimate_changed(e, s, vp_bytes_make(0), &base, &sub);
+        if (est == VP_ENOMEM) { /* never a different answer for want of memory */
+            vp_estimate_free(e);
+            return vp__error_set(err, VP_ENOMEM, NULL, "out of memory");
+        }
         if (est != VP_OK) {
             snprintf(why, sizeof(why), "the estimate failed: %.150s", sub.message);
         } else if (vp_estimate_unknown_count(e) > 0) {
@@ -1681,7 +1685,13 @@ vp_status vp_diagnose(const vp_sheet *s, char **out, int json, vp_error *err)
             }
             for (size_t k = 0; k < n_cand; k++) {
                 size_t g2;
-                if (vp__estimate_changed(t, s, vp_bytes_make(0), &r[k].ch, NULL) != VP_OK)
+                vp_status cst = vp__estimate_changed(t, s, vp_bytes_make(0), &r[k].ch, NULL);
+                if (cst == VP_ENOMEM) {
+                    vp_estimate_free(t);
+                    vp_estimate_free(e);
+                    return vp__error_set(err, VP_ENOMEM, NULL, "out of memory");
+                }
+                if (cst != VP_OK)
                     continue; /* the change does not apply (heads do not divide …) */
                 r[k].phase_bytes = phase_peak(t, (vp_phase)phase, &g2);
                 if (r[k].phase_bytes < at_failure)
@@ -1784,7 +1794,8 @@ vp_status vp_diagnose(const vp_sheet *s, char **out, int json, vp_error *err)
                       "never shrunk to fit\n", wc ? " (" : "", wc ? wc->text : "", wc ? " tokens)" : "");
     }
     vp_estimate_free(e);
-    return sb_done(&b, out);
+    vp_status st = sb_done(&b, out);
+    return st == VP_OK ? st : vp__error_set(err, st, NULL, "out of memory");
 }
 
 /* ---- the sizing sheet ----------------------------------------------------------------- */
@@ -1848,12 +1859,13 @@ vp_status vp_plan_sizing_sheet(const vp_plan *p, const vp_sheet *s, char **out, 
         return VP_EMISUSE;
     sbuf b = { 0 };
     const vp_estimate *e = p->e;
-    const char *keys[][2] = {
-        { "model", "model.name" }, { "revision", "model.revision" }, { "task", "workload.task" },
-        { "precision", "workload.weights" }, { "kv_cache", "workload.kv_cache" },
-        { "length", "workload.context" }, { "concurrency", "workload.concurrency" },
-        { "microbatch", "workload.microbatch" }, { "framework", "workload.framework" },
-        { "gpus", "layout.gpus" },
+    /* label, table, key: read from the sheet directly (no allocation, no length limit) */
+    static const char *const keys[][3] = {
+        { "model", "model", "name" }, { "revision", "model", "revision" },
+        { "task", "workload", "task" }, { "precision", "workload", "weights" },
+        { "kv_cache", "workload", "kv_cache" }, { "length", "workload", "context" },
+        { "concurrency", "workload", "concurrency" }, { "microbatch", "workload", "microbatch" },
+        { "framework", "workload", "framework" }, { "gpus", "layout", "gpus" },
     };
     size_t g = vp_estimate_peak_gpu(e);
     vp_phase ph;
@@ -1872,12 +1884,9 @@ vp_status vp_plan_sizing_sheet(const vp_plan *p, const vp_sheet *s, char **out, 
     if (format == 2) {
         sb_printf(&b, "{");
         for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++) {
-            char v[300];
+            const vp__entry *v = vp__sheet_find(s, keys[k][1], 0, keys[k][2]);
             sb_printf(&b, "%s\"%s\": ", k ? ", " : "", keys[k][0]);
-            if (vp_sheet_get(s, keys[k][1], v, sizeof(v)) == VP_OK)
-                sb_printf(&b, "%s", v);
-            else
-                sb_printf(&b, "null");
+            sb_printf(&b, "%s", v ? v->text : "null"); /* TOML strings and integers are JSON */
         }
         if (unknown) /* an unknown item: no number that reads like a peak */
             sb_printf(&b, ", \"memory_per_gpu\": {\"peak_bytes\": null, \"peak_phase\": null, "
@@ -1916,10 +1925,10 @@ vp_status vp_plan_sizing_sheet(const vp_plan *p, const vp_sheet *s, char **out, 
     bool md = format == 1;
     sb_printf(&b, md ? "## Sizing sheet\n\n| field | value |\n|---|---|\n" : "SIZING SHEET\n");
     for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++) {
-        char v[300];
-        if (vp_sheet_get(s, keys[k][1], v, sizeof(v)) == VP_OK) {
+        const vp__entry *v = vp__sheet_find(s, keys[k][1], 0, keys[k][2]);
+        if (v != NULL) {
             sb_printf(&b, md ? "| %s | " : "  %-24s ", keys[k][0]);
-            sb_shown(&b, v, md);
+            sb_shown(&b, v->text, md);
             sb_printf(&b, md ? " |\n" : "\n");
         }
     }

@@ -3,7 +3,7 @@
 
 #include <vramplan.h>
 
-#include "fuzz.h"
+#include "fuzz-model.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -21,6 +21,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     FUZZ_ASSERT(sum <= size);
     FUZZ_ASSERT(sum == vp_bytes_value(vp_model_total_bytes(m)) +
                            vp_bytes_value(vp_model_role_bytes(m, VP_ROLE_OTHER)));
+    fuzz_check_model(m);
     vp_model_free(m);
     return 0;
 }

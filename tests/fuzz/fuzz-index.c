@@ -5,8 +5,7 @@
 
 #include <vramplan.h>
 
-#include "../../lib/internal.h"
-#include "fuzz.h"
+#include "fuzz-model.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -27,6 +26,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (vp_model_index_total_size(m, &total) == VP_OK)
         FUZZ_ASSERT(m->has_total_size && vp_bytes_value(total) == m->total_size);
     (void)shards;
+    fuzz_check_model(m);
     vp_model_free(m);
     return 0;
 }

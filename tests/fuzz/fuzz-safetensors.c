@@ -3,7 +3,7 @@
 
 #include <vramplan.h>
 
-#include "fuzz.h"
+#include "fuzz-model.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -21,6 +21,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     for (size_t i = 0; i < vp_model_tensor_count(m); i++)
         sum += vp_bytes_value(vp_model_tensor_bytes(m, i));
     FUZZ_ASSERT(sum == size - 8 - header);
+    fuzz_check_model(m);
     vp_model_free(m);
     return 0;
 }

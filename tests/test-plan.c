@@ -61,9 +61,11 @@ static const char *rc(const vp_plan *p, const char *offer, const char *id)
 }
 
 /* appends one [[evidence]] entry: "key=value;key=value" */
-static void add_evidence(vp_sheet *s, const char *spec)
+/* Appends one [[table]] entry given as ";"-separated key=value pairs (what vramplan.probe
+ * or a user writes), through vp_sheet_set. */
+static void add_entry(vp_sheet *s, const char *table, const char *spec)
 {
-    size_t idx = vp_sheet_count(s, "evidence");
+    size_t idx = vp_sheet_count(s, table);
     char buf[512];
     snprintf(buf, sizeof(buf), "%s", spec);
     for (char *tok = strtok(buf, ";"); tok; tok = strtok(NULL, ";")) {
@@ -71,10 +73,20 @@ static void add_evidence(vp_sheet *s, const char *spec)
         ck_assert_ptr_nonnull(eq);
         *eq = '\0';
         char key[96];
-        snprintf(key, sizeof(key), "evidence.%zu.%s", idx, tok);
+        snprintf(key, sizeof(key), "%s.%zu.%s", table, idx, tok);
         vp_error err = VP_ERROR_INIT;
         ck_assert_msg(vp_sheet_set(s, key, eq + 1, &err) == VP_OK, "%s=%s: %s", key, eq + 1, err.message);
     }
+}
+
+static void add_evidence(vp_sheet *s, const char *spec)
+{
+    add_entry(s, "evidence", spec);
+}
+
+static void add_measurement(vp_sheet *s, const char *spec)
+{
+    add_entry(s, "measurement", spec);
 }
 
 #define SCOPE_OK "{ model = \"7B chat model (seed pages)\", task = \"inference\", weights = \"fp16\", context = 4096, concurrency = 1 }"
@@ -448,23 +460,6 @@ START_TEST(test_diagnose_from_the_run)
 }
 END_TEST
 
-
-/* A [[measurement]] (what vramplan.probe writes) with ";"-separated key=value pairs. */
-static void add_measurement(vp_sheet *s, const char *spec)
-{
-    size_t idx = vp_sheet_count(s, "measurement");
-    char buf[512];
-    snprintf(buf, sizeof(buf), "%s", spec);
-    for (char *tok = strtok(buf, ";"); tok; tok = strtok(NULL, ";")) {
-        char *eq = strchr(tok, '=');
-        ck_assert_ptr_nonnull(eq);
-        *eq = '\0';
-        char key[96];
-        snprintf(key, sizeof(key), "measurement.%zu.%s", idx, tok);
-        vp_error err = VP_ERROR_INIT;
-        ck_assert_msg(vp_sheet_set(s, key, eq + 1, &err) == VP_OK, "%s=%s: %s", key, eq + 1, err.message);
-    }
-}
 
 #define RUN_SEED "model=7B chat model (seed pages);task=inference;weights=fp16;phase=decode;" \
                  "counter=device_used;concurrency=1"

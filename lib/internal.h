@@ -65,8 +65,17 @@ static inline bool vp__mul_u64(uint64_t *out, uint64_t a, uint64_t b)
 #define VP__LIM_ENTRIES   UINT64_C(4096)      /* [[offer]], [[evidence]], [[measurement]] each */
 #define VP__LIM_TENSORS   (UINT64_C(1) << 20) /* tensors in one checkpoint (all shards) */
 #define VP__LIM_SHARDS    UINT64_C(65536)     /* shard files of one index */
-#define VP__LIM_STRING    (UINT64_C(1) << 24) /* one string in a binary header */
+#define VP__LIM_STRING    (UINT64_C(1) << 24) /* one string: GGUF, JSON (bytes) */
 #define VP__LIM_PATH      UINT64_C(4096)      /* a file path, in bytes, NUL excluded */
+#define VP__LIM_DEPTH     128                 /* nesting of JSON arrays and objects */
+#define VP__LIM_JSON_VALUES (UINT64_C(1) << 22) /* values in one JSON document (an index of
+                                                 100k tensors has about 100k) */
+/* Bytes read from one input file (the whole file, or the header of a checkpoint). */
+#define VP__LIM_CONFIG_FILE ((size_t)16 << 20)  /* config.json: real ones are under 100 kB */
+#define VP__LIM_INDEX_FILE  ((size_t)64 << 20)  /* *.index.json: about 100 B per tensor, so
+                                                   10 MB for 100k tensors */
+#define VP__LIM_ST_HEADER   ((size_t)100000000) /* safetensors header (the format's limit) */
+#define VP__LIM_GGUF_HEADER ((size_t)256 << 20) /* GGUF metadata and tensor infos */
 
 /* ceil(a / b) for b > 0, without overflow. */
 static inline uint64_t vp__div_ceil_u64(uint64_t a, uint64_t b)

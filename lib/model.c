@@ -96,6 +96,33 @@ static vp_status cfg_fail(cfg *c, vp_status code, const vp__json_node *at, const
     return c->st;
 }
 
+/* The limit of an architecture figure (lib/internal.h, docs/errors.md): layer counts
+ * VP__LIM_LAYERS, context lengths and windows VP__LIM_CONTEXT, every other width or count
+ * VP__LIM_DIM. Products of two widths and a count then cannot wrap before the checked
+ * sums see them. GGUF metadata gets the same limits (gguf.c). */
+static uint64_t cfg_limit(const char *key)
+{
+    static const char *const layer_keys[] = {
+        "num_hidden_layers", "n_layer", "num_nextn_predict_layers", "first_k_dense_replace",
+        "max_window_layers",
+    };
+    static const char *const context_keys[] = {
+        "max_position_embeddings", "n_positions", "sliding_window",
+    };
+    for (size_t i = 0; i < sizeof(layer_keys) / sizeof(layer_keys[0]); i++)
+        if (strcmp(key, layer_keys[i]) == 0)
+            return VP__LIM_LAYERS;
+    for (size_t i = 0; i < sizeof(context_keys) / sizeof(context_keys[0]); i++)
+        if (strcmp(key, context_keys[i]) == 0)
+            return VP__LIM_CONTEXT;
+    return VP__LIM_DIM;
+}
+
+static const char *cfg_limit_unit(uint64_t limit)
+{
+    return limit == VP__LIM_LAYERS ? "layers" : limit == VP__LIM_CONTEXT ? "(2^32)" : "(2^24)";
+}
+
 /* Reads a non-negative integer key: *present tells whether it was there (and not null). */
 static bool cfg_uint(cfg *c, const char *key, uint64_t *out, bool *present)
 {
@@ -112,16 +139,10 @@ static bool cfg_uint(cfg *c, const char *key, uint64_t *out, bool *present)
                      n->type == VP__JSON_NUMBER ? " (no fraction or exponent)" : "");
         return false;
     }
-    /* Architecture figures are capped so that products of two of them and a layer or
-     * expert count cannot wrap before the checked sums: 2^24 for widths and counts,
-     * 2^32 for context lengths. */
-    uint64_t limit = (strcmp(key, "max_position_embeddings") == 0 ||
-                      strcmp(key, "n_positions") == 0 || strcmp(key, "sliding_window") == 0)
-                         ? UINT64_C(1) << 32
-                         : UINT64_C(1) << 24;
+    uint64_t limit = cfg_limit(key);
     if (n->int_overflow || n->u > limit) {
-        cfg_fail(c, VP_ELIMIT, n, "%s is beyond the reader's limit%s", key,
-                 limit == (UINT64_C(1) << 32) ? " (2^32)" : " (2^24)");
+        cfg_fail(c, VP_ELIMIT, n, "%s exceeds the reader's limit of %llu %s", key,
+                 (unsigned long long)limit, cfg_limit_unit(limit));
         return false;
     }
     *out = n->u;
@@ -210,8 +231,6 @@ static bool cfg_index_list(cfg *c, const char *key, uint64_t layers, unsigned ch
 
 /* ---- per-family architecture and logical tensors ----------------------------------- */
 
-#define MAX_LAYERS 4096
-
 static bool read_llama_like(cfg *c, vp__arch *a, vp__ltlist *l)
 {
     uint64_t h, L, nq, nkv, d, V;
@@ -225,9 +244,6 @@ static bool read_llama_like(cfg *c, vp__arch *a, vp__ltlist *l)
         return cfg_fail(c, VP_ERANGE, vp__json_get(c->doc, c->obj, "num_key_value_heads"),
                         "num_key_value_heads must divide num_attention_heads"),
                false;
-    if (L > MAX_LAYERS)
-        return cfg_fail(c, VP_ELIMIT, vp__json_get(c->doc, c->obj, "num_hidden_layers"),
-                        "more than 4096 layers"), false;
     if (!cfg_opt(c, &d, "head_dim", 0))
         return false;
     if (d == 0) {
@@ -743,7 +759,12 @@ static bool read_jamba(cfg *c, vp__arch *a, vp__ltlist *l)
     a->kv_layers = n_attn;
     a->gated_mlp = true;
     a->ssm_layers = n_mamba;
-    a->ssm_values = (dconv - 1) * di + di * dstate;
+    /* conv (d_conv − 1) × d_inner + SSM d_inner × d_state: d_inner = expand × hidden can
+     * reach 2^48, so the state is summed with checked arithmetic */
+    uint64_t conv_values, ssm_values;
+    if (vp__mul_u64(&conv_values, dconv - 1, di) || vp__mul_u64(&ssm_values, di, dstate) ||
+        vp__add_u64(&a->ssm_values, conv_values, ssm_values))
+        return cfg_fail(c, VP_EOVERFLOW, c->obj, "the Mamba state size overflows"), false;
     lt(l, "model.embed_tokens", VP__K_EMBED, V, h, 1, 1);
     lt(l, "model.layers.*.self_attn.q_proj", VP__K_LINEAR, nq * d, h, n_attn, n_attn);
     lt(l, "model.layers.*.self_attn.k_proj", VP__K_LINEAR, nkv * d, h, n_attn, n_attn);
@@ -1272,11 +1293,13 @@ vp_status vp__kv_bytes_per_token(const vp__arch *a, uint64_t dtype_bytes, uint64
     uint64_t per_layer, total;
     if (a->kv_lora_rank) {
         /* MLA: one latent "head" of kv_lora_rank + qk_rope_head_dim values per layer */
-        if (vp__mul_u64(&per_layer, a->kv_lora_rank + a->qk_rope, dtype_bytes))
+        if (vp__add_u64(&per_layer, a->kv_lora_rank, a->qk_rope) ||
+            vp__mul_u64(&per_layer, per_layer, dtype_bytes))
             return VP_EOVERFLOW;
     } else {
         /* K and V: 2 · kv_heads · head_dim values per layer */
-        if (vp__mul_u64(&per_layer, 2 * a->kv_heads, a->head_dim) ||
+        if (vp__mul_u64(&per_layer, a->kv_heads, 2) ||
+            vp__mul_u64(&per_layer, per_layer, a->head_dim) ||
             vp__mul_u64(&per_layer, per_layer, dtype_bytes))
             return VP_EOVERFLOW;
     }

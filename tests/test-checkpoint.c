@@ -553,6 +553,111 @@ START_TEST(test_gguf_bad)
 }
 END_TEST
 
+/* A GGUF v3 header of llama metadata (no tensors) whose key `key` holds the u64 `value`;
+ * *at receives the byte offset of that value. */
+static void gguf_with_meta(vp_buf *b, const char *key, uint32_t type, uint64_t value,
+                           uint64_t *at)
+{
+    vp_buf_put(b, "GGUF", 4);
+    vp_buf_u32(b, 3);
+    vp_buf_u64(b, 0);
+    vp_buf_u64(b, 5);
+    vp_buf_str(b, "general.architecture");
+    vp_buf_u32(b, 8);
+    vp_buf_str(b, "llama");
+    kv_u32(b, "llama.block_count", 32);
+    kv_u32(b, "llama.embedding_length", 4096);
+    kv_u32(b, "llama.attention.head_count", 32);
+    vp_buf_str(b, key);
+    vp_buf_u32(b, type);
+    *at = b->len;
+    if (type == 10 || type == 11)
+        vp_buf_u64(b, value);
+    else
+        vp_buf_u32(b, (uint32_t)value);
+}
+
+/* GGUF metadata obeys the same limits as config.json: every width 2^24, layers 4096,
+ * context 2^32; the error names the key and gives the value's byte offset. */
+static const struct {
+    const char *key;
+    uint32_t type;  /* 4 u32, 5 i32, 10 u64, 6 f32 */
+    uint64_t value;
+    vp_status status;
+} gguf_meta_limits[] = {
+    { "llama.attention.head_count_kv", 10, UINT64_C(1) << 63, VP_ELIMIT },
+    { "llama.attention.head_count_kv", 10, (UINT64_C(1) << 24) + 1, VP_ELIMIT },
+    { "llama.attention.key_length", 10, UINT64_MAX, VP_ELIMIT },
+    { "llama.attention.kv_lora_rank", 10, UINT64_MAX - 63, VP_ELIMIT },
+    { "llama.rope.dimension_count", 10, UINT64_C(1) << 40, VP_ELIMIT },
+    { "llama.block_count", 4, 4097, VP_ELIMIT },
+    { "llama.embedding_length", 10, UINT64_C(1) << 32, VP_ELIMIT },
+    { "llama.feed_forward_length", 10, UINT64_C(1) << 25, VP_ELIMIT },
+    { "llama.expert_count", 10, UINT64_C(1) << 25, VP_ELIMIT },
+    { "llama.expert_used_count", 10, UINT64_C(1) << 25, VP_ELIMIT },
+    { "llama.vocab_size", 10, UINT64_C(1) << 25, VP_ELIMIT },
+    { "llama.context_length", 10, (UINT64_C(1) << 32) + 1, VP_ELIMIT },
+    { "llama.attention.sliding_window", 10, UINT64_C(1) << 33, VP_ELIMIT },
+    { "llama.attention.head_count_kv", 5, 0xFFFFFFFFu, VP_ERANGE },  /* i32 −1 */
+    { "llama.block_count", 6, 0x42000000u, VP_ETYPE },               /* f32 32.0 */
+};
+
+START_TEST(test_gguf_metadata_limits)
+{
+    vp_buf b = { 0 };
+    uint64_t at;
+    gguf_with_meta(&b, gguf_meta_limits[_i].key, gguf_meta_limits[_i].type,
+                   gguf_meta_limits[_i].value, &at);
+    vp_model *m = (vp_model *)&m;
+    vp_error err = VP_ERROR_INIT;
+    vp_status st = vp_model_from_gguf(&m, b.data, b.len, b.len, "limits.gguf", &err);
+    ck_assert_msg(st == gguf_meta_limits[_i].status, "%s: got %s (%s)", gguf_meta_limits[_i].key,
+                  vp_status_name(st), err.message);
+    ck_assert_ptr_eq(m, (vp_model *)&m);
+    ck_assert(err.flags & VP_ERROR_HAS_OFFSET);
+    ck_assert_uint_eq(err.byte_offset, at);
+    ck_assert_msg(strstr(err.message, gguf_meta_limits[_i].key) != NULL, "%s", err.message);
+    vp_buf_free(&b);
+    /* the largest values within the limits are accepted and give exact, checked figures */
+    if (gguf_meta_limits[_i].status == VP_ELIMIT && gguf_meta_limits[_i].type == 10) {
+        gguf_with_meta(&b, "llama.attention.head_count_kv", 10, UINT64_C(1) << 24, &at);
+        ck_assert_int_eq(vp_model_from_gguf(&m, b.data, b.len, b.len, NULL, &err), VP_OK);
+        vp_bytes kv;
+        ck_assert_int_eq(vp_model_kv_bytes_per_token(m, &kv), VP_OK);
+        /* 2 (K, V) · 2^24 heads · 128 (4096 / 32) · 2 B (f16) · 32 layers */
+        ck_assert_uint_eq(vp_bytes_value(kv), UINT64_C(2) * (UINT64_C(1) << 24) * 128 * 2 * 32);
+        vp_model_free(m);
+        vp_buf_free(&b);
+    }
+}
+END_TEST
+
+/* The token list gives the vocabulary when vocab_size is absent: same limit. */
+START_TEST(test_gguf_token_count_limit)
+{
+    vp_buf b = { 0 };
+    vp_buf_put(&b, "GGUF", 4);
+    vp_buf_u32(&b, 3);
+    vp_buf_u64(&b, 0);
+    vp_buf_u64(&b, 1);
+    vp_buf_str(&b, "tokenizer.ggml.tokens");
+    vp_buf_u32(&b, 9);
+    size_t at = b.len;
+    vp_buf_u32(&b, 0);                        /* an array of u8 */
+    vp_buf_u64(&b, (UINT64_C(1) << 24) + 1);  /* 2^24 + 1 token ids */
+    for (uint64_t i = 0; i < (UINT64_C(1) << 24) + 1; i += 4096) {
+        static const unsigned char zero[4096];
+        vp_buf_put(&b, zero, (size_t)((UINT64_C(1) << 24) + 1 - i < 4096 ? 1 : 4096));
+    }
+    vp_model *m = (vp_model *)&m;
+    vp_error err = VP_ERROR_INIT;
+    ck_assert_int_eq(vp_model_from_gguf(&m, b.data, b.len, b.len, "tok.gguf", &err), VP_ELIMIT);
+    ck_assert_uint_eq(err.byte_offset, at);
+    ck_assert_msg(strstr(err.message, "tokenizer.ggml.tokens") != NULL, "%s", err.message);
+    vp_buf_free(&b);
+}
+END_TEST
+
 START_TEST(test_gguf_truncations)
 {
     vp_buf b = { 0 };
@@ -610,6 +715,9 @@ Suite *vp_test_suite(void)
     VP_ADD_TEST(s, test_gguf_every_type);
     VP_ADD_TEST(s, test_gguf_bad);
     VP_ADD_TEST(s, test_gguf_truncations);
+    VP_ADD_LOOP_TEST(s, test_gguf_metadata_limits,
+                     sizeof(gguf_meta_limits) / sizeof(gguf_meta_limits[0]));
+    VP_ADD_TEST(s, test_gguf_token_count_limit);
     VP_ADD_TEST(s, test_gguf_path);
     return s;
 }

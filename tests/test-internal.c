@@ -44,6 +44,51 @@ START_TEST(test_checked_helpers)
 }
 END_TEST
 
+/* KV bytes per token: every product and sum is checked, whatever the architecture holds
+ * (the readers cap each figure, but the arithmetic must not rely on it). */
+START_TEST(test_kv_bytes_checked)
+{
+    vp__arch a;
+    uint64_t out = 7;
+    memset(&a, 0, sizeof(a));
+    a.kv_heads = UINT64_C(1) << 63; /* 2 · kv_heads wraps to 0 unchecked */
+    a.head_dim = 1;
+    a.kv_layers = 1;
+    ck_assert_int_eq(vp__kv_bytes_per_token(&a, 2, &out), VP_EOVERFLOW);
+    ck_assert_uint_eq(out, 7);
+    memset(&a, 0, sizeof(a));
+    a.kv_lora_rank = UINT64_MAX - 63; /* kv_lora_rank + qk_rope wraps to 0 unchecked */
+    a.qk_rope = 64;
+    a.kv_layers = 1;
+    ck_assert_int_eq(vp__kv_bytes_per_token(&a, 2, &out), VP_EOVERFLOW);
+    ck_assert_uint_eq(out, 7);
+    /* DeepSeek-V3: (512 + 64) · 2 B · 61 layers */
+    a.kv_lora_rank = 512;
+    a.qk_rope = 64;
+    a.kv_layers = 61;
+    ck_assert_int_eq(vp__kv_bytes_per_token(&a, 2, &out), VP_OK);
+    ck_assert_uint_eq(out, 70272);
+}
+END_TEST
+
+/* A Jamba config whose Mamba state (d_inner × d_state with d_inner = expand × hidden) is
+ * beyond 2^64 although each figure is within its limit: an overflow, also when the config
+ * only describes a checkpoint's architecture (no weight accounting). */
+START_TEST(test_jamba_state_checked)
+{
+    static const char json[] =
+        "{\"model_type\": \"jamba\", \"vocab_size\": 10, \"hidden_size\": 16777216,"
+        " \"num_hidden_layers\": 2, \"num_attention_heads\": 1, \"intermediate_size\": 8,"
+        " \"mamba_expand\": 16777216, \"mamba_d_state\": 16777216}";
+    vp_model *m = vp__model_new(VP_FORMAT_CONFIG);
+    vp_error err = VP_ERROR_INIT;
+    ck_assert_int_eq(vp__config_read(m, json, sizeof(json) - 1, "j.json", &err, false),
+                     VP_EOVERFLOW);
+    ck_assert_msg(strstr(err.message, "Mamba") != NULL, "%s", err.message);
+    vp_model_free(m);
+}
+END_TEST
+
 /* Duplicate keys among members whose hashes all fall in one slot (crafted input): the
  * hashed check gives up after its probe budget and sorts instead; both the clean object
  * and the repeated key must come out as with well-spread keys. */
@@ -94,5 +139,7 @@ Suite *vp_test_suite(void)
     VP_ADD_LOOP_TEST(s, test_megatron_activations, sizeof(megatron) / sizeof(megatron[0]));
     VP_ADD_TEST(s, test_checked_helpers);
     VP_ADD_TEST(s, test_json_colliding_keys);
+    VP_ADD_TEST(s, test_kv_bytes_checked);
+    VP_ADD_TEST(s, test_jamba_state_checked);
     return s;
 }

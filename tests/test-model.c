@@ -363,6 +363,56 @@ START_TEST(test_bad_configs)
 }
 END_TEST
 
+/* config.json figures have the limits every reader applies (layers 4096, widths and
+ * counts 2^24, context 2^32), whatever the family; the error points at the value. */
+static const struct {
+    const char *json;
+    const char *value; /* the text the error must point at */
+} config_limits[] = {
+    { "{\"model_type\": \"deepseek_v3\", \"vocab_size\": 10, \"hidden_size\": 64, \"num_hidden_layers\": 4097,"
+      " \"num_attention_heads\": 8, \"intermediate_size\": 8, \"kv_lora_rank\": 8, \"qk_nope_head_dim\": 8,"
+      " \"qk_rope_head_dim\": 8, \"v_head_dim\": 8}", "4097" },
+    { "{\"model_type\": \"deepseek_v3\", \"vocab_size\": 10, \"hidden_size\": 64, \"num_hidden_layers\": 2,"
+      " \"num_attention_heads\": 8, \"intermediate_size\": 8, \"kv_lora_rank\": 8, \"qk_nope_head_dim\": 8,"
+      " \"qk_rope_head_dim\": 8, \"v_head_dim\": 8, \"num_nextn_predict_layers\": 5000}", "5000" },
+    { "{\"model_type\": \"gpt2\", \"vocab_size\": 10, \"n_embd\": 64, \"n_layer\": 100000, \"n_head\": 8,"
+      " \"n_positions\": 1024}", "100000" },
+    { "{\"model_type\": \"gpt2\", \"vocab_size\": 10, \"n_embd\": 64, \"n_layer\": 2, \"n_head\": 8,"
+      " \"n_positions\": 4294967297}", "4294967297" },
+    { "{\"model_type\": \"opt\", \"vocab_size\": 10, \"hidden_size\": 64, \"num_hidden_layers\": 16777216,"
+      " \"num_attention_heads\": 8, \"ffn_dim\": 8, \"max_position_embeddings\": 2048}", "16777216" },
+    { "{\"model_type\": \"falcon\", \"vocab_size\": 10, \"hidden_size\": 64, \"n_layer\": 5000,"
+      " \"n_head\": 8}", "5000" },
+    { "{\"model_type\": \"phi\", \"vocab_size\": 10, \"hidden_size\": 64, \"num_hidden_layers\": 4097,"
+      " \"num_attention_heads\": 8, \"intermediate_size\": 8}", "4097" },
+    { "{\"model_type\": \"gpt_oss\", \"vocab_size\": 10, \"hidden_size\": 64, \"num_hidden_layers\": 4097,"
+      " \"num_attention_heads\": 8, \"num_key_value_heads\": 8, \"head_dim\": 8, \"intermediate_size\": 8,"
+      " \"num_local_experts\": 4, \"num_experts_per_tok\": 2}", "4097" },
+    { "{\"model_type\": \"jamba\", \"vocab_size\": 10, \"hidden_size\": 64, \"num_hidden_layers\": 4097,"
+      " \"num_attention_heads\": 8, \"intermediate_size\": 8}", "4097" },
+    { "{\"model_type\": \"llama\", \"vocab_size\": 10, \"hidden_size\": 16777217, \"num_hidden_layers\": 2,"
+      " \"num_attention_heads\": 8, \"intermediate_size\": 8}", "16777217" },
+    { "{\"model_type\": \"qwen2\", \"vocab_size\": 10, \"hidden_size\": 64, \"num_hidden_layers\": 2,"
+      " \"num_attention_heads\": 8, \"intermediate_size\": 8, \"max_window_layers\": 4097}", "4097" },
+};
+
+START_TEST(test_config_limits)
+{
+    const char *json = config_limits[_i].json;
+    vp_error err = VP_ERROR_INIT;
+    vp_model *m = (vp_model *)&err;
+    vp_status st = vp_model_from_config(&m, json, strlen(json), "limits.json", &err);
+    ck_assert_msg(st == VP_ELIMIT, "case %d: %s (%s)", _i, vp_status_name(st), err.message);
+    ck_assert_ptr_eq(m, (vp_model *)&err);
+    const char *at = strstr(json, config_limits[_i].value);
+    ck_assert_uint_eq(err.line, 1);
+    ck_assert_msg(err.column == (uint32_t)(at - json) + 1, "case %d: column %u (%s)", _i,
+                  err.column, err.message);
+    ck_assert_uint_eq(err.byte_offset, (uint64_t)(at - json));
+    ck_assert_msg(strstr(err.message, "limit") != NULL, "%s", err.message);
+}
+END_TEST
+
 START_TEST(test_accessor_edges)
 {
     vp_model *m = load("configs/meta-llama__Meta-Llama-3.1-8B/config.json");
@@ -402,6 +452,7 @@ Suite *vp_test_suite(void)
     VP_ADD_TEST(s, test_gptq_awq_formulas);
     VP_ADD_TEST(s, test_sliding_windows);
     VP_ADD_LOOP_TEST(s, test_bad_configs, sizeof(bad) / sizeof(bad[0]));
+    VP_ADD_LOOP_TEST(s, test_config_limits, sizeof(config_limits) / sizeof(config_limits[0]));
     VP_ADD_TEST(s, test_accessor_edges);
     return s;
 }

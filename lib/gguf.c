@@ -235,6 +235,9 @@ vp_status vp__gguf_read(vp_model *m, const unsigned char *data, size_t len,
     const unsigned char *at = r.p;
     if ((st = rd_u64(&r, &n_tensors)) != VP_OK || (st = rd_u64(&r, &n_kv)) != VP_OK)
         return st;
+    if (n_tensors > VP__LIM_TENSORS - m->n_tensors)
+        return rd_fail(&r, VP_ELIMIT, at, "%llu tensors, beyond the reader's limit of %llu",
+                       (unsigned long long)n_tensors, (unsigned long long)VP__LIM_TENSORS);
     /* each key/value takes at least 8 + 1 + 4 + 1 bytes, each tensor info 8 + 4 + 4 + 8 */
     if (n_kv > remaining(&r) / 14 || n_tensors > remaining(&r) / 24)
         return rd_fail(&r, VP_ETRUNCATED, at,
@@ -354,7 +357,7 @@ vp_status vp__gguf_read(vp_model *m, const unsigned char *data, size_t len,
         st = vp__model_add_tensor(m, (const char *)name, (size_t)nlen, ggml_types[k].name,
                                   nd, dims, numel, bytes, offset, end);
         if (st != VP_OK)
-            return rd_fail(&r, st, tat, "out of memory");
+            return rd_fail(&r, st, tat, "%s", vp_status_str(st));
         /* bits of the codes vs. the rest of each block (scales, mins) */
         m->tensors[m->n_tensors - 1].role = (uint8_t)k; /* type index, resolved below */
     }
@@ -387,23 +390,31 @@ vp_status vp__gguf_read(vp_model *m, const unsigned char *data, size_t len,
     }
     free(spans);
 
+    /* parameters and bytes by role, summed with checked arithmetic: with the file size
+     * unknown (0) nothing else bounds them */
     uint64_t role[4] = { 0, 0, 0, 0 }, params = 0;
     for (size_t i = first; i < m->n_tensors; i++) {
         vp__tensor *t = &m->tensors[i];
         size_t k = t->role;
+        bool ovf;
         if (ggml_types[k].block > 1) {
-            uint64_t blocks = t->numel / ggml_types[k].block;
-            uint64_t codes = blocks * ((uint64_t)ggml_types[k].block * ggml_types[k].bits / 8);
+            uint64_t blocks = t->numel / ggml_types[k].block, codes;
+            ovf = vp__mul_u64(&codes, blocks,
+                              (uint64_t)ggml_types[k].block * ggml_types[k].bits / 8) ||
+                  codes > t->bytes ||
+                  vp__add_u64(&role[VP_ROLE_PAYLOAD], role[VP_ROLE_PAYLOAD], codes) ||
+                  vp__add_u64(&role[VP_ROLE_QUANT_METADATA], role[VP_ROLE_QUANT_METADATA],
+                              t->bytes - codes);
             t->role = VP_ROLE_PAYLOAD;
-            role[VP_ROLE_PAYLOAD] += codes;
-            role[VP_ROLE_QUANT_METADATA] += t->bytes - codes;
         } else {
             t->role = (uint8_t)(any_quant ? VP_ROLE_UNQUANTIZED : VP_ROLE_PAYLOAD);
-            role[t->role] += t->bytes;
+            ovf = vp__add_u64(&role[t->role], role[t->role], t->bytes);
         }
-        params += t->numel;
+        if (ovf || vp__add_u64(&params, params, t->numel))
+            return rd_fail(&r, VP_EOVERFLOW, r.p,
+                           "the tensors' element or byte counts overflow when summed "
+                           "(at \"%.60s\")", t->name);
     }
-    /* the sums are bounded by the checked tensor ends within one file */
     memcpy(m->role_bytes, role, sizeof(role));
     m->params = params;
     m->active = params;

@@ -1334,8 +1334,12 @@ vp_status vp__model_add_tensor(vp_model *m, const char *name, size_t name_len,
                                const char *dtype, unsigned ndim, const uint64_t *shape,
                                uint64_t numel, uint64_t bytes, uint64_t begin, uint64_t end)
 {
+    if (m->n_tensors >= VP__LIM_TENSORS) /* the readers check first, with a position */
+        return VP_ELIMIT;
     if (m->n_tensors == m->cap_tensors) {
         size_t cap = m->cap_tensors ? m->cap_tensors * 2 : 64;
+        if (cap > VP__LIM_TENSORS)
+            cap = VP__LIM_TENSORS;
         vp__tensor *t = realloc(m->tensors, cap * sizeof(*t));
         if (t == NULL)
             return VP_ENOMEM;

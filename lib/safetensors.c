@@ -114,6 +114,17 @@ vp_status vp__safetensors_read(vp_model *m, const unsigned char *data, size_t le
         st = fail_node(err, &doc, root, VP_EFORMAT, "the header must be a JSON object%s", "");
         goto done;
     }
+    {
+        /* the tensors of every file of the checkpoint together: VP__LIM_TENSORS */
+        uint64_t n_tensors = root->count - (vp__json_get(&doc, root, "__metadata__") != NULL);
+        if (n_tensors > VP__LIM_TENSORS - m->n_tensors) {
+            st = fail_node(err, &doc, root, VP_ELIMIT,
+                           "%llu tensors, beyond the reader's limit of %llu per checkpoint",
+                           (unsigned long long)(n_tensors + m->n_tensors),
+                           (unsigned long long)VP__LIM_TENSORS);
+            goto done;
+        }
+    }
     spans = malloc((root->count ? root->count : 1) * sizeof(*spans));
     if (spans == NULL) {
         st = vp__error_set(err, VP_ENOMEM, &w0, "out of memory");
@@ -216,7 +227,7 @@ vp_status vp__safetensors_read(vp_model *m, const unsigned char *data, size_t le
         n_spans++;
         st = vp__model_add_tensor(m, name, t->key_len, dname, nd, dims, numel, bytes, begin, end);
         if (st != VP_OK) {
-            vp__error_set(err, st, &w0, "out of memory");
+            vp__error_set(err, st, &w0, "%s", vp_status_str(st));
             goto done;
         }
     }
@@ -314,6 +325,14 @@ vp_status vp__safetensors_index_read(vp_model *m, const char *json, size_t len,
             m->has_total_size = 1;
         }
     }
+    if (wm->count > VP__LIM_TENSORS) {
+        vp__where w = vp__json_where(&doc, wm);
+        st = vp__error_set(err, VP_ELIMIT, &w,
+                           "weight_map lists %llu tensors, beyond the reader's limit of %llu "
+                           "tensors", (unsigned long long)wm->count,
+                           (unsigned long long)VP__LIM_TENSORS);
+        goto done;
+    }
     shards = malloc((wm->count ? wm->count : 1) * sizeof(*shards));
     entries = malloc((wm->count ? wm->count : 1) * sizeof(*entries));
     if (shards == NULL || entries == NULL) {
@@ -338,6 +357,14 @@ vp_status vp__safetensors_index_read(vp_model *m, const char *json, size_t len,
         if (i == 0 || cmp_wm_file(&entries[i - 1], &entries[i]) != 0)
             shards[n_shards++] = entries[i].file;
         entries[i].shard = (uint32_t)(n_shards - 1);
+    }
+    if (n_shards > VP__LIM_SHARDS) {
+        vp__where w = vp__json_where(&doc, wm);
+        st = vp__error_set(err, VP_ELIMIT, &w,
+                           "weight_map names %llu shard files, beyond the reader's limit of "
+                           "%llu shard files", (unsigned long long)n_shards,
+                           (unsigned long long)VP__LIM_SHARDS);
+        goto done;
     }
     qsort(entries, k, sizeof(*entries), cmp_wm);
     m->n_shards = n_shards;

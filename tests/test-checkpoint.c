@@ -524,10 +524,16 @@ START_TEST(test_gguf_bad)
     vp_buf_u64(&b, 0);
     expect_bad_gguf(b.data, b.len, b.len, VP_EOVERFLOW, "overflows");
     vp_buf_free(&b);
-    /* counts larger than the header can hold, before any allocation */
+    /* counts beyond the limit, or larger than the header can hold, before any allocation */
     vp_buf_put(&b, "GGUF", 4);
     vp_buf_u32(&b, 3);
     vp_buf_u64(&b, UINT64_MAX);
+    vp_buf_u64(&b, 0);
+    expect_bad_gguf(b.data, b.len, b.len, VP_ELIMIT, "limit");
+    vp_buf_free(&b);
+    vp_buf_put(&b, "GGUF", 4);
+    vp_buf_u32(&b, 3);
+    vp_buf_u64(&b, 1000);
     vp_buf_u64(&b, 0);
     expect_bad_gguf(b.data, b.len, b.len, VP_ETRUNCATED, "count");
     vp_buf_free(&b);
@@ -658,6 +664,106 @@ START_TEST(test_gguf_token_count_limit)
 }
 END_TEST
 
+/* More tensors than VP__LIM_TENSORS: refused at the count, before anything is allocated. */
+START_TEST(test_gguf_tensor_count_limit)
+{
+    vp_buf b = { 0 };
+    vp_buf_put(&b, "GGUF", 4);
+    vp_buf_u32(&b, 3);
+    vp_buf_u64(&b, (UINT64_C(1) << 20) + 1);
+    vp_buf_u64(&b, 0);
+    for (int i = 0; i < 64; i++)
+        vp_buf_put(&b, "", 1);
+    vp_model *m = (vp_model *)&m;
+    vp_error err = VP_ERROR_INIT;
+    ck_assert_int_eq(vp_model_from_gguf(&m, b.data, b.len, b.len, "n.gguf", &err), VP_ELIMIT);
+    ck_assert_ptr_eq(m, (vp_model *)&m);
+    ck_assert_uint_eq(err.byte_offset, 8);
+    ck_assert_msg(strstr(err.message, "1048576") != NULL, "%s", err.message);
+    vp_buf_free(&b);
+}
+END_TEST
+
+/* Element counts that each fit but whose sum does not: two IQ1_S tensors (256 values in
+ * 50 bytes) of 2^63 values, 2^60.6 bytes each, with the file size unknown (0). The
+ * parameter count is 2^64: an overflow, never 0. */
+START_TEST(test_gguf_parameter_sum_overflow)
+{
+    vp_buf b = { 0 };
+    uint64_t bytes = UINT64_C(50) << 55;
+    vp_buf_put(&b, "GGUF", 4);
+    vp_buf_u32(&b, 3);
+    vp_buf_u64(&b, 2);
+    vp_buf_u64(&b, 0);
+    for (int i = 0; i < 2; i++) {
+        vp_buf_str(&b, i ? "b" : "a");
+        vp_buf_u32(&b, 1);
+        vp_buf_u64(&b, UINT64_C(1) << 63);
+        vp_buf_u32(&b, 19); /* IQ1_S */
+        vp_buf_u64(&b, i ? bytes : 0);
+    }
+    vp_model *m = (vp_model *)&m;
+    vp_error err = VP_ERROR_INIT;
+    vp_status st = vp_model_from_gguf(&m, b.data, b.len, 0, "sum.gguf", &err);
+    ck_assert_msg(st == VP_EOVERFLOW, "%s (%s)", vp_status_name(st), err.message);
+    ck_assert_ptr_eq(m, (vp_model *)&m);
+    ck_assert(err.flags & VP_ERROR_HAS_OFFSET);
+    /* one of them alone: 2^63 parameters, exactly */
+    vp_buf_free(&b);
+    vp_buf_put(&b, "GGUF", 4);
+    vp_buf_u32(&b, 3);
+    vp_buf_u64(&b, 1);
+    vp_buf_u64(&b, 0);
+    vp_buf_str(&b, "a");
+    vp_buf_u32(&b, 1);
+    vp_buf_u64(&b, UINT64_C(1) << 63);
+    vp_buf_u32(&b, 19);
+    vp_buf_u64(&b, 0);
+    ck_assert_int_eq(vp_model_from_gguf(&m, b.data, b.len, 0, "one.gguf", &err), VP_OK);
+    ck_assert_uint_eq(vp_count_value(vp_model_parameters(m)), UINT64_C(1) << 63);
+    ck_assert_uint_eq(vp_bytes_value(vp_model_total_bytes(m)), bytes);
+    vp_model_free(m);
+    vp_buf_free(&b);
+}
+END_TEST
+
+/* An index whose weight_map lists more tensors than VP__LIM_TENSORS, or more shard files
+ * than VP__LIM_SHARDS: VP_ELIMIT at the weight_map, before any shard is opened. */
+static void index_limit_case(const char *dir, size_t n_tensors, size_t n_shards,
+                             const char *needle)
+{
+    char path[512];
+    snprintf(path, sizeof(path), "%s/model.safetensors.index.json", dir);
+    vp_buf b = { 0 };
+    vp_buf_put(&b, "{\"weight_map\":\n {", 17);
+    for (size_t i = 0; i < n_tensors; i++) {
+        char e[64];
+        int n = snprintf(e, sizeof(e), "%s\"t%zu\":\"s%zu\"", i ? "," : "", i, i % n_shards);
+        vp_buf_put(&b, e, (size_t)n);
+    }
+    vp_buf_put(&b, "}}", 2);
+    vp_test_write(path, b.data, b.len);
+    vp_buf_free(&b);
+    vp_model *m = (vp_model *)&m;
+    vp_error err = VP_ERROR_INIT;
+    vp_status st = vp_model_from_path(&m, path, &err);
+    ck_assert_msg(st == VP_ELIMIT, "%zu tensors, %zu shards: %s (%s)", n_tensors, n_shards,
+                  vp_status_name(st), err.message);
+    ck_assert_ptr_eq(m, (vp_model *)&m);
+    ck_assert_uint_eq(err.line, 2);
+    ck_assert_uint_eq(err.column, 2);
+    ck_assert_msg(strstr(err.message, needle) != NULL, "'%s' lacks '%s'", err.message, needle);
+}
+
+START_TEST(test_index_count_limits)
+{
+    char *dir = vp_test_tmpdir();
+    index_limit_case(dir, 65537, 65537, "65536 shard files");
+    index_limit_case(dir, (size_t)1 << 20 | 1, 1, "1048576 tensors");
+    free(dir);
+}
+END_TEST
+
 START_TEST(test_gguf_truncations)
 {
     vp_buf b = { 0 };
@@ -718,6 +824,9 @@ Suite *vp_test_suite(void)
     VP_ADD_LOOP_TEST(s, test_gguf_metadata_limits,
                      sizeof(gguf_meta_limits) / sizeof(gguf_meta_limits[0]));
     VP_ADD_TEST(s, test_gguf_token_count_limit);
+    VP_ADD_TEST(s, test_gguf_tensor_count_limit);
+    VP_ADD_TEST(s, test_gguf_parameter_sum_overflow);
+    VP_ADD_TEST(s, test_index_count_limits);
     VP_ADD_TEST(s, test_gguf_path);
     return s;
 }

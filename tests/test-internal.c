@@ -1,6 +1,7 @@
 /* White-box tests of hidden helpers (linked against the internal static library). */
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "../lib/internal.h"
@@ -89,6 +90,42 @@ START_TEST(test_jamba_state_checked)
 }
 END_TEST
 
+/* The tensors of all the files of one checkpoint are at most VP__LIM_TENSORS: a
+ * safetensors file read into a model that already holds VP__LIM_TENSORS − 1 tensors
+ * (from other shards) cannot add two more. */
+START_TEST(test_safetensors_tensor_limit)
+{
+    static const char header[] = "{\"a\":{\"dtype\":\"U8\",\"shape\":[1],\"data_offsets\":[0,1]},"
+                                 "\"b\":{\"dtype\":\"U8\",\"shape\":[1],\"data_offsets\":[1,2]}}";
+    unsigned char file[8 + sizeof(header) - 1 + 2];
+    uint64_t n = sizeof(header) - 1;
+    for (int i = 0; i < 8; i++)
+        file[i] = (unsigned char)(n >> (8 * i));
+    memcpy(file + 8, header, sizeof(header) - 1);
+    file[sizeof(file) - 2] = file[sizeof(file) - 1] = 0;
+    vp_model *m = vp__model_new(VP_FORMAT_SAFETENSORS_INDEX);
+    ck_assert_ptr_nonnull(m);
+    m->cap_tensors = (size_t)VP__LIM_TENSORS;
+    m->tensors = calloc(m->cap_tensors, sizeof(*m->tensors)); /* untouched pages */
+    ck_assert_ptr_nonnull(m->tensors);
+    m->n_tensors = (size_t)VP__LIM_TENSORS - 1;
+    vp_error err = VP_ERROR_INIT;
+    vp_status st = vp__safetensors_read(m, file, sizeof(file), sizeof(file), "s.safetensors", &err);
+    ck_assert_msg(st == VP_ELIMIT, "%s (%s)", vp_status_name(st), err.message);
+    ck_assert_uint_eq(m->n_tensors, (size_t)VP__LIM_TENSORS - 1);
+    ck_assert_uint_eq(err.byte_offset, 8);
+    ck_assert_msg(strstr(err.message, "1048576") != NULL, "%s", err.message);
+    /* one more fits exactly */
+    m->n_tensors = (size_t)VP__LIM_TENSORS - 2;
+    ck_assert_int_eq(vp__safetensors_read(m, file, sizeof(file), sizeof(file), NULL, NULL), VP_OK);
+    ck_assert_uint_eq(m->n_tensors, (size_t)VP__LIM_TENSORS);
+    for (size_t i = 0; i < m->n_tensors; i++) /* the two real names; the rest are NULL */
+        if (m->tensors[i].name != NULL)
+            ck_assert(i >= (size_t)VP__LIM_TENSORS - 2);
+    vp_model_free(m);
+}
+END_TEST
+
 /* Duplicate keys among members whose hashes all fall in one slot (crafted input): the
  * hashed check gives up after its probe budget and sorts instead; both the clean object
  * and the repeated key must come out as with well-spread keys. */
@@ -141,5 +178,6 @@ Suite *vp_test_suite(void)
     VP_ADD_TEST(s, test_json_colliding_keys);
     VP_ADD_TEST(s, test_kv_bytes_checked);
     VP_ADD_TEST(s, test_jamba_state_checked);
+    VP_ADD_TEST(s, test_safetensors_tensor_limit);
     return s;
 }

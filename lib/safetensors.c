@@ -305,6 +305,7 @@ vp_status vp__safetensors_index_read(vp_model *m, const char *json, size_t len,
     const vp__json_node *meta = vp__json_get(&doc, root, "metadata");
     const char **shards = NULL;
     wm_entry *entries = NULL;
+    uint32_t *mapped = NULL; /* weight_map entries per shard */
     size_t n_shards = 0;
     vp__where w0 = { path, 0, 0, 0, false };
     if (root->type != VP__JSON_OBJECT || wm == NULL || wm->type != VP__JSON_OBJECT) {
@@ -335,7 +336,8 @@ vp_status vp__safetensors_index_read(vp_model *m, const char *json, size_t len,
     }
     shards = malloc((wm->count ? wm->count : 1) * sizeof(*shards));
     entries = malloc((wm->count ? wm->count : 1) * sizeof(*entries));
-    if (shards == NULL || entries == NULL) {
+    mapped = calloc(wm->count ? wm->count : 1, sizeof(*mapped));
+    if (shards == NULL || entries == NULL || mapped == NULL) {
         st = vp__error_set(err, VP_ENOMEM, &w0, "out of memory");
         goto done;
     }
@@ -357,6 +359,7 @@ vp_status vp__safetensors_index_read(vp_model *m, const char *json, size_t len,
         if (i == 0 || cmp_wm_file(&entries[i - 1], &entries[i]) != 0)
             shards[n_shards++] = entries[i].file;
         entries[i].shard = (uint32_t)(n_shards - 1);
+        mapped[n_shards - 1]++;
     }
     if (n_shards > VP__LIM_SHARDS) {
         vp__where w = vp__json_where(&doc, wm);
@@ -417,7 +420,9 @@ vp_status vp__safetensors_index_read(vp_model *m, const char *json, size_t len,
             }
             hit->seen = 1;
         }
-        for (size_t i = 0; i < k; i++)
+        /* every tensor the index maps here was found: counted, so that the check stays
+         * linear in the tensors; the weight_map is scanned only to name a missing one */
+        for (size_t i = 0; m->n_tensors - before != mapped[s] && i < k; i++)
             if (entries[i].shard == s && !entries[i].seen) {
                 vp__where w = { shard_path, 0, 0, 0, false };
                 st = vp__error_set(err, VP_EINVALID, &w,
@@ -432,6 +437,7 @@ vp_status vp__safetensors_index_read(vp_model *m, const char *json, size_t len,
 done:
     free(shards);
     free(entries);
+    free(mapped);
     vp__json_free(&doc);
     return st;
 }

@@ -764,6 +764,47 @@ START_TEST(test_index_count_limits)
 }
 END_TEST
 
+/* Checking shards against the weight_map is linear: 8192 shard files beside an index of
+ * 2^20 tensors (the rest mapped to a shard that is absent) take about a second; a check
+ * that scanned the whole weight_map for every shard (8192 × 2^20 entries of 40 bytes,
+ * over 300 GB of memory traffic) runs far past the 20 s timeout. */
+START_TEST(test_index_many_shards_linear)
+{
+    enum { PRESENT = 8192, TENSORS = 1 << 20 };
+    char *dir = vp_test_tmpdir();
+    char path[512];
+    for (size_t i = 0; i < PRESENT; i++) {
+        char name[32], tname[32];
+        snprintf(name, sizeof(name), "s%05zu", i);
+        snprintf(tname, sizeof(tname), "t%zu", i);
+        st_tensor t = { tname, "U8", 1, { 1 } };
+        write_st(dir, name, &t, 1);
+    }
+    vp_buf b = { 0 };
+    vp_buf_put(&b, "{\"weight_map\": {", 16);
+    for (size_t i = 0; i < TENSORS; i++) {
+        char e[64];
+        int n = i < PRESENT ? snprintf(e, sizeof(e), "%s\"t%zu\":\"s%05zu\"", i ? "," : "", i, i)
+                            : snprintf(e, sizeof(e), ",\"t%zu\":\"absent\"", i);
+        vp_buf_put(&b, e, (size_t)n);
+    }
+    vp_buf_put(&b, "}}", 2);
+    snprintf(path, sizeof(path), "%s/model.safetensors.index.json", dir);
+    vp_test_write(path, b.data, b.len);
+    vp_buf_free(&b);
+    vp_model *m = NULL;
+    vp_error err = VP_ERROR_INIT;
+    ck_assert_msg(vp_model_from_path(&m, path, &err) == VP_OK, "%s", err.message);
+    size_t read = 0;
+    ck_assert_uint_eq(vp_model_shard_count(m, &read), PRESENT + 1);
+    ck_assert_uint_eq(read, PRESENT);
+    ck_assert_uint_eq(vp_model_tensor_count(m), PRESENT);
+    ck_assert_uint_eq(vp_bytes_value(vp_model_total_bytes(m)), PRESENT);
+    vp_model_free(m);
+    free(dir);
+}
+END_TEST
+
 START_TEST(test_gguf_truncations)
 {
     vp_buf b = { 0 };
@@ -827,6 +868,7 @@ Suite *vp_test_suite(void)
     VP_ADD_TEST(s, test_gguf_tensor_count_limit);
     VP_ADD_TEST(s, test_gguf_parameter_sum_overflow);
     VP_ADD_TEST(s, test_index_count_limits);
+    VP_ADD_TEST(s, test_index_many_shards_linear);
     VP_ADD_TEST(s, test_gguf_path);
     return s;
 }

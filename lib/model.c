@@ -140,12 +140,13 @@ static bool cfg_uint(cfg *c, const char *key, uint64_t *out, bool *present)
         return false;
     }
     uint64_t limit = cfg_limit(key);
-    if (n->int_overflow || n->u > limit) {
+    uint64_t v = vp__json_magnitude(c->doc, n);
+    if (n->int_overflow || v > limit) {
         cfg_fail(c, VP_ELIMIT, n, "%s exceeds the reader's limit of %llu %s", key,
                  (unsigned long long)limit, cfg_limit_unit(limit));
         return false;
     }
-    *out = n->u;
+    *out = v;
     if (present)
         *present = true;
     return true;
@@ -218,13 +219,13 @@ static bool cfg_index_list(cfg *c, const char *key, uint64_t layers, unsigned ch
     }
     *present = true;
     for (const vp__json_node *e = vp__json_first(c->doc, n); e; e = vp__json_next(c->doc, e)) {
-        if (e->type != VP__JSON_NUMBER || !e->is_int || e->negative || e->int_overflow ||
-            e->u >= layers) {
+        uint64_t i;
+        if (!vp__json_uint(c->doc, e, &i) || i >= layers) {
             cfg_fail(c, VP_ERANGE, e, "%s lists a layer index outside 0..num_hidden_layers-1%s",
                      key, "");
             return false;
         }
-        mask[e->u] = 1;
+        mask[i] = 1;
     }
     return true;
 }
@@ -862,7 +863,8 @@ static bool read_qconfig(cfg *c, vp__qformat *q, const vp__json_node **skip)
         if (!cfg_opt(sub, &bits, "bits", 4))
             return false;
         const vp__json_node *g = vp__json_get(c->doc, qc, "group_size");
-        if (g != NULL && g->type == VP__JSON_NUMBER && g->is_int && g->negative && g->u == 1) {
+        if (g != NULL && g->type == VP__JSON_NUMBER && g->is_int && g->negative &&
+            vp__json_magnitude(c->doc, g) == 1) {
             group = 0; /* -1: one group spanning the whole input */
         } else {
             if (!cfg_uint(sub, "group_size", &group, &present))
@@ -882,16 +884,18 @@ static bool read_qconfig(cfg *c, vp__qformat *q, const vp__json_node **skip)
         q->method = VP__Q_FP8;
         const vp__json_node *b = vp__json_get(c->doc, qc, "weight_block_size");
         if (b != NULL && b->type != VP__JSON_NULL) {
-            const vp__json_node *r = vp__json_first(c->doc, b), *cc = r ? vp__json_next(c->doc, r) : NULL;
-            if (b->type != VP__JSON_ARRAY || b->count != 2 || r->type != VP__JSON_NUMBER ||
-                !r->is_int || r->negative || r->u == 0 || r->u > (UINT64_C(1) << 24) ||
-                cc->type != VP__JSON_NUMBER || !cc->is_int || cc->negative || cc->u == 0 ||
-                cc->u > (UINT64_C(1) << 24))
+            const vp__json_node *r = vp__json_first(c->doc, b);
+            const vp__json_node *cc = r != NULL ? vp__json_next(c->doc, r) : NULL;
+            uint64_t rows = 0, cols = 0;
+            if (b->type != VP__JSON_ARRAY || b->count != 2 || !vp__json_uint(c->doc, r, &rows) ||
+                !vp__json_uint(c->doc, cc, &cols) || rows == 0 || rows > VP__LIM_DIM ||
+                cols == 0 || cols > VP__LIM_DIM)
                 return cfg_fail(c, VP_ETYPE, b,
-                                "weight_block_size must be two positive integers"),
+                                "weight_block_size must be two positive integers of at most "
+                                "2^24"),
                        false;
-            q->block_rows = r->u;
-            q->block_cols = cc->u;
+            q->block_rows = rows;
+            q->block_cols = cols;
         }
         *skip = vp__json_get(c->doc, qc, "modules_to_not_convert");
         return true;
@@ -939,7 +943,7 @@ static bool skipped(const cfg *c, const vp__json_node *skip, const char *name)
     if (skip == NULL || skip->type != VP__JSON_ARRAY)
         return false;
     for (const vp__json_node *e = vp__json_first(c->doc, skip); e; e = vp__json_next(c->doc, e))
-        if (e->type == VP__JSON_STRING && skip_matches(vp__json_str(c->doc, e), e->str_len, name))
+        if (e->type == VP__JSON_STRING && skip_matches(vp__json_str(c->doc, e), vp__json_str_len(c->doc, e), name))
             return true;
     return false;
 }

@@ -52,13 +52,6 @@ static vp_status fail_node(vp_error *err, const vp__json *doc, const vp__json_no
     return code;
 }
 
-static bool read_u64(const vp__json_node *n, uint64_t *out)
-{
-    if (n == NULL || n->type != VP__JSON_NUMBER || !n->is_int || n->negative || n->int_overflow)
-        return false;
-    *out = n->u;
-    return true;
-}
 
 vp_status vp__safetensors_read(vp_model *m, const unsigned char *data, size_t len,
                                uint64_t file_size, const char *source, vp_error *err)
@@ -132,7 +125,7 @@ vp_status vp__safetensors_read(vp_model *m, const unsigned char *data, size_t le
     }
     for (const vp__json_node *t = vp__json_first(&doc, root); t; t = vp__json_next(&doc, t)) {
         const char *name = vp__json_key(&doc, t);
-        if (t->key_len == 12 && memcmp(name, "__metadata__", 12) == 0) {
+        if (vp__json_key_len(&doc, t) == 12 && memcmp(name, "__metadata__", 12) == 0) {
             if (t->type != VP__JSON_OBJECT) {
                 st = fail_node(err, &doc, t, VP_EFORMAT, "__metadata__ must be an object%s", "");
                 goto done;
@@ -160,7 +153,7 @@ vp_status vp__safetensors_read(vp_model *m, const unsigned char *data, size_t le
         }
         unsigned bits = 0;
         const char *dname = NULL;
-        if (dt->type == VP__JSON_STRING && dt->str_len < 8) {
+        if (dt->type == VP__JSON_STRING && vp__json_str_len(&doc, dt) < 8) {
             const char *ds = vp__json_str(&doc, dt);
             for (size_t i = 0; i < sizeof(st_dtypes) / sizeof(st_dtypes[0]); i++)
                 if (ds[0] == st_dtypes[i].name[0] && strcmp(ds, st_dtypes[i].name) == 0) {
@@ -182,7 +175,7 @@ vp_status vp__safetensors_read(vp_model *m, const unsigned char *data, size_t le
         uint64_t dims[VP__MAX_DIMS], numel = 1;
         unsigned nd = 0;
         for (const vp__json_node *d = vp__json_first(&doc, shape); d; d = vp__json_next(&doc, d)) {
-            if (!read_u64(d, &dims[nd])) {
+            if (!vp__json_uint(&doc, d, &dims[nd])) {
                 st = fail_node(err, &doc, d, VP_EFORMAT,
                                "shape of \"%.60s\" must hold non-negative integers", name);
                 goto done;
@@ -197,8 +190,8 @@ vp_status vp__safetensors_read(vp_model *m, const unsigned char *data, size_t le
         const vp__json_node *b = offs->type == VP__JSON_ARRAY ? vp__json_first(&doc, offs) : NULL;
         const vp__json_node *e = b ? vp__json_next(&doc, b) : NULL;
         uint64_t begin, end, bytes;
-        if (offs->type != VP__JSON_ARRAY || offs->count != 2 || !read_u64(b, &begin) ||
-            !read_u64(e, &end)) {
+        if (offs->type != VP__JSON_ARRAY || offs->count != 2 || !vp__json_uint(&doc, b, &begin) ||
+            !vp__json_uint(&doc, e, &end)) {
             st = fail_node(err, &doc, offs, VP_EFORMAT,
                            "data_offsets of \"%.60s\" must be two non-negative integers", name);
             goto done;
@@ -225,7 +218,7 @@ vp_status vp__safetensors_read(vp_model *m, const unsigned char *data, size_t le
         spans[n_spans].end = end;
         spans[n_spans].node = (uint32_t)(t - doc.nodes);
         n_spans++;
-        st = vp__model_add_tensor(m, name, t->key_len, dname, nd, dims, numel, bytes, begin, end);
+        st = vp__model_add_tensor(m, name, vp__json_key_len(&doc, t), dname, nd, dims, numel, bytes, begin, end);
         if (st != VP_OK) {
             vp__error_set(err, st, &w0, "%s", vp_status_str(st));
             goto done;
@@ -317,7 +310,7 @@ vp_status vp__safetensors_index_read(vp_model *m, const char *json, size_t len,
     if (meta != NULL && meta->type == VP__JSON_OBJECT) {
         const vp__json_node *ts = vp__json_get(&doc, meta, "total_size");
         if (ts != NULL) {
-            if (!read_u64(ts, &m->total_size)) {
+            if (!vp__json_uint(&doc, ts, &m->total_size)) {
                 vp__where w = vp__json_where(&doc, ts);
                 st = vp__error_set(err, VP_ETYPE, &w,
                                    "metadata.total_size must be a non-negative integer");
@@ -343,15 +336,15 @@ vp_status vp__safetensors_index_read(vp_model *m, const char *json, size_t len,
     }
     size_t k = 0;
     for (const vp__json_node *e = vp__json_first(&doc, wm); e; e = vp__json_next(&doc, e), k++) {
-        if (e->type != VP__JSON_STRING || e->str_len == 0 ||
-            memchr(vp__json_str(&doc, e), '/', e->str_len) != NULL) {
+        if (e->type != VP__JSON_STRING || vp__json_str_len(&doc, e) == 0 ||
+            memchr(vp__json_str(&doc, e), '/', vp__json_str_len(&doc, e)) != NULL) {
             vp__where w = vp__json_where(&doc, e);
             st = vp__error_set(err, VP_ETYPE, &w,
                                "weight_map values must be shard file names in the same folder");
             goto done;
         }
-        entries[k] = (wm_entry){ vp__json_key(&doc, e), e->key_len, 0, 0,
-                                 vp__json_str(&doc, e), e->str_len };
+        entries[k] = (wm_entry){ vp__json_key(&doc, e), vp__json_key_len(&doc, e), 0, 0,
+                                 vp__json_str(&doc, e), vp__json_str_len(&doc, e) };
     }
     /* the distinct shard files, in name order (sorting keeps this O(n log n)) */
     qsort(entries, k, sizeof(*entries), cmp_wm_file);

@@ -126,6 +126,120 @@ START_TEST(test_safetensors_tensor_limit)
 }
 END_TEST
 
+/* The JSON reader's memory is a small constant times its input: nodes and strings of
+ * the cheapest documents of each shape (2 or 3 bytes per value) take at most 16 bytes per
+ * byte of input, growth margin included. */
+static const char *const json_shapes[] = { "0", "\"\"", "[]", "{}", "null", "-1", "\"ab\"" };
+
+START_TEST(test_json_memory_per_byte)
+{
+    enum { N = 200000 };
+    const char *v = json_shapes[_i];
+    size_t vl = strlen(v), cap = 2 + N * (vl + 1), at = 0;
+    char *buf = malloc(cap);
+    ck_assert_ptr_nonnull(buf);
+    buf[at++] = '[';
+    for (size_t i = 0; i < N; i++) {
+        if (i)
+            buf[at++] = ',';
+        memcpy(buf + at, v, vl);
+        at += vl;
+    }
+    buf[at++] = ']';
+    vp__json doc;
+    vp_error e = VP_ERROR_INIT;
+    ck_assert_int_eq(vp__json_parse(&doc, buf, at, "m.json", &e), VP_OK);
+    ck_assert_uint_eq(doc.n_nodes, N + 1);
+    size_t bytes = doc.cap_nodes * sizeof(*doc.nodes) + doc.cap_pool;
+    ck_assert_msg(bytes <= 16 * at, "'%s': %zu bytes for %zu bytes of input (%.1f per byte)", v,
+                  bytes, at, (double)bytes / (double)at);
+    ck_assert_uint_le(sizeof(vp__json_node), 20);
+    vp__json_free(&doc);
+    free(buf);
+}
+END_TEST
+
+/* At most VP__LIM_JSON_VALUES values: one more is VP_ELIMIT at that value. */
+START_TEST(test_json_value_limit)
+{
+    size_t n = (size_t)VP__LIM_JSON_VALUES; /* the array and n − 1 zeros: exactly the limit */
+    char *buf = malloc(2 * n + 1);
+    ck_assert_ptr_nonnull(buf);
+    buf[0] = '[';
+    for (size_t i = 0; i < n; i++) {
+        buf[1 + 2 * i] = '0';
+        buf[2 + 2 * i] = ',';
+    }
+    buf[2 * n - 2] = ']';
+    vp__json doc;
+    vp_error e = VP_ERROR_INIT;
+    ck_assert_int_eq(vp__json_parse(&doc, buf, 2 * n - 1, "v.json", &e), VP_OK);
+    ck_assert_uint_eq(doc.n_nodes, n);
+    vp__json_free(&doc);
+    buf[2 * n - 2] = ','; /* one zero more */
+    buf[2 * n] = ']';
+    ck_assert_int_eq(vp__json_parse(&doc, buf, 2 * n + 1, "v.json", &e), VP_ELIMIT);
+    ck_assert_uint_eq(e.byte_offset, 2 * n - 1);
+    ck_assert_uint_eq(e.column, 2 * n);
+    ck_assert_msg(strstr(e.message, "4194304") != NULL, "%s", e.message);
+    free(buf);
+}
+END_TEST
+
+/* A JSON string of more than VP__LIM_STRING bytes is VP_ELIMIT at its opening quote. */
+START_TEST(test_json_string_limit)
+{
+    size_t n = (size_t)VP__LIM_STRING;
+    char *buf = malloc(n + 8);
+    ck_assert_ptr_nonnull(buf);
+    memcpy(buf, "[1, \"", 5);
+    memset(buf + 5, 'x', n);
+    memcpy(buf + 5 + n, "\"]", 2);
+    vp__json doc;
+    vp_error e = VP_ERROR_INIT;
+    ck_assert_int_eq(vp__json_parse(&doc, buf, n + 7, "s.json", &e), VP_OK);
+    ck_assert_uint_eq(vp__json_str_len(&doc, &doc.nodes[2]), n);
+    vp__json_free(&doc);
+    buf[5 + n] = 'x';
+    memcpy(buf + 6 + n, "\"]", 2);
+    ck_assert_int_eq(vp__json_parse(&doc, buf, n + 8, "s.json", &e), VP_ELIMIT);
+    ck_assert_uint_eq(e.byte_offset, 4);
+    free(buf);
+}
+END_TEST
+
+/* Integers: exact when they fit, flagged (never a value) when they do not. */
+START_TEST(test_json_integers)
+{
+    static const char text[] = "[18446744073709551615, 18446744073709551616, -1, 1.5, 2e3, -0,"
+                               " 99999999999999999999999999]";
+    vp__json doc;
+    vp_error e = VP_ERROR_INIT;
+    ck_assert_int_eq(vp__json_parse(&doc, text, sizeof(text) - 1, "i.json", &e), VP_OK);
+    uint64_t v = 7;
+    const vp__json_node *n = vp__json_first(&doc, vp__json_root(&doc));
+    ck_assert(vp__json_uint(&doc, n, &v));
+    ck_assert_uint_eq(v, UINT64_MAX);
+    n = vp__json_next(&doc, n);
+    ck_assert(n->int_overflow);
+    ck_assert(!vp__json_uint(&doc, n, &v));
+    ck_assert_uint_eq(vp__json_magnitude(&doc, n), 0);
+    n = vp__json_next(&doc, n); /* -1 */
+    ck_assert(!vp__json_uint(&doc, n, &v));
+    ck_assert_uint_eq(vp__json_magnitude(&doc, n), 1);
+    n = vp__json_next(&doc, n); /* 1.5 */
+    ck_assert(!vp__json_uint(&doc, n, &v));
+    n = vp__json_next(&doc, n); /* 2e3 */
+    ck_assert(!vp__json_uint(&doc, n, &v));
+    n = vp__json_next(&doc, n); /* -0 */
+    ck_assert(!vp__json_uint(&doc, n, &v));
+    n = vp__json_next(&doc, n);
+    ck_assert(n->int_overflow && !vp__json_uint(&doc, n, &v));
+    ck_assert_uint_eq(v, UINT64_MAX);
+    vp__json_free(&doc);
+}
+END_TEST
+
 /* Duplicate keys among members whose hashes all fall in one slot (crafted input): the
  * hashed check gives up after its probe budget and sorts instead; both the clean object
  * and the repeated key must come out as with well-spread keys. */
@@ -179,5 +293,9 @@ Suite *vp_test_suite(void)
     VP_ADD_TEST(s, test_kv_bytes_checked);
     VP_ADD_TEST(s, test_jamba_state_checked);
     VP_ADD_TEST(s, test_safetensors_tensor_limit);
+    VP_ADD_LOOP_TEST(s, test_json_memory_per_byte, sizeof(json_shapes) / sizeof(json_shapes[0]));
+    VP_ADD_TEST(s, test_json_value_limit);
+    VP_ADD_TEST(s, test_json_string_limit);
+    VP_ADD_TEST(s, test_json_integers);
     return s;
 }

@@ -229,9 +229,19 @@ vp_status vp__safetensors_index_read(vp_model *m, const char *json, size_t len,
 vp_status vp__gguf_read(vp_model *m, const unsigned char *data, size_t len,
                         uint64_t file_size, const char *source, vp_error *err);
 
-/* Reads a whole (small) file or the first max bytes: *buf is malloc'd. */
+/* Reads a whole (small) file or the first max bytes: *buf is malloc'd. Only a regular
+ * file is read (a FIFO, device or directory is VP_EIO "not a regular file"), from the
+ * descriptor that was checked; a path longer than VP__LIM_PATH is VP_ELIMIT. */
 vp_status vp__read_file(const char *path, size_t max, unsigned char **buf, size_t *len,
                         uint64_t *file_size, vp_error *err);
+/* vp__read_file with flags: VP__READ_WHOLE, a file larger than max is VP_ELIMIT ("`what`
+ * larger than the N MiB limit") and nothing is read; VP__READ_OPTIONAL, a file that does
+ * not exist is VP_OK with *buf NULL. */
+#define VP__READ_WHOLE    1u
+#define VP__READ_OPTIONAL 2u
+vp_status vp__read_file_opt(const char *path, size_t max, unsigned flags, const char *what,
+                            unsigned char **buf, size_t *len, uint64_t *file_size,
+                            vp_error *err);
 
 /* estimate.c: activation bytes saved per transformer layer (white-box tested). */
 typedef struct vp__act_shape {

@@ -7,9 +7,15 @@
  * built as a list of logical tensors (rows × cols × instances) so that quantization can
  * be applied per module the way each method applies it (§3.9).
  */
+#define _POSIX_C_SOURCE 200809L /* open(2) flags O_CLOEXEC, O_NOCTTY; fstat */
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <unistd.h>
 
 #include "internal.h"
 #include "json.h"
@@ -1555,37 +1561,102 @@ vp_status vp_model_from_gguf(vp_model **out, const void *data, size_t len, uint6
 
 /* ---- files ------------------------------------------------------------------------ */
 
-vp_status vp__read_file(const char *path, size_t max, unsigned char **buf, size_t *len,
-                        uint64_t *file_size, vp_error *err)
+/* Why open(2) failed, in words (strerror is not required to be reentrant). */
+static const char *open_error(int e)
+{
+    switch (e) {
+    case ENOENT: return "no such file";
+    case EACCES: return "permission denied";
+    case ENOTDIR: return "a part of the path is not a folder";
+    case ENAMETOOLONG: return "the path is too long for the system";
+    case ELOOP: return "too many symbolic links";
+    case EMFILE: case ENFILE: return "too many open files";
+    default: return "the system refused";
+    }
+}
+
+static const char *file_kind(mode_t mode)
+{
+    return S_ISDIR(mode) ? "a folder" : S_ISFIFO(mode) ? "a FIFO" : S_ISCHR(mode) ? "a device"
+         : S_ISBLK(mode) ? "a block device" : S_ISSOCK(mode) ? "a socket" : "not a plain file";
+}
+
+vp_status vp__read_file_opt(const char *path, size_t max, unsigned flags, const char *what,
+                            unsigned char **buf, size_t *len, uint64_t *file_size,
+                            vp_error *err)
 {
     vp__where w = { path, 0, 0, 0, false };
-    FILE *f = fopen(path, "rb");
-    if (f == NULL)
-        return vp__error_set(err, VP_EIO, &w, "cannot open the file");
-    long size = -1;
-    if (fseek(f, 0, SEEK_END) == 0)
-        size = ftell(f);
-    if (size < 0 || fseek(f, 0, SEEK_SET) != 0) {
-        fclose(f);
-        return vp__error_set(err, VP_EIO, &w, "cannot determine the file size");
+    if (strlen(path) > VP__LIM_PATH)
+        return vp__error_set(err, VP_ELIMIT, &w, "path longer than %llu bytes",
+                             (unsigned long long)VP__LIM_PATH);
+    /* Non-blocking, so that opening a FIFO without a writer returns at once; then only a
+     * regular file is read, from the very descriptor that was checked. */
+    int fd;
+    do
+        fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+    while (fd < 0 && errno == EINTR);
+    if (fd < 0) {
+        int e = errno;
+        if (e == ENOENT && (flags & VP__READ_OPTIONAL)) {
+            *buf = NULL;
+            *len = 0;
+            *file_size = 0;
+            return VP_OK;
+        }
+        return vp__error_set(err, VP_EIO, &w, "cannot open the file: %s", open_error(e));
     }
-    size_t want = (uint64_t)size < max ? (size_t)size : max;
+    struct stat sb;
+    if (fstat(fd, &sb) != 0) {
+        close(fd);
+        return vp__error_set(err, VP_EIO, &w, "cannot read the file's status");
+    }
+    if (!S_ISREG(sb.st_mode)) {
+        close(fd);
+        return vp__error_set(err, VP_EIO, &w, "not a regular file (%s)", file_kind(sb.st_mode));
+    }
+    uint64_t size = sb.st_size > 0 ? (uint64_t)sb.st_size : 0;
+    if ((flags & VP__READ_WHOLE) && size > max) {
+        close(fd);
+        return vp__error_set(err, VP_ELIMIT, &w,
+                             "%s larger than the %llu MiB limit (%llu bytes)",
+                             what != NULL ? what : "file", (unsigned long long)(max >> 20),
+                             (unsigned long long)size);
+    }
+    /* a regular file: reads never wait, but clear O_NONBLOCK so that none returns EAGAIN */
+    int fl = fcntl(fd, F_GETFL);
+    if (fl != -1)
+        (void)fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+    size_t want = size < max ? (size_t)size : max;
     unsigned char *b = malloc(want ? want : 1);
     if (b == NULL) {
-        fclose(f);
+        close(fd);
         return vp__error_set(err, VP_ENOMEM, &w, "out of memory");
     }
-    size_t got = want ? fread(b, 1, want, f) : 0;
-    int bad = ferror(f);
-    fclose(f);
-    if (bad || got != want) {
+    size_t got = 0;
+    while (got < want) {
+        ssize_t r = read(fd, b + got, want - got);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            break;
+        got += (size_t)r;
+    }
+    close(fd);
+    if (got != want) {
         free(b);
-        return vp__error_set(err, VP_EIO, &w, "read error");
+        return vp__error_set(err, VP_EIO, &w, "read error, or the file shrank while being "
+                                              "read");
     }
     *buf = b;
     *len = got;
-    *file_size = (uint64_t)size;
+    *file_size = size;
     return VP_OK;
+}
+
+vp_status vp__read_file(const char *path, size_t max, unsigned char **buf, size_t *len,
+                        uint64_t *file_size, vp_error *err)
+{
+    return vp__read_file_opt(path, max, 0, NULL, buf, len, file_size, err);
 }
 
 /* The folder part of path, with a trailing '/', into dir (empty when none). */
@@ -1605,15 +1676,14 @@ static vp_status adopt_config_beside(vp_model *m, const char *path, vp_error *er
     char cfgpath[4096];
     dirname_of(path, cfgpath, sizeof(cfgpath) - 12);
     strcat(cfgpath, "config.json");
-    FILE *f = fopen(cfgpath, "rb");
-    if (f == NULL)
-        return VP_OK; /* none: the architecture stays unknown */
-    fclose(f);
     unsigned char *buf;
     size_t len;
     uint64_t size;
-    vp_status st = vp__read_file(cfgpath, (size_t)16 << 20, &buf, &len, &size, err);
-    if (st != VP_OK)
+    /* one open: a config.json that is absent leaves the architecture unknown */
+    vp_status st = vp__read_file_opt(cfgpath, VP__LIM_CONFIG_FILE,
+                                     VP__READ_WHOLE | VP__READ_OPTIONAL, "config.json", &buf,
+                                     &len, &size, err);
+    if (st != VP_OK || buf == NULL)
         return st;
     vp_model tmp;
     memset(&tmp, 0, sizeof(tmp));
@@ -1632,8 +1702,6 @@ static vp_status adopt_config_beside(vp_model *m, const char *path, vp_error *er
     return VP_OK;
 }
 
-#define SAFETENSORS_MAX_HEADER 100000000u
-#define GGUF_MAX_HEADER ((size_t)1 << 30)
 
 static vp_status from_safetensors_path(vp_model **out, const char *path, vp_error *err)
 {
@@ -1649,7 +1717,7 @@ static vp_status from_safetensors_path(vp_model **out, const char *path, vp_erro
         uint64_t n = 0;
         for (int i = 7; i >= 0; i--)
             n = (n << 8) | buf[i];
-        want = n <= SAFETENSORS_MAX_HEADER ? (size_t)n + 8 : 8;
+        want = n <= VP__LIM_ST_HEADER ? (size_t)n + 8 : 8;
     }
     free(buf);
     if ((st = vp__read_file(path, want, &buf, &len, &size, err)) != VP_OK)
@@ -1676,9 +1744,9 @@ static vp_status from_gguf_path(vp_model **out, const char *path, vp_error *err)
             return st;
         st = vp_model_from_gguf(out, buf, len, size, path, err);
         free(buf);
-        /* a header longer than what was read: read more, up to 1 GiB */
-        if (st == VP_ETRUNCATED && (uint64_t)len < size && want < GGUF_MAX_HEADER) {
-            want *= 4;
+        /* a header longer than what was read: read more, up to VP__LIM_GGUF_HEADER */
+        if (st == VP_ETRUNCATED && (uint64_t)len < size && want < VP__LIM_GGUF_HEADER) {
+            want = want * 4 < VP__LIM_GGUF_HEADER ? want * 4 : VP__LIM_GGUF_HEADER;
             continue;
         }
         return st;
@@ -1690,7 +1758,8 @@ static vp_status from_index_path(vp_model **out, const char *path, vp_error *err
     unsigned char *buf;
     size_t len;
     uint64_t size;
-    vp_status st = vp__read_file(path, (size_t)256 << 20, &buf, &len, &size, err);
+    vp_status st = vp__read_file_opt(path, VP__LIM_INDEX_FILE, VP__READ_WHOLE, "index",
+                                     &buf, &len, &size, err);
     if (st != VP_OK)
         return st;
     vp_model *m = vp__model_new(VP_FORMAT_SAFETENSORS_INDEX);
@@ -1731,7 +1800,8 @@ vp_status vp_model_from_path(vp_model **out, const char *path, vp_error *err)
         unsigned char *buf;
         size_t len;
         uint64_t size;
-        vp_status st = vp__read_file(path, (size_t)256 << 20, &buf, &len, &size, err);
+        vp_status st = vp__read_file_opt(path, VP__LIM_INDEX_FILE, VP__READ_WHOLE,
+                                         "JSON file", &buf, &len, &size, err);
         if (st != VP_OK)
             return st;
         vp__json doc;
@@ -1743,6 +1813,14 @@ vp_status vp_model_from_path(vp_model **out, const char *path, vp_error *err)
         if (index) {
             free(buf);
             return from_index_path(out, path, err);
+        }
+        if (len > VP__LIM_CONFIG_FILE) {
+            free(buf);
+            vp__where w = { path, 0, 0, 0, false };
+            return vp__error_set(err, VP_ELIMIT, &w,
+                                 "config.json larger than the %llu MiB limit (%llu bytes)",
+                                 (unsigned long long)(VP__LIM_CONFIG_FILE >> 20),
+                                 (unsigned long long)len);
         }
         st = vp_model_from_config(out, (const char *)buf, len, path, err);
         free(buf);
@@ -1764,7 +1842,8 @@ vp_status vp_model_from_path(vp_model **out, const char *path, vp_error *err)
     if (safetensors)
         return from_safetensors_path(out, path, err);
     if (json) {
-        if ((st = vp__read_file(path, (size_t)16 << 20, &buf, &len, &size, err)) != VP_OK)
+        if ((st = vp__read_file_opt(path, VP__LIM_CONFIG_FILE, VP__READ_WHOLE, "config.json",
+                                    &buf, &len, &size, err)) != VP_OK)
             return st;
         st = vp_model_from_config(out, (const char *)buf, len, path, err);
         free(buf);

@@ -12,7 +12,6 @@
 #include "internal.h"
 #include "json.h"
 
-#define MAX_HEADER 100000000u
 
 static const struct {
     const char *name;
@@ -67,7 +66,7 @@ vp_status vp__safetensors_read(vp_model *m, const unsigned char *data, size_t le
     uint64_t n = 0;
     for (int i = 7; i >= 0; i--)
         n = (n << 8) | data[i];
-    if (n > MAX_HEADER)
+    if (n > VP__LIM_ST_HEADER)
         return vp__error_set(err, VP_ELIMIT, &w0,
                              "header length %llu exceeds the 100,000,000-byte limit "
                              "(HeaderTooLarge)", (unsigned long long)n);
@@ -377,20 +376,19 @@ vp_status vp__safetensors_index_read(vp_model *m, const char *json, size_t len,
     for (size_t s = 0; s < n_shards; s++) {
         char shard_path[4096];
         snprintf(shard_path, sizeof(shard_path), "%s%s", dir, shards[s]);
-        FILE *f = fopen(shard_path, "rb");
-        if (f == NULL)
-            continue; /* not beside the index: counted as not read */
-        fclose(f);
         unsigned char *buf;
         size_t blen;
         uint64_t size;
-        if ((st = vp__read_file(shard_path, 8, &buf, &blen, &size, err)) != VP_OK)
+        if ((st = vp__read_file_opt(shard_path, 8, VP__READ_OPTIONAL, NULL, &buf, &blen, &size,
+                                    err)) != VP_OK)
             goto done;
+        if (buf == NULL)
+            continue; /* not beside the index: counted as not read */
         uint64_t hn = 0;
         for (int i = 7; i >= 0 && blen == 8; i--)
             hn = (hn << 8) | buf[i];
         free(buf);
-        size_t want = hn <= MAX_HEADER && blen == 8 ? (size_t)hn + 8 : 8;
+        size_t want = hn <= VP__LIM_ST_HEADER && blen == 8 ? (size_t)hn + 8 : 8;
         if ((st = vp__read_file(shard_path, want, &buf, &blen, &size, err)) != VP_OK)
             goto done;
         size_t before = m->n_tensors;

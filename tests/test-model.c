@@ -3,10 +3,13 @@
  * role, index totals (tests/data/configs, copied from shared/data with source.txt), and
  * the worked examples of formulas.md §1 built from the values they state.
  */
+#define _POSIX_C_SOURCE 200809L
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <vramplan.h>
 
@@ -413,6 +416,102 @@ START_TEST(test_config_limits)
 }
 END_TEST
 
+/* ---- files that are not regular files, and files too large ------------------------- */
+
+static void expect_not_regular_model(const char *path)
+{
+    vp_model *m = (vp_model *)&m;
+    vp_error err = VP_ERROR_INIT;
+    vp_status st = vp_model_from_path(&m, path, &err);
+    ck_assert_msg(st == VP_EIO, "%s: %s (%s)", path, vp_status_name(st), err.message);
+    ck_assert_ptr_eq(m, (vp_model *)&m);
+    ck_assert_str_eq(err.source, path);
+    ck_assert_msg(strstr(err.message, "not a regular file") != NULL, "%s", err.message);
+}
+
+static void expect_not_regular_sheet(const char *path, const char *source)
+{
+    vp_sheet *s = (vp_sheet *)&s;
+    vp_error err = VP_ERROR_INIT;
+    vp_status st = vp_sheet_load(&s, path, &err);
+    ck_assert_msg(st == VP_EIO, "%s: %s (%s)", path, vp_status_name(st), err.message);
+    ck_assert_ptr_eq(s, (vp_sheet *)&s);
+    ck_assert_str_eq(err.source, source);
+    ck_assert_msg(strstr(err.message, "not a regular file") != NULL, "%s", err.message);
+}
+
+/* A FIFO, a device or a directory given as a model or a sheet is refused at once: never
+ * a read that blocks (a FIFO without a writer), never an endless or empty input. The
+ * alarm turns a blocking open into a failure instead of a hang. */
+START_TEST(test_special_files)
+{
+    char *dir = vp_test_tmpdir();
+    char path[512], sheet[512];
+    static const char *const names[] = { "f.json", "f.safetensors", "f.gguf", "f",
+                                         "model.safetensors.index.json", "f.toml" };
+    alarm(10);
+    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+        snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
+        ck_assert_int_eq(mkfifo(path, 0600), 0);
+        if (i + 1 < sizeof(names) / sizeof(names[0]))
+            expect_not_regular_model(path);
+        else
+            expect_not_regular_sheet(path, path);
+    }
+    /* a sheet that names a FIFO as its model */
+    snprintf(sheet, sizeof(sheet), "%s/s.toml", dir);
+    static const char text[] = "[model]\nconfig = \"f.json\"\n";
+    vp_test_write(sheet, text, sizeof(text) - 1);
+    snprintf(path, sizeof(path), "%s/f.json", dir);
+    expect_not_regular_sheet(sheet, path);
+    /* devices: endless zeros or random bytes */
+    expect_not_regular_model("/dev/zero");
+    expect_not_regular_model("/dev/urandom");
+    expect_not_regular_sheet("/dev/zero", "/dev/zero");
+    expect_not_regular_sheet("/dev/urandom", "/dev/urandom");
+    /* directories, with and without a telling extension */
+    snprintf(path, sizeof(path), "%s/d.json", dir);
+    ck_assert_int_eq(mkdir(path, 0700), 0);
+    expect_not_regular_model(path);
+    expect_not_regular_model(dir);
+    expect_not_regular_sheet(dir, dir);
+    alarm(0);
+    free(dir);
+}
+END_TEST
+
+/* Sparse files just over each size limit: VP_ELIMIT naming the file, before reading it. */
+static void expect_too_large(const char *path, off_t size, const char *needle)
+{
+    FILE *f = fopen(path, "wb");
+    ck_assert_ptr_nonnull(f);
+    ck_assert_int_eq(fputc('{', f), '{');
+    ck_assert_int_eq(fclose(f), 0);
+    ck_assert_int_eq(truncate(path, size), 0);
+    vp_model *m = (vp_model *)&m;
+    vp_error err = VP_ERROR_INIT;
+    vp_status st = vp_model_from_path(&m, path, &err);
+    ck_assert_msg(st == VP_ELIMIT, "%s: %s (%s)", path, vp_status_name(st), err.message);
+    ck_assert_ptr_eq(m, (vp_model *)&m);
+    ck_assert_msg(strstr(err.message, needle) != NULL, "'%s' lacks '%s'", err.message, needle);
+}
+
+START_TEST(test_file_size_limits)
+{
+    char *dir = vp_test_tmpdir();
+    char path[512];
+    snprintf(path, sizeof(path), "%s/config.json", dir);
+    expect_too_large(path, ((off_t)16 << 20) + 1, "16 MiB");
+    snprintf(path, sizeof(path), "%s/cfg", dir); /* told by its first byte */
+    expect_too_large(path, ((off_t)16 << 20) + 1, "16 MiB");
+    snprintf(path, sizeof(path), "%s/model.safetensors.index.json", dir);
+    expect_too_large(path, ((off_t)64 << 20) + 1, "64 MiB");
+    snprintf(path, sizeof(path), "%s/other.json", dir);
+    expect_too_large(path, ((off_t)64 << 20) + 1, "64 MiB");
+    free(dir);
+}
+END_TEST
+
 START_TEST(test_accessor_edges)
 {
     vp_model *m = load("configs/meta-llama__Meta-Llama-3.1-8B/config.json");
@@ -453,6 +552,8 @@ Suite *vp_test_suite(void)
     VP_ADD_TEST(s, test_sliding_windows);
     VP_ADD_LOOP_TEST(s, test_bad_configs, sizeof(bad) / sizeof(bad[0]));
     VP_ADD_LOOP_TEST(s, test_config_limits, sizeof(config_limits) / sizeof(config_limits[0]));
+    VP_ADD_TEST(s, test_special_files);
+    VP_ADD_TEST(s, test_file_size_limits);
     VP_ADD_TEST(s, test_accessor_edges);
     return s;
 }

@@ -1581,14 +1581,46 @@ static const char *file_kind(mode_t mode)
          : S_ISBLK(mode) ? "a block device" : S_ISSOCK(mode) ? "a socket" : "not a plain file";
 }
 
+/* VP_ELIMIT for a path longer than VP__LIM_PATH, naming it: the error's source keeps the
+ * path's start, the message its end. */
+static vp_status path_too_long(const char *path, size_t len, vp_error *err)
+{
+    vp__where w = { path, 0, 0, 0, false };
+    const char *tail = len > 160 ? path + len - 160 : path;
+    while (*tail != '\0' && ((unsigned char)*tail & 0xC0u) == 0x80u)
+        tail++; /* start on a UTF-8 character */
+    return vp__error_set(err, VP_ELIMIT, &w,
+                         "path of %llu bytes, beyond the limit of %llu bytes: %s%s",
+                         (unsigned long long)len, (unsigned long long)VP__LIM_PATH,
+                         tail > path ? "..." : "", tail);
+}
+
+vp_status vp__path_beside(char **out, const char *path, const char *name, vp_error *err)
+{
+    const char *slash = strrchr(path, '/');
+    size_t dn = slash != NULL ? (size_t)(slash - path) + 1 : 0, nn = strlen(name);
+    char *p = malloc(dn + nn + 1);
+    if (p == NULL)
+        return vp__error_set(err, VP_ENOMEM, NULL, "out of memory");
+    memcpy(p, path, dn);
+    memcpy(p + dn, name, nn + 1);
+    if (dn + nn > VP__LIM_PATH) {
+        vp_status st = path_too_long(p, dn + nn, err);
+        free(p);
+        return st;
+    }
+    *out = p;
+    return VP_OK;
+}
+
 vp_status vp__read_file_opt(const char *path, size_t max, unsigned flags, const char *what,
                             unsigned char **buf, size_t *len, uint64_t *file_size,
                             vp_error *err)
 {
     vp__where w = { path, 0, 0, 0, false };
-    if (strlen(path) > VP__LIM_PATH)
-        return vp__error_set(err, VP_ELIMIT, &w, "path longer than %llu bytes",
-                             (unsigned long long)VP__LIM_PATH);
+    size_t path_len = strlen(path);
+    if (path_len > VP__LIM_PATH)
+        return path_too_long(path, path_len, err);
     /* Non-blocking, so that opening a FIFO without a writer returns at once; then only a
      * regular file is read, from the very descriptor that was checked. */
     int fd;
@@ -1659,36 +1691,28 @@ vp_status vp__read_file(const char *path, size_t max, unsigned char **buf, size_
     return vp__read_file_opt(path, max, 0, NULL, buf, len, file_size, err);
 }
 
-/* The folder part of path, with a trailing '/', into dir (empty when none). */
-static void dirname_of(const char *path, char *dir, size_t size)
-{
-    const char *slash = strrchr(path, '/');
-    size_t n = slash ? (size_t)(slash - path) + 1 : 0;
-    if (n >= size)
-        n = 0;
-    memcpy(dir, path, n);
-    dir[n] = '\0';
-}
-
 /* If a config.json lies beside path, take the architecture from it (not its weights). */
 static vp_status adopt_config_beside(vp_model *m, const char *path, vp_error *err)
 {
-    char cfgpath[4096];
-    dirname_of(path, cfgpath, sizeof(cfgpath) - 12);
-    strcat(cfgpath, "config.json");
+    char *cfgpath;
     unsigned char *buf;
     size_t len;
     uint64_t size;
-    /* one open: a config.json that is absent leaves the architecture unknown */
-    vp_status st = vp__read_file_opt(cfgpath, VP__LIM_CONFIG_FILE,
-                                     VP__READ_WHOLE | VP__READ_OPTIONAL, "config.json", &buf,
-                                     &len, &size, err);
-    if (st != VP_OK || buf == NULL)
+    vp_status st = vp__path_beside(&cfgpath, path, "config.json", err);
+    if (st != VP_OK)
         return st;
+    /* one open: a config.json that is absent leaves the architecture unknown */
+    st = vp__read_file_opt(cfgpath, VP__LIM_CONFIG_FILE, VP__READ_WHOLE | VP__READ_OPTIONAL,
+                           "config.json", &buf, &len, &size, err);
+    if (st != VP_OK || buf == NULL) {
+        free(cfgpath);
+        return st;
+    }
     vp_model tmp;
     memset(&tmp, 0, sizeof(tmp));
     st = vp__config_read(&tmp, (const char *)buf, len, cfgpath, err, false);
     free(buf);
+    free(cfgpath);
     if (st != VP_OK)
         return st;
     m->has_arch = 1;

@@ -298,6 +298,7 @@ vp_status vp__safetensors_index_read(vp_model *m, const char *json, size_t len,
     const char **shards = NULL;
     wm_entry *entries = NULL;
     uint32_t *mapped = NULL; /* weight_map entries per shard */
+    char *shard_path = NULL;
     size_t n_shards = 0;
     vp__where w0 = { path, 0, 0, 0, false };
     if (root->type != VP__JSON_OBJECT || wm == NULL || wm->type != VP__JSON_OBJECT) {
@@ -364,26 +365,20 @@ vp_status vp__safetensors_index_read(vp_model *m, const char *json, size_t len,
     qsort(entries, k, sizeof(*entries), cmp_wm);
     m->n_shards = n_shards;
     /* read every shard header found beside the index */
-    char dir[4096];
-    {
-        const char *slash = strrchr(path, '/');
-        size_t dn = slash ? (size_t)(slash - path) + 1 : 0;
-        if (dn >= sizeof(dir) - 512)
-            dn = 0;
-        memcpy(dir, path, dn);
-        dir[dn] = '\0';
-    }
     for (size_t s = 0; s < n_shards; s++) {
-        char shard_path[4096];
-        snprintf(shard_path, sizeof(shard_path), "%s%s", dir, shards[s]);
+        if ((st = vp__path_beside(&shard_path, path, shards[s], err)) != VP_OK)
+            goto done;
         unsigned char *buf;
         size_t blen;
         uint64_t size;
         if ((st = vp__read_file_opt(shard_path, 8, VP__READ_OPTIONAL, NULL, &buf, &blen, &size,
                                     err)) != VP_OK)
             goto done;
-        if (buf == NULL)
-            continue; /* not beside the index: counted as not read */
+        if (buf == NULL) { /* not beside the index: counted as not read */
+            free(shard_path);
+            shard_path = NULL;
+            continue;
+        }
         uint64_t hn = 0;
         for (int i = 7; i >= 0 && blen == 8; i--)
             hn = (hn << 8) | buf[i];
@@ -423,12 +418,15 @@ vp_status vp__safetensors_index_read(vp_model *m, const char *json, size_t len,
                 goto done;
             }
         m->n_shards_read++;
+        free(shard_path);
+        shard_path = NULL;
     }
     st = VP_OK;
 done:
     free(shards);
     free(entries);
     free(mapped);
+    free(shard_path);
     vp__json_free(&doc);
     return st;
 }

@@ -2,10 +2,13 @@
  * safetensors and GGUF headers: files written here with known tensors, every dtype and
  * every ggml type at least once, exact bytes; and every kind of broken header.
  */
+#define _POSIX_C_SOURCE 200809L
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <vramplan.h>
 
@@ -805,6 +808,210 @@ START_TEST(test_index_many_shards_linear)
 }
 END_TEST
 
+/* ---- long folder paths: never a silent fallback to the current folder ------------- */
+
+/* Makes folders of 200-byte names under the current folder, one step at a time (mkdir and
+ * chdir, so that no call sees a path beyond the system's limit), until the absolute path
+ * of the deepest reaches `min_len` bytes; leaves the current folder there and returns that
+ * path (malloc'd). */
+static char *make_deep(const char *base, size_t min_len)
+{
+    char name[201];
+    memset(name, 'd', 200);
+    name[200] = '\0';
+    size_t len = strlen(base);
+    char *path = malloc(len + 1);
+    ck_assert_ptr_nonnull(path);
+    memcpy(path, base, len + 1);
+    ck_assert_int_eq(chdir(base), 0);
+    while (len < min_len) {
+        ck_assert_int_eq(mkdir(name, 0700), 0);
+        ck_assert_int_eq(chdir(name), 0);
+        path = realloc(path, len + 202);
+        ck_assert_ptr_nonnull(path);
+        path[len] = '/';
+        memcpy(path + len + 1, name, 201);
+        len += 201;
+    }
+    return path;
+}
+
+/* A folder of `len` bytes exactly: make_deep, then one last folder of the right length. */
+static char *make_deep_exact(const char *base, size_t len)
+{
+    char *path = make_deep(base, len - 202 - 2);
+    size_t have = strlen(path), last = len - have - 1;
+    ck_assert_uint_gt(last, 0);
+    ck_assert_uint_le(last, 255);
+    char name[256];
+    memset(name, 'e', last);
+    name[last] = '\0';
+    ck_assert_int_eq(mkdir(name, 0700), 0);
+    ck_assert_int_eq(chdir(name), 0);
+    path = realloc(path, len + 1);
+    ck_assert_ptr_nonnull(path);
+    path[have] = '/';
+    memcpy(path + have + 1, name, last + 1);
+    ck_assert_uint_eq(strlen(path), len);
+    return path;
+}
+
+static char *join(const char *dir, const char *name)
+{
+    size_t a = strlen(dir), b = strlen(name);
+    char *p = malloc(a + b + 2);
+    ck_assert_ptr_nonnull(p);
+    memcpy(p, dir, a);
+    p[a] = '/';
+    memcpy(p + a + 1, name, b + 1);
+    return p;
+}
+
+static const st_tensor real_tensor[] = { { "real.weight", "BF16", 2, { 4, 8 } } };
+static const st_tensor decoy_tensor[] = { { "decoy.weight", "F32", 1, { 3 } } };
+static const char real_index[] =
+    "{\"weight_map\": {\"real.weight\": \"model-00001-of-00001.safetensors\"}}";
+static const char decoy_config[] =
+    "{\"model_type\": \"gpt2\", \"vocab_size\": 10, \"n_embd\": 64, \"n_layer\": 2, \"n_head\": 8,"
+    " \"n_positions\": 64}";
+
+/* An index in a folder whose path (3,700 bytes) is longer than the old fixed buffers
+ * allowed: its shard is read from that folder, not the decoy of the same name in the
+ * current folder. */
+START_TEST(test_index_in_long_folder)
+{
+    char *tmp = vp_test_tmpdir(), cwd[4096];
+    ck_assert_ptr_nonnull(getcwd(cwd, sizeof(cwd)));
+    ck_assert_int_eq(chdir(tmp), 0);
+    write_st(".", "model-00001-of-00001.safetensors", decoy_tensor, 1);
+    vp_test_write("config.json", decoy_config, sizeof(decoy_config) - 1);
+    char *dir = make_deep_exact(tmp, 3700);
+    write_st(".", "model-00001-of-00001.safetensors", real_tensor, 1);
+    vp_test_write("model.safetensors.index.json", real_index, sizeof(real_index) - 1);
+    ck_assert_int_eq(chdir(tmp), 0);
+    char *path = join(dir, "model.safetensors.index.json");
+    vp_model *m = NULL;
+    vp_error err = VP_ERROR_INIT;
+    ck_assert_msg(vp_model_from_path(&m, path, &err) == VP_OK, "%s", err.message);
+    size_t read = 0;
+    ck_assert_uint_eq(vp_model_shard_count(m, &read), 1);
+    ck_assert_uint_eq(read, 1);
+    ck_assert_uint_eq(vp_model_tensor_count(m), 1);
+    ck_assert_str_eq(vp_model_tensor_name(m, 0), "real.weight");
+    ck_assert_int_eq(vp_model_has_architecture(m), 0); /* no config.json beside it */
+    vp_model_free(m);
+    free(path);
+    free(dir);
+    /* in a folder of 3,900 bytes, a shard name of 240 bytes takes the shard's path past
+     * 4096 bytes: named, not looked for in the current folder (where a decoy lies) */
+    char shard[241];
+    memset(shard, 's', 228);
+    memcpy(shard + 228, ".safetensors", 13);
+    write_st(".", shard, decoy_tensor, 1);
+    char *tmp2 = vp_test_tmpdir();
+    dir = make_deep_exact(tmp2, 3900);
+    write_st(".", shard, real_tensor, 1);
+    ck_assert_int_eq(chdir(tmp), 0);
+    path = join(dir, "model.safetensors.index.json");
+    char long_index[512];
+    int n = snprintf(long_index, sizeof(long_index), "{\"weight_map\": {\"real.weight\": \"%s\"}}",
+                     shard);
+    vp_test_write(path, long_index, (size_t)n);
+    m = (vp_model *)&m;
+    ck_assert_int_eq(vp_model_from_path(&m, path, &err), VP_ELIMIT);
+    ck_assert_ptr_eq(m, (vp_model *)&m);
+    ck_assert_int_eq(strncmp(err.source, dir, sizeof(err.source) - 1), 0);
+    ck_assert_msg(strstr(err.message, shard + 100) != NULL && strstr(err.message, "4096"),
+                  "%s", err.message);
+    ck_assert_int_eq(chdir(cwd), 0);
+    free(path);
+    free(dir);
+    free(tmp2);
+    free(tmp);
+}
+END_TEST
+
+/* A checkpoint (no extension: told by its bytes) in a folder of 4,088 bytes: the
+ * config.json beside it would have a path of 4,099 bytes. VP_ELIMIT naming it, not the
+ * decoy config.json of the current folder. */
+START_TEST(test_config_beside_long_folder)
+{
+    char *tmp = vp_test_tmpdir(), cwd[4096];
+    ck_assert_ptr_nonnull(getcwd(cwd, sizeof(cwd)));
+    ck_assert_int_eq(chdir(tmp), 0);
+    vp_test_write("config.json", decoy_config, sizeof(decoy_config) - 1);
+    char *dir = make_deep_exact(tmp, 4088);
+    write_st(".", "m", real_tensor, 1);
+    static const char real_config[] =
+        "{\"model_type\": \"gpt2\", \"vocab_size\": 10, \"n_embd\": 64, \"n_layer\": 3, "
+        "\"n_head\": 8, \"n_positions\": 64}";
+    vp_test_write("config.json", real_config, sizeof(real_config) - 1);
+    ck_assert_int_eq(chdir(tmp), 0);
+    char *path = join(dir, "m");
+    vp_model *m = (vp_model *)&m;
+    vp_error err = VP_ERROR_INIT;
+    vp_status st = vp_model_from_path(&m, path, &err);
+    ck_assert_msg(st == VP_ELIMIT, "%s (%s)", vp_status_name(st), err.message);
+    ck_assert_ptr_eq(m, (vp_model *)&m);
+    ck_assert_int_eq(strncmp(err.source, dir, sizeof(err.source) - 1), 0);
+    ck_assert_msg(strstr(err.message, "/config.json") != NULL && strstr(err.message, "4096"),
+                  "%s", err.message);
+    /* from inside the folder, by a short relative path: read, with its config.json */
+    ck_assert_int_eq(chdir(dir + strlen(tmp) + 1), 0);
+    ck_assert_msg(vp_model_from_path(&m, "m", &err) == VP_OK, "%s", err.message);
+    uint64_t layers = 0;
+    ck_assert_int_eq(vp_model_arch(m, VP_ARCH_LAYERS, &layers), VP_OK);
+    ck_assert_uint_eq(layers, 3); /* its own config.json, not the decoy (2 layers) */
+    ck_assert_str_eq(vp_model_tensor_name(m, 0), "real.weight");
+    vp_model_free(m);
+    ck_assert_int_eq(chdir(cwd), 0);
+    free(path);
+    free(dir);
+    free(tmp);
+}
+END_TEST
+
+/* A folder whose full path is beyond 4096 bytes (built step by step): its files are
+ * VP_ELIMIT by their full path, naming it, and the decoys of the current folder are not
+ * read; by a short relative path from inside the folder they read as usual. */
+START_TEST(test_folder_beyond_path_limit)
+{
+    char *tmp = vp_test_tmpdir(), cwd[4096];
+    ck_assert_ptr_nonnull(getcwd(cwd, sizeof(cwd)));
+    ck_assert_int_eq(chdir(tmp), 0);
+    write_st(".", "model-00001-of-00001.safetensors", decoy_tensor, 1);
+    vp_test_write("config.json", decoy_config, sizeof(decoy_config) - 1);
+    vp_test_write("model.safetensors.index.json", real_index, sizeof(real_index) - 1);
+    char *dir = make_deep(tmp, 4400);
+    write_st(".", "model-00001-of-00001.safetensors", real_tensor, 1);
+    vp_test_write("model.safetensors.index.json", real_index, sizeof(real_index) - 1);
+    vp_model *m = NULL;
+    vp_error err = VP_ERROR_INIT;
+    ck_assert_msg(vp_model_from_path(&m, "model.safetensors.index.json", &err) == VP_OK, "%s",
+                  err.message);
+    ck_assert_str_eq(vp_model_tensor_name(m, 0), "real.weight");
+    vp_model_free(m);
+    ck_assert_int_eq(chdir(tmp), 0);
+    static const char *const names[] = { "model.safetensors.index.json",
+                                         "model-00001-of-00001.safetensors" };
+    for (size_t i = 0; i < 2; i++) {
+        char *path = join(dir, names[i]);
+        ck_assert_uint_gt(strlen(path), 4096);
+        m = (vp_model *)&m;
+        vp_status st = vp_model_from_path(&m, path, &err);
+        ck_assert_msg(st == VP_ELIMIT, "%s: %s (%s)", names[i], vp_status_name(st), err.message);
+        ck_assert_ptr_eq(m, (vp_model *)&m);
+        ck_assert_int_eq(strncmp(err.source, path, sizeof(err.source) - 1), 0);
+        ck_assert_msg(strstr(err.message, names[i]) != NULL && strstr(err.message, "4096"),
+                      "%s", err.message);
+        free(path);
+    }
+    ck_assert_int_eq(chdir(cwd), 0);
+    free(dir);
+    free(tmp);
+}
+END_TEST
+
 START_TEST(test_gguf_truncations)
 {
     vp_buf b = { 0 };
@@ -869,6 +1076,9 @@ Suite *vp_test_suite(void)
     VP_ADD_TEST(s, test_gguf_parameter_sum_overflow);
     VP_ADD_TEST(s, test_index_count_limits);
     VP_ADD_TEST(s, test_index_many_shards_linear);
+    VP_ADD_TEST(s, test_index_in_long_folder);
+    VP_ADD_TEST(s, test_config_beside_long_folder);
+    VP_ADD_TEST(s, test_folder_beyond_path_limit);
     VP_ADD_TEST(s, test_gguf_path);
     return s;
 }

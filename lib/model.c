@@ -236,6 +236,24 @@ static bool cfg_index_list(cfg *c, const char *key, uint64_t layers, unsigned ch
     return true;
 }
 
+/* Layers whose entry in the array `types` (layer_types) is "sliding_attention"; the array
+ * has one entry per layer, so more entries than layers is an error. */
+static bool cfg_sliding_layers(cfg *c, const vp__json_node *types, uint64_t layers,
+                               uint64_t *out)
+{
+    if (types->count > layers) {
+        cfg_fail(c, VP_ERANGE, types, "layer_types lists %llu layers, num_hidden_layers %llu",
+                 (unsigned long long)types->count, (unsigned long long)layers);
+        return false;
+    }
+    uint64_t s = 0;
+    for (const vp__json_node *e = vp__json_first(c->doc, types); e; e = vp__json_next(c->doc, e))
+        if (vp__json_str_eq(c->doc, e, "sliding_attention"))
+            s++;
+    *out = s;
+    return true;
+}
+
 /* ---- per-family architecture and logical tensors ----------------------------------- */
 
 static bool read_llama_like(cfg *c, vp__arch *a, vp__ltlist *l)
@@ -358,12 +376,8 @@ static bool read_llama_like(cfg *c, vp__arch *a, vp__ltlist *l)
         if (!cfg_opt(c, &w, "sliding_window", 0))
             goto out;
         if (lt_node != NULL && lt_node->type == VP__JSON_ARRAY) {
-            uint64_t s = 0;
-            for (const vp__json_node *e = vp__json_first(c->doc, lt_node); e;
-                 e = vp__json_next(c->doc, e))
-                if (vp__json_str_eq(c->doc, e, "sliding_attention"))
-                    s++;
-            a->sliding_layers = s;
+            if (!cfg_sliding_layers(c, lt_node, L, &a->sliding_layers))
+                goto out;
         } else if (type_is(c, "gemma2")) {
             a->sliding_layers = (L + 1) / 2;      /* even layer indices are local */
         } else if (type_is(c, "gemma3") || type_is(c, "gemma3_text")) {
@@ -699,9 +713,8 @@ static bool read_gpt_oss(cfg *c, vp__arch *a, vp__ltlist *l)
         const vp__json_node *types = vp__json_get(c->doc, c->obj, "layer_types");
         uint64_t s = 0;
         if (types != NULL && types->type == VP__JSON_ARRAY) {
-            for (const vp__json_node *e = vp__json_first(c->doc, types); e; e = vp__json_next(c->doc, e))
-                if (vp__json_str_eq(c->doc, e, "sliding_attention"))
-                    s++;
+            if (!cfg_sliding_layers(c, types, L, &s))
+                return false;
         } else {
             s = (L + 1) / 2; /* default: sliding on even layer indices */
         }

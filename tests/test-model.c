@@ -327,6 +327,11 @@ static const struct {
     uint32_t line, column;
     const char *needle;
 } bad[] = {
+    /* layer_types has one entry per layer: more entries than layers is out of range */
+    { "{\"model_type\": \"mistral\", \"vocab_size\": 10, \"hidden_size\": 64, \"num_hidden_layers\": 2,"
+      " \"num_attention_heads\": 8, \"intermediate_size\": 8, \"sliding_window\": 16,"
+      " \"layer_types\": [\"sliding_attention\", \"sliding_attention\", \"sliding_attention\"]}",
+      VP_ERANGE, 1, 175, "layer_types" },
     { "{\"model_type\": \"bert\"}", VP_EUNSUPPORTED, 1, 16, "supported: llama" },
     { "{\"hidden_size\": 4096}", VP_EMISSING, 1, 1, "model_type" },
     { "{\"model_type\": \"llama\",\n \"vocab_size\": 32000}", VP_EMISSING, 1, 1, "hidden_size" },

@@ -784,7 +784,9 @@ static bool read_jamba(cfg *c, vp__arch *a, vp__ltlist *l)
     uint64_t conv_values, ssm_values;
     if (vp__mul_u64(&conv_values, dconv - 1, di) || vp__mul_u64(&ssm_values, di, dstate) ||
         vp__add_u64(&a->ssm_values, conv_values, ssm_values))
-        return cfg_fail(c, VP_EOVERFLOW, c->obj, "the Mamba state size overflows"), false;
+        return cfg_fail(c, VP_EOVERFLOW, vp__json_get(c->doc, c->obj, "mamba_d_state"),
+                        "the Mamba state size (d_conv - 1 + d_state) * expand * hidden "
+                        "overflows"), false;
     lt(l, "model.embed_tokens", VP__K_EMBED, V, h, 1, 1);
     lt(l, "model.layers.*.self_attn.q_proj", VP__K_LINEAR, nq * d, h, n_attn, n_attn);
     lt(l, "model.layers.*.self_attn.k_proj", VP__K_LINEAR, nkv * d, h, n_attn, n_attn);

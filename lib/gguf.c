@@ -415,6 +415,12 @@ vp_status vp__gguf_read(vp_model *m, const unsigned char *data, size_t len,
                            "the tensors' element or byte counts overflow when summed "
                            "(at \"%.60s\")", t->name);
     }
+    /* their total is at most the last tensor's end (the spans do not overlap); checked
+     * anyway, since vp_model_total_bytes() cannot report a wrap */
+    uint64_t total;
+    if (vp__add_u64(&total, role[VP_ROLE_PAYLOAD], role[VP_ROLE_QUANT_METADATA]) ||
+        vp__add_u64(&total, total, role[VP_ROLE_UNQUANTIZED]))
+        return rd_fail(&r, VP_EOVERFLOW, r.p, "the tensors' byte counts overflow when summed");
     memcpy(m->role_bytes, role, sizeof(role));
     m->params = params;
     m->active = params;

@@ -993,17 +993,34 @@ static bool mac3(uint64_t *acc, uint64_t a, uint64_t b, uint64_t c)
     return !vp__mul_u64(&p, a, b) && !vp__mul_u64(&p, p, c) && !vp__add_u64(acc, *acc, p);
 }
 
-/* Bytes of one instance of quantized tensor t: payload and metadata (formulas.md §3). */
+/* ceil(n × bits / 8) for bits ≤ 64, without an intermediate beyond the result. */
+static bool bits_to_bytes(uint64_t *out, uint64_t n, uint64_t bits)
+{
+    uint64_t whole;
+    return !vp__mul_u64(&whole, n / 8, bits) &&
+           !vp__add_u64(out, whole, vp__div_ceil_u64((n % 8) * bits, 8));
+}
+
+/* *acc += a × b, checked. */
+static bool add_mul(uint64_t *acc, uint64_t a, uint64_t b)
+{
+    uint64_t p;
+    return !vp__mul_u64(&p, a, b) && !vp__add_u64(acc, *acc, p);
+}
+
+/* Bytes of one instance of quantized tensor t: payload and metadata (formulas.md §3).
+ * Checked: a module can hold up to 2^64 − 1 values, so no product may be trusted. */
 static bool quant_bytes(const vp__qformat *q, const vp__ltensor *t, uint64_t *payload, uint64_t *meta)
 {
-    uint64_t out = t->rows, in = t->cols, numel, blocks;
+    uint64_t out = t->rows, in = t->cols, numel, blocks, m = 0;
     if (vp__mul_u64(&numel, out, in))
         return false;
     switch (q->method) {
     case VP__Q_BNB4:
         /* two 4-bit codes per byte; fp32 absmax per 64-value block, or with double
          * quantization a uint8 code per block + fp32 absmax per 256 blocks + fp32 offset
-         * + a 256-entry fp32 nested code table; plus the 16-entry fp32 quant map. */
+         * + a 256-entry fp32 nested code table; plus the 16-entry fp32 quant map.
+         * blocks < 2^58: the sums below cannot wrap. */
         *payload = vp__div_ceil_u64(numel, 2);
         blocks = vp__div_ceil_u64(numel, 64);
         if (q->double_quant)
@@ -1013,33 +1030,54 @@ static bool quant_bytes(const vp__qformat *q, const vp__ltensor *t, uint64_t *pa
         return true;
     case VP__Q_BNB8:
         *payload = numel;              /* int8 CB */
-        *meta = 4 * out + 1;           /* fp32 SCB, one per row, + the uint8 weight_format */
+        /* fp32 SCB, one per row, + the uint8 weight_format */
+        if (!add_mul(&m, 4, out) || vp__add_u64(&m, m, 1))
+            return false;
+        *meta = m;
         return true;
     case VP__Q_GPTQ: {
         uint64_t g = q->group ? q->group : in;
-        uint64_t groups = vp__div_ceil_u64(in, g);
+        uint64_t groups = vp__div_ceil_u64(in, g), cells, packed;
         /* qweight int32 (in·bits/32, out); qzeros int32 (groups, out·bits/32);
          * scales fp16 (groups, out); g_idx int32 (in) */
-        *payload = vp__div_ceil_u64(numel * q->bits, 8);
-        *meta = vp__div_ceil_u64(groups * out * q->bits, 8) + 2 * groups * out + 4 * in;
+        if (!bits_to_bytes(payload, numel, q->bits) || vp__mul_u64(&cells, groups, out) ||
+            !bits_to_bytes(&packed, cells, q->bits))
+            return false;
+        m = packed;
+        if (!add_mul(&m, 2, cells) || !add_mul(&m, 4, in))
+            return false;
+        *meta = m;
         return true;
     }
     case VP__Q_AWQ: {
         uint64_t g = q->group ? q->group : in;
-        uint64_t groups = vp__div_ceil_u64(in, g);
+        uint64_t groups = vp__div_ceil_u64(in, g), cells;
         /* qweight int32 (in, out/8); qzeros int32 (groups, out/8); scales fp16 (groups, out) */
         *payload = vp__div_ceil_u64(numel, 2);
-        *meta = vp__div_ceil_u64(groups * out, 2) + 2 * groups * out;
+        if (vp__mul_u64(&cells, groups, out))
+            return false;
+        m = vp__div_ceil_u64(cells, 2);
+        if (!add_mul(&m, 2, cells))
+            return false;
+        *meta = m;
         return true;
     }
     case VP__Q_FP8:
         *payload = numel;
-        if (q->block_rows)             /* fp32 weight_scale_inv per block */
-            *meta = 4 * vp__div_ceil_u64(out, q->block_rows) * vp__div_ceil_u64(in, q->block_cols);
-        else if (q->per_channel)
-            *meta = 4 * out;           /* one fp32 scale per output channel */
-        else
-            *meta = 4;                 /* one fp32 scale per tensor */
+        if (q->block_rows) {           /* fp32 weight_scale_inv per block */
+            uint64_t cells;
+            if (vp__mul_u64(&cells, vp__div_ceil_u64(out, q->block_rows),
+                            vp__div_ceil_u64(in, q->block_cols)))
+                return false;
+            if (!add_mul(&m, 4, cells))
+                return false;
+        } else if (q->per_channel) {   /* one fp32 scale per output channel */
+            if (!add_mul(&m, 4, out))
+                return false;
+        } else {
+            m = 4;                     /* one fp32 scale per tensor */
+        }
+        *meta = m;
         return true;
     case VP__Q_MXFP4:
         /* E2M1 codes, two per byte, + one E8M0 scale byte per 32 values */
@@ -1111,6 +1149,15 @@ static bool sum_weights(const vp__ltlist *l, const vp__qformat *q, uint64_t dtyp
     return true;
 }
 
+/* vp_model_total_bytes() adds payload, quantization metadata and unquantized bytes and has
+ * no status: the readers make sure that sum fits. */
+static bool roles_total_fits(const uint64_t role[4])
+{
+    uint64_t total;
+    return !vp__add_u64(&total, role[VP_ROLE_PAYLOAD], role[VP_ROLE_QUANT_METADATA]) &&
+           !vp__add_u64(&total, total, role[VP_ROLE_UNQUANTIZED]);
+}
+
 static vp_status account(cfg *c, vp_model *m, const vp__ltlist *l, const vp__qformat *q)
 {
     uint64_t layers[4], first[4], last[4], params, active;
@@ -1120,6 +1167,8 @@ static vp_status account(cfg *c, vp_model *m, const vp__ltlist *l, const vp__qfo
         if (vp__add_u64(&m->role_bytes[r], layers[r], first[r]) ||
             vp__add_u64(&m->role_bytes[r], m->role_bytes[r], last[r]))
             return cfg_fail(c, VP_EOVERFLOW, c->top, "weight bytes overflow");
+    if (!roles_total_fits(m->role_bytes))
+        return cfg_fail(c, VP_EOVERFLOW, c->top, "weight bytes overflow");
     m->params = params;
     m->active = active;
     return VP_OK;
@@ -1512,6 +1561,8 @@ vp_status vp__model_finish_checkpoint(vp_model *m)
         if (vp__mul_u64(&values, t->numel, k) || vp__add_u64(&params, params, values))
             return VP_EOVERFLOW;
     }
+    if (!roles_total_fits(role))
+        return VP_EOVERFLOW;
     memcpy(m->role_bytes, role, sizeof(role));
     m->params = params;
     m->active = params; /* a checkpoint does not say which experts run per token */
@@ -1928,7 +1979,7 @@ vp_bytes vp_model_total_bytes(const vp_model *m)
 {
     if (m == NULL)
         return vp_bytes_make(0);
-    /* each role is at most the sum of stored sizes, itself checked: cannot wrap */
+    /* every reader checked that this sum fits (roles_total_fits, vp__gguf_read) */
     return vp_bytes_make(m->role_bytes[VP_ROLE_PAYLOAD] + m->role_bytes[VP_ROLE_QUANT_METADATA] +
                          m->role_bytes[VP_ROLE_UNQUANTIZED]);
 }

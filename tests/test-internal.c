@@ -240,6 +240,30 @@ START_TEST(test_json_integers)
 }
 END_TEST
 
+/* Bytes by role are summed checked, and so is their total (vp_model_total_bytes() has no
+ * status to report a wrap): shards of a checkpoint whose sizes add up beyond 2^64 − 1. */
+START_TEST(test_checkpoint_total_checked)
+{
+    static const uint64_t shape[1] = { UINT64_C(1) << 61 };
+    vp_model *m = vp__model_new(VP_FORMAT_SAFETENSORS_INDEX);
+    ck_assert_int_eq(vp__model_add_tensor(m, "a.weight", 8, "F32", 1, shape, shape[0],
+                                          UINT64_C(1) << 63, 0, UINT64_C(1) << 63), VP_OK);
+    ck_assert_int_eq(vp__model_add_tensor(m, "a.absmax", 8, "F16", 1, shape, shape[0],
+                                          UINT64_C(1) << 63, 0, UINT64_C(1) << 63), VP_OK);
+    ck_assert_int_eq(vp__model_finish_checkpoint(m), VP_EOVERFLOW);
+    vp_model_free(m);
+    /* one less byte: the exact total */
+    m = vp__model_new(VP_FORMAT_SAFETENSORS_INDEX);
+    ck_assert_int_eq(vp__model_add_tensor(m, "a.weight", 8, "F32", 1, shape, shape[0],
+                                          UINT64_C(1) << 63, 0, UINT64_C(1) << 63), VP_OK);
+    ck_assert_int_eq(vp__model_add_tensor(m, "a.absmax", 8, "F16", 1, shape, shape[0],
+                                          (UINT64_C(1) << 63) - 1, 0, 0), VP_OK);
+    ck_assert_int_eq(vp__model_finish_checkpoint(m), VP_OK);
+    ck_assert_uint_eq(vp_bytes_value(vp_model_total_bytes(m)), UINT64_MAX);
+    vp_model_free(m);
+}
+END_TEST
+
 /* Duplicate keys among members whose hashes all fall in one slot (crafted input): the
  * hashed check gives up after its probe budget and sorts instead; both the clean object
  * and the repeated key must come out as with well-spread keys. */
@@ -297,5 +321,6 @@ Suite *vp_test_suite(void)
     VP_ADD_TEST(s, test_json_value_limit);
     VP_ADD_TEST(s, test_json_string_limit);
     VP_ADD_TEST(s, test_json_integers);
+    VP_ADD_TEST(s, test_checkpoint_total_checked);
     return s;
 }

@@ -421,6 +421,33 @@ START_TEST(test_config_limits)
 }
 END_TEST
 
+/* A GPTQ model whose q_proj and o_proj hold 2^62 values each (65,536 heads of 2^24, hidden
+ * 2^22): the int8 payload, 2^62 bytes per module, is exact; computing values × bits first
+ * (2^65) used to wrap it to 0. */
+START_TEST(test_quant_bytes_exact_near_2_64)
+{
+    static const char json[] =
+        "{\"model_type\": \"llama\", \"vocab_size\": 1, \"hidden_size\": 4194304,"
+        " \"num_hidden_layers\": 1, \"num_attention_heads\": 65536, \"num_key_value_heads\": 1,"
+        " \"head_dim\": 16777216, \"intermediate_size\": 1, \"torch_dtype\": \"bfloat16\","
+        " \"quantization_config\": {\"quant_method\": \"gptq\", \"bits\": 8, \"group_size\": 128}}";
+    vp_error err = VP_ERROR_INIT;
+    vp_model *m = from_text(json, VP_OK, &err);
+    /* payload: q, o 2^62 B each; k, v 2^46 B each; gate, up, down 2^22 B each */
+    ck_assert_uint_eq(vp_bytes_value(vp_model_role_bytes(m, VP_ROLE_PAYLOAD)),
+                      (UINT64_C(1) << 63) + (UINT64_C(1) << 47) + 3 * (UINT64_C(1) << 22));
+    /* qzeros + scales + g_idx: groups × out × (1 + 2) B + 4 B × in per module */
+    ck_assert_uint_eq(vp_bytes_value(vp_model_role_bytes(m, VP_ROLE_QUANT_METADATA)),
+                      UINT64_C(0x300070005c30004));
+    /* embeddings, lm_head and three norms of 2^22 bf16 values */
+    ck_assert_uint_eq(vp_bytes_value(vp_model_role_bytes(m, VP_ROLE_UNQUANTIZED)),
+                      5 * (UINT64_C(1) << 23));
+    ck_assert_uint_eq(vp_count_value(vp_model_parameters(m)),
+                      (UINT64_C(1) << 63) + (UINT64_C(1) << 47) + 8 * (UINT64_C(1) << 22));
+    vp_model_free(m);
+}
+END_TEST
+
 /* ---- files that are not regular files, and files too large ------------------------- */
 
 static void expect_not_regular_model(const char *path)
@@ -481,6 +508,14 @@ START_TEST(test_special_files)
     expect_not_regular_model(dir);
     expect_not_regular_sheet(dir, dir);
     alarm(0);
+    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+        snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
+        ck_assert_int_eq(unlink(path), 0);
+    }
+    snprintf(path, sizeof(path), "%s/d.json", dir);
+    ck_assert_int_eq(rmdir(path), 0);
+    ck_assert_int_eq(unlink(sheet), 0);
+    ck_assert_int_eq(rmdir(dir), 0);
     free(dir);
 }
 END_TEST
@@ -499,6 +534,7 @@ static void expect_too_large(const char *path, off_t size, const char *needle)
     ck_assert_msg(st == VP_ELIMIT, "%s: %s (%s)", path, vp_status_name(st), err.message);
     ck_assert_ptr_eq(m, (vp_model *)&m);
     ck_assert_msg(strstr(err.message, needle) != NULL, "'%s' lacks '%s'", err.message, needle);
+    ck_assert_int_eq(unlink(path), 0);
 }
 
 START_TEST(test_file_size_limits)
@@ -513,6 +549,7 @@ START_TEST(test_file_size_limits)
     expect_too_large(path, ((off_t)64 << 20) + 1, "64 MiB");
     snprintf(path, sizeof(path), "%s/other.json", dir);
     expect_too_large(path, ((off_t)64 << 20) + 1, "64 MiB");
+    ck_assert_int_eq(rmdir(dir), 0);
     free(dir);
 }
 END_TEST
@@ -557,6 +594,7 @@ Suite *vp_test_suite(void)
     VP_ADD_TEST(s, test_sliding_windows);
     VP_ADD_LOOP_TEST(s, test_bad_configs, sizeof(bad) / sizeof(bad[0]));
     VP_ADD_LOOP_TEST(s, test_config_limits, sizeof(config_limits) / sizeof(config_limits[0]));
+    VP_ADD_TEST(s, test_quant_bytes_exact_near_2_64);
     VP_ADD_TEST(s, test_special_files);
     VP_ADD_TEST(s, test_file_size_limits);
     VP_ADD_TEST(s, test_accessor_edges);

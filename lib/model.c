@@ -1601,8 +1601,13 @@ static vp_status from_checkpoint(vp_model **out, vp_model_format format,
     if (m == NULL)
         return vp__error_set(err, VP_ENOMEM, NULL, "out of memory");
     vp_status st = read(m, data, len, file_size, source, err);
-    if (st == VP_OK && (st = vp__model_finish_checkpoint(m)) != VP_OK)
-        vp__error_set(err, st, NULL, "%s", vp_status_str(st));
+    if (st == VP_OK && (st = vp__model_finish_checkpoint(m)) != VP_OK) {
+        vp__where w = { source, 0, 0, 0, true }; /* the whole file */
+        vp__error_set(err, st, &w, "%s", st == VP_EOVERFLOW
+                                             ? "the tensors' sizes or element counts overflow "
+                                               "when summed"
+                                             : vp_status_str(st));
+    }
     if (st != VP_OK) {
         vp_model_free(m);
         return st;
@@ -1859,8 +1864,13 @@ static vp_status from_index_path(vp_model **out, const char *path, vp_error *err
     }
     st = vp__safetensors_index_read(m, (const char *)buf, len, path, err);
     free(buf);
-    if (st == VP_OK && (st = vp__model_finish_checkpoint(m)) != VP_OK)
-        vp__error_set(err, st, NULL, "%s", vp_status_str(st));
+    if (st == VP_OK && (st = vp__model_finish_checkpoint(m)) != VP_OK) {
+        vp__where w = { path, 0, 0, 0, false };
+        vp__error_set(err, st, &w, "%s", st == VP_EOVERFLOW
+                                             ? "the shards' tensor sizes or element counts "
+                                               "overflow when summed"
+                                             : vp_status_str(st));
+    }
     if (st == VP_OK)
         st = adopt_config_beside(m, path, err);
     if (st == VP_OK && m->n_shards_read < m->n_shards && m->has_arch) {

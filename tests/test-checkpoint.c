@@ -283,6 +283,24 @@ START_TEST(test_safetensors_bad)
     st_with_header(&b, "{\"a\":{\"dtype\":\"U8\",\"shape\":[4294967296,4294967296],\"data_offsets\":[0,4]}}", 4);
     expect_bad_st(b.data, b.len, b.len, VP_EOVERFLOW, "ValidationOverflow");
     vp_buf_free(&b);
+    /* five packed int32 tensors of 2^59 − 1 values, 8 4-bit weights each: 2^63.3 bytes fit,
+     * 2^65.3 parameters do not; reported for this file */
+    {
+        char h[1024];
+        size_t n = 1;
+        uint64_t numel = (UINT64_C(1) << 59) - 1, bytes = 4 * numel;
+        h[0] = '{';
+        for (uint64_t i = 0; i < 5; i++)
+            n += (size_t)snprintf(h + n, sizeof(h) - n,
+                                  "%s\"w%" PRIu64 ".qweight\":{\"dtype\":\"I32\",\"shape\":"
+                                  "[%" PRIu64 "],\"data_offsets\":[%" PRIu64 ",%" PRIu64 "]}",
+                                  i ? "," : "", i, numel, i * bytes, (i + 1) * bytes);
+        h[n++] = '}';
+        h[n] = '\0';
+        st_with_header(&b, h, 0);
+        expect_bad_st(b.data, b.len, 8 + n + 5 * bytes, VP_EOVERFLOW, "when summed");
+        vp_buf_free(&b);
+    }
     /* invalid UTF-8 in a name */
     st_with_header(&b, "{\"a\xff\":{\"dtype\":\"U8\",\"shape\":[4],\"data_offsets\":[0,4]}}", 4);
     expect_bad_st(b.data, b.len, b.len, VP_EENCODING, "UTF-8");

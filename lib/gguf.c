@@ -33,7 +33,6 @@ static const struct {
 
 #define N_TYPES (sizeof(ggml_types) / sizeof(ggml_types[0]))
 #define MAX_DIMS_GGUF 4
-#define MAX_STRING ((uint64_t)1 << 24)
 
 typedef struct {
     const unsigned char *p, *end, *start;
@@ -84,8 +83,8 @@ static vp_status rd_str(rd *r, const unsigned char **s, uint64_t *len)
     vp_status st = rd_u64(r, len);
     if (st != VP_OK)
         return st;
-    if (*len > MAX_STRING)
-        return rd_fail(r, VP_ELIMIT, at, "string length beyond 16 MiB");
+    if (*len > VP__LIM_STRING)
+        return rd_fail(r, VP_ELIMIT, at, "string length beyond the limit of 16 MiB");
     if (*len > remaining(r))
         return rd_fail(r, VP_ETRUNCATED, at, "string runs past the end of the header");
     if (!vp__utf8_valid(r->p, (size_t)*len))
@@ -140,37 +139,63 @@ static const char *arch_suffix(const meta *mt, const unsigned char *key, uint64_
     return buf;
 }
 
-static void note_metadata(meta *mt, const unsigned char *key, uint64_t klen, uint32_t t,
-                          const unsigned char *v)
+/* The architecture keys read, with the limits config.json has for the same figures
+ * (lib/internal.h): layers VP__LIM_LAYERS, context and windows VP__LIM_CONTEXT, every
+ * other width or count VP__LIM_DIM. */
+static const struct {
+    const char *key;
+    size_t off;
+    uint64_t limit;
+} meta_keys[] = {
+    { "block_count", offsetof(meta, block_count), VP__LIM_LAYERS },
+    { "embedding_length", offsetof(meta, embedding), VP__LIM_DIM },
+    { "feed_forward_length", offsetof(meta, ffn), VP__LIM_DIM },
+    { "attention.head_count", offsetof(meta, heads), VP__LIM_DIM },
+    { "attention.head_count_kv", offsetof(meta, kv_heads), VP__LIM_DIM },
+    { "context_length", offsetof(meta, ctx), VP__LIM_CONTEXT },
+    { "attention.key_length", offsetof(meta, key_len), VP__LIM_DIM },
+    { "expert_count", offsetof(meta, experts), VP__LIM_DIM },
+    { "expert_used_count", offsetof(meta, used), VP__LIM_DIM },
+    { "vocab_size", offsetof(meta, vocab), VP__LIM_DIM },
+    { "attention.kv_lora_rank", offsetof(meta, kv_lora), VP__LIM_DIM },
+    { "rope.dimension_count", offsetof(meta, rope_dim), VP__LIM_DIM },
+    { "attention.sliding_window", offsetof(meta, window), VP__LIM_CONTEXT },
+};
+
+/* A scalar metadata value at v: general.alignment and the architecture keys must be
+ * non-negative integers, the latter within their limits; other keys are skipped. */
+static vp_status note_metadata(rd *r, meta *mt, const unsigned char *key, uint64_t klen,
+                               uint32_t t, const unsigned char *v)
 {
     uint64_t x;
     char buf[128];
-    if (klen == 17 && memcmp(key, "general.alignment", 17) == 0) {
-        if (int_value(t, v, &x))
-            mt->alignment = x;
-        return;
+    size_t k = SIZE_MAX;
+    bool alignment = klen == 17 && memcmp(key, "general.alignment", 17) == 0;
+    if (!alignment) {
+        const char *s = arch_suffix(mt, key, klen, buf, sizeof(buf));
+        if (s == NULL)
+            return VP_OK;
+        for (k = 0; k < sizeof(meta_keys) / sizeof(meta_keys[0]); k++)
+            if (strcmp(s, meta_keys[k].key) == 0)
+                break;
+        if (k == sizeof(meta_keys) / sizeof(meta_keys[0]))
+            return VP_OK;
     }
-    const char *s = arch_suffix(mt, key, klen, buf, sizeof(buf));
-    if (s == NULL || !int_value(t, v, &x))
-        return;
-    static const struct { const char *key; size_t off; } keys[] = {
-        { "block_count", offsetof(meta, block_count) },
-        { "embedding_length", offsetof(meta, embedding) },
-        { "feed_forward_length", offsetof(meta, ffn) },
-        { "attention.head_count", offsetof(meta, heads) },
-        { "attention.head_count_kv", offsetof(meta, kv_heads) },
-        { "context_length", offsetof(meta, ctx) },
-        { "attention.key_length", offsetof(meta, key_len) },
-        { "expert_count", offsetof(meta, experts) },
-        { "expert_used_count", offsetof(meta, used) },
-        { "vocab_size", offsetof(meta, vocab) },
-        { "attention.kv_lora_rank", offsetof(meta, kv_lora) },
-        { "rope.dimension_count", offsetof(meta, rope_dim) },
-        { "attention.sliding_window", offsetof(meta, window) },
-    };
-    for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
-        if (strcmp(s, keys[i].key) == 0)
-            memcpy((char *)mt + keys[i].off, &x, sizeof(x));
+    int n = (int)klen; /* < 128 for an architecture key; 17 for general.alignment */
+    if (t == T_F32 || t == T_F64 || t == T_BOOL)
+        return rd_fail(r, VP_ETYPE, v, "%.*s must be an integer", n, (const char *)key);
+    if (!int_value(t, v, &x))
+        return rd_fail(r, VP_ERANGE, v, "%.*s must be non-negative", n, (const char *)key);
+    if (alignment) {
+        mt->alignment = x;
+        return VP_OK;
+    }
+    if (x > meta_keys[k].limit)
+        return rd_fail(r, VP_ELIMIT, v, "%.*s = %llu exceeds the reader's limit of %llu", n,
+                       (const char *)key, (unsigned long long)x,
+                       (unsigned long long)meta_keys[k].limit);
+    memcpy((char *)mt + meta_keys[k].off, &x, sizeof(x));
+    return VP_OK;
 }
 
 typedef struct {
@@ -210,6 +235,9 @@ vp_status vp__gguf_read(vp_model *m, const unsigned char *data, size_t len,
     const unsigned char *at = r.p;
     if ((st = rd_u64(&r, &n_tensors)) != VP_OK || (st = rd_u64(&r, &n_kv)) != VP_OK)
         return st;
+    if (n_tensors > VP__LIM_TENSORS - m->n_tensors)
+        return rd_fail(&r, VP_ELIMIT, at, "%llu tensors, beyond the reader's limit of %llu",
+                       (unsigned long long)n_tensors, (unsigned long long)VP__LIM_TENSORS);
     /* each key/value takes at least 8 + 1 + 4 + 1 bytes, each tensor info 8 + 4 + 4 + 8 */
     if (n_kv > remaining(&r) / 14 || n_tensors > remaining(&r) / 24)
         return rd_fail(&r, VP_ETRUNCATED, at,
@@ -250,6 +278,15 @@ vp_status vp__gguf_read(vp_model *m, const unsigned char *data, size_t len,
             if (count > remaining(&r) / min_each)
                 return rd_fail(&r, VP_ETRUNCATED, aat,
                                "array count larger than the header can hold");
+            if (klen == 21 && memcmp(key, "tokenizer.ggml.tokens", 21) == 0) {
+                /* the vocabulary when vocab_size is absent: the same limit */
+                if (count > VP__LIM_DIM)
+                    return rd_fail(&r, VP_ELIMIT, aat,
+                                   "tokenizer.ggml.tokens holds %llu tokens, beyond the "
+                                   "reader's limit of %llu", (unsigned long long)count,
+                                   (unsigned long long)VP__LIM_DIM);
+                mt.tokens = count;
+            }
             if (et == T_STRING) {
                 for (uint64_t j = 0; j < count; j++) {
                     const unsigned char *s;
@@ -260,8 +297,6 @@ vp_status vp__gguf_read(vp_model *m, const unsigned char *data, size_t len,
             } else {
                 r.p += count * (uint64_t)es;
             }
-            if (klen == 21 && memcmp(key, "tokenizer.ggml.tokens", 21) == 0)
-                mt.tokens = count;
         } else {
             int sz = vsize(t);
             if (sz <= 0) {
@@ -271,7 +306,8 @@ vp_status vp__gguf_read(vp_model *m, const unsigned char *data, size_t len,
             }
             if (remaining(&r) < (size_t)sz)
                 return rd_fail(&r, VP_ETRUNCATED, r.p, "header truncated");
-            note_metadata(&mt, key, klen, t, r.p);
+            if ((st = note_metadata(&r, &mt, key, klen, t, r.p)) != VP_OK)
+                return st;
             r.p += sz;
         }
     }
@@ -321,7 +357,7 @@ vp_status vp__gguf_read(vp_model *m, const unsigned char *data, size_t len,
         st = vp__model_add_tensor(m, (const char *)name, (size_t)nlen, ggml_types[k].name,
                                   nd, dims, numel, bytes, offset, end);
         if (st != VP_OK)
-            return rd_fail(&r, st, tat, "out of memory");
+            return rd_fail(&r, st, tat, "%s", vp_status_str(st));
         /* bits of the codes vs. the rest of each block (scales, mins) */
         m->tensors[m->n_tensors - 1].role = (uint8_t)k; /* type index, resolved below */
     }
@@ -354,23 +390,37 @@ vp_status vp__gguf_read(vp_model *m, const unsigned char *data, size_t len,
     }
     free(spans);
 
+    /* parameters and bytes by role, summed with checked arithmetic: with the file size
+     * unknown (0) nothing else bounds them */
     uint64_t role[4] = { 0, 0, 0, 0 }, params = 0;
     for (size_t i = first; i < m->n_tensors; i++) {
         vp__tensor *t = &m->tensors[i];
         size_t k = t->role;
+        bool ovf;
         if (ggml_types[k].block > 1) {
-            uint64_t blocks = t->numel / ggml_types[k].block;
-            uint64_t codes = blocks * ((uint64_t)ggml_types[k].block * ggml_types[k].bits / 8);
+            uint64_t blocks = t->numel / ggml_types[k].block, codes;
+            ovf = vp__mul_u64(&codes, blocks,
+                              (uint64_t)ggml_types[k].block * ggml_types[k].bits / 8) ||
+                  codes > t->bytes ||
+                  vp__add_u64(&role[VP_ROLE_PAYLOAD], role[VP_ROLE_PAYLOAD], codes) ||
+                  vp__add_u64(&role[VP_ROLE_QUANT_METADATA], role[VP_ROLE_QUANT_METADATA],
+                              t->bytes - codes);
             t->role = VP_ROLE_PAYLOAD;
-            role[VP_ROLE_PAYLOAD] += codes;
-            role[VP_ROLE_QUANT_METADATA] += t->bytes - codes;
         } else {
             t->role = (uint8_t)(any_quant ? VP_ROLE_UNQUANTIZED : VP_ROLE_PAYLOAD);
-            role[t->role] += t->bytes;
+            ovf = vp__add_u64(&role[t->role], role[t->role], t->bytes);
         }
-        params += t->numel;
+        if (ovf || vp__add_u64(&params, params, t->numel))
+            return rd_fail(&r, VP_EOVERFLOW, r.p,
+                           "the tensors' element or byte counts overflow when summed "
+                           "(at \"%.60s\")", t->name);
     }
-    /* the sums are bounded by the checked tensor ends within one file */
+    /* their total is at most the last tensor's end (the spans do not overlap); checked
+     * anyway, since vp_model_total_bytes() cannot report a wrap */
+    uint64_t total;
+    if (vp__add_u64(&total, role[VP_ROLE_PAYLOAD], role[VP_ROLE_QUANT_METADATA]) ||
+        vp__add_u64(&total, total, role[VP_ROLE_UNQUANTIZED]))
+        return rd_fail(&r, VP_EOVERFLOW, r.p, "the tensors' byte counts overflow when summed");
     memcpy(m->role_bytes, role, sizeof(role));
     m->params = params;
     m->active = params;

@@ -65,9 +65,18 @@ static inline bool vp__mul_u64(uint64_t *out, uint64_t a, uint64_t b)
 #define VP__LIM_ENTRIES   UINT64_C(4096)      /* [[offer]], [[evidence]], [[measurement]] each */
 #define VP__LIM_TENSORS   (UINT64_C(1) << 20) /* tensors in one checkpoint (all shards) */
 #define VP__LIM_SHARDS    UINT64_C(65536)     /* shard files of one index */
-#define VP__LIM_STRING    (UINT64_C(1) << 24) /* one string in a binary header */
+#define VP__LIM_STRING    (UINT64_C(1) << 24) /* one string: GGUF, JSON (bytes) */
 #define VP__LIM_PATH      UINT64_C(4096)      /* a file path, in bytes, NUL excluded */
 #define VP__LIM_SHEET_VALUES (UINT64_C(1) << 20) /* values (and tables) in one sheet */
+#define VP__LIM_DEPTH     128                 /* nesting of JSON arrays and objects */
+#define VP__LIM_JSON_VALUES (UINT64_C(1) << 22) /* values in one JSON document (an index of
+                                                 100k tensors has about 100k) */
+/* Bytes read from one input file (the whole file, or the header of a checkpoint). */
+#define VP__LIM_CONFIG_FILE ((size_t)16 << 20)  /* config.json: real ones are under 100 kB */
+#define VP__LIM_INDEX_FILE  ((size_t)64 << 20)  /* *.index.json: about 100 B per tensor, so
+                                                   10 MB for 100k tensors */
+#define VP__LIM_ST_HEADER   ((size_t)100000000) /* safetensors header (the format's limit) */
+#define VP__LIM_GGUF_HEADER ((size_t)256 << 20) /* GGUF metadata and tensor infos */
 
 /* ceil(a / b) for b > 0, without overflow. */
 static inline uint64_t vp__div_ceil_u64(uint64_t a, uint64_t b)
@@ -221,9 +230,22 @@ vp_status vp__safetensors_index_read(vp_model *m, const char *json, size_t len,
 vp_status vp__gguf_read(vp_model *m, const unsigned char *data, size_t len,
                         uint64_t file_size, const char *source, vp_error *err);
 
-/* Reads a whole (small) file or the first max bytes: *buf is malloc'd. */
+/* Reads a whole (small) file or the first max bytes: *buf is malloc'd. Only a regular
+ * file is read (a FIFO, device or directory is VP_EIO "not a regular file"), from the
+ * descriptor that was checked; a path longer than VP__LIM_PATH is VP_ELIMIT. */
 vp_status vp__read_file(const char *path, size_t max, unsigned char **buf, size_t *len,
                         uint64_t *file_size, vp_error *err);
+/* vp__read_file with flags: VP__READ_WHOLE, a file larger than max is VP_ELIMIT ("`what`
+ * larger than the N MiB limit") and nothing is read; VP__READ_OPTIONAL, a file that does
+ * not exist is VP_OK with *buf NULL. */
+/* A file named `name` in the folder of `path` (just `name` when path has no '/'), as a
+ * malloc'd path; VP_ELIMIT naming it when longer than VP__LIM_PATH. */
+vp_status vp__path_beside(char **out, const char *path, const char *name, vp_error *err);
+#define VP__READ_WHOLE    1u
+#define VP__READ_OPTIONAL 2u
+vp_status vp__read_file_opt(const char *path, size_t max, unsigned flags, const char *what,
+                            unsigned char **buf, size_t *len, uint64_t *file_size,
+                            vp_error *err);
 
 /* estimate.c: activation bytes saved per transformer layer (white-box tested). */
 typedef struct vp__act_shape {

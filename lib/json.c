@@ -20,7 +20,7 @@ static uint32_t column_of(const unsigned char *line_start, const unsigned char *
 {
     uint32_t col = 1;
     for (const unsigned char *q = line_start; q < at; q++)
-        if ((*q & 0xC0u) != 0x80u)
+        if ((*q & 0xC0u) != 0x80u && col < UINT32_MAX)
             col++;
     return col;
 }
@@ -57,15 +57,20 @@ static uint32_t new_node(parser *ps, vp__json_type type, const unsigned char *at
 {
     vp__json *d = ps->doc;
     if (d->n_nodes == d->cap_nodes) {
-        /* first guess from the input: about one value per 16 bytes (a safetensors
-         * header has one per 15), bounded so that a large document grows by doubling */
-        size_t guess = (size_t)(ps->end - ps->start) / 16;
-        size_t cap = d->cap_nodes ? d->cap_nodes * 2
-                                  : guess < 64 ? 64 : guess > 65536 ? 65536 : guess;
-        if (cap >= VP__JSON_NONE) {
-            fail_at(ps, VP_ELIMIT, at, "too many JSON values");
+        if (d->n_nodes >= VP__LIM_JSON_VALUES) {
+            char msg[96];
+            snprintf(msg, sizeof(msg), "more than %llu JSON values (the reader's limit)",
+                     (unsigned long long)VP__LIM_JSON_VALUES);
+            fail_at(ps, VP_ELIMIT, at, msg);
             return VP__JSON_NONE;
         }
+        /* first guess from the input: about one value per 16 bytes (a safetensors header
+         * has one per 15); then growth by half, up to the limit */
+        size_t guess = (size_t)(ps->end - ps->start) / 16;
+        size_t cap = d->cap_nodes ? d->cap_nodes + d->cap_nodes / 2
+                                  : guess < 64 ? 64 : guess > 65536 ? 65536 : guess;
+        if (cap > VP__LIM_JSON_VALUES)
+            cap = (size_t)VP__LIM_JSON_VALUES;
         vp__json_node *n = realloc(d->nodes, cap * sizeof(*n));
         if (n == NULL) {
             fail_at(ps, VP_ENOMEM, at, "out of memory");
@@ -78,10 +83,8 @@ static uint32_t new_node(parser *ps, vp__json_type type, const unsigned char *at
     vp__json_node *n = &d->nodes[i];
     memset(n, 0, sizeof(*n));
     n->type = (uint8_t)type;
-    n->line = ps->line;
-    n->line_off = ps->line_start;
     n->offset = (uint32_t)(at - ps->start);
-    n->first = n->last = n->next = VP__JSON_NONE;
+    n->key = n->next = VP__JSON_NONE;
     return i;
 }
 
@@ -89,11 +92,12 @@ static bool pool_put(parser *ps, const void *bytes, size_t n)
 {
     vp__json *d = ps->doc;
     if (d->cap_pool - d->n_pool < n) {
+        /* growth by half; offsets into the pool are 32-bit */
         size_t cap = d->cap_pool ? d->cap_pool : 256;
         while (cap - d->n_pool < n) {
-            if (cap > (size_t)UINT32_MAX / 2)
+            if (cap > (size_t)UINT32_MAX / 3)
                 return fail_at(ps, VP_ELIMIT, ps->p, "JSON strings too large"), false;
-            cap *= 2;
+            cap += cap / 2;
         }
         char *pool = realloc(d->pool, cap);
         if (pool == NULL)
@@ -111,7 +115,8 @@ static void skip_ws(parser *ps)
     while (ps->p < ps->end) {
         unsigned char c = *ps->p;
         if (c == '\n') {
-            ps->line++;
+            if (ps->line < UINT32_MAX)
+                ps->line++;
             ps->line_start = (uint64_t)(ps->p + 1 - ps->start);
         } else if (c != ' ' && c != '\t' && c != '\r') {
             return;
@@ -192,12 +197,24 @@ static const unsigned char special[128] = {
     ['"'] = 1, ['\\'] = 1,
 };
 
-/* Parses a string at ps->p ('"'); stores it NUL-terminated in the pool. */
-static bool parse_string(parser *ps, uint32_t *off, uint32_t *len)
+/* Parses a string at ps->p ('"'); stores it in the pool as its length (uint32), its
+ * bytes and a NUL; *off receives the offset of the bytes. */
+static bool parse_string(parser *ps, uint32_t *off)
 {
+    const unsigned char *open = ps->p;
+    static const unsigned char no_length[4];
+    if (!pool_put(ps, no_length, sizeof(no_length)))
+        return false;
     ps->p++; /* opening quote */
     size_t start = ps->doc->n_pool;
     for (;;) {
+        if (ps->doc->n_pool - start > VP__LIM_STRING) {
+            char msg[96];
+            snprintf(msg, sizeof(msg), "string longer than %llu bytes (the reader's limit)",
+                     (unsigned long long)VP__LIM_STRING);
+            fail_at(ps, VP_ELIMIT, open, msg);
+            return false;
+        }
         const unsigned char *run = ps->p;
         while (ps->p < ps->end && *ps->p < 0x80 && !special[*ps->p])
             ps->p++;
@@ -288,16 +305,23 @@ static bool parse_string(parser *ps, uint32_t *off, uint32_t *len)
         if (!pool_put(ps, &out, 1))
             return false;
     }
+    uint32_t len = (uint32_t)(ps->doc->n_pool - start);
+    if (len > VP__LIM_STRING) {
+        char msg[96];
+        snprintf(msg, sizeof(msg), "string longer than %llu bytes (the reader's limit)",
+                 (unsigned long long)VP__LIM_STRING);
+        fail_at(ps, VP_ELIMIT, open, msg);
+        return false;
+    }
     if (!pool_put(ps, "", 1))
         return false;
+    memcpy(ps->doc->pool + start - sizeof(len), &len, sizeof(len));
     *off = (uint32_t)start;
-    *len = (uint32_t)(ps->doc->n_pool - start - 1);
     return true;
 }
 
 static bool parse_number(parser *ps, vp__json_node *n)
 {
-    const unsigned char *s = ps->p;
     if (*ps->p == '-') {
         n->negative = 1;
         ps->p++;
@@ -309,13 +333,14 @@ static bool parse_number(parser *ps, vp__json_node *n)
         if (ps->p < ps->end && *ps->p >= '0' && *ps->p <= '9')
             return fail_char(ps, VP_EPARSE, "leading zero in number"), false;
     } else if (*ps->p >= '1' && *ps->p <= '9') {
+        /* the magnitude is not stored (vp__json_magnitude reads it again): only whether
+         * it fits */
         uint64_t v = 0;
         while (ps->p < ps->end && *ps->p >= '0' && *ps->p <= '9') {
             if (vp__mul_u64(&v, v, 10u) || vp__add_u64(&v, v, (uint64_t)(*ps->p - '0')))
                 n->int_overflow = 1;
             ps->p++;
         }
-        n->u = n->int_overflow ? 0 : v;
     } else {
         return fail_char(ps, VP_EPARSE, "invalid number"), false;
     }
@@ -338,11 +363,8 @@ static bool parse_number(parser *ps, vp__json_node *n)
         while (ps->p < ps->end && *ps->p >= '0' && *ps->p <= '9')
             ps->p++;
     }
-    if (!n->is_int) {
-        n->u = 0;
+    if (!n->is_int)
         n->int_overflow = 0;
-    }
-    (void)s;
     return true;
 }
 
@@ -360,11 +382,16 @@ static bool report_duplicate(parser *ps, const vp__json_node *dup)
     if (ps->status != VP_OK)
         return false;
     vp__where w = vp__json_key_where(ps->doc, dup);
+    uint32_t len = vp__json_key_len(ps->doc, dup);
     ps->status = vp__error_set(ps->err, VP_EDUPLICATE, &w, "duplicate key \"%.*s\"",
-                               (int)(dup->key_len > 60 ? 60 : dup->key_len),
-                               ps->doc->pool + dup->key);
+                               (int)(len > 60 ? 60 : len), vp__json_key(ps->doc, dup));
     return false;
 }
+
+/* The members of object obj, in document order: obj + 1, then each one's next. */
+#define FOR_MEMBERS(d, obj, i) \
+    for (uint32_t i = (d)->nodes[obj].count ? (obj) + 1 : VP__JSON_NONE; i != VP__JSON_NONE; \
+         i = (d)->nodes[i].next)
 
 typedef struct {
     const char *key;
@@ -393,10 +420,11 @@ static bool sorted_duplicates(parser *ps, uint32_t obj, uint32_t count, uint32_t
     if (refs == NULL)
         return fail_at(ps, VP_ENOMEM, ps->p, "out of memory"), false;
     uint32_t k = 0;
-    for (uint32_t i = d->nodes[obj].first; i != VP__JSON_NONE; i = d->nodes[i].next, k++) {
-        refs[k].key = d->pool + d->nodes[i].key;
-        refs[k].len = d->nodes[i].key_len;
+    FOR_MEMBERS(d, obj, i) {
+        refs[k].key = vp__json_key(d, &d->nodes[i]);
+        refs[k].len = vp__json_key_len(d, &d->nodes[i]);
         refs[k].node = i;
+        k++;
     }
     qsort(refs, count, sizeof(*refs), cmp_key_ref);
     for (uint32_t i = 1; i < count; i++)
@@ -432,17 +460,18 @@ static int hashed_duplicates(parser *ps, uint32_t obj, uint32_t count, uint32_t 
     uint32_t *slot = calloc(cap, sizeof(*slot)); /* node index + 1; 0 = empty */
     if (slot == NULL)
         return fail_at(ps, VP_ENOMEM, ps->p, "out of memory"), 0;
-    for (uint32_t i = d->nodes[obj].first; i != VP__JSON_NONE; i = d->nodes[i].next) {
+    FOR_MEMBERS(d, obj, i) {
         const vp__json_node *m = &d->nodes[i];
-        const char *k = d->pool + m->key;
-        for (size_t at = (size_t)vp__json_key_hash(k, m->key_len) & (cap - 1);;
+        const char *k = vp__json_key(d, m);
+        uint32_t klen = vp__json_key_len(d, m);
+        for (size_t at = (size_t)vp__json_key_hash(k, klen) & (cap - 1);;
              at = (at + 1) & (cap - 1)) {
             if (slot[at] == 0) {
                 slot[at] = i + 1;
                 break;
             }
             const vp__json_node *o = &d->nodes[slot[at] - 1];
-            if (o->key_len == m->key_len && memcmp(d->pool + o->key, k, m->key_len) == 0) {
+            if (vp__json_key_len(d, o) == klen && memcmp(vp__json_key(d, o), k, klen) == 0) {
                 *dup = i;
                 free(slot);
                 return 1;
@@ -466,12 +495,16 @@ static bool check_duplicates(parser *ps, uint32_t obj)
     if (count < 2)
         return true;
     if (count <= 8) {
-        for (uint32_t i = d->nodes[obj].first; i != VP__JSON_NONE; i = d->nodes[i].next)
-            for (uint32_t j = d->nodes[i].next; j != VP__JSON_NONE; j = d->nodes[j].next)
-                if (d->nodes[i].key_len == d->nodes[j].key_len &&
-                    memcmp(d->pool + d->nodes[i].key, d->pool + d->nodes[j].key,
-                           d->nodes[i].key_len) == 0 && j < dup)
+        FOR_MEMBERS(d, obj, i) {
+            const vp__json_node *x = &d->nodes[i];
+            for (uint32_t j = x->next; j != VP__JSON_NONE; j = d->nodes[j].next) {
+                const vp__json_node *y = &d->nodes[j];
+                if (vp__json_key_len(d, x) == vp__json_key_len(d, y) &&
+                    memcmp(vp__json_key(d, x), vp__json_key(d, y), vp__json_key_len(d, x)) == 0 &&
+                    j < dup)
                     dup = j;
+            }
+        }
     } else {
         int r = hashed_duplicates(ps, obj, count, &dup);
         if (r == 0 || (r < 0 && !sorted_duplicates(ps, obj, count, &dup)))
@@ -480,27 +513,22 @@ static bool check_duplicates(parser *ps, uint32_t obj)
     return dup == VP__JSON_NONE || report_duplicate(ps, &d->nodes[dup]);
 }
 
-static void append_child(vp__json *d, uint32_t parent, uint32_t child)
-{
-    vp__json_node *p = &d->nodes[parent];
-    if (p->last == VP__JSON_NONE)
-        p->first = child;
-    else
-        d->nodes[p->last].next = child;
-    p->last = child;
-    p->count++;
-}
+/* An open array or object: the node and its last child so far. */
+typedef struct {
+    uint32_t node;
+    uint32_t last;
+} open_container;
 
 /*
  * Iterative parser with an explicit stack of open containers, so that depth never
- * consumes the C stack.
+ * consumes the C stack. The first child of a container is the node created right after
+ * it; the others are linked through next.
  */
 static bool parse_document(parser *ps)
 {
-    uint32_t stack[VP__JSON_MAX_DEPTH];
+    open_container stack[VP__LIM_DEPTH];
     int depth = 0;
-    uint32_t pending_key = 0, pending_key_len = 0, key_line = 0;
-    uint64_t key_offset = 0, key_line_off = 0;
+    uint32_t pending_key = 0;
     bool have_key = false;
 
     skip_ws(ps);
@@ -512,17 +540,19 @@ static bool parse_document(parser *ps)
         unsigned char c = *ps->p;
         uint32_t node;
         if (c == '{' || c == '[') {
-            if (depth >= VP__JSON_MAX_DEPTH)
-                return fail_at(ps, VP_ELIMIT, at, "nesting deeper than 128 levels"), false;
+            if (depth >= VP__LIM_DEPTH) {
+                char msg[64];
+                snprintf(msg, sizeof(msg), "nesting deeper than %d levels", VP__LIM_DEPTH);
+                return fail_at(ps, VP_ELIMIT, at, msg), false;
+            }
             node = new_node(ps, c == '{' ? VP__JSON_OBJECT : VP__JSON_ARRAY, at);
         } else if (c == '"') {
             node = new_node(ps, VP__JSON_STRING, at);
             if (node != VP__JSON_NONE) {
-                uint32_t off, len;
-                if (!parse_string(ps, &off, &len))
+                uint32_t off;
+                if (!parse_string(ps, &off))
                     return false;
                 ps->doc->nodes[node].str = off;
-                ps->doc->nodes[node].str_len = len;
             }
         } else if (c == '-' || (c >= '0' && c <= '9')) {
             node = new_node(ps, VP__JSON_NUMBER, at);
@@ -540,20 +570,22 @@ static bool parse_document(parser *ps)
         if (node == VP__JSON_NONE)
             return false;
         if (depth > 0) {
+            open_container *top = &stack[depth - 1];
             if (have_key) {
                 ps->doc->nodes[node].key = pending_key;
-                ps->doc->nodes[node].key_len = pending_key_len;
-                ps->doc->nodes[node].key_line = key_line;
-                ps->doc->nodes[node].key_line_off = key_line_off;
-                ps->doc->nodes[node].key_offset = key_offset;
                 have_key = false;
             }
-            append_child(ps->doc, stack[depth - 1], node);
+            if (top->last != VP__JSON_NONE)
+                ps->doc->nodes[top->last].next = node;
+            top->last = node;
+            ps->doc->nodes[top->node].count++;
         }
         bool opened = false;
         if (c == '{' || c == '[') {
             ps->p++;
-            stack[depth++] = node;
+            stack[depth].node = node;
+            stack[depth].last = VP__JSON_NONE;
+            depth++;
             opened = true;
         }
         /* after a value (or just after an opening bracket): close containers, find next */
@@ -564,7 +596,7 @@ static bool parse_document(parser *ps)
                     return fail_char(ps, VP_EPARSE, "trailing content after the JSON value"), false;
                 return true;
             }
-            uint32_t top = stack[depth - 1];
+            uint32_t top = stack[depth - 1].node;
             bool is_obj = ps->doc->nodes[top].type == VP__JSON_OBJECT;
             if (ps->p >= ps->end)
                 return fail_at(ps, VP_ETRUNCATED, ps->p, "unexpected end of input"), false;
@@ -592,10 +624,7 @@ static bool parse_document(parser *ps)
                     return fail_at(ps, VP_ETRUNCATED, ps->p, "unexpected end of input"), false;
                 if (*ps->p != '"')
                     return fail_char(ps, VP_EPARSE, "expected a string key"), false;
-                key_line = ps->line;
-                key_line_off = (uint32_t)ps->line_start;
-                key_offset = (uint32_t)(ps->p - ps->start);
-                if (!parse_string(ps, &pending_key, &pending_key_len))
+                if (!parse_string(ps, &pending_key))
                     return false;
                 have_key = true;
                 skip_ws(ps);
@@ -616,7 +645,7 @@ vp_status vp__json_parse(vp__json *doc, const char *buf, size_t len, const char 
 {
     if (doc == NULL || (buf == NULL && len > 0))
         return VP_EMISUSE;
-    vp__json tmp = { NULL, 0, 0, NULL, 0, 0, source, (const unsigned char *)buf };
+    vp__json tmp = { NULL, 0, 0, NULL, 0, 0, source, (const unsigned char *)buf, len };
     parser ps = { &tmp, (const unsigned char *)buf, (const unsigned char *)buf + len,
                   (const unsigned char *)buf, 1, 0, err, VP_OK };
     if (buf == NULL) {
@@ -648,35 +677,95 @@ void vp__json_free(vp__json *doc)
     doc->n_nodes = doc->cap_nodes = doc->n_pool = doc->cap_pool = 0;
 }
 
+uint64_t vp__json_magnitude(const vp__json *doc, const vp__json_node *n)
+{
+    if (n == NULL || n->type != VP__JSON_NUMBER || !n->is_int || n->int_overflow)
+        return 0;
+    /* the digits were checked by the parser and fit: read them again */
+    const unsigned char *p = doc->text + n->offset + (n->negative ? 1 : 0);
+    const unsigned char *end = doc->text + doc->text_len;
+    uint64_t v = 0;
+    for (; p < end && *p >= '0' && *p <= '9'; p++)
+        v = v * 10u + (uint64_t)(*p - '0');
+    return v;
+}
+
+bool vp__json_uint(const vp__json *doc, const vp__json_node *n, uint64_t *out)
+{
+    if (n == NULL || n->type != VP__JSON_NUMBER || !n->is_int || n->negative || n->int_overflow)
+        return false;
+    *out = vp__json_magnitude(doc, n);
+    return true;
+}
+
 const vp__json_node *vp__json_get(const vp__json *doc, const vp__json_node *obj, const char *key)
 {
     if (obj == NULL || obj->type != VP__JSON_OBJECT)
         return NULL;
     size_t n = strlen(key);
     for (const vp__json_node *m = vp__json_first(doc, obj); m != NULL; m = vp__json_next(doc, m))
-        if (m->key_len == n && memcmp(doc->pool + m->key, key, n) == 0)
+        if (vp__json_key_len(doc, m) == n && memcmp(vp__json_key(doc, m), key, n) == 0)
             return m;
     return NULL;
 }
 
 bool vp__json_str_eq(const vp__json *doc, const vp__json_node *n, const char *text)
 {
-    return n != NULL && n->type == VP__JSON_STRING && strlen(text) == n->str_len &&
-           memcmp(doc->pool + n->str, text, n->str_len) == 0;
+    return n != NULL && n->type == VP__JSON_STRING && strlen(text) == vp__json_str_len(doc, n) &&
+           memcmp(vp__json_str(doc, n), text, vp__json_str_len(doc, n)) == 0;
+}
+
+/* Line and column of byte offset `off`, counted from the start of the text: only when an
+ * error is reported, so this linear scan happens once. */
+static vp__where where_at(const vp__json *doc, uint64_t off)
+{
+    uint64_t line = 1, line_start = 0;
+    for (uint64_t i = 0; i < off; i++)
+        if (doc->text[i] == '\n') {
+            line++;
+            line_start = i + 1;
+        }
+    vp__where w = { doc->source, line > UINT32_MAX ? UINT32_MAX : (uint32_t)line,
+                    column_of(doc->text + line_start, doc->text + off), off, true };
+    return w;
 }
 
 vp__where vp__json_where(const vp__json *doc, const vp__json_node *n)
 {
-    vp__where w = { doc->source, n->line,
-                    column_of(doc->text + n->line_off, doc->text + n->offset), n->offset,
-                    true };
-    return w;
+    return where_at(doc, n->offset);
 }
 
+static bool is_ws(unsigned char c)
+{
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+
+/* A member's key is not stored with a position: the text before the value is
+ * `"key" ws ':' ws`, and inside the key every '"' follows an odd run of '\', so the
+ * opening quote is the first '"' before the closing one that follows an even run. */
 vp__where vp__json_key_where(const vp__json *doc, const vp__json_node *n)
 {
-    vp__where w = { doc->source, n->key_line,
-                    column_of(doc->text + n->key_line_off, doc->text + n->key_offset),
-                    n->key_offset, true };
-    return w;
+    const unsigned char *t = doc->text;
+    uint64_t i = n->offset;
+    if (n->key == VP__JSON_NONE)
+        return where_at(doc, i);
+    while (i > 0 && is_ws(t[i - 1]))
+        i--;
+    if (i > 0) /* ':' */
+        i--;
+    while (i > 0 && is_ws(t[i - 1]))
+        i--;
+    if (i > 0) /* the closing '"' */
+        i--;
+    while (i > 0) {
+        i--;
+        if (t[i] != '"')
+            continue;
+        uint64_t b = 0;
+        while (b < i && t[i - 1 - b] == '\\')
+            b++;
+        if (b % 2 == 0)
+            break;
+    }
+    return where_at(doc, i);
 }

@@ -4,15 +4,22 @@
  * Parses (buffer, length) without needing a NUL terminator into a read-only tree held in
  * two growable arrays (nodes and decoded strings), addressed by index. Rejects duplicate
  * keys, invalid UTF-8, embedded NUL (\u0000), control characters, nesting deeper than
- * VP__JSON_MAX_DEPTH and any trailing content. Integers are kept exact (uint64 magnitude
- * and a sign); other numbers keep only their text position. No locale dependence.
+ * VP__LIM_DEPTH, more than VP__LIM_JSON_VALUES values, strings longer than VP__LIM_STRING
+ * bytes and any trailing content. Integers are kept exact (uint64 magnitude and a sign);
+ * other numbers keep only their text position. No locale dependence.
+ *
+ * Memory: a node is 20 bytes and every value takes at least 2 bytes of text ("0,"), so the
+ * nodes take at most 10 bytes per byte of input (15 with the growth margin) and never more
+ * than VP__LIM_JSON_VALUES nodes; the strings take their decoded bytes plus 5 each. Lines,
+ * columns and the integer magnitude are not stored: they are computed from the text (which
+ * must outlive the tree) when asked for.
  */
 #ifndef VRAMPLAN_JSON_H
 #define VRAMPLAN_JSON_H
 
-#include "internal.h"
+#include <string.h>
 
-#define VP__JSON_MAX_DEPTH 128
+#include "internal.h"
 
 typedef enum {
     VP__JSON_NULL,
@@ -27,30 +34,29 @@ typedef enum {
 #define VP__JSON_NONE UINT32_MAX
 
 typedef struct {
-    uint8_t type;       /* vp__json_type */
-    uint8_t is_int;     /* number written as an integer (no fraction, no exponent) */
-    uint8_t negative;   /* number has a leading '-' */
+    uint8_t type;         /* vp__json_type */
+    uint8_t is_int;       /* number written as an integer (no fraction, no exponent) */
+    uint8_t negative;     /* number has a leading '-' */
     uint8_t int_overflow; /* integer magnitude does not fit in uint64 */
-    uint32_t line;
-    uint64_t offset;
-    uint64_t line_off;  /* offset where the value's line starts (columns are computed on error) */
-    uint64_t u;         /* integer magnitude */
-    uint32_t key, key_len;   /* member key in the string pool (objects' children) */
-    uint32_t key_line;  /* where the member's key starts */
-    uint64_t key_offset, key_line_off;
-    uint32_t str, str_len;   /* string value in the string pool */
-    uint32_t first, last, next; /* children (arrays, objects) and the next sibling */
-    uint32_t count;     /* number of children */
+    uint32_t offset;      /* byte offset of the value in the text */
+    uint32_t key;         /* member of an object: its key in the string pool */
+    uint32_t next;        /* the next sibling, or VP__JSON_NONE */
+    union {
+        uint32_t str;     /* strings: the value in the string pool */
+        uint32_t count;   /* arrays, objects: the number of children (the first is the
+                             node right after this one) */
+    };
 } vp__json_node;
 
 typedef struct {
     vp__json_node *nodes;
     size_t n_nodes, cap_nodes;
-    char *pool;
+    char *pool;           /* each string: its length (uint32), its bytes, a NUL */
     size_t n_pool, cap_pool;
     const char *source;
-    const unsigned char *text; /* the parsed buffer (borrowed): positions are computed
-                                  from it on error, so it must outlive the tree's use */
+    const unsigned char *text; /* the parsed buffer (borrowed): positions and integers are
+                                  computed from it, so it must outlive the tree's use */
+    size_t text_len;
 } vp__json;
 
 /* Valid UTF-8 without NUL bytes. */
@@ -73,28 +79,52 @@ static inline const vp__json_node *vp__json_root(const vp__json *doc)
 {
     return doc->n_nodes > 0 ? &doc->nodes[0] : NULL;
 }
+static inline uint32_t vp__json_pool_len(const vp__json *doc, uint32_t at)
+{
+    uint32_t n;
+    memcpy(&n, doc->pool + at - sizeof(n), sizeof(n));
+    return n;
+}
 static inline const char *vp__json_key(const vp__json *doc, const vp__json_node *n)
 {
     return doc->pool + n->key;
+}
+static inline uint32_t vp__json_key_len(const vp__json *doc, const vp__json_node *n)
+{
+    return vp__json_pool_len(doc, n->key);
 }
 static inline const char *vp__json_str(const vp__json *doc, const vp__json_node *n)
 {
     return doc->pool + n->str;
 }
+static inline uint32_t vp__json_str_len(const vp__json *doc, const vp__json_node *n)
+{
+    return vp__json_pool_len(doc, n->str);
+}
+/* First child of an array or object (NULL when empty or not a container). */
 static inline const vp__json_node *vp__json_first(const vp__json *doc, const vp__json_node *n)
 {
-    return vp__json_at(doc, n->first);
+    (void)doc;
+    return (n->type == VP__JSON_ARRAY || n->type == VP__JSON_OBJECT) && n->count > 0
+               ? n + 1
+               : NULL;
 }
 static inline const vp__json_node *vp__json_next(const vp__json *doc, const vp__json_node *n)
 {
     return vp__json_at(doc, n->next);
 }
 
+/* The magnitude of an integer that fits in uint64 (0 for anything else). */
+uint64_t vp__json_magnitude(const vp__json *doc, const vp__json_node *n);
+/* A non-negative integer that fits in uint64: true and *out set; false otherwise (a
+ * fraction, an exponent, a sign, a magnitude of 2^64 or more, or not a number). */
+bool vp__json_uint(const vp__json *doc, const vp__json_node *n, uint64_t *out);
+
 /* Member of an object by key (NULL when absent or when obj is not an object). */
 const vp__json_node *vp__json_get(const vp__json *doc, const vp__json_node *obj, const char *key);
 /* String value equals text. */
 bool vp__json_str_eq(const vp__json *doc, const vp__json_node *n, const char *text);
-/* Position of a node (or of its key), for error messages. */
+/* Position of a node (or of its key), for error messages: computed from the text. */
 vp__where vp__json_where(const vp__json *doc, const vp__json_node *n);
 vp__where vp__json_key_where(const vp__json *doc, const vp__json_node *n);
 

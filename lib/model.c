@@ -7,9 +7,15 @@
  * built as a list of logical tensors (rows × cols × instances) so that quantization can
  * be applied per module the way each method applies it (§3.9).
  */
+#define _POSIX_C_SOURCE 200809L /* open(2) flags O_CLOEXEC, O_NOCTTY; fstat */
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <unistd.h>
 
 #include "internal.h"
 #include "json.h"
@@ -96,6 +102,33 @@ static vp_status cfg_fail(cfg *c, vp_status code, const vp__json_node *at, const
     return c->st;
 }
 
+/* The limit of an architecture figure (lib/internal.h, docs/errors.md): layer counts
+ * VP__LIM_LAYERS, context lengths and windows VP__LIM_CONTEXT, every other width or count
+ * VP__LIM_DIM. Products of two widths and a count then cannot wrap before the checked
+ * sums see them. GGUF metadata gets the same limits (gguf.c). */
+static uint64_t cfg_limit(const char *key)
+{
+    static const char *const layer_keys[] = {
+        "num_hidden_layers", "n_layer", "num_nextn_predict_layers", "first_k_dense_replace",
+        "max_window_layers",
+    };
+    static const char *const context_keys[] = {
+        "max_position_embeddings", "n_positions", "sliding_window",
+    };
+    for (size_t i = 0; i < sizeof(layer_keys) / sizeof(layer_keys[0]); i++)
+        if (strcmp(key, layer_keys[i]) == 0)
+            return VP__LIM_LAYERS;
+    for (size_t i = 0; i < sizeof(context_keys) / sizeof(context_keys[0]); i++)
+        if (strcmp(key, context_keys[i]) == 0)
+            return VP__LIM_CONTEXT;
+    return VP__LIM_DIM;
+}
+
+static const char *cfg_limit_unit(uint64_t limit)
+{
+    return limit == VP__LIM_LAYERS ? "layers" : limit == VP__LIM_CONTEXT ? "(2^32)" : "(2^24)";
+}
+
 /* Reads a non-negative integer key: *present tells whether it was there (and not null). */
 static bool cfg_uint(cfg *c, const char *key, uint64_t *out, bool *present)
 {
@@ -112,19 +145,14 @@ static bool cfg_uint(cfg *c, const char *key, uint64_t *out, bool *present)
                      n->type == VP__JSON_NUMBER ? " (no fraction or exponent)" : "");
         return false;
     }
-    /* Architecture figures are capped so that products of two of them and a layer or
-     * expert count cannot wrap before the checked sums: 2^24 for widths and counts,
-     * 2^32 for context lengths. */
-    uint64_t limit = (strcmp(key, "max_position_embeddings") == 0 ||
-                      strcmp(key, "n_positions") == 0 || strcmp(key, "sliding_window") == 0)
-                         ? UINT64_C(1) << 32
-                         : UINT64_C(1) << 24;
-    if (n->int_overflow || n->u > limit) {
-        cfg_fail(c, VP_ELIMIT, n, "%s is beyond the reader's limit%s", key,
-                 limit == (UINT64_C(1) << 32) ? " (2^32)" : " (2^24)");
+    uint64_t limit = cfg_limit(key);
+    uint64_t v = vp__json_magnitude(c->doc, n);
+    if (n->int_overflow || v > limit) {
+        cfg_fail(c, VP_ELIMIT, n, "%s exceeds the reader's limit of %llu %s", key,
+                 (unsigned long long)limit, cfg_limit_unit(limit));
         return false;
     }
-    *out = n->u;
+    *out = v;
     if (present)
         *present = true;
     return true;
@@ -197,20 +225,36 @@ static bool cfg_index_list(cfg *c, const char *key, uint64_t layers, unsigned ch
     }
     *present = true;
     for (const vp__json_node *e = vp__json_first(c->doc, n); e; e = vp__json_next(c->doc, e)) {
-        if (e->type != VP__JSON_NUMBER || !e->is_int || e->negative || e->int_overflow ||
-            e->u >= layers) {
+        uint64_t i;
+        if (!vp__json_uint(c->doc, e, &i) || i >= layers) {
             cfg_fail(c, VP_ERANGE, e, "%s lists a layer index outside 0..num_hidden_layers-1%s",
                      key, "");
             return false;
         }
-        mask[e->u] = 1;
+        mask[i] = 1;
     }
     return true;
 }
 
-/* ---- per-family architecture and logical tensors ----------------------------------- */
+/* Layers whose entry in the array `types` (layer_types) is "sliding_attention"; the array
+ * has one entry per layer, so more entries than layers is an error. */
+static bool cfg_sliding_layers(cfg *c, const vp__json_node *types, uint64_t layers,
+                               uint64_t *out)
+{
+    if (types->count > layers) {
+        cfg_fail(c, VP_ERANGE, types, "layer_types lists %llu layers, num_hidden_layers %llu",
+                 (unsigned long long)types->count, (unsigned long long)layers);
+        return false;
+    }
+    uint64_t s = 0;
+    for (const vp__json_node *e = vp__json_first(c->doc, types); e; e = vp__json_next(c->doc, e))
+        if (vp__json_str_eq(c->doc, e, "sliding_attention"))
+            s++;
+    *out = s;
+    return true;
+}
 
-#define MAX_LAYERS 4096
+/* ---- per-family architecture and logical tensors ----------------------------------- */
 
 static bool read_llama_like(cfg *c, vp__arch *a, vp__ltlist *l)
 {
@@ -225,9 +269,6 @@ static bool read_llama_like(cfg *c, vp__arch *a, vp__ltlist *l)
         return cfg_fail(c, VP_ERANGE, vp__json_get(c->doc, c->obj, "num_key_value_heads"),
                         "num_key_value_heads must divide num_attention_heads"),
                false;
-    if (L > MAX_LAYERS)
-        return cfg_fail(c, VP_ELIMIT, vp__json_get(c->doc, c->obj, "num_hidden_layers"),
-                        "more than 4096 layers"), false;
     if (!cfg_opt(c, &d, "head_dim", 0))
         return false;
     if (d == 0) {
@@ -335,12 +376,8 @@ static bool read_llama_like(cfg *c, vp__arch *a, vp__ltlist *l)
         if (!cfg_opt(c, &w, "sliding_window", 0))
             goto out;
         if (lt_node != NULL && lt_node->type == VP__JSON_ARRAY) {
-            uint64_t s = 0;
-            for (const vp__json_node *e = vp__json_first(c->doc, lt_node); e;
-                 e = vp__json_next(c->doc, e))
-                if (vp__json_str_eq(c->doc, e, "sliding_attention"))
-                    s++;
-            a->sliding_layers = s;
+            if (!cfg_sliding_layers(c, lt_node, L, &a->sliding_layers))
+                goto out;
         } else if (type_is(c, "gemma2")) {
             a->sliding_layers = (L + 1) / 2;      /* even layer indices are local */
         } else if (type_is(c, "gemma3") || type_is(c, "gemma3_text")) {
@@ -676,9 +713,8 @@ static bool read_gpt_oss(cfg *c, vp__arch *a, vp__ltlist *l)
         const vp__json_node *types = vp__json_get(c->doc, c->obj, "layer_types");
         uint64_t s = 0;
         if (types != NULL && types->type == VP__JSON_ARRAY) {
-            for (const vp__json_node *e = vp__json_first(c->doc, types); e; e = vp__json_next(c->doc, e))
-                if (vp__json_str_eq(c->doc, e, "sliding_attention"))
-                    s++;
+            if (!cfg_sliding_layers(c, types, L, &s))
+                return false;
         } else {
             s = (L + 1) / 2; /* default: sliding on even layer indices */
         }
@@ -743,7 +779,14 @@ static bool read_jamba(cfg *c, vp__arch *a, vp__ltlist *l)
     a->kv_layers = n_attn;
     a->gated_mlp = true;
     a->ssm_layers = n_mamba;
-    a->ssm_values = (dconv - 1) * di + di * dstate;
+    /* conv (d_conv − 1) × d_inner + SSM d_inner × d_state: d_inner = expand × hidden can
+     * reach 2^48, so the state is summed with checked arithmetic */
+    uint64_t conv_values, ssm_values;
+    if (vp__mul_u64(&conv_values, dconv - 1, di) || vp__mul_u64(&ssm_values, di, dstate) ||
+        vp__add_u64(&a->ssm_values, conv_values, ssm_values))
+        return cfg_fail(c, VP_EOVERFLOW, vp__json_get(c->doc, c->obj, "mamba_d_state"),
+                        "the Mamba state size (d_conv - 1 + d_state) * expand * hidden "
+                        "overflows"), false;
     lt(l, "model.embed_tokens", VP__K_EMBED, V, h, 1, 1);
     lt(l, "model.layers.*.self_attn.q_proj", VP__K_LINEAR, nq * d, h, n_attn, n_attn);
     lt(l, "model.layers.*.self_attn.k_proj", VP__K_LINEAR, nkv * d, h, n_attn, n_attn);
@@ -841,7 +884,8 @@ static bool read_qconfig(cfg *c, vp__qformat *q, const vp__json_node **skip)
         if (!cfg_opt(sub, &bits, "bits", 4))
             return false;
         const vp__json_node *g = vp__json_get(c->doc, qc, "group_size");
-        if (g != NULL && g->type == VP__JSON_NUMBER && g->is_int && g->negative && g->u == 1) {
+        if (g != NULL && g->type == VP__JSON_NUMBER && g->is_int && g->negative &&
+            vp__json_magnitude(c->doc, g) == 1) {
             group = 0; /* -1: one group spanning the whole input */
         } else {
             if (!cfg_uint(sub, "group_size", &group, &present))
@@ -861,16 +905,18 @@ static bool read_qconfig(cfg *c, vp__qformat *q, const vp__json_node **skip)
         q->method = VP__Q_FP8;
         const vp__json_node *b = vp__json_get(c->doc, qc, "weight_block_size");
         if (b != NULL && b->type != VP__JSON_NULL) {
-            const vp__json_node *r = vp__json_first(c->doc, b), *cc = r ? vp__json_next(c->doc, r) : NULL;
-            if (b->type != VP__JSON_ARRAY || b->count != 2 || r->type != VP__JSON_NUMBER ||
-                !r->is_int || r->negative || r->u == 0 || r->u > (UINT64_C(1) << 24) ||
-                cc->type != VP__JSON_NUMBER || !cc->is_int || cc->negative || cc->u == 0 ||
-                cc->u > (UINT64_C(1) << 24))
+            const vp__json_node *r = vp__json_first(c->doc, b);
+            const vp__json_node *cc = r != NULL ? vp__json_next(c->doc, r) : NULL;
+            uint64_t rows = 0, cols = 0;
+            if (b->type != VP__JSON_ARRAY || b->count != 2 || !vp__json_uint(c->doc, r, &rows) ||
+                !vp__json_uint(c->doc, cc, &cols) || rows == 0 || rows > VP__LIM_DIM ||
+                cols == 0 || cols > VP__LIM_DIM)
                 return cfg_fail(c, VP_ETYPE, b,
-                                "weight_block_size must be two positive integers"),
+                                "weight_block_size must be two positive integers of at most "
+                                "2^24"),
                        false;
-            q->block_rows = r->u;
-            q->block_cols = cc->u;
+            q->block_rows = rows;
+            q->block_cols = cols;
         }
         *skip = vp__json_get(c->doc, qc, "modules_to_not_convert");
         return true;
@@ -918,7 +964,7 @@ static bool skipped(const cfg *c, const vp__json_node *skip, const char *name)
     if (skip == NULL || skip->type != VP__JSON_ARRAY)
         return false;
     for (const vp__json_node *e = vp__json_first(c->doc, skip); e; e = vp__json_next(c->doc, e))
-        if (e->type == VP__JSON_STRING && skip_matches(vp__json_str(c->doc, e), e->str_len, name))
+        if (e->type == VP__JSON_STRING && skip_matches(vp__json_str(c->doc, e), vp__json_str_len(c->doc, e), name))
             return true;
     return false;
 }
@@ -947,17 +993,34 @@ static bool mac3(uint64_t *acc, uint64_t a, uint64_t b, uint64_t c)
     return !vp__mul_u64(&p, a, b) && !vp__mul_u64(&p, p, c) && !vp__add_u64(acc, *acc, p);
 }
 
-/* Bytes of one instance of quantized tensor t: payload and metadata (formulas.md §3). */
+/* ceil(n × bits / 8) for bits ≤ 64, without an intermediate beyond the result. */
+static bool bits_to_bytes(uint64_t *out, uint64_t n, uint64_t bits)
+{
+    uint64_t whole;
+    return !vp__mul_u64(&whole, n / 8, bits) &&
+           !vp__add_u64(out, whole, vp__div_ceil_u64((n % 8) * bits, 8));
+}
+
+/* *acc += a × b, checked. */
+static bool add_mul(uint64_t *acc, uint64_t a, uint64_t b)
+{
+    uint64_t p;
+    return !vp__mul_u64(&p, a, b) && !vp__add_u64(acc, *acc, p);
+}
+
+/* Bytes of one instance of quantized tensor t: payload and metadata (formulas.md §3).
+ * Checked: a module can hold up to 2^64 − 1 values, so no product may be trusted. */
 static bool quant_bytes(const vp__qformat *q, const vp__ltensor *t, uint64_t *payload, uint64_t *meta)
 {
-    uint64_t out = t->rows, in = t->cols, numel, blocks;
+    uint64_t out = t->rows, in = t->cols, numel, blocks, m = 0;
     if (vp__mul_u64(&numel, out, in))
         return false;
     switch (q->method) {
     case VP__Q_BNB4:
         /* two 4-bit codes per byte; fp32 absmax per 64-value block, or with double
          * quantization a uint8 code per block + fp32 absmax per 256 blocks + fp32 offset
-         * + a 256-entry fp32 nested code table; plus the 16-entry fp32 quant map. */
+         * + a 256-entry fp32 nested code table; plus the 16-entry fp32 quant map.
+         * blocks < 2^58: the sums below cannot wrap. */
         *payload = vp__div_ceil_u64(numel, 2);
         blocks = vp__div_ceil_u64(numel, 64);
         if (q->double_quant)
@@ -967,33 +1030,54 @@ static bool quant_bytes(const vp__qformat *q, const vp__ltensor *t, uint64_t *pa
         return true;
     case VP__Q_BNB8:
         *payload = numel;              /* int8 CB */
-        *meta = 4 * out + 1;           /* fp32 SCB, one per row, + the uint8 weight_format */
+        /* fp32 SCB, one per row, + the uint8 weight_format */
+        if (!add_mul(&m, 4, out) || vp__add_u64(&m, m, 1))
+            return false;
+        *meta = m;
         return true;
     case VP__Q_GPTQ: {
         uint64_t g = q->group ? q->group : in;
-        uint64_t groups = vp__div_ceil_u64(in, g);
+        uint64_t groups = vp__div_ceil_u64(in, g), cells, packed;
         /* qweight int32 (in·bits/32, out); qzeros int32 (groups, out·bits/32);
          * scales fp16 (groups, out); g_idx int32 (in) */
-        *payload = vp__div_ceil_u64(numel * q->bits, 8);
-        *meta = vp__div_ceil_u64(groups * out * q->bits, 8) + 2 * groups * out + 4 * in;
+        if (!bits_to_bytes(payload, numel, q->bits) || vp__mul_u64(&cells, groups, out) ||
+            !bits_to_bytes(&packed, cells, q->bits))
+            return false;
+        m = packed;
+        if (!add_mul(&m, 2, cells) || !add_mul(&m, 4, in))
+            return false;
+        *meta = m;
         return true;
     }
     case VP__Q_AWQ: {
         uint64_t g = q->group ? q->group : in;
-        uint64_t groups = vp__div_ceil_u64(in, g);
+        uint64_t groups = vp__div_ceil_u64(in, g), cells;
         /* qweight int32 (in, out/8); qzeros int32 (groups, out/8); scales fp16 (groups, out) */
         *payload = vp__div_ceil_u64(numel, 2);
-        *meta = vp__div_ceil_u64(groups * out, 2) + 2 * groups * out;
+        if (vp__mul_u64(&cells, groups, out))
+            return false;
+        m = vp__div_ceil_u64(cells, 2);
+        if (!add_mul(&m, 2, cells))
+            return false;
+        *meta = m;
         return true;
     }
     case VP__Q_FP8:
         *payload = numel;
-        if (q->block_rows)             /* fp32 weight_scale_inv per block */
-            *meta = 4 * vp__div_ceil_u64(out, q->block_rows) * vp__div_ceil_u64(in, q->block_cols);
-        else if (q->per_channel)
-            *meta = 4 * out;           /* one fp32 scale per output channel */
-        else
-            *meta = 4;                 /* one fp32 scale per tensor */
+        if (q->block_rows) {           /* fp32 weight_scale_inv per block */
+            uint64_t cells;
+            if (vp__mul_u64(&cells, vp__div_ceil_u64(out, q->block_rows),
+                            vp__div_ceil_u64(in, q->block_cols)))
+                return false;
+            if (!add_mul(&m, 4, cells))
+                return false;
+        } else if (q->per_channel) {   /* one fp32 scale per output channel */
+            if (!add_mul(&m, 4, out))
+                return false;
+        } else {
+            m = 4;                     /* one fp32 scale per tensor */
+        }
+        *meta = m;
         return true;
     case VP__Q_MXFP4:
         /* E2M1 codes, two per byte, + one E8M0 scale byte per 32 values */
@@ -1065,6 +1149,15 @@ static bool sum_weights(const vp__ltlist *l, const vp__qformat *q, uint64_t dtyp
     return true;
 }
 
+/* vp_model_total_bytes() adds payload, quantization metadata and unquantized bytes and has
+ * no status: the readers make sure that sum fits. */
+static bool roles_total_fits(const uint64_t role[4])
+{
+    uint64_t total;
+    return !vp__add_u64(&total, role[VP_ROLE_PAYLOAD], role[VP_ROLE_QUANT_METADATA]) &&
+           !vp__add_u64(&total, total, role[VP_ROLE_UNQUANTIZED]);
+}
+
 static vp_status account(cfg *c, vp_model *m, const vp__ltlist *l, const vp__qformat *q)
 {
     uint64_t layers[4], first[4], last[4], params, active;
@@ -1074,6 +1167,8 @@ static vp_status account(cfg *c, vp_model *m, const vp__ltlist *l, const vp__qfo
         if (vp__add_u64(&m->role_bytes[r], layers[r], first[r]) ||
             vp__add_u64(&m->role_bytes[r], m->role_bytes[r], last[r]))
             return cfg_fail(c, VP_EOVERFLOW, c->top, "weight bytes overflow");
+    if (!roles_total_fits(m->role_bytes))
+        return cfg_fail(c, VP_EOVERFLOW, c->top, "weight bytes overflow");
     m->params = params;
     m->active = active;
     return VP_OK;
@@ -1272,11 +1367,13 @@ vp_status vp__kv_bytes_per_token(const vp__arch *a, uint64_t dtype_bytes, uint64
     uint64_t per_layer, total;
     if (a->kv_lora_rank) {
         /* MLA: one latent "head" of kv_lora_rank + qk_rope_head_dim values per layer */
-        if (vp__mul_u64(&per_layer, a->kv_lora_rank + a->qk_rope, dtype_bytes))
+        if (vp__add_u64(&per_layer, a->kv_lora_rank, a->qk_rope) ||
+            vp__mul_u64(&per_layer, per_layer, dtype_bytes))
             return VP_EOVERFLOW;
     } else {
         /* K and V: 2 · kv_heads · head_dim values per layer */
-        if (vp__mul_u64(&per_layer, 2 * a->kv_heads, a->head_dim) ||
+        if (vp__mul_u64(&per_layer, a->kv_heads, 2) ||
+            vp__mul_u64(&per_layer, per_layer, a->head_dim) ||
             vp__mul_u64(&per_layer, per_layer, dtype_bytes))
             return VP_EOVERFLOW;
     }
@@ -1311,8 +1408,12 @@ vp_status vp__model_add_tensor(vp_model *m, const char *name, size_t name_len,
                                const char *dtype, unsigned ndim, const uint64_t *shape,
                                uint64_t numel, uint64_t bytes, uint64_t begin, uint64_t end)
 {
+    if (m->n_tensors >= VP__LIM_TENSORS) /* the readers check first, with a position */
+        return VP_ELIMIT;
     if (m->n_tensors == m->cap_tensors) {
         size_t cap = m->cap_tensors ? m->cap_tensors * 2 : 64;
+        if (cap > VP__LIM_TENSORS)
+            cap = VP__LIM_TENSORS;
         vp__tensor *t = realloc(m->tensors, cap * sizeof(*t));
         if (t == NULL)
             return VP_ENOMEM;
@@ -1460,6 +1561,8 @@ vp_status vp__model_finish_checkpoint(vp_model *m)
         if (vp__mul_u64(&values, t->numel, k) || vp__add_u64(&params, params, values))
             return VP_EOVERFLOW;
     }
+    if (!roles_total_fits(role))
+        return VP_EOVERFLOW;
     memcpy(m->role_bytes, role, sizeof(role));
     m->params = params;
     m->active = params; /* a checkpoint does not say which experts run per token */
@@ -1498,8 +1601,13 @@ static vp_status from_checkpoint(vp_model **out, vp_model_format format,
     if (m == NULL)
         return vp__error_set(err, VP_ENOMEM, NULL, "out of memory");
     vp_status st = read(m, data, len, file_size, source, err);
-    if (st == VP_OK && (st = vp__model_finish_checkpoint(m)) != VP_OK)
-        vp__error_set(err, st, NULL, "%s", vp_status_str(st));
+    if (st == VP_OK && (st = vp__model_finish_checkpoint(m)) != VP_OK) {
+        vp__where w = { source, 0, 0, 0, true }; /* the whole file */
+        vp__error_set(err, st, &w, "%s", st == VP_EOVERFLOW
+                                             ? "the tensors' sizes or element counts overflow "
+                                               "when summed"
+                                             : vp_status_str(st));
+    }
     if (st != VP_OK) {
         vp_model_free(m);
         return st;
@@ -1524,70 +1632,158 @@ vp_status vp_model_from_gguf(vp_model **out, const void *data, size_t len, uint6
 
 /* ---- files ------------------------------------------------------------------------ */
 
-vp_status vp__read_file(const char *path, size_t max, unsigned char **buf, size_t *len,
-                        uint64_t *file_size, vp_error *err)
+/* Why open(2) failed, in words (strerror is not required to be reentrant). */
+static const char *open_error(int e)
+{
+    switch (e) {
+    case ENOENT: return "no such file";
+    case EACCES: return "permission denied";
+    case ENOTDIR: return "a part of the path is not a folder";
+    case ENAMETOOLONG: return "the path is too long for the system";
+    case ELOOP: return "too many symbolic links";
+    case EMFILE: case ENFILE: return "too many open files";
+    default: return "the system refused";
+    }
+}
+
+static const char *file_kind(mode_t mode)
+{
+    return S_ISDIR(mode) ? "a folder" : S_ISFIFO(mode) ? "a FIFO" : S_ISCHR(mode) ? "a device"
+         : S_ISBLK(mode) ? "a block device" : S_ISSOCK(mode) ? "a socket" : "not a plain file";
+}
+
+/* VP_ELIMIT for a path longer than VP__LIM_PATH, naming it: the error's source keeps the
+ * path's start, the message its end. */
+static vp_status path_too_long(const char *path, size_t len, vp_error *err)
 {
     vp__where w = { path, 0, 0, 0, false };
-    FILE *f = fopen(path, "rb");
-    if (f == NULL)
-        return vp__error_set(err, VP_EIO, &w, "cannot open the file");
-    long size = -1;
-    if (fseek(f, 0, SEEK_END) == 0)
-        size = ftell(f);
-    if (size < 0 || fseek(f, 0, SEEK_SET) != 0) {
-        fclose(f);
-        return vp__error_set(err, VP_EIO, &w, "cannot determine the file size");
+    const char *tail = len > 160 ? path + len - 160 : path;
+    while (*tail != '\0' && ((unsigned char)*tail & 0xC0u) == 0x80u)
+        tail++; /* start on a UTF-8 character */
+    return vp__error_set(err, VP_ELIMIT, &w,
+                         "path of %llu bytes, beyond the limit of %llu bytes: %s%s",
+                         (unsigned long long)len, (unsigned long long)VP__LIM_PATH,
+                         tail > path ? "..." : "", tail);
+}
+
+vp_status vp__path_beside(char **out, const char *path, const char *name, vp_error *err)
+{
+    const char *slash = strrchr(path, '/');
+    size_t dn = slash != NULL ? (size_t)(slash - path) + 1 : 0, nn = strlen(name);
+    char *p = malloc(dn + nn + 1);
+    if (p == NULL)
+        return vp__error_set(err, VP_ENOMEM, NULL, "out of memory");
+    memcpy(p, path, dn);
+    memcpy(p + dn, name, nn + 1);
+    if (dn + nn > VP__LIM_PATH) {
+        vp_status st = path_too_long(p, dn + nn, err);
+        free(p);
+        return st;
     }
-    size_t want = (uint64_t)size < max ? (size_t)size : max;
-    unsigned char *b = malloc(want ? want : 1);
-    if (b == NULL) {
-        fclose(f);
-        return vp__error_set(err, VP_ENOMEM, &w, "out of memory");
-    }
-    size_t got = want ? fread(b, 1, want, f) : 0;
-    int bad = ferror(f);
-    fclose(f);
-    if (bad || got != want) {
-        free(b);
-        return vp__error_set(err, VP_EIO, &w, "read error");
-    }
-    *buf = b;
-    *len = got;
-    *file_size = (uint64_t)size;
+    *out = p;
     return VP_OK;
 }
 
-/* The folder part of path, with a trailing '/', into dir (empty when none). */
-static void dirname_of(const char *path, char *dir, size_t size)
+vp_status vp__read_file_opt(const char *path, size_t max, unsigned flags, const char *what,
+                            unsigned char **buf, size_t *len, uint64_t *file_size,
+                            vp_error *err)
 {
-    const char *slash = strrchr(path, '/');
-    size_t n = slash ? (size_t)(slash - path) + 1 : 0;
-    if (n >= size)
-        n = 0;
-    memcpy(dir, path, n);
-    dir[n] = '\0';
+    vp__where w = { path, 0, 0, 0, false };
+    size_t path_len = strlen(path);
+    if (path_len > VP__LIM_PATH)
+        return path_too_long(path, path_len, err);
+    /* Non-blocking, so that opening a FIFO without a writer returns at once; then only a
+     * regular file is read, from the very descriptor that was checked. */
+    int fd;
+    do
+        fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+    while (fd < 0 && errno == EINTR);
+    if (fd < 0) {
+        int e = errno;
+        if (e == ENOENT && (flags & VP__READ_OPTIONAL)) {
+            *buf = NULL;
+            *len = 0;
+            *file_size = 0;
+            return VP_OK;
+        }
+        return vp__error_set(err, VP_EIO, &w, "cannot open the file: %s", open_error(e));
+    }
+    struct stat sb;
+    if (fstat(fd, &sb) != 0) {
+        close(fd);
+        return vp__error_set(err, VP_EIO, &w, "cannot read the file's status");
+    }
+    if (!S_ISREG(sb.st_mode)) {
+        close(fd);
+        return vp__error_set(err, VP_EIO, &w, "not a regular file (%s)", file_kind(sb.st_mode));
+    }
+    uint64_t size = sb.st_size > 0 ? (uint64_t)sb.st_size : 0;
+    if ((flags & VP__READ_WHOLE) && size > max) {
+        close(fd);
+        return vp__error_set(err, VP_ELIMIT, &w,
+                             "%s larger than the %llu MiB limit (%llu bytes)",
+                             what != NULL ? what : "file", (unsigned long long)(max >> 20),
+                             (unsigned long long)size);
+    }
+    /* a regular file: reads never wait, but clear O_NONBLOCK so that none returns EAGAIN */
+    int fl = fcntl(fd, F_GETFL);
+    if (fl != -1)
+        (void)fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+    size_t want = size < max ? (size_t)size : max;
+    unsigned char *b = malloc(want ? want : 1);
+    if (b == NULL) {
+        close(fd);
+        return vp__error_set(err, VP_ENOMEM, &w, "out of memory");
+    }
+    size_t got = 0;
+    while (got < want) {
+        ssize_t r = read(fd, b + got, want - got);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            break;
+        got += (size_t)r;
+    }
+    close(fd);
+    if (got != want) {
+        free(b);
+        return vp__error_set(err, VP_EIO, &w, "read error, or the file shrank while being "
+                                              "read");
+    }
+    *buf = b;
+    *len = got;
+    *file_size = size;
+    return VP_OK;
+}
+
+vp_status vp__read_file(const char *path, size_t max, unsigned char **buf, size_t *len,
+                        uint64_t *file_size, vp_error *err)
+{
+    return vp__read_file_opt(path, max, 0, NULL, buf, len, file_size, err);
 }
 
 /* If a config.json lies beside path, take the architecture from it (not its weights). */
 static vp_status adopt_config_beside(vp_model *m, const char *path, vp_error *err)
 {
-    char cfgpath[4096];
-    dirname_of(path, cfgpath, sizeof(cfgpath) - 12);
-    strcat(cfgpath, "config.json");
-    FILE *f = fopen(cfgpath, "rb");
-    if (f == NULL)
-        return VP_OK; /* none: the architecture stays unknown */
-    fclose(f);
+    char *cfgpath;
     unsigned char *buf;
     size_t len;
     uint64_t size;
-    vp_status st = vp__read_file(cfgpath, (size_t)16 << 20, &buf, &len, &size, err);
+    vp_status st = vp__path_beside(&cfgpath, path, "config.json", err);
     if (st != VP_OK)
         return st;
+    /* one open: a config.json that is absent leaves the architecture unknown */
+    st = vp__read_file_opt(cfgpath, VP__LIM_CONFIG_FILE, VP__READ_WHOLE | VP__READ_OPTIONAL,
+                           "config.json", &buf, &len, &size, err);
+    if (st != VP_OK || buf == NULL) {
+        free(cfgpath);
+        return st;
+    }
     vp_model tmp;
     memset(&tmp, 0, sizeof(tmp));
     st = vp__config_read(&tmp, (const char *)buf, len, cfgpath, err, false);
     free(buf);
+    free(cfgpath);
     if (st != VP_OK)
         return st;
     m->has_arch = 1;
@@ -1601,8 +1797,6 @@ static vp_status adopt_config_beside(vp_model *m, const char *path, vp_error *er
     return VP_OK;
 }
 
-#define SAFETENSORS_MAX_HEADER 100000000u
-#define GGUF_MAX_HEADER ((size_t)1 << 30)
 
 static vp_status from_safetensors_path(vp_model **out, const char *path, vp_error *err)
 {
@@ -1618,7 +1812,7 @@ static vp_status from_safetensors_path(vp_model **out, const char *path, vp_erro
         uint64_t n = 0;
         for (int i = 7; i >= 0; i--)
             n = (n << 8) | buf[i];
-        want = n <= SAFETENSORS_MAX_HEADER ? (size_t)n + 8 : 8;
+        want = n <= VP__LIM_ST_HEADER ? (size_t)n + 8 : 8;
     }
     free(buf);
     if ((st = vp__read_file(path, want, &buf, &len, &size, err)) != VP_OK)
@@ -1645,9 +1839,9 @@ static vp_status from_gguf_path(vp_model **out, const char *path, vp_error *err)
             return st;
         st = vp_model_from_gguf(out, buf, len, size, path, err);
         free(buf);
-        /* a header longer than what was read: read more, up to 1 GiB */
-        if (st == VP_ETRUNCATED && (uint64_t)len < size && want < GGUF_MAX_HEADER) {
-            want *= 4;
+        /* a header longer than what was read: read more, up to VP__LIM_GGUF_HEADER */
+        if (st == VP_ETRUNCATED && (uint64_t)len < size && want < VP__LIM_GGUF_HEADER) {
+            want = want * 4 < VP__LIM_GGUF_HEADER ? want * 4 : VP__LIM_GGUF_HEADER;
             continue;
         }
         return st;
@@ -1659,7 +1853,8 @@ static vp_status from_index_path(vp_model **out, const char *path, vp_error *err
     unsigned char *buf;
     size_t len;
     uint64_t size;
-    vp_status st = vp__read_file(path, (size_t)256 << 20, &buf, &len, &size, err);
+    vp_status st = vp__read_file_opt(path, VP__LIM_INDEX_FILE, VP__READ_WHOLE, "index",
+                                     &buf, &len, &size, err);
     if (st != VP_OK)
         return st;
     vp_model *m = vp__model_new(VP_FORMAT_SAFETENSORS_INDEX);
@@ -1669,8 +1864,13 @@ static vp_status from_index_path(vp_model **out, const char *path, vp_error *err
     }
     st = vp__safetensors_index_read(m, (const char *)buf, len, path, err);
     free(buf);
-    if (st == VP_OK && (st = vp__model_finish_checkpoint(m)) != VP_OK)
-        vp__error_set(err, st, NULL, "%s", vp_status_str(st));
+    if (st == VP_OK && (st = vp__model_finish_checkpoint(m)) != VP_OK) {
+        vp__where w = { path, 0, 0, 0, false };
+        vp__error_set(err, st, &w, "%s", st == VP_EOVERFLOW
+                                             ? "the shards' tensor sizes or element counts "
+                                               "overflow when summed"
+                                             : vp_status_str(st));
+    }
     if (st == VP_OK)
         st = adopt_config_beside(m, path, err);
     if (st == VP_OK && m->n_shards_read < m->n_shards && m->has_arch) {
@@ -1700,7 +1900,8 @@ vp_status vp_model_from_path(vp_model **out, const char *path, vp_error *err)
         unsigned char *buf;
         size_t len;
         uint64_t size;
-        vp_status st = vp__read_file(path, (size_t)256 << 20, &buf, &len, &size, err);
+        vp_status st = vp__read_file_opt(path, VP__LIM_INDEX_FILE, VP__READ_WHOLE,
+                                         "JSON file", &buf, &len, &size, err);
         if (st != VP_OK)
             return st;
         vp__json doc;
@@ -1717,6 +1918,14 @@ vp_status vp_model_from_path(vp_model **out, const char *path, vp_error *err)
         if (index) {
             free(buf);
             return from_index_path(out, path, err);
+        }
+        if (len > VP__LIM_CONFIG_FILE) {
+            free(buf);
+            vp__where w = { path, 0, 0, 0, false };
+            return vp__error_set(err, VP_ELIMIT, &w,
+                                 "config.json larger than the %llu MiB limit (%llu bytes)",
+                                 (unsigned long long)(VP__LIM_CONFIG_FILE >> 20),
+                                 (unsigned long long)len);
         }
         st = vp_model_from_config(out, (const char *)buf, len, path, err);
         free(buf);
@@ -1738,7 +1947,8 @@ vp_status vp_model_from_path(vp_model **out, const char *path, vp_error *err)
     if (safetensors)
         return from_safetensors_path(out, path, err);
     if (json) {
-        if ((st = vp__read_file(path, (size_t)16 << 20, &buf, &len, &size, err)) != VP_OK)
+        if ((st = vp__read_file_opt(path, VP__LIM_CONFIG_FILE, VP__READ_WHOLE, "config.json",
+                                    &buf, &len, &size, err)) != VP_OK)
             return st;
         st = vp_model_from_config(out, (const char *)buf, len, path, err);
         free(buf);
@@ -1784,7 +1994,7 @@ vp_bytes vp_model_total_bytes(const vp_model *m)
 {
     if (m == NULL)
         return vp_bytes_make(0);
-    /* each role is at most the sum of stored sizes, itself checked: cannot wrap */
+    /* every reader checked that this sum fits (roles_total_fits, vp__gguf_read) */
     return vp_bytes_make(m->role_bytes[VP_ROLE_PAYLOAD] + m->role_bytes[VP_ROLE_QUANT_METADATA] +
                          m->role_bytes[VP_ROLE_UNQUANTIZED]);
 }

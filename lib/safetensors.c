@@ -12,7 +12,6 @@
 #include "internal.h"
 #include "json.h"
 
-#define MAX_HEADER 100000000u
 
 static const struct {
     const char *name;
@@ -52,13 +51,6 @@ static vp_status fail_node(vp_error *err, const vp__json *doc, const vp__json_no
     return code;
 }
 
-static bool read_u64(const vp__json_node *n, uint64_t *out)
-{
-    if (n == NULL || n->type != VP__JSON_NUMBER || !n->is_int || n->negative || n->int_overflow)
-        return false;
-    *out = n->u;
-    return true;
-}
 
 vp_status vp__safetensors_read(vp_model *m, const unsigned char *data, size_t len,
                                uint64_t file_size, const char *source, vp_error *err)
@@ -74,7 +66,7 @@ vp_status vp__safetensors_read(vp_model *m, const unsigned char *data, size_t le
     uint64_t n = 0;
     for (int i = 7; i >= 0; i--)
         n = (n << 8) | data[i];
-    if (n > MAX_HEADER)
+    if (n > VP__LIM_ST_HEADER)
         return vp__error_set(err, VP_ELIMIT, &w0,
                              "header length %llu exceeds the 100,000,000-byte limit "
                              "(HeaderTooLarge)", (unsigned long long)n);
@@ -114,6 +106,17 @@ vp_status vp__safetensors_read(vp_model *m, const unsigned char *data, size_t le
         st = fail_node(err, &doc, root, VP_EFORMAT, "the header must be a JSON object%s", "");
         goto done;
     }
+    {
+        /* the tensors of every file of the checkpoint together: VP__LIM_TENSORS */
+        uint64_t n_tensors = root->count - (vp__json_get(&doc, root, "__metadata__") != NULL);
+        if (n_tensors > VP__LIM_TENSORS - m->n_tensors) {
+            st = fail_node(err, &doc, root, VP_ELIMIT,
+                           "%llu tensors, beyond the reader's limit of %llu per checkpoint",
+                           (unsigned long long)(n_tensors + m->n_tensors),
+                           (unsigned long long)VP__LIM_TENSORS);
+            goto done;
+        }
+    }
     spans = malloc((root->count ? root->count : 1) * sizeof(*spans));
     if (spans == NULL) {
         st = vp__error_set(err, VP_ENOMEM, &w0, "out of memory");
@@ -121,7 +124,7 @@ vp_status vp__safetensors_read(vp_model *m, const unsigned char *data, size_t le
     }
     for (const vp__json_node *t = vp__json_first(&doc, root); t; t = vp__json_next(&doc, t)) {
         const char *name = vp__json_key(&doc, t);
-        if (t->key_len == 12 && memcmp(name, "__metadata__", 12) == 0) {
+        if (vp__json_key_len(&doc, t) == 12 && memcmp(name, "__metadata__", 12) == 0) {
             if (t->type != VP__JSON_OBJECT) {
                 st = fail_node(err, &doc, t, VP_EFORMAT, "__metadata__ must be an object%s", "");
                 goto done;
@@ -149,7 +152,7 @@ vp_status vp__safetensors_read(vp_model *m, const unsigned char *data, size_t le
         }
         unsigned bits = 0;
         const char *dname = NULL;
-        if (dt->type == VP__JSON_STRING && dt->str_len < 8) {
+        if (dt->type == VP__JSON_STRING && vp__json_str_len(&doc, dt) < 8) {
             const char *ds = vp__json_str(&doc, dt);
             for (size_t i = 0; i < sizeof(st_dtypes) / sizeof(st_dtypes[0]); i++)
                 if (ds[0] == st_dtypes[i].name[0] && strcmp(ds, st_dtypes[i].name) == 0) {
@@ -171,7 +174,7 @@ vp_status vp__safetensors_read(vp_model *m, const unsigned char *data, size_t le
         uint64_t dims[VP__MAX_DIMS], numel = 1;
         unsigned nd = 0;
         for (const vp__json_node *d = vp__json_first(&doc, shape); d; d = vp__json_next(&doc, d)) {
-            if (!read_u64(d, &dims[nd])) {
+            if (!vp__json_uint(&doc, d, &dims[nd])) {
                 st = fail_node(err, &doc, d, VP_EFORMAT,
                                "shape of \"%.60s\" must hold non-negative integers", name);
                 goto done;
@@ -186,8 +189,8 @@ vp_status vp__safetensors_read(vp_model *m, const unsigned char *data, size_t le
         const vp__json_node *b = offs->type == VP__JSON_ARRAY ? vp__json_first(&doc, offs) : NULL;
         const vp__json_node *e = b ? vp__json_next(&doc, b) : NULL;
         uint64_t begin, end, bytes;
-        if (offs->type != VP__JSON_ARRAY || offs->count != 2 || !read_u64(b, &begin) ||
-            !read_u64(e, &end)) {
+        if (offs->type != VP__JSON_ARRAY || offs->count != 2 || !vp__json_uint(&doc, b, &begin) ||
+            !vp__json_uint(&doc, e, &end)) {
             st = fail_node(err, &doc, offs, VP_EFORMAT,
                            "data_offsets of \"%.60s\" must be two non-negative integers", name);
             goto done;
@@ -214,9 +217,9 @@ vp_status vp__safetensors_read(vp_model *m, const unsigned char *data, size_t le
         spans[n_spans].end = end;
         spans[n_spans].node = (uint32_t)(t - doc.nodes);
         n_spans++;
-        st = vp__model_add_tensor(m, name, t->key_len, dname, nd, dims, numel, bytes, begin, end);
+        st = vp__model_add_tensor(m, name, vp__json_key_len(&doc, t), dname, nd, dims, numel, bytes, begin, end);
         if (st != VP_OK) {
-            vp__error_set(err, st, &w0, "out of memory");
+            vp__error_set(err, st, &w0, "%s", vp_status_str(st));
             goto done;
         }
     }
@@ -294,6 +297,8 @@ vp_status vp__safetensors_index_read(vp_model *m, const char *json, size_t len,
     const vp__json_node *meta = vp__json_get(&doc, root, "metadata");
     const char **shards = NULL;
     wm_entry *entries = NULL;
+    uint32_t *mapped = NULL; /* weight_map entries per shard */
+    char *shard_path = NULL;
     size_t n_shards = 0;
     vp__where w0 = { path, 0, 0, 0, false };
     if (root->type != VP__JSON_OBJECT || wm == NULL || wm->type != VP__JSON_OBJECT) {
@@ -305,7 +310,7 @@ vp_status vp__safetensors_index_read(vp_model *m, const char *json, size_t len,
     if (meta != NULL && meta->type == VP__JSON_OBJECT) {
         const vp__json_node *ts = vp__json_get(&doc, meta, "total_size");
         if (ts != NULL) {
-            if (!read_u64(ts, &m->total_size)) {
+            if (!vp__json_uint(&doc, ts, &m->total_size)) {
                 vp__where w = vp__json_where(&doc, ts);
                 st = vp__error_set(err, VP_ETYPE, &w,
                                    "metadata.total_size must be a non-negative integer");
@@ -314,23 +319,32 @@ vp_status vp__safetensors_index_read(vp_model *m, const char *json, size_t len,
             m->has_total_size = 1;
         }
     }
+    if (wm->count > VP__LIM_TENSORS) {
+        vp__where w = vp__json_where(&doc, wm);
+        st = vp__error_set(err, VP_ELIMIT, &w,
+                           "weight_map lists %llu tensors, beyond the reader's limit of %llu "
+                           "tensors", (unsigned long long)wm->count,
+                           (unsigned long long)VP__LIM_TENSORS);
+        goto done;
+    }
     shards = malloc((wm->count ? wm->count : 1) * sizeof(*shards));
     entries = malloc((wm->count ? wm->count : 1) * sizeof(*entries));
-    if (shards == NULL || entries == NULL) {
+    mapped = calloc(wm->count ? wm->count : 1, sizeof(*mapped));
+    if (shards == NULL || entries == NULL || mapped == NULL) {
         st = vp__error_set(err, VP_ENOMEM, &w0, "out of memory");
         goto done;
     }
     size_t k = 0;
     for (const vp__json_node *e = vp__json_first(&doc, wm); e; e = vp__json_next(&doc, e), k++) {
-        if (e->type != VP__JSON_STRING || e->str_len == 0 ||
-            memchr(vp__json_str(&doc, e), '/', e->str_len) != NULL) {
+        if (e->type != VP__JSON_STRING || vp__json_str_len(&doc, e) == 0 ||
+            memchr(vp__json_str(&doc, e), '/', vp__json_str_len(&doc, e)) != NULL) {
             vp__where w = vp__json_where(&doc, e);
             st = vp__error_set(err, VP_ETYPE, &w,
                                "weight_map values must be shard file names in the same folder");
             goto done;
         }
-        entries[k] = (wm_entry){ vp__json_key(&doc, e), e->key_len, 0, 0,
-                                 vp__json_str(&doc, e), e->str_len };
+        entries[k] = (wm_entry){ vp__json_key(&doc, e), vp__json_key_len(&doc, e), 0, 0,
+                                 vp__json_str(&doc, e), vp__json_str_len(&doc, e) };
     }
     /* the distinct shard files, in name order (sorting keeps this O(n log n)) */
     qsort(entries, k, sizeof(*entries), cmp_wm_file);
@@ -338,36 +352,38 @@ vp_status vp__safetensors_index_read(vp_model *m, const char *json, size_t len,
         if (i == 0 || cmp_wm_file(&entries[i - 1], &entries[i]) != 0)
             shards[n_shards++] = entries[i].file;
         entries[i].shard = (uint32_t)(n_shards - 1);
+        mapped[n_shards - 1]++;
+    }
+    if (n_shards > VP__LIM_SHARDS) {
+        vp__where w = vp__json_where(&doc, wm);
+        st = vp__error_set(err, VP_ELIMIT, &w,
+                           "weight_map names %llu shard files, beyond the reader's limit of "
+                           "%llu shard files", (unsigned long long)n_shards,
+                           (unsigned long long)VP__LIM_SHARDS);
+        goto done;
     }
     qsort(entries, k, sizeof(*entries), cmp_wm);
     m->n_shards = n_shards;
     /* read every shard header found beside the index */
-    char dir[4096];
-    {
-        const char *slash = strrchr(path, '/');
-        size_t dn = slash ? (size_t)(slash - path) + 1 : 0;
-        if (dn >= sizeof(dir) - 512)
-            dn = 0;
-        memcpy(dir, path, dn);
-        dir[dn] = '\0';
-    }
     for (size_t s = 0; s < n_shards; s++) {
-        char shard_path[4096];
-        snprintf(shard_path, sizeof(shard_path), "%s%s", dir, shards[s]);
-        FILE *f = fopen(shard_path, "rb");
-        if (f == NULL)
-            continue; /* not beside the index: counted as not read */
-        fclose(f);
+        if ((st = vp__path_beside(&shard_path, path, shards[s], err)) != VP_OK)
+            goto done;
         unsigned char *buf;
         size_t blen;
         uint64_t size;
-        if ((st = vp__read_file(shard_path, 8, &buf, &blen, &size, err)) != VP_OK)
+        if ((st = vp__read_file_opt(shard_path, 8, VP__READ_OPTIONAL, NULL, &buf, &blen, &size,
+                                    err)) != VP_OK)
             goto done;
+        if (buf == NULL) { /* not beside the index: counted as not read */
+            free(shard_path);
+            shard_path = NULL;
+            continue;
+        }
         uint64_t hn = 0;
         for (int i = 7; i >= 0 && blen == 8; i--)
             hn = (hn << 8) | buf[i];
         free(buf);
-        size_t want = hn <= MAX_HEADER && blen == 8 ? (size_t)hn + 8 : 8;
+        size_t want = hn <= VP__LIM_ST_HEADER && blen == 8 ? (size_t)hn + 8 : 8;
         if ((st = vp__read_file(shard_path, want, &buf, &blen, &size, err)) != VP_OK)
             goto done;
         size_t before = m->n_tensors;
@@ -390,7 +406,9 @@ vp_status vp__safetensors_index_read(vp_model *m, const char *json, size_t len,
             }
             hit->seen = 1;
         }
-        for (size_t i = 0; i < k; i++)
+        /* every tensor the index maps here was found: counted, so that the check stays
+         * linear in the tensors; the weight_map is scanned only to name a missing one */
+        for (size_t i = 0; m->n_tensors - before != mapped[s] && i < k; i++)
             if (entries[i].shard == s && !entries[i].seen) {
                 vp__where w = { shard_path, 0, 0, 0, false };
                 st = vp__error_set(err, VP_EINVALID, &w,
@@ -400,11 +418,15 @@ vp_status vp__safetensors_index_read(vp_model *m, const char *json, size_t len,
                 goto done;
             }
         m->n_shards_read++;
+        free(shard_path);
+        shard_path = NULL;
     }
     st = VP_OK;
 done:
     free(shards);
     free(entries);
+    free(mapped);
+    free(shard_path);
     vp__json_free(&doc);
     return st;
 }

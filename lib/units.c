@@ -249,16 +249,18 @@ vp_status vp_bytes_format_number(char *buf, size_t len, vp_bytes x, vp_unit unit
 
 /* ---- exact parsing ---------------------------------------------------------------- */
 
-/* A 128-bit unsigned integer as four 32-bit limbs, least significant first. */
+/* A 192-bit unsigned integer as six 32-bit limbs, least significant first: 38 significant
+ * digits (< 2^127) times the largest unit (2^40) fit before any fraction is divided away. */
+#define WIDE_LIMBS 6
 typedef struct {
-    uint32_t w[4];
-} u128;
+    uint32_t w[WIDE_LIMBS];
+} wide;
 
-/* r = r * k + add; returns true when the result no longer fits in 128 bits. */
-static bool u128_mul_add(u128 *r, uint32_t k, uint32_t add)
+/* r = r * k + add; returns true when the result no longer fits in 192 bits. */
+static bool wide_mul_add(wide *r, uint32_t k, uint32_t add)
 {
     uint64_t carry = add;
-    for (int i = 0; i < 4; i++) {
+    for (int i = 0; i < WIDE_LIMBS; i++) {
         uint64_t t = (uint64_t)r->w[i] * k + carry;
         r->w[i] = (uint32_t)t;
         carry = t >> 32;
@@ -267,10 +269,10 @@ static bool u128_mul_add(u128 *r, uint32_t k, uint32_t add)
 }
 
 /* r /= 10; returns the remainder. */
-static unsigned u128_div10(u128 *r)
+static unsigned wide_div10(wide *r)
 {
     uint64_t rem = 0;
-    for (int i = 3; i >= 0; i--) {
+    for (int i = WIDE_LIMBS - 1; i >= 0; i--) {
         uint64_t cur = (rem << 32) | r->w[i];
         r->w[i] = (uint32_t)(cur / 10u);
         rem = cur % 10u;
@@ -278,12 +280,15 @@ static unsigned u128_div10(u128 *r)
     return (unsigned)rem;
 }
 
-static bool u128_fits64(const u128 *r)
+static bool wide_fits64(const wide *r)
 {
-    return r->w[2] == 0 && r->w[3] == 0;
+    for (int i = 2; i < WIDE_LIMBS; i++)
+        if (r->w[i] != 0)
+            return false;
+    return true;
 }
 
-static uint64_t u128_low64(const u128 *r)
+static uint64_t wide_low64(const wide *r)
 {
     return ((uint64_t)r->w[1] << 32) | r->w[0];
 }
@@ -291,15 +296,21 @@ static uint64_t u128_low64(const u128 *r)
 static bool is_digit(char c) { return c >= '0' && c <= '9'; }
 static bool is_space(char c) { return c == ' ' || c == '\t'; }
 
+/* 1-based column of byte pos, saturated (never wrapped) beyond 2^32 − 1. */
+static uint32_t column_of(size_t pos)
+{
+    return pos >= UINT32_MAX ? UINT32_MAX : (uint32_t)(pos + 1);
+}
+
 static vp_status parse_fail(vp_error *err, vp_status code, size_t pos, const char *msg)
 {
-    vp__where w = { "<text>", 1, (uint32_t)(pos + 1), pos, true };
+    vp__where w = { "<text>", 1, column_of(pos), pos, true };
     return vp__error_set(err, code, &w, "%s", msg);
 }
 
 static vp_status unit_fail(vp_error *err, size_t pos, const char *unit, size_t len)
 {
-    vp__where w = { "<text>", 1, (uint32_t)(pos + 1), pos, true };
+    vp__where w = { "<text>", 1, column_of(pos), pos, true };
     return vp__error_set(err, VP_EUNIT, &w,
                          "unknown unit '%.*s': use B, kB, MB, GB, TB (10^3n) or KiB, MiB, "
                          "GiB, TiB (2^10n); units are case-sensitive",
@@ -324,7 +335,7 @@ vp_status vp_bytes_parse(vp_bytes *out, const char *text, size_t len, vp_error *
         return parse_fail(err, VP_EPARSE, i, "expected a digit at the start of the quantity");
     }
     /* Significant digits (leading zeros dropped) and the power of ten applied to them. */
-    u128 v = { { 0, 0, 0, 0 } };
+    wide v = { { 0 } };
     size_t nsig = 0, trailing_zeros = 0;
     long exp10 = 0;
     bool in_frac = false;
@@ -353,8 +364,8 @@ vp_status vp_bytes_parse(vp_bytes *out, const char *text, size_t len, vp_error *
             return parse_fail(err, VP_ELIMIT, start,
                               "more than 38 significant digits in the number");
         for (; trailing_zeros > 0; trailing_zeros--, nsig++)
-            (void)u128_mul_add(&v, 10u, 0u); /* < 10^38 < 2^128: cannot overflow */
-        (void)u128_mul_add(&v, 10u, (uint32_t)(c - '0'));
+            (void)wide_mul_add(&v, 10u, 0u); /* < 10^38 < 2^127: cannot overflow */
+        (void)wide_mul_add(&v, 10u, (uint32_t)(c - '0'));
         nsig++;
     }
     /* zeros after the last significant digit multiply it by ten each */
@@ -404,28 +415,28 @@ vp_status vp_bytes_parse(vp_bytes *out, const char *text, size_t len, vp_error *
         uint64_t f = unit_table[unit].factor;
         uint32_t base = f % 1000u == 0 ? 1000u : 1024u;
         for (; f > 1; f /= base)
-            if (u128_mul_add(&v, base, 0u))
+            if (wide_mul_add(&v, base, 0u)) /* < 2^127 · 2^40: cannot overflow */
                 goto overflow;
     }
     {
         if (exp10 > 0) {
             for (long k = 0; k < exp10; k++) {
-                if (u128_mul_add(&v, 10u, 0u) || !u128_fits64(&v))
+                if (wide_mul_add(&v, 10u, 0u) || !wide_fits64(&v))
                     goto overflow;
             }
         } else if (exp10 < 0) {
             unsigned last = 0;
             for (long k = 0; k < -exp10; k++)
-                last = u128_div10(&v);
+                last = wide_div10(&v);
             if (last >= 5) { /* the first discarded digit: round half away from zero */
-                for (int k = 0; k < 4 && ++v.w[k] == 0; k++)
+                for (int k = 0; k < WIDE_LIMBS && ++v.w[k] == 0; k++)
                     ;
             }
         }
-        if (!u128_fits64(&v))
+        if (!wide_fits64(&v))
             goto overflow;
     }
-    out->b = u128_low64(&v);
+    out->b = wide_low64(&v);
     return VP_OK;
 overflow:
     return parse_fail(err, VP_EOVERFLOW, start, "the quantity exceeds 2^64 - 1 bytes");

@@ -2,10 +2,14 @@
  * safetensors and GGUF headers: files written here with known tensors, every dtype and
  * every ggml type at least once, exact bytes; and every kind of broken header.
  */
+#define _POSIX_C_SOURCE 200809L
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <vramplan.h>
 
@@ -279,6 +283,24 @@ START_TEST(test_safetensors_bad)
     st_with_header(&b, "{\"a\":{\"dtype\":\"U8\",\"shape\":[4294967296,4294967296],\"data_offsets\":[0,4]}}", 4);
     expect_bad_st(b.data, b.len, b.len, VP_EOVERFLOW, "ValidationOverflow");
     vp_buf_free(&b);
+    /* five packed int32 tensors of 2^59 − 1 values, 8 4-bit weights each: 2^63.3 bytes fit,
+     * 2^65.3 parameters do not; reported for this file */
+    {
+        char h[1024];
+        size_t n = 1;
+        uint64_t numel = (UINT64_C(1) << 59) - 1, bytes = 4 * numel;
+        h[0] = '{';
+        for (uint64_t i = 0; i < 5; i++)
+            n += (size_t)snprintf(h + n, sizeof(h) - n,
+                                  "%s\"w%" PRIu64 ".qweight\":{\"dtype\":\"I32\",\"shape\":"
+                                  "[%" PRIu64 "],\"data_offsets\":[%" PRIu64 ",%" PRIu64 "]}",
+                                  i ? "," : "", i, numel, i * bytes, (i + 1) * bytes);
+        h[n++] = '}';
+        h[n] = '\0';
+        st_with_header(&b, h, 0);
+        expect_bad_st(b.data, b.len, 8 + n + 5 * bytes, VP_EOVERFLOW, "when summed");
+        vp_buf_free(&b);
+    }
     /* invalid UTF-8 in a name */
     st_with_header(&b, "{\"a\xff\":{\"dtype\":\"U8\",\"shape\":[4],\"data_offsets\":[0,4]}}", 4);
     expect_bad_st(b.data, b.len, b.len, VP_EENCODING, "UTF-8");
@@ -524,10 +546,16 @@ START_TEST(test_gguf_bad)
     vp_buf_u64(&b, 0);
     expect_bad_gguf(b.data, b.len, b.len, VP_EOVERFLOW, "overflows");
     vp_buf_free(&b);
-    /* counts larger than the header can hold, before any allocation */
+    /* counts beyond the limit, or larger than the header can hold, before any allocation */
     vp_buf_put(&b, "GGUF", 4);
     vp_buf_u32(&b, 3);
     vp_buf_u64(&b, UINT64_MAX);
+    vp_buf_u64(&b, 0);
+    expect_bad_gguf(b.data, b.len, b.len, VP_ELIMIT, "limit");
+    vp_buf_free(&b);
+    vp_buf_put(&b, "GGUF", 4);
+    vp_buf_u32(&b, 3);
+    vp_buf_u64(&b, 1000);
     vp_buf_u64(&b, 0);
     expect_bad_gguf(b.data, b.len, b.len, VP_ETRUNCATED, "count");
     vp_buf_free(&b);
@@ -550,6 +578,520 @@ START_TEST(test_gguf_bad)
     vp_buf_u64(&b, 0);
     expect_bad_gguf(b.data, b.len, b.len, VP_EUNSUPPORTED, "value type 13");
     vp_buf_free(&b);
+}
+END_TEST
+
+/* A GGUF v3 header of llama metadata (no tensors) whose key `key` holds the u64 `value`;
+ * *at receives the byte offset of that value. */
+static void gguf_with_meta(vp_buf *b, const char *key, uint32_t type, uint64_t value,
+                           uint64_t *at)
+{
+    vp_buf_put(b, "GGUF", 4);
+    vp_buf_u32(b, 3);
+    vp_buf_u64(b, 0);
+    vp_buf_u64(b, 5);
+    vp_buf_str(b, "general.architecture");
+    vp_buf_u32(b, 8);
+    vp_buf_str(b, "llama");
+    kv_u32(b, "llama.block_count", 32);
+    kv_u32(b, "llama.embedding_length", 4096);
+    kv_u32(b, "llama.attention.head_count", 32);
+    vp_buf_str(b, key);
+    vp_buf_u32(b, type);
+    *at = b->len;
+    if (type == 10 || type == 11)
+        vp_buf_u64(b, value);
+    else
+        vp_buf_u32(b, (uint32_t)value);
+}
+
+/* GGUF metadata obeys the same limits as config.json: every width 2^24, layers 4096,
+ * context 2^32; the error names the key and gives the value's byte offset. */
+static const struct {
+    const char *key;
+    uint32_t type;  /* 4 u32, 5 i32, 10 u64, 6 f32 */
+    uint64_t value;
+    vp_status status;
+} gguf_meta_limits[] = {
+    { "llama.attention.head_count_kv", 10, UINT64_C(1) << 63, VP_ELIMIT },
+    { "llama.attention.head_count_kv", 10, (UINT64_C(1) << 24) + 1, VP_ELIMIT },
+    { "llama.attention.key_length", 10, UINT64_MAX, VP_ELIMIT },
+    { "llama.attention.kv_lora_rank", 10, UINT64_MAX - 63, VP_ELIMIT },
+    { "llama.rope.dimension_count", 10, UINT64_C(1) << 40, VP_ELIMIT },
+    { "llama.block_count", 4, 4097, VP_ELIMIT },
+    { "llama.embedding_length", 10, UINT64_C(1) << 32, VP_ELIMIT },
+    { "llama.feed_forward_length", 10, UINT64_C(1) << 25, VP_ELIMIT },
+    { "llama.expert_count", 10, UINT64_C(1) << 25, VP_ELIMIT },
+    { "llama.expert_used_count", 10, UINT64_C(1) << 25, VP_ELIMIT },
+    { "llama.vocab_size", 10, UINT64_C(1) << 25, VP_ELIMIT },
+    { "llama.context_length", 10, (UINT64_C(1) << 32) + 1, VP_ELIMIT },
+    { "llama.attention.sliding_window", 10, UINT64_C(1) << 33, VP_ELIMIT },
+    { "llama.attention.head_count_kv", 5, 0xFFFFFFFFu, VP_ERANGE },  /* i32 −1 */
+    { "llama.block_count", 6, 0x42000000u, VP_ETYPE },               /* f32 32.0 */
+};
+
+START_TEST(test_gguf_metadata_limits)
+{
+    vp_buf b = { 0 };
+    uint64_t at;
+    gguf_with_meta(&b, gguf_meta_limits[_i].key, gguf_meta_limits[_i].type,
+                   gguf_meta_limits[_i].value, &at);
+    vp_model *m = (vp_model *)&m;
+    vp_error err = VP_ERROR_INIT;
+    vp_status st = vp_model_from_gguf(&m, b.data, b.len, b.len, "limits.gguf", &err);
+    ck_assert_msg(st == gguf_meta_limits[_i].status, "%s: got %s (%s)", gguf_meta_limits[_i].key,
+                  vp_status_name(st), err.message);
+    ck_assert_ptr_eq(m, (vp_model *)&m);
+    ck_assert(err.flags & VP_ERROR_HAS_OFFSET);
+    ck_assert_uint_eq(err.byte_offset, at);
+    ck_assert_msg(strstr(err.message, gguf_meta_limits[_i].key) != NULL, "%s", err.message);
+    vp_buf_free(&b);
+    /* the largest values within the limits are accepted and give exact, checked figures */
+    if (gguf_meta_limits[_i].status == VP_ELIMIT && gguf_meta_limits[_i].type == 10) {
+        gguf_with_meta(&b, "llama.attention.head_count_kv", 10, UINT64_C(1) << 24, &at);
+        ck_assert_int_eq(vp_model_from_gguf(&m, b.data, b.len, b.len, NULL, &err), VP_OK);
+        vp_bytes kv;
+        ck_assert_int_eq(vp_model_kv_bytes_per_token(m, &kv), VP_OK);
+        /* 2 (K, V) · 2^24 heads · 128 (4096 / 32) · 2 B (f16) · 32 layers */
+        ck_assert_uint_eq(vp_bytes_value(kv), UINT64_C(2) * (UINT64_C(1) << 24) * 128 * 2 * 32);
+        vp_model_free(m);
+        vp_buf_free(&b);
+    }
+}
+END_TEST
+
+/* The token list gives the vocabulary when vocab_size is absent: same limit. */
+START_TEST(test_gguf_token_count_limit)
+{
+    vp_buf b = { 0 };
+    vp_buf_put(&b, "GGUF", 4);
+    vp_buf_u32(&b, 3);
+    vp_buf_u64(&b, 0);
+    vp_buf_u64(&b, 1);
+    vp_buf_str(&b, "tokenizer.ggml.tokens");
+    vp_buf_u32(&b, 9);
+    size_t at = b.len;
+    vp_buf_u32(&b, 0);                        /* an array of u8 */
+    vp_buf_u64(&b, (UINT64_C(1) << 24) + 1);  /* 2^24 + 1 token ids */
+    for (uint64_t i = 0; i < (UINT64_C(1) << 24) + 1; i += 4096) {
+        static const unsigned char zero[4096];
+        vp_buf_put(&b, zero, (size_t)((UINT64_C(1) << 24) + 1 - i < 4096 ? 1 : 4096));
+    }
+    vp_model *m = (vp_model *)&m;
+    vp_error err = VP_ERROR_INIT;
+    ck_assert_int_eq(vp_model_from_gguf(&m, b.data, b.len, b.len, "tok.gguf", &err), VP_ELIMIT);
+    ck_assert_uint_eq(err.byte_offset, at);
+    ck_assert_msg(strstr(err.message, "tokenizer.ggml.tokens") != NULL, "%s", err.message);
+    vp_buf_free(&b);
+}
+END_TEST
+
+/* More tensors than VP__LIM_TENSORS: refused at the count, before anything is allocated. */
+START_TEST(test_gguf_tensor_count_limit)
+{
+    vp_buf b = { 0 };
+    vp_buf_put(&b, "GGUF", 4);
+    vp_buf_u32(&b, 3);
+    vp_buf_u64(&b, (UINT64_C(1) << 20) + 1);
+    vp_buf_u64(&b, 0);
+    for (int i = 0; i < 64; i++)
+        vp_buf_put(&b, "", 1);
+    vp_model *m = (vp_model *)&m;
+    vp_error err = VP_ERROR_INIT;
+    ck_assert_int_eq(vp_model_from_gguf(&m, b.data, b.len, b.len, "n.gguf", &err), VP_ELIMIT);
+    ck_assert_ptr_eq(m, (vp_model *)&m);
+    ck_assert_uint_eq(err.byte_offset, 8);
+    ck_assert_msg(strstr(err.message, "1048576") != NULL, "%s", err.message);
+    vp_buf_free(&b);
+}
+END_TEST
+
+/* Element counts that each fit but whose sum does not: two IQ1_S tensors (256 values in
+ * 50 bytes) of 2^63 values, 2^60.6 bytes each, with the file size unknown (0). The
+ * parameter count is 2^64: an overflow, never 0. */
+START_TEST(test_gguf_parameter_sum_overflow)
+{
+    vp_buf b = { 0 };
+    uint64_t bytes = UINT64_C(50) << 55;
+    vp_buf_put(&b, "GGUF", 4);
+    vp_buf_u32(&b, 3);
+    vp_buf_u64(&b, 2);
+    vp_buf_u64(&b, 0);
+    for (int i = 0; i < 2; i++) {
+        vp_buf_str(&b, i ? "b" : "a");
+        vp_buf_u32(&b, 1);
+        vp_buf_u64(&b, UINT64_C(1) << 63);
+        vp_buf_u32(&b, 19); /* IQ1_S */
+        vp_buf_u64(&b, i ? bytes : 0);
+    }
+    vp_model *m = (vp_model *)&m;
+    vp_error err = VP_ERROR_INIT;
+    vp_status st = vp_model_from_gguf(&m, b.data, b.len, 0, "sum.gguf", &err);
+    ck_assert_msg(st == VP_EOVERFLOW, "%s (%s)", vp_status_name(st), err.message);
+    ck_assert_ptr_eq(m, (vp_model *)&m);
+    ck_assert(err.flags & VP_ERROR_HAS_OFFSET);
+    /* one of them alone: 2^63 parameters, exactly */
+    vp_buf_free(&b);
+    vp_buf_put(&b, "GGUF", 4);
+    vp_buf_u32(&b, 3);
+    vp_buf_u64(&b, 1);
+    vp_buf_u64(&b, 0);
+    vp_buf_str(&b, "a");
+    vp_buf_u32(&b, 1);
+    vp_buf_u64(&b, UINT64_C(1) << 63);
+    vp_buf_u32(&b, 19);
+    vp_buf_u64(&b, 0);
+    ck_assert_int_eq(vp_model_from_gguf(&m, b.data, b.len, 0, "one.gguf", &err), VP_OK);
+    ck_assert_uint_eq(vp_count_value(vp_model_parameters(m)), UINT64_C(1) << 63);
+    ck_assert_uint_eq(vp_bytes_value(vp_model_total_bytes(m)), bytes);
+    vp_model_free(m);
+    vp_buf_free(&b);
+}
+END_TEST
+
+/* Removes the folder `name` (under the current folder) and everything in it, going into
+ * each folder with chdir so that no path grows beyond the system's limit. */
+static void rm_tree_here(const char *name)
+{
+    ck_assert_int_eq(chdir(name), 0);
+    for (;;) {
+        DIR *d = opendir(".");
+        ck_assert_ptr_nonnull(d);
+        char sub[256] = "";
+        struct dirent *e;
+        while ((e = readdir(d)) != NULL) {
+            if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+                continue;
+            struct stat sb;
+            ck_assert_int_eq(lstat(e->d_name, &sb), 0);
+            if (S_ISDIR(sb.st_mode))
+                snprintf(sub, sizeof(sub), "%s", e->d_name);
+            else
+                ck_assert_int_eq(unlink(e->d_name), 0);
+        }
+        closedir(d);
+        if (sub[0] == '\0')
+            break;
+        rm_tree_here(sub);
+    }
+    ck_assert_int_eq(chdir(".."), 0);
+    ck_assert_int_eq(rmdir(name), 0);
+}
+
+/* Removes the scratch folder `dir` (an absolute path of a few bytes) and its contents,
+ * then returns to the folder `back`. */
+static void rm_tree(const char *dir, const char *back)
+{
+    const char *slash = strrchr(dir, '/');
+    char parent[512];
+    snprintf(parent, sizeof(parent), "%.*s", (int)(slash - dir), dir);
+    ck_assert_int_eq(chdir(parent[0] ? parent : "/"), 0);
+    rm_tree_here(slash + 1);
+    ck_assert_int_eq(chdir(back), 0);
+}
+
+/* An index whose weight_map lists more tensors than VP__LIM_TENSORS, or more shard files
+ * than VP__LIM_SHARDS: VP_ELIMIT at the weight_map, before any shard is opened. */
+static void index_limit_case(const char *dir, size_t n_tensors, size_t n_shards,
+                             const char *needle)
+{
+    char path[512];
+    snprintf(path, sizeof(path), "%s/model.safetensors.index.json", dir);
+    vp_buf b = { 0 };
+    vp_buf_put(&b, "{\"weight_map\":\n {", 17);
+    for (size_t i = 0; i < n_tensors; i++) {
+        char e[64];
+        int n = snprintf(e, sizeof(e), "%s\"t%zu\":\"s%zu\"", i ? "," : "", i, i % n_shards);
+        vp_buf_put(&b, e, (size_t)n);
+    }
+    vp_buf_put(&b, "}}", 2);
+    vp_test_write(path, b.data, b.len);
+    vp_buf_free(&b);
+    vp_model *m = (vp_model *)&m;
+    vp_error err = VP_ERROR_INIT;
+    vp_status st = vp_model_from_path(&m, path, &err);
+    ck_assert_msg(st == VP_ELIMIT, "%zu tensors, %zu shards: %s (%s)", n_tensors, n_shards,
+                  vp_status_name(st), err.message);
+    ck_assert_ptr_eq(m, (vp_model *)&m);
+    ck_assert_uint_eq(err.line, 2);
+    ck_assert_uint_eq(err.column, 2);
+    ck_assert_msg(strstr(err.message, needle) != NULL, "'%s' lacks '%s'", err.message, needle);
+}
+
+START_TEST(test_index_count_limits)
+{
+    char *dir = vp_test_tmpdir();
+    index_limit_case(dir, 65537, 65537, "65536 shard files");
+    index_limit_case(dir, (size_t)1 << 20 | 1, 1, "1048576 tensors");
+    char cwd[4096];
+    ck_assert_ptr_nonnull(getcwd(cwd, sizeof(cwd)));
+    rm_tree(dir, cwd);
+    free(dir);
+}
+END_TEST
+
+/* A scratch folder in memory (/dev/shm) when there is one, so that a test that writes
+ * thousands of files does not wait on a shared disk; else the usual one. */
+static char *scratch_dir(void)
+{
+    char tmpl[] = "/dev/shm/vramplan-test-XXXXXX";
+    struct stat sb;
+    if (stat("/dev/shm", &sb) == 0 && S_ISDIR(sb.st_mode) && mkdtemp(tmpl) != NULL)
+        return strdup(tmpl);
+    return vp_test_tmpdir();
+}
+
+/* Checking shards against the weight_map is linear: 16,384 shard files beside an index of
+ * 2^20 tensors (the rest mapped to a shard that is absent) take about two seconds; the
+ * check that scanned the whole weight_map for every shard (16,384 × 2^20 entries of 40
+ * bytes) took two minutes, past this test's 60 s timeout. */
+enum { MANY_PRESENT = 16384, MANY_TENSORS = 1 << 20 };
+
+START_TEST(test_index_many_shards_linear)
+{
+    char *dir = scratch_dir();
+    char path[512];
+    for (size_t i = 0; i < MANY_PRESENT; i++) {
+        char name[32], tname[32];
+        snprintf(name, sizeof(name), "s%05zu", i);
+        snprintf(tname, sizeof(tname), "t%zu", i);
+        st_tensor t = { tname, "U8", 1, { 1 } };
+        write_st(dir, name, &t, 1);
+    }
+    vp_buf b = { 0 };
+    vp_buf_put(&b, "{\"weight_map\": {", 16);
+    for (size_t i = 0; i < MANY_TENSORS; i++) {
+        char e[64];
+        int n = i < MANY_PRESENT
+                    ? snprintf(e, sizeof(e), "%s\"t%zu\":\"s%05zu\"", i ? "," : "", i, i)
+                    : snprintf(e, sizeof(e), ",\"t%zu\":\"absent\"", i);
+        vp_buf_put(&b, e, (size_t)n);
+    }
+    vp_buf_put(&b, "}}", 2);
+    snprintf(path, sizeof(path), "%s/model.safetensors.index.json", dir);
+    vp_test_write(path, b.data, b.len);
+    vp_buf_free(&b);
+    vp_model *m = NULL;
+    vp_error err = VP_ERROR_INIT;
+    ck_assert_msg(vp_model_from_path(&m, path, &err) == VP_OK, "%s", err.message);
+    size_t read = 0;
+    ck_assert_uint_eq(vp_model_shard_count(m, &read), MANY_PRESENT + 1);
+    ck_assert_uint_eq(read, MANY_PRESENT);
+    ck_assert_uint_eq(vp_model_tensor_count(m), MANY_PRESENT);
+    ck_assert_uint_eq(vp_bytes_value(vp_model_total_bytes(m)), MANY_PRESENT);
+    vp_model_free(m);
+    char cwd[4096];
+    ck_assert_ptr_nonnull(getcwd(cwd, sizeof(cwd)));
+    rm_tree(dir, cwd);
+    free(dir);
+}
+END_TEST
+
+/* ---- long folder paths: never a silent fallback to the current folder ------------- */
+
+/* Makes folders of 200-byte names under the current folder, one step at a time (mkdir and
+ * chdir, so that no call sees a path beyond the system's limit), until the absolute path
+ * of the deepest reaches `min_len` bytes; leaves the current folder there and returns that
+ * path (malloc'd). */
+static char *make_deep(const char *base, size_t min_len)
+{
+    char name[201];
+    memset(name, 'd', 200);
+    name[200] = '\0';
+    size_t len = strlen(base);
+    char *path = malloc(len + 1);
+    ck_assert_ptr_nonnull(path);
+    memcpy(path, base, len + 1);
+    ck_assert_int_eq(chdir(base), 0);
+    while (len < min_len) {
+        ck_assert_int_eq(mkdir(name, 0700), 0);
+        ck_assert_int_eq(chdir(name), 0);
+        path = realloc(path, len + 202);
+        ck_assert_ptr_nonnull(path);
+        path[len] = '/';
+        memcpy(path + len + 1, name, 201);
+        len += 201;
+    }
+    return path;
+}
+
+/* A folder of `len` bytes exactly: make_deep, then one last folder of the right length. */
+static char *make_deep_exact(const char *base, size_t len)
+{
+    char *path = make_deep(base, len - 202 - 2);
+    size_t have = strlen(path), last = len - have - 1;
+    ck_assert_uint_gt(last, 0);
+    ck_assert_uint_le(last, 255);
+    char name[256];
+    memset(name, 'e', last);
+    name[last] = '\0';
+    ck_assert_int_eq(mkdir(name, 0700), 0);
+    ck_assert_int_eq(chdir(name), 0);
+    path = realloc(path, len + 1);
+    ck_assert_ptr_nonnull(path);
+    path[have] = '/';
+    memcpy(path + have + 1, name, last + 1);
+    ck_assert_uint_eq(strlen(path), len);
+    return path;
+}
+
+static char *join(const char *dir, const char *name)
+{
+    size_t a = strlen(dir), b = strlen(name);
+    char *p = malloc(a + b + 2);
+    ck_assert_ptr_nonnull(p);
+    memcpy(p, dir, a);
+    p[a] = '/';
+    memcpy(p + a + 1, name, b + 1);
+    return p;
+}
+
+static const st_tensor real_tensor[] = { { "real.weight", "BF16", 2, { 4, 8 } } };
+static const st_tensor decoy_tensor[] = { { "decoy.weight", "F32", 1, { 3 } } };
+static const char real_index[] =
+    "{\"weight_map\": {\"real.weight\": \"model-00001-of-00001.safetensors\"}}";
+static const char decoy_config[] =
+    "{\"model_type\": \"gpt2\", \"vocab_size\": 10, \"n_embd\": 64, \"n_layer\": 2, \"n_head\": 8,"
+    " \"n_positions\": 64}";
+
+/* An index in a folder whose path (3,700 bytes) is longer than the old fixed buffers
+ * allowed: its shard is read from that folder, not the decoy of the same name in the
+ * current folder. */
+START_TEST(test_index_in_long_folder)
+{
+    char *tmp = vp_test_tmpdir(), cwd[4096];
+    ck_assert_ptr_nonnull(getcwd(cwd, sizeof(cwd)));
+    ck_assert_int_eq(chdir(tmp), 0);
+    write_st(".", "model-00001-of-00001.safetensors", decoy_tensor, 1);
+    vp_test_write("config.json", decoy_config, sizeof(decoy_config) - 1);
+    char *dir = make_deep_exact(tmp, 3700);
+    write_st(".", "model-00001-of-00001.safetensors", real_tensor, 1);
+    vp_test_write("model.safetensors.index.json", real_index, sizeof(real_index) - 1);
+    ck_assert_int_eq(chdir(tmp), 0);
+    char *path = join(dir, "model.safetensors.index.json");
+    vp_model *m = NULL;
+    vp_error err = VP_ERROR_INIT;
+    ck_assert_msg(vp_model_from_path(&m, path, &err) == VP_OK, "%s", err.message);
+    size_t read = 0;
+    ck_assert_uint_eq(vp_model_shard_count(m, &read), 1);
+    ck_assert_uint_eq(read, 1);
+    ck_assert_uint_eq(vp_model_tensor_count(m), 1);
+    ck_assert_str_eq(vp_model_tensor_name(m, 0), "real.weight");
+    ck_assert_int_eq(vp_model_has_architecture(m), 0); /* no config.json beside it */
+    vp_model_free(m);
+    free(path);
+    free(dir);
+    /* in a folder of 3,900 bytes, a shard name of 240 bytes takes the shard's path past
+     * 4096 bytes: named, not looked for in the current folder (where a decoy lies) */
+    char shard[241];
+    memset(shard, 's', 228);
+    memcpy(shard + 228, ".safetensors", 13);
+    write_st(".", shard, decoy_tensor, 1);
+    char *tmp2 = vp_test_tmpdir();
+    dir = make_deep_exact(tmp2, 3900);
+    write_st(".", shard, real_tensor, 1);
+    ck_assert_int_eq(chdir(tmp), 0);
+    path = join(dir, "model.safetensors.index.json");
+    char long_index[512];
+    int n = snprintf(long_index, sizeof(long_index), "{\"weight_map\": {\"real.weight\": \"%s\"}}",
+                     shard);
+    vp_test_write(path, long_index, (size_t)n);
+    m = (vp_model *)&m;
+    ck_assert_int_eq(vp_model_from_path(&m, path, &err), VP_ELIMIT);
+    ck_assert_ptr_eq(m, (vp_model *)&m);
+    ck_assert_int_eq(strncmp(err.source, dir, sizeof(err.source) - 1), 0);
+    ck_assert_msg(strstr(err.message, shard + 100) != NULL && strstr(err.message, "4096"),
+                  "%s", err.message);
+    ck_assert_int_eq(chdir(cwd), 0);
+    rm_tree(tmp2, cwd);
+    rm_tree(tmp, cwd);
+    free(path);
+    free(dir);
+    free(tmp2);
+    free(tmp);
+}
+END_TEST
+
+/* A checkpoint (no extension: told by its bytes) in a folder of 4,088 bytes: the
+ * config.json beside it would have a path of 4,099 bytes. VP_ELIMIT naming it, not the
+ * decoy config.json of the current folder. */
+START_TEST(test_config_beside_long_folder)
+{
+    char *tmp = vp_test_tmpdir(), cwd[4096];
+    ck_assert_ptr_nonnull(getcwd(cwd, sizeof(cwd)));
+    ck_assert_int_eq(chdir(tmp), 0);
+    vp_test_write("config.json", decoy_config, sizeof(decoy_config) - 1);
+    char *dir = make_deep_exact(tmp, 4088);
+    write_st(".", "m", real_tensor, 1);
+    static const char real_config[] =
+        "{\"model_type\": \"gpt2\", \"vocab_size\": 10, \"n_embd\": 64, \"n_layer\": 3, "
+        "\"n_head\": 8, \"n_positions\": 64}";
+    vp_test_write("config.json", real_config, sizeof(real_config) - 1);
+    ck_assert_int_eq(chdir(tmp), 0);
+    char *path = join(dir, "m");
+    vp_model *m = (vp_model *)&m;
+    vp_error err = VP_ERROR_INIT;
+    vp_status st = vp_model_from_path(&m, path, &err);
+    ck_assert_msg(st == VP_ELIMIT, "%s (%s)", vp_status_name(st), err.message);
+    ck_assert_ptr_eq(m, (vp_model *)&m);
+    ck_assert_int_eq(strncmp(err.source, dir, sizeof(err.source) - 1), 0);
+    ck_assert_msg(strstr(err.message, "/config.json") != NULL && strstr(err.message, "4096"),
+                  "%s", err.message);
+    /* from inside the folder, by a short relative path: read, with its config.json */
+    ck_assert_int_eq(chdir(dir + strlen(tmp) + 1), 0);
+    ck_assert_msg(vp_model_from_path(&m, "m", &err) == VP_OK, "%s", err.message);
+    uint64_t layers = 0;
+    ck_assert_int_eq(vp_model_arch(m, VP_ARCH_LAYERS, &layers), VP_OK);
+    ck_assert_uint_eq(layers, 3); /* its own config.json, not the decoy (2 layers) */
+    ck_assert_str_eq(vp_model_tensor_name(m, 0), "real.weight");
+    vp_model_free(m);
+    ck_assert_int_eq(chdir(cwd), 0);
+    rm_tree(tmp, cwd);
+    free(path);
+    free(dir);
+    free(tmp);
+}
+END_TEST
+
+/* A folder whose full path is beyond 4096 bytes (built step by step): its files are
+ * VP_ELIMIT by their full path, naming it, and the decoys of the current folder are not
+ * read; by a short relative path from inside the folder they read as usual. */
+START_TEST(test_folder_beyond_path_limit)
+{
+    char *tmp = vp_test_tmpdir(), cwd[4096];
+    ck_assert_ptr_nonnull(getcwd(cwd, sizeof(cwd)));
+    ck_assert_int_eq(chdir(tmp), 0);
+    write_st(".", "model-00001-of-00001.safetensors", decoy_tensor, 1);
+    vp_test_write("config.json", decoy_config, sizeof(decoy_config) - 1);
+    vp_test_write("model.safetensors.index.json", real_index, sizeof(real_index) - 1);
+    char *dir = make_deep(tmp, 4400);
+    write_st(".", "model-00001-of-00001.safetensors", real_tensor, 1);
+    vp_test_write("model.safetensors.index.json", real_index, sizeof(real_index) - 1);
+    vp_model *m = NULL;
+    vp_error err = VP_ERROR_INIT;
+    ck_assert_msg(vp_model_from_path(&m, "model.safetensors.index.json", &err) == VP_OK, "%s",
+                  err.message);
+    ck_assert_str_eq(vp_model_tensor_name(m, 0), "real.weight");
+    vp_model_free(m);
+    ck_assert_int_eq(chdir(tmp), 0);
+    static const char *const names[] = { "model.safetensors.index.json",
+                                         "model-00001-of-00001.safetensors" };
+    for (size_t i = 0; i < 2; i++) {
+        char *path = join(dir, names[i]);
+        ck_assert_uint_gt(strlen(path), 4096);
+        m = (vp_model *)&m;
+        vp_status st = vp_model_from_path(&m, path, &err);
+        ck_assert_msg(st == VP_ELIMIT, "%s: %s (%s)", names[i], vp_status_name(st), err.message);
+        ck_assert_ptr_eq(m, (vp_model *)&m);
+        ck_assert_int_eq(strncmp(err.source, path, sizeof(err.source) - 1), 0);
+        ck_assert_msg(strstr(err.message, names[i]) != NULL && strstr(err.message, "4096"),
+                      "%s", err.message);
+        free(path);
+    }
+    ck_assert_int_eq(chdir(cwd), 0);
+    rm_tree(tmp, cwd);
+    free(dir);
+    free(tmp);
 }
 END_TEST
 
@@ -610,6 +1152,21 @@ Suite *vp_test_suite(void)
     VP_ADD_TEST(s, test_gguf_every_type);
     VP_ADD_TEST(s, test_gguf_bad);
     VP_ADD_TEST(s, test_gguf_truncations);
+    VP_ADD_LOOP_TEST(s, test_gguf_metadata_limits,
+                     sizeof(gguf_meta_limits) / sizeof(gguf_meta_limits[0]));
+    VP_ADD_TEST(s, test_gguf_token_count_limit);
+    VP_ADD_TEST(s, test_gguf_tensor_count_limit);
+    VP_ADD_TEST(s, test_gguf_parameter_sum_overflow);
+    VP_ADD_TEST(s, test_index_count_limits);
+    {
+        TCase *tc = tcase_create("test_index_many_shards_linear");
+        tcase_add_test(tc, test_index_many_shards_linear);
+        tcase_set_timeout(tc, 60);
+        suite_add_tcase(s, tc);
+    }
+    VP_ADD_TEST(s, test_index_in_long_folder);
+    VP_ADD_TEST(s, test_config_beside_long_folder);
+    VP_ADD_TEST(s, test_folder_beyond_path_limit);
     VP_ADD_TEST(s, test_gguf_path);
     return s;
 }

@@ -1,6 +1,7 @@
 /* White-box tests of hidden helpers (linked against the internal static library). */
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "../lib/internal.h"
@@ -47,6 +48,225 @@ START_TEST(test_checked_helpers)
     ck_assert(!vp__mul_u64(&r, UINT64_C(1) << 31, UINT64_C(1) << 32));
     ck_assert_uint_eq(vp__div_ceil_u64(7, 2), 4);
     ck_assert_uint_eq(vp__div_ceil_u64(UINT64_MAX, 1), UINT64_MAX);
+}
+END_TEST
+
+/* KV bytes per token: every product and sum is checked, whatever the architecture holds
+ * (the readers cap each figure, but the arithmetic must not rely on it). */
+START_TEST(test_kv_bytes_checked)
+{
+    vp__arch a;
+    uint64_t out = 7;
+    memset(&a, 0, sizeof(a));
+    a.kv_heads = UINT64_C(1) << 63; /* 2 · kv_heads wraps to 0 unchecked */
+    a.head_dim = 1;
+    a.kv_layers = 1;
+    ck_assert_int_eq(vp__kv_bytes_per_token(&a, 2, &out), VP_EOVERFLOW);
+    ck_assert_uint_eq(out, 7);
+    memset(&a, 0, sizeof(a));
+    a.kv_lora_rank = UINT64_MAX - 63; /* kv_lora_rank + qk_rope wraps to 0 unchecked */
+    a.qk_rope = 64;
+    a.kv_layers = 1;
+    ck_assert_int_eq(vp__kv_bytes_per_token(&a, 2, &out), VP_EOVERFLOW);
+    ck_assert_uint_eq(out, 7);
+    /* DeepSeek-V3: (512 + 64) · 2 B · 61 layers */
+    a.kv_lora_rank = 512;
+    a.qk_rope = 64;
+    a.kv_layers = 61;
+    ck_assert_int_eq(vp__kv_bytes_per_token(&a, 2, &out), VP_OK);
+    ck_assert_uint_eq(out, 70272);
+}
+END_TEST
+
+/* A Jamba config whose Mamba state (d_inner × d_state with d_inner = expand × hidden) is
+ * beyond 2^64 although each figure is within its limit: an overflow, also when the config
+ * only describes a checkpoint's architecture (no weight accounting). */
+START_TEST(test_jamba_state_checked)
+{
+    static const char json[] =
+        "{\"model_type\": \"jamba\", \"vocab_size\": 10, \"hidden_size\": 16777216,"
+        " \"num_hidden_layers\": 2, \"num_attention_heads\": 1, \"intermediate_size\": 8,"
+        " \"mamba_expand\": 16777216, \"mamba_d_state\": 16777216}";
+    vp_model *m = vp__model_new(VP_FORMAT_CONFIG);
+    vp_error err = VP_ERROR_INIT;
+    ck_assert_int_eq(vp__config_read(m, json, sizeof(json) - 1, "j.json", &err, false),
+                     VP_EOVERFLOW);
+    ck_assert_msg(strstr(err.message, "Mamba") != NULL, "%s", err.message);
+    vp_model_free(m);
+}
+END_TEST
+
+/* The tensors of all the files of one checkpoint are at most VP__LIM_TENSORS: a
+ * safetensors file read into a model that already holds VP__LIM_TENSORS − 1 tensors
+ * (from other shards) cannot add two more. */
+START_TEST(test_safetensors_tensor_limit)
+{
+    static const char header[] = "{\"a\":{\"dtype\":\"U8\",\"shape\":[1],\"data_offsets\":[0,1]},"
+                                 "\"b\":{\"dtype\":\"U8\",\"shape\":[1],\"data_offsets\":[1,2]}}";
+    unsigned char file[8 + sizeof(header) - 1 + 2];
+    uint64_t n = sizeof(header) - 1;
+    for (int i = 0; i < 8; i++)
+        file[i] = (unsigned char)(n >> (8 * i));
+    memcpy(file + 8, header, sizeof(header) - 1);
+    file[sizeof(file) - 2] = file[sizeof(file) - 1] = 0;
+    vp_model *m = vp__model_new(VP_FORMAT_SAFETENSORS_INDEX);
+    ck_assert_ptr_nonnull(m);
+    m->cap_tensors = (size_t)VP__LIM_TENSORS;
+    m->tensors = calloc(m->cap_tensors, sizeof(*m->tensors)); /* untouched pages */
+    ck_assert_ptr_nonnull(m->tensors);
+    m->n_tensors = (size_t)VP__LIM_TENSORS - 1;
+    vp_error err = VP_ERROR_INIT;
+    vp_status st = vp__safetensors_read(m, file, sizeof(file), sizeof(file), "s.safetensors", &err);
+    ck_assert_msg(st == VP_ELIMIT, "%s (%s)", vp_status_name(st), err.message);
+    ck_assert_uint_eq(m->n_tensors, (size_t)VP__LIM_TENSORS - 1);
+    ck_assert_uint_eq(err.byte_offset, 8);
+    ck_assert_msg(strstr(err.message, "1048576") != NULL, "%s", err.message);
+    /* one more fits exactly */
+    m->n_tensors = (size_t)VP__LIM_TENSORS - 2;
+    ck_assert_int_eq(vp__safetensors_read(m, file, sizeof(file), sizeof(file), NULL, NULL), VP_OK);
+    ck_assert_uint_eq(m->n_tensors, (size_t)VP__LIM_TENSORS);
+    for (size_t i = 0; i < m->n_tensors; i++) /* the two real names; the rest are NULL */
+        if (m->tensors[i].name != NULL)
+            ck_assert(i >= (size_t)VP__LIM_TENSORS - 2);
+    vp_model_free(m);
+}
+END_TEST
+
+/* The JSON reader's memory is a small constant times its input: nodes and strings of
+ * the cheapest documents of each shape (2 or 3 bytes per value) take at most 16 bytes per
+ * byte of input, growth margin included. */
+static const char *const json_shapes[] = { "0", "\"\"", "[]", "{}", "null", "-1", "\"ab\"" };
+
+START_TEST(test_json_memory_per_byte)
+{
+    enum { N = 200000 };
+    const char *v = json_shapes[_i];
+    size_t vl = strlen(v), cap = 2 + N * (vl + 1), at = 0;
+    char *buf = malloc(cap);
+    ck_assert_ptr_nonnull(buf);
+    buf[at++] = '[';
+    for (size_t i = 0; i < N; i++) {
+        if (i)
+            buf[at++] = ',';
+        memcpy(buf + at, v, vl);
+        at += vl;
+    }
+    buf[at++] = ']';
+    vp__json doc;
+    vp_error e = VP_ERROR_INIT;
+    ck_assert_int_eq(vp__json_parse(&doc, buf, at, "m.json", &e), VP_OK);
+    ck_assert_uint_eq(doc.n_nodes, N + 1);
+    size_t bytes = doc.cap_nodes * sizeof(*doc.nodes) + doc.cap_pool;
+    ck_assert_msg(bytes <= 16 * at, "'%s': %zu bytes for %zu bytes of input (%.1f per byte)", v,
+                  bytes, at, (double)bytes / (double)at);
+    ck_assert_uint_le(sizeof(vp__json_node), 20);
+    vp__json_free(&doc);
+    free(buf);
+}
+END_TEST
+
+/* At most VP__LIM_JSON_VALUES values: one more is VP_ELIMIT at that value. */
+START_TEST(test_json_value_limit)
+{
+    size_t n = (size_t)VP__LIM_JSON_VALUES; /* the array and n − 1 zeros: exactly the limit */
+    char *buf = malloc(2 * n + 1);
+    ck_assert_ptr_nonnull(buf);
+    buf[0] = '[';
+    for (size_t i = 0; i < n; i++) {
+        buf[1 + 2 * i] = '0';
+        buf[2 + 2 * i] = ',';
+    }
+    buf[2 * n - 2] = ']';
+    vp__json doc;
+    vp_error e = VP_ERROR_INIT;
+    ck_assert_int_eq(vp__json_parse(&doc, buf, 2 * n - 1, "v.json", &e), VP_OK);
+    ck_assert_uint_eq(doc.n_nodes, n);
+    vp__json_free(&doc);
+    buf[2 * n - 2] = ','; /* one zero more */
+    buf[2 * n] = ']';
+    ck_assert_int_eq(vp__json_parse(&doc, buf, 2 * n + 1, "v.json", &e), VP_ELIMIT);
+    ck_assert_uint_eq(e.byte_offset, 2 * n - 1);
+    ck_assert_uint_eq(e.column, 2 * n);
+    ck_assert_msg(strstr(e.message, "4194304") != NULL, "%s", e.message);
+    free(buf);
+}
+END_TEST
+
+/* A JSON string of more than VP__LIM_STRING bytes is VP_ELIMIT at its opening quote. */
+START_TEST(test_json_string_limit)
+{
+    size_t n = (size_t)VP__LIM_STRING;
+    char *buf = malloc(n + 8);
+    ck_assert_ptr_nonnull(buf);
+    memcpy(buf, "[1, \"", 5);
+    memset(buf + 5, 'x', n);
+    memcpy(buf + 5 + n, "\"]", 2);
+    vp__json doc;
+    vp_error e = VP_ERROR_INIT;
+    ck_assert_int_eq(vp__json_parse(&doc, buf, n + 7, "s.json", &e), VP_OK);
+    ck_assert_uint_eq(vp__json_str_len(&doc, &doc.nodes[2]), n);
+    vp__json_free(&doc);
+    buf[5 + n] = 'x';
+    memcpy(buf + 6 + n, "\"]", 2);
+    ck_assert_int_eq(vp__json_parse(&doc, buf, n + 8, "s.json", &e), VP_ELIMIT);
+    ck_assert_uint_eq(e.byte_offset, 4);
+    free(buf);
+}
+END_TEST
+
+/* Integers: exact when they fit, flagged (never a value) when they do not. */
+START_TEST(test_json_integers)
+{
+    static const char text[] = "[18446744073709551615, 18446744073709551616, -1, 1.5, 2e3, -0,"
+                               " 99999999999999999999999999]";
+    vp__json doc;
+    vp_error e = VP_ERROR_INIT;
+    ck_assert_int_eq(vp__json_parse(&doc, text, sizeof(text) - 1, "i.json", &e), VP_OK);
+    uint64_t v = 7;
+    const vp__json_node *n = vp__json_first(&doc, vp__json_root(&doc));
+    ck_assert(vp__json_uint(&doc, n, &v));
+    ck_assert_uint_eq(v, UINT64_MAX);
+    n = vp__json_next(&doc, n);
+    ck_assert(n->int_overflow);
+    ck_assert(!vp__json_uint(&doc, n, &v));
+    ck_assert_uint_eq(vp__json_magnitude(&doc, n), 0);
+    n = vp__json_next(&doc, n); /* -1 */
+    ck_assert(!vp__json_uint(&doc, n, &v));
+    ck_assert_uint_eq(vp__json_magnitude(&doc, n), 1);
+    n = vp__json_next(&doc, n); /* 1.5 */
+    ck_assert(!vp__json_uint(&doc, n, &v));
+    n = vp__json_next(&doc, n); /* 2e3 */
+    ck_assert(!vp__json_uint(&doc, n, &v));
+    n = vp__json_next(&doc, n); /* -0 */
+    ck_assert(!vp__json_uint(&doc, n, &v));
+    n = vp__json_next(&doc, n);
+    ck_assert(n->int_overflow && !vp__json_uint(&doc, n, &v));
+    ck_assert_uint_eq(v, UINT64_MAX);
+    vp__json_free(&doc);
+}
+END_TEST
+
+/* Bytes by role are summed checked, and so is their total (vp_model_total_bytes() has no
+ * status to report a wrap): shards of a checkpoint whose sizes add up beyond 2^64 − 1. */
+START_TEST(test_checkpoint_total_checked)
+{
+    static const uint64_t shape[1] = { UINT64_C(1) << 61 };
+    vp_model *m = vp__model_new(VP_FORMAT_SAFETENSORS_INDEX);
+    ck_assert_int_eq(vp__model_add_tensor(m, "a.weight", 8, "F32", 1, shape, shape[0],
+                                          UINT64_C(1) << 63, 0, UINT64_C(1) << 63), VP_OK);
+    ck_assert_int_eq(vp__model_add_tensor(m, "a.absmax", 8, "F16", 1, shape, shape[0],
+                                          UINT64_C(1) << 63, 0, UINT64_C(1) << 63), VP_OK);
+    ck_assert_int_eq(vp__model_finish_checkpoint(m), VP_EOVERFLOW);
+    vp_model_free(m);
+    /* one less byte: the exact total */
+    m = vp__model_new(VP_FORMAT_SAFETENSORS_INDEX);
+    ck_assert_int_eq(vp__model_add_tensor(m, "a.weight", 8, "F32", 1, shape, shape[0],
+                                          UINT64_C(1) << 63, 0, UINT64_C(1) << 63), VP_OK);
+    ck_assert_int_eq(vp__model_add_tensor(m, "a.absmax", 8, "F16", 1, shape, shape[0],
+                                          (UINT64_C(1) << 63) - 1, 0, 0), VP_OK);
+    ck_assert_int_eq(vp__model_finish_checkpoint(m), VP_OK);
+    ck_assert_uint_eq(vp_bytes_value(vp_model_total_bytes(m)), UINT64_MAX);
+    vp_model_free(m);
 }
 END_TEST
 
@@ -100,5 +320,13 @@ Suite *vp_test_suite(void)
     VP_ADD_LOOP_TEST(s, test_megatron_activations, sizeof(megatron) / sizeof(megatron[0]));
     VP_ADD_TEST(s, test_checked_helpers);
     VP_ADD_TEST(s, test_json_colliding_keys);
+    VP_ADD_TEST(s, test_kv_bytes_checked);
+    VP_ADD_TEST(s, test_jamba_state_checked);
+    VP_ADD_TEST(s, test_safetensors_tensor_limit);
+    VP_ADD_LOOP_TEST(s, test_json_memory_per_byte, sizeof(json_shapes) / sizeof(json_shapes[0]));
+    VP_ADD_TEST(s, test_json_value_limit);
+    VP_ADD_TEST(s, test_json_string_limit);
+    VP_ADD_TEST(s, test_json_integers);
+    VP_ADD_TEST(s, test_checkpoint_total_checked);
     return s;
 }

@@ -3,10 +3,13 @@
  * role, index totals (tests/data/configs, copied from shared/data with source.txt), and
  * the worked examples of formulas.md §1 built from the values they state.
  */
+#define _POSIX_C_SOURCE 200809L
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <vramplan.h>
 
@@ -324,6 +327,11 @@ static const struct {
     uint32_t line, column;
     const char *needle;
 } bad[] = {
+    /* layer_types has one entry per layer: more entries than layers is out of range */
+    { "{\"model_type\": \"mistral\", \"vocab_size\": 10, \"hidden_size\": 64, \"num_hidden_layers\": 2,"
+      " \"num_attention_heads\": 8, \"intermediate_size\": 8, \"sliding_window\": 16,"
+      " \"layer_types\": [\"sliding_attention\", \"sliding_attention\", \"sliding_attention\"]}",
+      VP_ERANGE, 1, 175, "layer_types" },
     { "{\"model_type\": \"bert\"}", VP_EUNSUPPORTED, 1, 16, "supported: llama" },
     { "{\"hidden_size\": 4096}", VP_EMISSING, 1, 1, "model_type" },
     { "{\"model_type\": \"llama\",\n \"vocab_size\": 32000}", VP_EMISSING, 1, 1, "hidden_size" },
@@ -360,6 +368,189 @@ START_TEST(test_bad_configs)
                   bad[_i].column, err.message);
     ck_assert_msg(strstr(err.message, bad[_i].needle) != NULL, "case %d: '%s' lacks '%s'", _i,
                   err.message, bad[_i].needle);
+}
+END_TEST
+
+/* config.json figures have the limits every reader applies (layers 4096, widths and
+ * counts 2^24, context 2^32), whatever the family; the error points at the value. */
+static const struct {
+    const char *json;
+    const char *value; /* the text the error must point at */
+} config_limits[] = {
+    { "{\"model_type\": \"deepseek_v3\", \"vocab_size\": 10, \"hidden_size\": 64, \"num_hidden_layers\": 4097,"
+      " \"num_attention_heads\": 8, \"intermediate_size\": 8, \"kv_lora_rank\": 8, \"qk_nope_head_dim\": 8,"
+      " \"qk_rope_head_dim\": 8, \"v_head_dim\": 8}", "4097" },
+    { "{\"model_type\": \"deepseek_v3\", \"vocab_size\": 10, \"hidden_size\": 64, \"num_hidden_layers\": 2,"
+      " \"num_attention_heads\": 8, \"intermediate_size\": 8, \"kv_lora_rank\": 8, \"qk_nope_head_dim\": 8,"
+      " \"qk_rope_head_dim\": 8, \"v_head_dim\": 8, \"num_nextn_predict_layers\": 5000}", "5000" },
+    { "{\"model_type\": \"gpt2\", \"vocab_size\": 10, \"n_embd\": 64, \"n_layer\": 100000, \"n_head\": 8,"
+      " \"n_positions\": 1024}", "100000" },
+    { "{\"model_type\": \"gpt2\", \"vocab_size\": 10, \"n_embd\": 64, \"n_layer\": 2, \"n_head\": 8,"
+      " \"n_positions\": 4294967297}", "4294967297" },
+    { "{\"model_type\": \"opt\", \"vocab_size\": 10, \"hidden_size\": 64, \"num_hidden_layers\": 16777216,"
+      " \"num_attention_heads\": 8, \"ffn_dim\": 8, \"max_position_embeddings\": 2048}", "16777216" },
+    { "{\"model_type\": \"falcon\", \"vocab_size\": 10, \"hidden_size\": 64, \"n_layer\": 5000,"
+      " \"n_head\": 8}", "5000" },
+    { "{\"model_type\": \"phi\", \"vocab_size\": 10, \"hidden_size\": 64, \"num_hidden_layers\": 4097,"
+      " \"num_attention_heads\": 8, \"intermediate_size\": 8}", "4097" },
+    { "{\"model_type\": \"gpt_oss\", \"vocab_size\": 10, \"hidden_size\": 64, \"num_hidden_layers\": 4097,"
+      " \"num_attention_heads\": 8, \"num_key_value_heads\": 8, \"head_dim\": 8, \"intermediate_size\": 8,"
+      " \"num_local_experts\": 4, \"num_experts_per_tok\": 2}", "4097" },
+    { "{\"model_type\": \"jamba\", \"vocab_size\": 10, \"hidden_size\": 64, \"num_hidden_layers\": 4097,"
+      " \"num_attention_heads\": 8, \"intermediate_size\": 8}", "4097" },
+    { "{\"model_type\": \"llama\", \"vocab_size\": 10, \"hidden_size\": 16777217, \"num_hidden_layers\": 2,"
+      " \"num_attention_heads\": 8, \"intermediate_size\": 8}", "16777217" },
+    { "{\"model_type\": \"qwen2\", \"vocab_size\": 10, \"hidden_size\": 64, \"num_hidden_layers\": 2,"
+      " \"num_attention_heads\": 8, \"intermediate_size\": 8, \"max_window_layers\": 4097}", "4097" },
+};
+
+START_TEST(test_config_limits)
+{
+    const char *json = config_limits[_i].json;
+    vp_error err = VP_ERROR_INIT;
+    vp_model *m = (vp_model *)&err;
+    vp_status st = vp_model_from_config(&m, json, strlen(json), "limits.json", &err);
+    ck_assert_msg(st == VP_ELIMIT, "case %d: %s (%s)", _i, vp_status_name(st), err.message);
+    ck_assert_ptr_eq(m, (vp_model *)&err);
+    const char *at = strstr(json, config_limits[_i].value);
+    ck_assert_uint_eq(err.line, 1);
+    ck_assert_msg(err.column == (uint32_t)(at - json) + 1, "case %d: column %u (%s)", _i,
+                  err.column, err.message);
+    ck_assert_uint_eq(err.byte_offset, (uint64_t)(at - json));
+    ck_assert_msg(strstr(err.message, "limit") != NULL, "%s", err.message);
+}
+END_TEST
+
+/* A GPTQ model whose q_proj and o_proj hold 2^62 values each (65,536 heads of 2^24, hidden
+ * 2^22): the int8 payload, 2^62 bytes per module, is exact; computing values × bits first
+ * (2^65) used to wrap it to 0. */
+START_TEST(test_quant_bytes_exact_near_2_64)
+{
+    static const char json[] =
+        "{\"model_type\": \"llama\", \"vocab_size\": 1, \"hidden_size\": 4194304,"
+        " \"num_hidden_layers\": 1, \"num_attention_heads\": 65536, \"num_key_value_heads\": 1,"
+        " \"head_dim\": 16777216, \"intermediate_size\": 1, \"torch_dtype\": \"bfloat16\","
+        " \"quantization_config\": {\"quant_method\": \"gptq\", \"bits\": 8, \"group_size\": 128}}";
+    vp_error err = VP_ERROR_INIT;
+    vp_model *m = from_text(json, VP_OK, &err);
+    /* payload: q, o 2^62 B each; k, v 2^46 B each; gate, up, down 2^22 B each */
+    ck_assert_uint_eq(vp_bytes_value(vp_model_role_bytes(m, VP_ROLE_PAYLOAD)),
+                      (UINT64_C(1) << 63) + (UINT64_C(1) << 47) + 3 * (UINT64_C(1) << 22));
+    /* qzeros + scales + g_idx: groups × out × (1 + 2) B + 4 B × in per module */
+    ck_assert_uint_eq(vp_bytes_value(vp_model_role_bytes(m, VP_ROLE_QUANT_METADATA)),
+                      UINT64_C(0x300070005c30004));
+    /* embeddings, lm_head and three norms of 2^22 bf16 values */
+    ck_assert_uint_eq(vp_bytes_value(vp_model_role_bytes(m, VP_ROLE_UNQUANTIZED)),
+                      5 * (UINT64_C(1) << 23));
+    ck_assert_uint_eq(vp_count_value(vp_model_parameters(m)),
+                      (UINT64_C(1) << 63) + (UINT64_C(1) << 47) + 8 * (UINT64_C(1) << 22));
+    vp_model_free(m);
+}
+END_TEST
+
+/* ---- files that are not regular files, and files too large ------------------------- */
+
+static void expect_not_regular_model(const char *path)
+{
+    vp_model *m = (vp_model *)&m;
+    vp_error err = VP_ERROR_INIT;
+    vp_status st = vp_model_from_path(&m, path, &err);
+    ck_assert_msg(st == VP_EIO, "%s: %s (%s)", path, vp_status_name(st), err.message);
+    ck_assert_ptr_eq(m, (vp_model *)&m);
+    ck_assert_str_eq(err.source, path);
+    ck_assert_msg(strstr(err.message, "not a regular file") != NULL, "%s", err.message);
+}
+
+static void expect_not_regular_sheet(const char *path, const char *source)
+{
+    vp_sheet *s = (vp_sheet *)&s;
+    vp_error err = VP_ERROR_INIT;
+    vp_status st = vp_sheet_load(&s, path, &err);
+    ck_assert_msg(st == VP_EIO, "%s: %s (%s)", path, vp_status_name(st), err.message);
+    ck_assert_ptr_eq(s, (vp_sheet *)&s);
+    ck_assert_str_eq(err.source, source);
+    ck_assert_msg(strstr(err.message, "not a regular file") != NULL, "%s", err.message);
+}
+
+/* A FIFO, a device or a directory given as a model or a sheet is refused at once: never
+ * a read that blocks (a FIFO without a writer), never an endless or empty input. The
+ * alarm turns a blocking open into a failure instead of a hang. */
+START_TEST(test_special_files)
+{
+    char *dir = vp_test_tmpdir();
+    char path[512], sheet[512];
+    static const char *const names[] = { "f.json", "f.safetensors", "f.gguf", "f",
+                                         "model.safetensors.index.json", "f.toml" };
+    alarm(10);
+    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+        snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
+        ck_assert_int_eq(mkfifo(path, 0600), 0);
+        if (i + 1 < sizeof(names) / sizeof(names[0]))
+            expect_not_regular_model(path);
+        else
+            expect_not_regular_sheet(path, path);
+    }
+    /* a sheet that names a FIFO as its model */
+    snprintf(sheet, sizeof(sheet), "%s/s.toml", dir);
+    static const char text[] = "[model]\nconfig = \"f.json\"\n";
+    vp_test_write(sheet, text, sizeof(text) - 1);
+    snprintf(path, sizeof(path), "%s/f.json", dir);
+    expect_not_regular_sheet(sheet, path);
+    /* devices: endless zeros or random bytes */
+    expect_not_regular_model("/dev/zero");
+    expect_not_regular_model("/dev/urandom");
+    expect_not_regular_sheet("/dev/zero", "/dev/zero");
+    expect_not_regular_sheet("/dev/urandom", "/dev/urandom");
+    /* directories, with and without a telling extension */
+    snprintf(path, sizeof(path), "%s/d.json", dir);
+    ck_assert_int_eq(mkdir(path, 0700), 0);
+    expect_not_regular_model(path);
+    expect_not_regular_model(dir);
+    expect_not_regular_sheet(dir, dir);
+    alarm(0);
+    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+        snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
+        ck_assert_int_eq(unlink(path), 0);
+    }
+    snprintf(path, sizeof(path), "%s/d.json", dir);
+    ck_assert_int_eq(rmdir(path), 0);
+    ck_assert_int_eq(unlink(sheet), 0);
+    ck_assert_int_eq(rmdir(dir), 0);
+    free(dir);
+}
+END_TEST
+
+/* Sparse files just over each size limit: VP_ELIMIT naming the file, before reading it. */
+static void expect_too_large(const char *path, off_t size, const char *needle)
+{
+    FILE *f = fopen(path, "wb");
+    ck_assert_ptr_nonnull(f);
+    ck_assert_int_eq(fputc('{', f), '{');
+    ck_assert_int_eq(fclose(f), 0);
+    ck_assert_int_eq(truncate(path, size), 0);
+    vp_model *m = (vp_model *)&m;
+    vp_error err = VP_ERROR_INIT;
+    vp_status st = vp_model_from_path(&m, path, &err);
+    ck_assert_msg(st == VP_ELIMIT, "%s: %s (%s)", path, vp_status_name(st), err.message);
+    ck_assert_ptr_eq(m, (vp_model *)&m);
+    ck_assert_msg(strstr(err.message, needle) != NULL, "'%s' lacks '%s'", err.message, needle);
+    ck_assert_int_eq(unlink(path), 0);
+}
+
+START_TEST(test_file_size_limits)
+{
+    char *dir = vp_test_tmpdir();
+    char path[512];
+    snprintf(path, sizeof(path), "%s/config.json", dir);
+    expect_too_large(path, ((off_t)16 << 20) + 1, "16 MiB");
+    snprintf(path, sizeof(path), "%s/cfg", dir); /* told by its first byte */
+    expect_too_large(path, ((off_t)16 << 20) + 1, "16 MiB");
+    snprintf(path, sizeof(path), "%s/model.safetensors.index.json", dir);
+    expect_too_large(path, ((off_t)64 << 20) + 1, "64 MiB");
+    snprintf(path, sizeof(path), "%s/other.json", dir);
+    expect_too_large(path, ((off_t)64 << 20) + 1, "64 MiB");
+    ck_assert_int_eq(rmdir(dir), 0);
+    free(dir);
 }
 END_TEST
 
@@ -402,6 +593,10 @@ Suite *vp_test_suite(void)
     VP_ADD_TEST(s, test_gptq_awq_formulas);
     VP_ADD_TEST(s, test_sliding_windows);
     VP_ADD_LOOP_TEST(s, test_bad_configs, sizeof(bad) / sizeof(bad[0]));
+    VP_ADD_LOOP_TEST(s, test_config_limits, sizeof(config_limits) / sizeof(config_limits[0]));
+    VP_ADD_TEST(s, test_quant_bytes_exact_near_2_64);
+    VP_ADD_TEST(s, test_special_files);
+    VP_ADD_TEST(s, test_file_size_limits);
     VP_ADD_TEST(s, test_accessor_edges);
     return s;
 }

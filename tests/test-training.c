@@ -383,6 +383,66 @@ START_TEST(test_torchtune_packed)
 }
 END_TEST
 
+/* ---- the gpt_bigcode family (StarCoder, SantaCoder) ------------------------------------ */
+
+/* StarCoder's architecture (tests/data/configs/bigcode__starcoder-co-format): multi-query
+ * attention (one K and one V head of 128), GeLU MLP of n_inner, learned positions, biases
+ * everywhere, tied lm_head (transformers' GPTBigCodeForCausalLM). By hand:
+ *   wte 49152 × 6144 = 301,989,888; wpe 8192 × 6144 = 50,331,648; ln_f 2 × 6144 = 12,288
+ *   per layer: ln_1, ln_2 4 × 6144 = 24,576; c_attn (6144 + 2 × 128) × 6144 + 6400
+ *   = 39,328,000; attn c_proj 6144² + 6144 = 37,754,880; c_fc 24576 × 6144 + 24576
+ *   = 151,019,520; mlp c_proj 6144 × 24576 + 6144 = 151,001,088 → 379,128,064 × 40 layers. */
+START_TEST(test_gpt_bigcode_counts)
+{
+    char path[1024];
+    vp_model *m = NULL;
+    vp_error err = VP_ERROR_INIT;
+    vp_status st = vp_model_from_path(&m, vp_test_path(path, sizeof(path),
+                                      "configs/bigcode__starcoder-co-format/config.json"), &err);
+    ck_assert_msg(st == VP_OK, "%s", err.message);
+    ck_assert_str_eq(vp_model_type(m), "gpt_bigcode");
+    uint64_t layer = UINT64_C(24576) + 39328000 + 37754880 + 151019520 + 151001088;
+    ck_assert_uint_eq(layer, UINT64_C(379128064));
+    uint64_t want = UINT64_C(301989888) + 50331648 + 12288 + 40 * layer;
+    ck_assert_uint_eq(vp_count_value(vp_model_parameters(m)), want);
+    ck_assert_uint_eq(want, UINT64_C(15517456384));
+    /* fp16 weights, one K+V head: 2 × 128 values × 2 B × 40 layers per token */
+    vp_bytes kvb;
+    ck_assert_int_eq(vp_model_kv_bytes_per_token(m, &kvb), VP_OK);
+    ck_assert_uint_eq(vp_bytes_value(kvb), UINT64_C(2) * 128 * 2 * 40);
+    vp_model_free(m);
+
+    /* SantaCoder's shape (bigcode/gpt_bigcode-santacoder: n_embd 2048, n_layer 24, n_head 16,
+     * n_inner 8192, n_positions 2048, vocab 49280, multi_query): 1,124,886,528 parameters.
+     * multi_query = false is multi-head attention: c_attn is 3h × h. */
+    static const char sc[] = "{\"model_type\": \"gpt_bigcode\", \"n_embd\": 2048, \"n_layer\": 24, "
+                             "\"n_head\": 16, \"n_inner\": 8192, \"n_positions\": 2048, "
+                             "\"vocab_size\": 49280, \"multi_query\": true, "
+                             "\"torch_dtype\": \"float32\"}";
+    ck_assert_int_eq(vp_model_from_config(&m, sc, sizeof(sc) - 1, "sc", &err), VP_OK);
+    uint64_t h = 2048, f = 8192, L = 24, kv = 128;
+    uint64_t per = 4 * h + (h + 2 * kv) * h + (h + 2 * kv) + h * h + h + f * h + f + h * f + h;
+    ck_assert_uint_eq(vp_count_value(vp_model_parameters(m)), 49280 * h + 2048 * h + 2 * h + L * per);
+    ck_assert_uint_eq(vp_count_value(vp_model_parameters(m)), UINT64_C(1124886528));
+    vp_model_free(m);
+    static const char mha[] = "{\"model_type\": \"gpt_bigcode\", \"n_embd\": 64, \"n_layer\": 2, "
+                              "\"n_head\": 4, \"n_positions\": 32, \"vocab_size\": 100, "
+                              "\"multi_query\": false}";
+    ck_assert_int_eq(vp_model_from_config(&m, mha, sizeof(mha) - 1, "mha", &err), VP_OK);
+    /* n_inner absent: 4h; per layer 4h + 3h·h + 3h + h·h + h + 4h·h + 4h + 4h·h + h */
+    h = 64;
+    per = 4 * h + 3 * h * h + 3 * h + h * h + h + 4 * h * h + 4 * h + 4 * h * h + h;
+    ck_assert_uint_eq(vp_count_value(vp_model_parameters(m)), 100 * h + 32 * h + 2 * h + 2 * per);
+    vp_model_free(m);
+    /* a bad value is reported where it is */
+    static const char bad[] = "{\"model_type\": \"gpt_bigcode\", \"n_embd\": 64, \"n_layer\": 2,\n"
+                              "\"n_head\": 5, \"n_positions\": 32, \"vocab_size\": 100}";
+    ck_assert_int_ne(vp_model_from_config(&m, bad, sizeof(bad) - 1, "bad.json", &err), VP_OK);
+    ck_assert_uint_eq(err.line, 2);
+    ck_assert_ptr_nonnull(strstr(err.message, "n_head"));
+}
+END_TEST
+
 Suite *vp_test_suite(void)
 {
     Suite *s = suite_create("training");
@@ -395,5 +455,6 @@ Suite *vp_test_suite(void)
     VP_ADD_TEST(s, test_fit_microbatch);
     VP_ADD_TEST(s, test_peft_measured);
     VP_ADD_TEST(s, test_torchtune_packed);
+    VP_ADD_TEST(s, test_gpt_bigcode_counts);
     return s;
 }

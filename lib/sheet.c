@@ -31,6 +31,10 @@ static const vp__field schema[] = {
     { "workload", "optimizer", VP__F_ENUM,
       "adamw|adamw-8bit|paged-adamw|paged-adamw-8bit|sgd-momentum|sgd|adafactor|none" },
     { "workload", "master_weights", VP__F_BOOL, NULL },
+    { "workload", "optimizer_dtype", VP__F_ENUM, "fp32|bf16|fp16" },
+    { "workload", "unquantized_dtype", VP__F_ENUM, "fp32|bf16|fp16" },
+    { "workload", "cross_entropy", VP__F_ENUM, "standard|chunked|fused|inplace" },
+    { "workload", "export", VP__F_ENUM, "adapter|merged|none" },
     { "workload", "checkpointing", VP__F_ENUM, "none|selective|full" },
     { "workload", "lora_rank", VP__F_INT, NULL },
     { "workload", "lora_targets", VP__F_STRLIST, NULL },
@@ -650,6 +654,16 @@ static vp_status check_sheet(const vp_sheet *sh, vp_error *err)
                              "layout: gpus = %llu is not a multiple of tensor_parallel × "
                              "pipeline_parallel = %llu", (unsigned long long)gpus->u,
                              (unsigned long long)(t * p));
+    }
+    /* a master copy keeps the update in fp32: its optimizer states are fp32 too */
+    const vp__entry *mw = vp__sheet_find(sh, "workload", 0, "master_weights");
+    const vp__entry *od = vp__sheet_find(sh, "workload", 0, "optimizer_dtype");
+    if (mw != NULL && mw->b && od != NULL && strcmp(od->str, "fp32") != 0) {
+        vp__where w = { sh->source, od->line, od->column, 0, false };
+        return vp__error_set(err, VP_EINVALID, &w, "optimizer_dtype = \"%s\" contradicts "
+                             "master_weights = true (line %u): a master copy keeps fp32 "
+                             "optimizer states; use optimizer_dtype = \"fp32\" or "
+                             "master_weights = false", od->str, mw->line);
     }
     return VP_OK;
 }

@@ -31,6 +31,15 @@ static uint64_t item(const vp_estimate *e, size_t g, const char *id)
     return 0;
 }
 
+/* the n-th item (0-based) of that id: an id can have an item per moment */
+static uint64_t item_n(const vp_estimate *e, size_t g, const char *id, int n)
+{
+    for (size_t i = 0; i < vp_estimate_item_count(e, g); i++)
+        if (strcmp(vp_estimate_item_id(e, g, i), id) == 0 && n-- == 0)
+            return vp_bytes_value(vp_estimate_item_bytes(e, g, i));
+    return 0;
+}
+
 static int has_unknown(const vp_estimate *e, const char *id)
 {
     for (size_t i = 0; i < vp_estimate_unknown_count(e); i++)
@@ -166,28 +175,51 @@ START_TEST(test_checkpointing_and_phases)
     vp_estimate *e = run_ok(s);
     uint64_t none = item(e, 0, "activations");
     /* formulas.md §5.2: s·b·[4h + 2h + 2(nq·d + 2nkv·d) + 2nq·d + 2h + 8f] + 4·b·nq·s per layer:
-     * 4096 × (16384 + 8192 + 2 × 6144 + 8192 + 8192 + 114688) + 4 × 32 × 4096 = 0.64 GiB */
+     * 4096 × (16384 + 8192 + 2 × 6144 + 8192 + 8192 + 114688) + 4 × 32 × 4096 = 0.64 GiB;
+     * Hugging Face's RMSNorm saves an fp32 copy of its input (4sbh instead of the formula's
+     * 2sbh, two norms) and, its weight training, its normalized output (2sbh, two norms):
+     * + 8sbh per layer; the final norm adds its fp32 copy and output, 6sbh */
+    uint64_t sbh = UINT64_C(4096) * 4096;
     uint64_t layer = UINT64_C(4096) * (16384 + 8192 + 2 * 6144 + 8192 + 8192 + 114688) + 4 * 32 * 4096;
-    ck_assert_uint_eq(none, 32 * layer);
-    /* full recomputation keeps 2sbh per layer + one layer being recomputed */
+    ck_assert_uint_eq(none, 32 * (layer + 8 * sbh) + 6 * sbh);
+    /* full recomputation keeps 2sbh per layer (+ the final norm); the layer being recomputed
+     * is live only while backward goes through it (its own item, not at the loss) */
     ck_assert_int_eq(vp_sheet_set(s, "workload.checkpointing", "full", NULL), VP_OK);
     ck_assert_int_eq(vp_estimate_run(e, s, vp_bytes_make(0), NULL), VP_OK);
-    ck_assert_uint_eq(item(e, 0, "activations"), 32 * UINT64_C(2) * 4096 * 4096 + layer);
-    /* logits: 4096 × 128256 × 14 B, the single biggest transient (formulas.md §5.4) */
+    ck_assert_uint_eq(item(e, 0, "activations"), 32 * 2 * sbh + 6 * sbh);
+    ck_assert_uint_eq(item_n(e, 0, "activations", 1), layer + 8 * sbh);
+    /* logits at the loss: 4096 × 128256 × 14 B (bf16 logits, fp32 upcast, shifted copy,
+     * log-softmax); backward at the loss: 12 B (log-probs and two gradients) */
     ck_assert_uint_eq(item(e, 0, "logits"), UINT64_C(4096) * 128256 * 14);
-    /* phases: gradients in backward and optimizer step only; the peak is in backward */
+    ck_assert_uint_eq(item_n(e, 0, "logits", 1), UINT64_C(4096) * 128256 * 12);
+    /* no framework: mixed precision with an fp32 master copy (assumed, and said so); the
+     * peak is the optimizer step: bf16 weights and gradients, fp32 master, fp32 m and v and
+     * torch AdamW's fp32 sqrt(v) temporary = 20 B per parameter */
     vp_phase ph;
-    vp_estimate_peak_bytes(e, 0, &ph);
-    ck_assert_int_eq(ph, VP_PHASE_BACKWARD);
+    uint64_t peak = vp_bytes_value(vp_estimate_peak_bytes(e, 0, &ph));
+    ck_assert_int_eq(ph, VP_PHASE_OPTIMIZER_STEP);
+    ck_assert_uint_eq(peak, UINT64_C(8030261248) * 20);
+    ck_assert_uint_eq(item(e, 0, "workspace"), UINT64_C(8030261248) * 4);
+    int recipe = 0;
+    for (size_t i = 0; i < vp_estimate_warning_count(e); i++)
+        recipe += strstr(vp_estimate_warning(e, i), "precision recipe assumed") != NULL &&
+                  strstr(vp_estimate_warning(e, i), "fp32 master copy") != NULL;
+    ck_assert_int_eq(recipe, 1);
     ck_assert(vp_estimate_phase_used(e, VP_PHASE_EXPORT));
     ck_assert(!vp_estimate_phase_used(e, VP_PHASE_PREFILL));
-    ck_assert_uint_gt(vp_bytes_value(vp_estimate_phase_bytes(e, 0, VP_PHASE_BACKWARD, VP_COUNTER_DEVICE)),
-                      vp_bytes_value(vp_estimate_phase_bytes(e, 0, VP_PHASE_FORWARD, VP_COUNTER_DEVICE)));
+    /* backward is its largest moment: through the first layer with every gradient
+     * (W + G + master + m + v + one layer) — above the forward, which ends at the loss */
+    uint64_t bwd = vp_bytes_value(vp_estimate_phase_bytes(e, 0, VP_PHASE_BACKWARD, VP_COUNTER_DEVICE));
+    ck_assert_uint_eq(bwd, UINT64_C(8030261248) * 16 + layer + 8 * sbh);
+    ck_assert_uint_gt(bwd, vp_bytes_value(vp_estimate_phase_bytes(e, 0, VP_PHASE_FORWARD, VP_COUNTER_DEVICE)));
     vp_estimate_free(e);
     vp_sheet_free(s);
 }
 END_TEST
 
+/* QLoRA: export is a stated choice. Without `export` the adapter alone is saved and the
+ * export is never the peak; with export = "merged" the base is dequantized to 16 bits on the
+ * GPU, which is then the peak, and the estimate says so. */
 START_TEST(test_qlora)
 {
     vp_sheet *s = vp_test_sheet("[workload]\ntask = \"qlora\"\nweights = \"nf4-dq\"\nlora_rank = 16\n"
@@ -201,7 +233,31 @@ START_TEST(test_qlora)
     vp_bytes_format(gib, sizeof(gib), vp_bytes_make(base), VP_UNIT_GIB, 2);
     ck_assert_str_eq(gib, "5.31 GiB");
     ck_assert_uint_gt(item(e, 0, "workspace"), 0);           /* dequantization buffer */
-    ck_assert_uint_gt(item(e, 0, "export_transient"), UINT64_C(16000000000)); /* merged in bf16 */
+    /* export = "adapter" (default): the adapter's size, never the peak */
+    ck_assert_uint_eq(item(e, 0, "export_transient"), item(e, 0, "adapter"));
+    vp_phase ph;
+    vp_estimate_peak_bytes(e, 0, &ph);
+    ck_assert_int_ne(ph, VP_PHASE_EXPORT);
+    ck_assert_uint_lt(vp_bytes_value(vp_estimate_phase_bytes(e, 0, VP_PHASE_EXPORT, VP_COUNTER_DEVICE)),
+                      vp_bytes_value(vp_estimate_phase_bytes(e, 0, VP_PHASE_FORWARD, VP_COUNTER_DEVICE)));
+    for (size_t i = 0; i < vp_estimate_warning_count(e); i++)
+        ck_assert_ptr_null(strstr(vp_estimate_warning(e, i), "export"));
+    /* export = "merged": 8,030,261,248 × 2 B of 16-bit model + one fp32 delta B·A of the
+     * largest adapted linear (the MLP's 14336 × 4096); the peak, and a warning says so */
+    ck_assert_int_eq(vp_sheet_set(s, "workload.export", "merged", NULL), VP_OK);
+    ck_assert_int_eq(vp_estimate_run(e, s, vp_bytes_make(0), NULL), VP_OK);
+    ck_assert_uint_eq(item(e, 0, "export_transient"), UINT64_C(8030261248) * 2 + UINT64_C(14336) * 4096 * 4);
+    vp_estimate_peak_bytes(e, 0, &ph);
+    ck_assert_int_eq(ph, VP_PHASE_EXPORT);
+    int said = 0;
+    for (size_t i = 0; i < vp_estimate_warning_count(e); i++)
+        said += strstr(vp_estimate_warning(e, i), "peak is the export") != NULL;
+    ck_assert_int_eq(said, 1);
+    /* export = "none": no export phase at all */
+    ck_assert_int_eq(vp_sheet_set(s, "workload.export", "none", NULL), VP_OK);
+    ck_assert_int_eq(vp_estimate_run(e, s, vp_bytes_make(0), NULL), VP_OK);
+    ck_assert(!vp_estimate_phase_used(e, VP_PHASE_EXPORT));
+    ck_assert_uint_eq(item(e, 0, "export_transient"), 0);
     vp_estimate_free(e);
     vp_sheet_free(s);
 }
@@ -443,6 +499,127 @@ START_TEST(test_gpt_bigcode_counts)
 }
 END_TEST
 
+/* LoRA on gpt_bigcode's fused c_attn (the fms-acceleration santacoder scenarios target it):
+ * r·(in + out) = 16 · (2048 + 2304) per layer × 24 layers. */
+START_TEST(test_gpt_bigcode_lora)
+{
+    static const char sc[] = "{\"model_type\": \"gpt_bigcode\", \"n_embd\": 2048, \"n_layer\": 24, "
+                             "\"n_head\": 16, \"n_inner\": 8192, \"n_positions\": 2048, "
+                             "\"vocab_size\": 49280, \"multi_query\": true, "
+                             "\"torch_dtype\": \"float32\"}";
+    vp_model *m;
+    ck_assert_int_eq(vp_model_from_config(&m, sc, sizeof(sc) - 1, "sc", NULL), VP_OK);
+    vp_sheet *s = vp_test_sheet("[workload]\ntask = \"lora\"\nweights = \"bf16\"\nlora_rank = 16\n"
+                                "lora_targets = [\"q_proj\", \"k_proj\", \"v_proj\", \"o_proj\", "
+                                "\"c_attn\"]\ncontext = 2048\ncheckpointing = \"full\"\n");
+    ck_assert_int_eq(vp_sheet_attach_model(s, m), VP_OK);
+    vp_estimate *e = run_ok(s);
+    vp_count tr;
+    ck_assert_int_eq(vp_estimate_trainable(e, &tr), VP_OK);
+    ck_assert_uint_eq(vp_count_value(tr), UINT64_C(16) * (2048 + 2304) * 24);
+    /* q_proj … o_proj name no module of gpt_bigcode: warnings, since c_attn matches */
+    int warned = 0;
+    for (size_t i = 0; i < vp_estimate_warning_count(e); i++)
+        warned += strstr(vp_estimate_warning(e, i), "\"q_proj\"") != NULL ||
+                  strstr(vp_estimate_warning(e, i), "\"o_proj\"") != NULL;
+    ck_assert_int_eq(warned, 2);
+    vp_estimate_free(e);
+    vp_sheet_free(s);
+}
+END_TEST
+
+/* ---- new workload keys: bad values and contradictions ---------------------------------- */
+
+START_TEST(test_training_keys_bad)
+{
+    static const struct {
+        const char *text;
+        uint32_t line, column;
+        const char *needle;
+    } bad[] = {
+        { "[workload]\ntask = \"lora\"\ncross_entropy = \"liger\"\n", 3, 17, "cross_entropy" },
+        { "[workload]\ntask = \"qlora\"\nexport = \"gguf\"\n", 3, 10, "export" },
+        { "[workload]\ntask = \"qlora\"\nunquantized_dtype = \"fp8\"\n", 3, 21, "unquantized_dtype" },
+        { "[workload]\noptimizer_dtype = \"fp64\"\n", 2, 19, "optimizer_dtype" },
+        /* a master copy exists to keep the update in fp32: 16-bit states contradict it */
+        { "[workload]\ntask = \"full\"\nmaster_weights = true\noptimizer_dtype = \"bf16\"\n", 4, 19,
+          "master_weights" },
+        { "[workload]\noptimizer_dtype = \"fp16\"\nmaster_weights = true\n", 2, 19, "master_weights" },
+    };
+    for (size_t k = 0; k < sizeof(bad) / sizeof(bad[0]); k++) {
+        vp_sheet *s = NULL;
+        vp_error err = VP_ERROR_INIT;
+        ck_assert_int_ne(vp_sheet_parse(&s, bad[k].text, strlen(bad[k].text), "t.toml", &err), VP_OK);
+        ck_assert_ptr_null(s);
+        ck_assert_msg(err.line == bad[k].line && err.column == bad[k].column,
+                      "%zu: %u:%u %s", k, err.line, err.column, err.message);
+        ck_assert_msg(strstr(err.message, bad[k].needle) != NULL, "%zu: %s", k, err.message);
+        char line[512];
+        vp_error_format(line, sizeof(line), &err);
+        ck_assert_msg(strncmp(line, "t.toml:", 7) == 0, "%s", line);
+    }
+    /* valid values parse */
+    vp_sheet *s = vp_test_sheet("[workload]\ntask = \"qlora\"\ncross_entropy = \"fused\"\n"
+                                "export = \"merged\"\nunquantized_dtype = \"fp32\"\n"
+                                "optimizer_dtype = \"fp32\"\nmaster_weights = false\n");
+    vp_sheet_free(s);
+    /* full fine-tuning of 16-bit weights without a master copy keeps the states like the
+     * parameters (torch allocates them with zeros_like): fp32 states contradict it; the
+     * estimate says where (vp_sheet_set can build this sheet after parsing) */
+    s = vp_test_sheet("[model]\nparameters = 1000\n[workload]\ntask = \"full\"\nweights = \"bf16\"\n"
+                      "master_weights = false\noptimizer_dtype = \"fp32\"\n");
+    vp_estimate *e;
+    vp_error err = VP_ERROR_INIT;
+    ck_assert_int_eq(vp_estimate_new(&e), VP_OK);
+    ck_assert_int_eq(vp_estimate_run(e, s, vp_bytes_make(0), &err), VP_EINVALID);
+    ck_assert_uint_eq(err.line, 7);
+    ck_assert_uint_eq(err.column, 19);
+    ck_assert_ptr_nonnull(strstr(err.message, "master_weights"));
+    ck_assert_uint_eq(vp_estimate_gpu_count(e), 0);
+    /* the same contradiction made after parsing */
+    vp_sheet_free(s);
+    s = vp_test_sheet("[model]\nparameters = 1000\n[workload]\ntask = \"full\"\nweights = \"bf16\"\n"
+                      "optimizer_dtype = \"bf16\"\n");
+    ck_assert_int_eq(vp_estimate_run(e, s, vp_bytes_make(0), &err), VP_OK);
+    ck_assert_int_eq(vp_sheet_set(s, "workload.master_weights", "true", NULL), VP_OK);
+    ck_assert_int_eq(vp_estimate_run(e, s, vp_bytes_make(0), &err), VP_EINVALID);
+    ck_assert_uint_eq(err.line, 6);
+    ck_assert_ptr_nonnull(strstr(err.message, "master_weights"));
+    vp_estimate_free(e);
+    vp_sheet_free(s);
+}
+END_TEST
+
+/* LoRA targets: a name that matches nothing is a warning when another target matches (PEFT
+ * ignores it), an error naming the position when none matches. */
+START_TEST(test_lora_targets_rule)
+{
+    vp_sheet *s = vp_test_sheet("[workload]\ntask = \"lora\"\nlora_rank = 8\ncontext = 128\n"
+                                "lora_targets = [\"q_proj\", \"c_attn\"]\n");
+    vp_test_attach(s, "configs/mistralai__Mistral-7B-v0.1/config.json");
+    vp_estimate *e = run_ok(s);
+    vp_count tr;
+    ck_assert_int_eq(vp_estimate_trainable(e, &tr), VP_OK);
+    ck_assert_uint_eq(vp_count_value(tr), UINT64_C(8) * (4096 + 4096) * 32);
+    int found = 0;
+    for (size_t i = 0; i < vp_estimate_warning_count(e); i++)
+        found += strstr(vp_estimate_warning(e, i), "\"c_attn\"") != NULL;
+    ck_assert_int_eq(found, 1);
+    vp_sheet_free(s);
+    s = vp_test_sheet("[workload]\ntask = \"lora\"\nlora_rank = 8\ncontext = 128\n"
+                      "lora_targets = [\"c_attn\", \"wq\"]\n");
+    vp_test_attach(s, "configs/mistralai__Mistral-7B-v0.1/config.json");
+    vp_error err = VP_ERROR_INIT;
+    ck_assert_int_eq(vp_estimate_run(e, s, vp_bytes_make(0), &err), VP_EINVALID);
+    ck_assert_uint_eq(err.line, 5);
+    ck_assert_uint_eq(err.column, 16);
+    ck_assert_ptr_nonnull(strstr(err.message, "c_attn"));
+    ck_assert_uint_eq(vp_estimate_gpu_count(e), 0);
+    vp_estimate_free(e);
+    vp_sheet_free(s);
+}
+END_TEST
+
 Suite *vp_test_suite(void)
 {
     Suite *s = suite_create("training");
@@ -456,5 +633,8 @@ Suite *vp_test_suite(void)
     VP_ADD_TEST(s, test_peft_measured);
     VP_ADD_TEST(s, test_torchtune_packed);
     VP_ADD_TEST(s, test_gpt_bigcode_counts);
+    VP_ADD_TEST(s, test_gpt_bigcode_lora);
+    VP_ADD_TEST(s, test_training_keys_bad);
+    VP_ADD_TEST(s, test_lora_targets_rule);
     return s;
 }

@@ -916,13 +916,14 @@ static vp_status compute_training(vp_estimate *e, const train_in *in, vp_error *
             /* Hugging Face's (and torchtune's) RMSNorm saves the fp32 copy of its input (4sbh
              * where the formula has the 2sbh input) and, when its weight trains, its
              * normalized output: per layer (two norms) 4sbh + 2·2sbh for full fine-tuning */
-            one = add_sat(one, mul_sat(sbh, (ab == 2 ? 4 : 0) + (full ? 2 * ab : 0), &ovf), &ovf);
+            if (a->gated_mlp) /* the RMSNorm families (LayerNorm saves the 16-bit input) */
+                one = add_sat(one, mul_sat(sbh, (ab == 2 ? 4 : 0) + (full ? 2 * ab : 0), &ovf), &ovf);
             if (w->checkpointing != 2)
                 per = one;
             uint64_t inflight = w->pp > 1 && is_first ? (w->grad_accum < w->pp ? w->grad_accum : w->pp) : 1;
             act = mul_sat(mul_sat(per, nl, &ovf), inflight, &ovf);
-            if (is_last) /* the final norm: its fp32 copy and its output */
-                act = add_sat(act, mul_sat(sbh, 4 + ab, &ovf), &ovf);
+            if (is_last) /* the final norm: its (fp32) input copy and its output */
+                act = add_sat(act, mul_sat(sbh, (a->gated_mlp ? 4 : ab) + ab, &ovf), &ovf);
             add_titem(S, "activations", act, VP_BASIS_ESTIMATED,
                       MO(MO_FWD) | MO(MO_BWD_LOSS) | MO(MO_BWD_TOP), VP_COUNTER_ALLOCATED,
                       "%s: %llu layers × s = %llu × b = %llu in %llu-byte values%s (FlashAttention, "
@@ -982,11 +983,13 @@ static vp_status compute_training(vp_estimate *e, const train_in *in, vp_error *
                           "micro-batch: one layer's transient + logits (16-bit + fp32)");
             }
         }
-        /* QLoRA dequantizes one linear at a time to 16 bits */
-        if (w->task == TASK_QLORA && m && m->has_lt)
+        /* a quantized base is dequantized one linear at a time to 16 bits (bitsandbytes
+         * 4-bit matmul; GPTQ/AWQ kernels in backward) */
+        if (lora && quantized && m && m->has_lt)
             add_titem(S, "workspace", mul_sat(largest_linear(m, w->tp, &ovf), 2, &ovf),
                       VP_BASIS_ESTIMATED, MO_BWD_LAYER | MO(MO_EVAL), VP_COUNTER_ALLOCATED,
-                      "QLoRA dequantization buffer: the largest linear in 16 bits");
+                      "dequantization buffer of the %s base: the largest linear in 16 bits",
+                      fmt->name);
         /* export (docs/estimate.md, "Export") */
         if (exp == EXPORT_ADAPTER && lora && trainable_known)
             add_titem(S, "export_transient", adapter, VP_BASIS_ESTIMATED, MO(MO_EXPORT),

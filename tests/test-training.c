@@ -5,6 +5,8 @@
  * predicted vs measured peaks of the Llama-3.2-3B runs on an L40S.
  */
 #include <inttypes.h>
+#include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -411,8 +413,10 @@ END_TEST
 
 /* torchtune, Llama-3.2-3B full fine-tuning on an A100, packed 4096-token samples × 2,
  * bf16 weights, gradients and AdamW states, no checkpointing: "Peak Memory Active" 60.0 GiB
- * (measured-torchtune-3b.csv); the estimate's allocated counter in backward must be
- * within ±5 %. */
+ * (measured-torchtune-3b.csv), the peak over the whole step. The estimate's largest phase
+ * on the allocated counter must be within ±5 %. (Until the moments, this compared the
+ * backward phase, whose total then added the gradients, every saved activation and the
+ * logits as if all were live together; the peak is at the loss, at the end of forward.) */
 START_TEST(test_torchtune_packed)
 {
     char path[1024];
@@ -428,8 +432,14 @@ START_TEST(test_torchtune_packed)
                              "optimizer = \"adamw\"\ncontext = 4096\nmicrobatch = 2\n");
     vp_test_attach(s, "configs/meta-llama__Llama-3.2-3B__resharded-copy/config.json");
     vp_estimate *e = run_ok(s);
-    double pred = (double)vp_bytes_value(vp_estimate_phase_bytes(e, 0, VP_PHASE_BACKWARD,
-                                                                 VP_COUNTER_ALLOCATED)) / (double)(UINT64_C(1) << 30);
+    uint64_t peak = 0;
+    for (int ph = 0; ph < VP_PHASE_COUNT; ph++)
+        if (vp_estimate_phase_used(e, (vp_phase)ph)) {
+            uint64_t v = vp_bytes_value(vp_estimate_phase_bytes(e, 0, (vp_phase)ph, VP_COUNTER_ALLOCATED));
+            peak = v > peak ? v : peak;
+        }
+    ck_assert_uint_eq(vp_bytes_value(vp_estimate_phase_bytes(e, 0, VP_PHASE_FORWARD, VP_COUNTER_ALLOCATED)), peak);
+    double pred = (double)peak / (double)(UINT64_C(1) << 30);
     printf("torchtune 3B packed full fine-tune: measured %.1f GiB, predicted %.2f GiB (%+.1f%%)\n",
            gib, pred, 100.0 * (pred - gib) / gib);
     ck_assert_msg(pred > gib * 0.95 && pred < gib * 1.05, "predicted %.2f GiB", pred);
@@ -620,6 +630,108 @@ START_TEST(test_lora_targets_rule)
 }
 END_TEST
 
+/* ---- fms-acceleration: 28 Mistral-7B runs on A100-80GB ----------------------------------- */
+
+/* tests/data/training/fms_a100_80gb_mistral7b.csv (source.txt): HF Trainer + PEFT, AdamW
+ * (torch, foreach), model loaded in bf16, 4096-token packed sequences, gradient
+ * checkpointing, 1 GPU or FSDP FULL_SHARD over 2. Each sheet states what ran:
+ *   - none / foak-fast-kernels: bf16 weights, no AMP → no master copy (the Trainer default);
+ *   - *-peft-bnb: the fms-acceleration loader, nf4 with double quantization;
+ *     baseline-peft-bnb on one GPU goes through TRL's prepare_model_for_kbit_training, which
+ *     upcasts the unquantized modules to fp32 (unquantized_dtype = "fp32"; TRL then casts
+ *     embeddings and lm_head back to bf16, so the estimate counts 0.5 GB too much there);
+ *     over FSDP TRL skips it (sharded QLoRA), as the identical figures of both bnb configs show;
+ *   - foak: Unsloth's fast cross-entropy (cross_entropy = "inplace") — on one GPU; in the
+ *     2-GPU FSDP runs the loss costs what the standard loss costs (their per-sequence
+ *     slope is the standard one's minus the fused norm's 6·s·h), so those sheets say
+ *     "standard".
+ * Compared with the estimate's largest phase on the allocated counter (torch
+ * max_memory_allocated): every run within [-5 %, +10 %], the median within 5 %. */
+static int cmp_abs(const void *x, const void *y)
+{
+    double a = *(const double *)x, b = *(const double *)y;
+    a = a < 0 ? -a : a;
+    b = b < 0 ? -b : b;
+    return (a > b) - (a < b);
+}
+
+START_TEST(test_fms_mistral7b)
+{
+    char path[1024];
+    size_t len;
+    char *csv = vp_test_read(vp_test_path(path, sizeof(path), "training/fms_a100_80gb_mistral7b.csv"), &len);
+    int rows = 0;
+    double err[32];
+    printf("%-27s %-5s %4s %3s %16s %16s %8s\n", "framework_config", "peft", "gpus", "b",
+           "measured [B]", "estimated [B]", "error");
+    char *save = NULL;
+    for (char *line = strtok_r(csv, "\n", &save); line != NULL; line = strtok_r(NULL, "\n", &save)) {
+        if (strncmp(line, "mistralai/Mistral-7B-v0.1,", 26) != 0)
+            continue;
+        /* model,framework_config,peft_method,num_gpus,per_device_train_batch_size,r,
+         * target_modules,torch_dtype,mem_peak_torch_mem_alloc_in_bytes,mem_nvidia_mem_reserved */
+        char *f[10];
+        int nf = 0;
+        for (char *p = line; nf < 10; nf++) {
+            f[nf] = p;
+            char *c = strchr(p, ',');
+            if (c == NULL) {
+                nf++;
+                break;
+            }
+            *c = '\0';
+            p = c + 1;
+        }
+        ck_assert_int_eq(nf, 10);
+        const char *fw = f[1];
+        bool lora = strcmp(f[2], "lora") == 0, bnb = strstr(fw, "bnb") != NULL;
+        bool foak = strstr(fw, "foak") != NULL;
+        unsigned gpus = (unsigned)atoi(f[3]), b = (unsigned)atoi(f[4]);
+        uint64_t measured = strtoull(f[8], NULL, 10);
+        char targets[160] = "";
+        if (lora) {
+            size_t k = 0;
+            k += (size_t)snprintf(targets + k, sizeof(targets) - k, "lora_rank = %s\nlora_targets = [", f[5]);
+            for (char *t = strtok(f[6], " "); t != NULL; t = strtok(NULL, " "))
+                k += (size_t)snprintf(targets + k, sizeof(targets) - k, "%s\"%s\"", targets[k - 1] == '[' ? "" : ", ", t);
+            snprintf(targets + k, sizeof(targets) - k, "]\n");
+        }
+        char text[1024];
+        snprintf(text, sizeof(text),
+                 "[workload]\ntask = \"%s\"\nweights = \"%s\"\n%scontext = 4096\nmicrobatch = %u\n"
+                 "optimizer = \"adamw\"\ncheckpointing = \"full\"\nframework = \"transformers\"\n"
+                 "cross_entropy = \"%s\"\n%s[layout]\ngpus = %u\nsharding = \"%s\"\n",
+                 !lora ? "full" : bnb ? "qlora" : "lora", bnb ? "nf4-dq" : "bf16", targets, b,
+                 foak && gpus == 1 ? "inplace" : "standard",
+                 strcmp(fw, "baseline-peft-bnb") == 0 && gpus == 1 ? "unquantized_dtype = \"fp32\"\n" : "",
+                 gpus, gpus > 1 ? "fsdp" : "none");
+        vp_sheet *s = vp_test_sheet(text);
+        vp_test_attach(s, "configs/mistralai__Mistral-7B-v0.1/config.json");
+        vp_estimate *e = run_ok(s);
+        uint64_t est = 0;
+        for (int ph = 0; ph < VP_PHASE_COUNT; ph++)
+            if (vp_estimate_phase_used(e, (vp_phase)ph)) {
+                uint64_t v = vp_bytes_value(vp_estimate_phase_bytes(e, 0, (vp_phase)ph, VP_COUNTER_ALLOCATED));
+                est = v > est ? v : est;
+            }
+        double r = 100.0 * ((double)est - (double)measured) / (double)measured;
+        printf("%-27s %-5s %4u %3u %16" PRIu64 " %16" PRIu64 " %+7.1f%%\n", fw, lora ? "lora" : "full",
+               gpus, b, measured, est, r);
+        ck_assert_msg(r >= -5.0 && r <= 10.0, "%s %s %u GPU b %u: %+.1f %%", fw, f[2], gpus, b, r);
+        ck_assert(rows < 32);
+        err[rows++] = r;
+        vp_estimate_free(e);
+        vp_sheet_free(s);
+    }
+    ck_assert_int_eq(rows, 28);
+    qsort(err, (size_t)rows, sizeof(err[0]), cmp_abs);
+    double median = (fabs(err[rows / 2 - 1]) + fabs(err[rows / 2])) / 2;
+    printf("28 runs: median |error| %.2f %%\n", median);
+    ck_assert_msg(median <= 5.0, "median |error| %.2f %%", median);
+    free(csv);
+}
+END_TEST
+
 Suite *vp_test_suite(void)
 {
     Suite *s = suite_create("training");
@@ -636,5 +748,6 @@ Suite *vp_test_suite(void)
     VP_ADD_TEST(s, test_gpt_bigcode_lora);
     VP_ADD_TEST(s, test_training_keys_bad);
     VP_ADD_TEST(s, test_lora_targets_rule);
+    VP_ADD_TEST(s, test_fms_mistral7b);
     return s;
 }

@@ -629,18 +629,16 @@ static vp_status compute_training(vp_estimate *e, const train_in *in, vp_error *
     bool paged = w->optimizer == OPT_PAGED_ADAMW || w->optimizer == OPT_PAGED_ADAMW8;
     char recipe[160];
     if (full)
-        snprintf(recipe, sizeof(recipe), "%s weights and gradients, %s, %s states in %s",
+        snprintf(recipe, sizeof(recipe), "%s weights and gradients, %s, states in %s",
                  dtype_name(wbytes), master ? "fp32 master copy" : "no master copy",
-                 opt_name(w->optimizer), eight_bit ? "8-bit" : dtype_name(sbytes));
-    else
-        snprintf(recipe, sizeof(recipe), "frozen %s base, fp32 adapters, %s states in %s",
-                 quantized ? fmt->name : dtype_name(wbytes), opt_name(w->optimizer),
                  eight_bit ? "8-bit" : dtype_name(sbytes));
+    else
+        snprintf(recipe, sizeof(recipe), "frozen %s base, fp32 adapters, states in %s",
+                 quantized ? fmt->name : dtype_name(wbytes), eight_bit ? "8-bit" : dtype_name(sbytes));
     if (full && !mw && !od && w->optimizer != OPT_NONE && w->optimizer != OPT_SGD)
-        add_warning(e, "precision recipe assumed: %s (%s); set master_weights or "
-                    "optimizer_dtype to state another", recipe, transformers
-                    ? "the transformers Trainer keeps no fp32 master copy unless asked"
-                    : "mixed precision with an fp32 master copy");
+        add_warning(e, "precision recipe assumed for %s: %s (%s); master_weights and "
+                    "optimizer_dtype state another", opt_name(w->optimizer), recipe, transformers
+                    ? "the Trainer's default" : "mixed precision");
 
     int ce = CE_STANDARD;
     if (ce_v)
@@ -810,8 +808,7 @@ static vp_status compute_training(vp_estimate *e, const train_in *in, vp_error *
                     unit = add_sat(unit, vp__div_ceil_u64(in->by_layer ? wl[r] : layer_part, L), &ovf);
                 role[r] = vp__div_ceil_u64(add_sat(layer_part, ends, &ovf), shard_w);
             }
-            const char *tail = gathered ? ", sharded over the data-parallel ranks (FSDP/ZeRO-3 "
-                                          "shard frozen and trainable parameters alike)"
+            const char *tail = gathered ? ", sharded over the data-parallel ranks (FSDP/ZeRO-3)"
                                : N > 1 ? ", replicated on every data-parallel rank" : "";
             add_titem(S, "weights", role[0], in->wbasis, mo_all, VP_COUNTER_ALLOCATED, "%s%s%s",
                       in->whow, lora ? " (frozen)" : "", tail);
@@ -874,10 +871,9 @@ static vp_status compute_training(vp_estimate *e, const train_in *in, vp_error *
                 add_titem(S, "optimizer_state", o, w->optimizer == OPT_ADAFACTOR && !(m && m->has_lt) && !lora
                           ? VP_BASIS_ESTIMATED : VP_BASIS_COMPUTED, MO_STEPS,
                           paged ? VP_COUNTER_DEVICE : VP_COUNTER_ALLOCATED,
-                          "%s states for %llu values%s; recipe: %s; allocated at the first "
-                          "step%s", opt_name(w->optimizer), (unsigned long long)trainable,
-                          zero1 ? ", sharded (ZeRO-1/2/3, FSDP)" : "", recipe,
-                          paged ? "; paged (CUDA managed memory, outside torch's allocator)" : "");
+                          "%s states, %llu values%s; recipe: %s%s", opt_name(w->optimizer),
+                          (unsigned long long)trainable, zero1 ? ", sharded" : "", recipe,
+                          paged ? "; paged: CUDA managed memory" : "");
             if (master)
                 add_titem(S, "master_weights", vp__div_ceil_u64(mul_sat(tr, 4, &ovf), shard_o),
                           VP_BASIS_COMPUTED, MO_STEPS, VP_COUNTER_ALLOCATED,
@@ -926,8 +922,8 @@ static vp_status compute_training(vp_estimate *e, const train_in *in, vp_error *
                 act = add_sat(act, mul_sat(sbh, (a->gated_mlp ? 4 : ab) + ab, &ovf), &ovf);
             add_titem(S, "activations", act, VP_BASIS_ESTIMATED,
                       MO(MO_FWD) | MO(MO_BWD_LOSS) | MO(MO_BWD_TOP), VP_COUNTER_ALLOCATED,
-                      "%s: %llu layers × s = %llu × b = %llu in %llu-byte values%s (FlashAttention, "
-                      "no dropout)%s%s", w->checkpointing == 2 ? "checkpointed layer inputs 2sbh"
+                      "%s: %llu layers, s %llu × b %llu, %llu-byte values%s%s%s",
+                      w->checkpointing == 2 ? "checkpointed layer inputs 2sbh"
                       : "saved per layer s·b·(12h (+4h) + 2(nq+2nkv)d + 2nq·d + 8f)",
                       (unsigned long long)nl, (unsigned long long)s, (unsigned long long)b,
                       (unsigned long long)ab, is_last ? " + the final norm" : "",
@@ -955,14 +951,14 @@ static vp_status compute_training(vp_estimate *e, const train_in *in, vp_error *
                     break;
                 case CE_FUSED:
                     fwd = bwd = mul_sat(sbh, 16, &ovf);
-                    how = "fused: the full logits never exist; one chunk of about s·b·h logits and "
-                          "the input gradient, 16·s·b·h B (Liger fused linear cross-entropy)";
+                    how = "fused: no full logits; one chunk of about s·b·h logits and the input "
+                          "gradient, 16·s·b·h B (Liger's fused linear cross-entropy)";
                     break;
                 default:
                     fwd = mul_sat(sbv, lb16 + 12, &ovf);
                     bwd = mul_sat(sbv, 12, &ovf);
                     how = "standard: logits + fp32 upcast + shifted copy + saved log-softmax "
-                          "(transformers ForCausalLMLoss); backward: log-probs and two gradients";
+                          "(transformers ForCausalLMLoss)";
                     break;
                 }
                 /* FSDP/ZeRO-3: the loss backward starts in the root unit with the fp32 logits
@@ -971,10 +967,13 @@ static vp_status compute_training(vp_estimate *e, const train_in *in, vp_error *
                     bwd = add_sat(bwd, mul_sat(sbv, 4, &ovf), &ovf);
                 logits = fwd > bwd ? fwd : bwd;
                 add_titem(S, "logits", fwd, VP_BASIS_ESTIMATED, MO(MO_FWD), VP_COUNTER_ALLOCATED,
-                          "at the loss, s·b·V = %llu × %llu × %llu: %s", (unsigned long long)s,
+                          "at the loss, s·b·V = %llu·%llu·%llu: %s", (unsigned long long)s,
                           (unsigned long long)b, (unsigned long long)a->vocab, how);
                 add_titem(S, "logits", bwd, VP_BASIS_ESTIMATED, MO(MO_BWD_LOSS), VP_COUNTER_ALLOCATED,
-                          "backward at the loss: the logits' gradient%s",
+                          "backward at the loss: %s%s", ce == CE_STANDARD
+                          ? "log-probs, their gradient, the logits' gradient (fp32)"
+                          : ce == CE_INPLACE ? "the in-place gradient + the unshifted zero-filled one"
+                          : "as at the loss",
                           gathered && ce != CE_FUSED ? " + the fp32 logits (FSDP/ZeRO-3)" : "");
                 /* evaluation: no autograd, one layer's transient + logits (16-bit + fp32) */
                 uint64_t ev = add_sat(one / 2, mul_sat(sbv, 6, &ovf), &ovf);

@@ -732,6 +732,49 @@ START_TEST(test_fms_mistral7b)
 }
 END_TEST
 
+/* The training examples (examples/, beside tests/data) estimate, each with the
+ * figure its comment states. */
+START_TEST(test_training_examples)
+{
+    char path[1024];
+    static const char *const names[] = { "mistral-7b-qlora.toml", "mistral-7b-full-fsdp2.toml",
+                                         "starcoder-lora.toml" };
+    for (size_t k = 0; k < 3; k++) {
+        snprintf(path, sizeof(path), "%s/../../examples/%s", vp_test_data_dir(), names[k]);
+        vp_sheet *s = NULL;
+        vp_error err = VP_ERROR_INIT;
+        vp_status st = vp_sheet_load(&s, path, &err);
+        ck_assert_msg(st == VP_OK, "%s: %s", names[k], err.message);
+        vp_estimate *e = run_ok(s);
+        uint64_t alloc = 0;
+        vp_phase at = VP_PHASE_LOAD;
+        for (int ph = 0; ph < VP_PHASE_COUNT; ph++)
+            if (vp_estimate_phase_used(e, (vp_phase)ph)) {
+                uint64_t v = vp_bytes_value(vp_estimate_phase_bytes(e, 0, (vp_phase)ph, VP_COUNTER_ALLOCATED));
+                if (v > alloc) {
+                    alloc = v;
+                    at = (vp_phase)ph;
+                }
+            }
+        if (k == 0) { /* fms-acceleration measured 20,669,338,112 B */
+            double r = ((double)alloc - 20669338112.0) / 20669338112.0;
+            ck_assert_msg(r > -0.05 && r < 0.10, "%+.3f", r);
+            ck_assert_int_eq(at, VP_PHASE_FORWARD);
+        } else if (k == 1) { /* (P + G + m + v + sqrt(v)) / 2 ranks, bf16 */
+            ck_assert_uint_eq(alloc, UINT64_C(14483464192) * 5 / 2);
+            ck_assert_int_eq(at, VP_PHASE_OPTIMIZER_STEP);
+        } else {
+            vp_count tr;
+            ck_assert_int_eq(vp_estimate_trainable(e, &tr), VP_OK);
+            ck_assert_uint_eq(vp_count_value(tr), UINT64_C(16) * (6144 + 6400) * 40);
+            ck_assert_uint_eq(vp_estimate_warning_count(e), 2);
+        }
+        vp_estimate_free(e);
+        vp_sheet_free(s);
+    }
+}
+END_TEST
+
 Suite *vp_test_suite(void)
 {
     Suite *s = suite_create("training");
@@ -749,5 +792,6 @@ Suite *vp_test_suite(void)
     VP_ADD_TEST(s, test_training_keys_bad);
     VP_ADD_TEST(s, test_lora_targets_rule);
     VP_ADD_TEST(s, test_fms_mistral7b);
+    VP_ADD_TEST(s, test_training_examples);
     return s;
 }

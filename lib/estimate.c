@@ -29,7 +29,24 @@ typedef struct {
     vp_counter counter;
     bool unique;            /* no other item of the stage has this id (named reserves) */
     unsigned moments;       /* training: the moments it is live in (0: all of its phases) */
+    unsigned char code;     /* index of a built-in id in builtin_ids, 0 for any other id */
 } item;
+
+/* The built-in item ids (docs/estimate.md): the envelope sums them by index. */
+static const char *const builtin_ids[] = {
+    "", "weights", "quant_metadata", "unquantized_modules", "load_transient", "kv_cache",
+    "activations", "logits", "gradients", "optimizer_state", "master_weights", "adapter",
+    "cuda_context", "workspace", "allocator_slack", "comm_buffers", "export_transient"
+};
+#define ID_CODES ((int)(sizeof(builtin_ids) / sizeof(builtin_ids[0])))
+
+static unsigned char id_code(const char *id)
+{
+    for (int k = 1; k < ID_CODES; k++)
+        if (builtin_ids[k][0] == id[0] && strcmp(builtin_ids[k], id) == 0)
+            return (unsigned char)k;
+    return 0;
+}
 
 /* The moments of a training step (docs/estimate.md, "Moments"): a phase total is the
  * largest of its moments. */
@@ -148,6 +165,56 @@ static void add_unknown(vp_estimate *e, const char *id, const char *needs)
     e->n_unknown++;
 }
 
+/* vsnprintf for the "how" texts, several times faster than the C library's (an estimate
+ * formats one per item): %s, %u, %llu and %% give the same output and the same truncation;
+ * false (nothing usable written) at any other conversion, for vsnprintf to do. */
+static bool fmt_how(char *out, size_t cap, const char *f, va_list ap)
+{
+    size_t n = 0, room = cap - 1;
+    while (*f && n < room) {
+        const char *pct = strchr(f, '%');
+        size_t lit = pct ? (size_t)(pct - f) : strlen(f);
+        if (lit > room - n)
+            lit = room - n;
+        memcpy(out + n, f, lit);
+        n += lit;
+        if (pct == NULL || n == room)
+            break;
+        f = pct + 1;
+        if (*f == '%') {
+            out[n++] = '%';
+        } else if (*f == 's') {
+            const char *str = va_arg(ap, const char *);
+            str = str ? str : "(null)";
+            size_t k = strlen(str);
+            if (k > room - n)
+                k = room - n;
+            memcpy(out + n, str, k);
+            n += k;
+        } else if (*f == 'u' || (f[0] == 'l' && f[1] == 'l' && f[2] == 'u')) {
+            unsigned long long v;
+            if (*f == 'u') {
+                v = va_arg(ap, unsigned);
+            } else {
+                v = va_arg(ap, unsigned long long);
+                f += 2;
+            }
+            char dig[24];
+            int k = 0;
+            do
+                dig[k++] = (char)('0' + v % 10);
+            while ((v /= 10) != 0);
+            while (k > 0 && n < room)
+                out[n++] = dig[--k];
+        } else {
+            return false;
+        }
+        f++;
+    }
+    out[n] = '\0';
+    return true;
+}
+
 static item *add_itemv(stage *s, const char *id, uint64_t bytes, vp_basis basis, unsigned phases,
                        vp_counter counter, const char *fmt, va_list ap) VP__PRINTF(7, 0);
 static item *add_itemv(stage *s, const char *id, uint64_t bytes, vp_basis basis, unsigned phases,
@@ -178,11 +245,16 @@ static item *add_itemv(stage *s, const char *id, uint64_t bytes, vp_basis basis,
     it->counter = counter;
     it->unique = false;
     it->moments = 0;
+    it->code = id_code(id);
     if (s->quiet) { /* the solvers need bytes, not accounts */
         it->how[0] = '\0';
         return it;
     }
-    vsnprintf(it->how, sizeof(it->how), fmt, ap);
+    va_list ap2;
+    va_copy(ap2, ap);
+    if (!fmt_how(it->how, sizeof(it->how), fmt, ap2))
+        vsnprintf(it->how, sizeof(it->how), fmt, ap);
+    va_end(ap2);
     return it;
 }
 
@@ -406,11 +478,12 @@ static const vp_phase mo_phase[MO_COUNT] = {
 
 static unsigned mo_phases(unsigned moments)
 {
-    unsigned p = 0;
-    for (int m = 0; m < MO_COUNT; m++)
-        if (moments & MO(m))
-            p |= PH(mo_phase[m]);
-    return p;
+    return (moments & MO(MO_LOAD) ? PH(VP_PHASE_LOAD) : 0) |
+           (moments & MO(MO_FWD) ? PH(VP_PHASE_FORWARD) : 0) |
+           (moments & (MO(MO_BWD_LOSS) | MO_BWD_LAYER) ? PH(VP_PHASE_BACKWARD) : 0) |
+           (moments & MO(MO_STEP) ? PH(VP_PHASE_OPTIMIZER_STEP) : 0) |
+           (moments & MO(MO_EVAL) ? PH(VP_PHASE_EVAL) : 0) |
+           (moments & MO(MO_EXPORT) ? PH(VP_PHASE_EXPORT) : 0);
 }
 
 /* A training item: live in `moments` (its phases are theirs). Nothing is added for 0 B
@@ -486,21 +559,14 @@ static const char *dtype_name(uint64_t bytes)
     return bytes == 4 ? "fp32" : bytes == 1 ? "8-bit" : "16-bit";
 }
 
-/* Does LoRA target `t` name the logical tensor? (the last path component, or phi3's fused
- * qkv_proj / gate_up_proj; "all-linear": every linear but lm_head) */
-static bool lora_hits(const char *target, const vp__ltensor *t)
+/* Does LoRA target `target` name a module whose last path component is `last`? */
+static bool lora_hits_last(const char *target, const char *last)
 {
-    if (t->kind != VP__K_LINEAR && t->kind != VP__K_EXPERT)
-        return false;
-    if (strcmp(target, "all-linear") == 0)
+    if (target[0] == last[0] && strcmp(last, target) == 0)
         return true;
-    const char *last = strrchr(t->name, '.');
-    last = last ? last + 1 : t->name;
-    if (strcmp(last, target) == 0)
-        return true;
-    if (strcmp(target, "qkv_proj") == 0)
+    if (target[0] == 'q' && strcmp(target, "qkv_proj") == 0)
         return strcmp(last, "q_proj") == 0 || strcmp(last, "k_proj") == 0 || strcmp(last, "v_proj") == 0;
-    if (strcmp(target, "gate_up_proj") == 0)
+    if (target[0] == 'g' && strcmp(target, "gate_up_proj") == 0)
         return strcmp(last, "gate_proj") == 0 || strcmp(last, "up_proj") == 0;
     return false;
 }
@@ -585,9 +651,19 @@ static vp_status compute_training(vp_estimate *e, const train_in *in, vp_error *
         return vp__error_set(err, VP_ERANGE, &w0, "microbatch must be positive");
 
     /* ---- the precision recipe (docs/estimate.md, "Precision recipes") */
-    const vp__entry *mw = W(sh, "master_weights"), *od = W(sh, "optimizer_dtype");
-    const vp__entry *uq = W(sh, "unquantized_dtype"), *ce_v = W(sh, "cross_entropy");
-    const vp__entry *ex_v = W(sh, "export");
+    const vp__entry *mw = NULL, *od = NULL, *uq = NULL, *ce_v = NULL, *ex_v = NULL;
+    const vp__section *ws = vp__sheet_section(sh, "workload", 0);
+    for (size_t i = 0; ws != NULL && i < ws->n; i++) { /* one pass for five keys */
+        const vp__entry *v = &ws->e[i];
+        switch (v->key[0]) {
+        case 'm': mw = strcmp(v->key, "master_weights") == 0 ? v : mw; break;
+        case 'o': od = strcmp(v->key, "optimizer_dtype") == 0 ? v : od; break;
+        case 'u': uq = strcmp(v->key, "unquantized_dtype") == 0 ? v : uq; break;
+        case 'c': ce_v = strcmp(v->key, "cross_entropy") == 0 ? v : ce_v; break;
+        case 'e': ex_v = strcmp(v->key, "export") == 0 ? v : ex_v; break;
+        default: break;
+        }
+    }
     uint64_t wbytes = in->dtype_bytes;              /* weights as stored (unquantized ones) */
     uint64_t unq = uq ? dtype_bytes_of(uq->str) : 0; /* 0: the model's dtype */
     if (uq && (!quantized || w->task == TASK_INFERENCE))
@@ -706,28 +782,23 @@ static vp_status compute_training(vp_estimate *e, const train_in *in, vp_error *
         }
         /* PEFT ignores a target that matches nothing as long as another one matches
          * (peft/tuners/tuners_utils.py inject_adapter raises only when none does) */
-        size_t matched = 0;
-        bool hit_t[64];
+        bool hit_t[64], all_linear[64];
         for (size_t i = 0; i < nt; i++) {
             hit_t[i] = false;
-            for (int j = 0; j < m->lt.n && !hit_t[i]; j++)
-                hit_t[i] = lora_hits(targets[i], &m->lt.t[j]);
-            matched += hit_t[i];
+            all_linear[i] = strcmp(targets[i], "all-linear") == 0;
         }
-        if (nt > 0 && matched == 0) {
-            vp__where wh = where_of(w, tg);
-            return vp__error_set(err, VP_EINVALID, &wh, "no LoRA target matches a linear module "
-                                 "of %s (first target \"%s\")", m->model_type, targets[0]);
-        }
-        for (size_t i = 0; i < nt; i++)
-            if (!hit_t[i])
-                add_warning(e, "LoRA target \"%s\" matches no linear module of %s; PEFT ignores "
-                            "it since another target matches", targets[i], m->model_type);
         for (int j = 0; j < m->lt.n; j++) {
             const vp__ltensor *t = &m->lt.t[j];
+            if (t->kind != VP__K_LINEAR && t->kind != VP__K_EXPERT)
+                continue;
             bool hit = false;
+            const char *last = strrchr(t->name, '.');
+            last = last ? last + 1 : t->name;
             for (size_t i = 0; i < nt; i++)
-                hit |= lora_hits(targets[i], t);
+                if (all_linear[i] || lora_hits_last(targets[i], last)) {
+                    hit_t[i] = true;
+                    hit = true;
+                }
             if (!hit)
                 continue;
             uint64_t mn = t->rows < t->cols ? t->rows : t->cols;
@@ -737,6 +808,18 @@ static vp_status compute_training(vp_estimate *e, const train_in *in, vp_error *
             trainable = add_sat(trainable, mul_sat(mul_sat(w->lora_rank, add_sat(t->rows, t->cols, &ovf), &ovf),
                                                    t->count, &ovf), &ovf);
         }
+        size_t matched = 0;
+        for (size_t i = 0; i < nt; i++)
+            matched += hit_t[i];
+        if (nt > 0 && matched == 0) {
+            vp__where wh = where_of(w, tg);
+            return vp__error_set(err, VP_EINVALID, &wh, "no LoRA target matches a linear module "
+                                 "of %s (first target \"%s\")", m->model_type, targets[0]);
+        }
+        for (size_t i = 0; i < nt; i++)
+            if (!hit_t[i])
+                add_warning(e, "LoRA target \"%s\" matches no linear module of %s; PEFT ignores "
+                            "it since another target matches", targets[i], m->model_type);
     } else {
         trainable_known = false;
         add_unknown(e, "adapter", "model.config (the shapes of the LoRA target modules)");
@@ -1087,19 +1170,27 @@ static bool stage_totals(stage *S, unsigned phases_used)
     } else {
         /* training: a phase total is its largest moment; an item without moments is live
          * in every moment of its phases */
-        uint64_t mt[MO_COUNT][VP_COUNTER_DEVICE + 1];
+        uint64_t mt[MO_COUNT][VP_COUNTER_DEVICE + 1]; /* per moment, by the item's counter */
         memset(mt, 0, sizeof(mt));
         for (size_t i = 0; i < S->n; i++) {
             const item *it = &S->items[i];
-            for (int mo = 0; mo < MO_COUNT; mo++)
-                if (it->moments ? (it->moments & MO(mo)) != 0 : (it->phases & PH(mo_phase[mo])) != 0)
-                    for (int c = it->counter; c <= VP_COUNTER_DEVICE; c++)
-                        mt[mo][c] = add_sat(mt[mo][c], it->bytes, &ovf);
+            unsigned set = it->moments;
+            if (set == 0) /* every moment of its phases */
+                for (int mo = 0; mo < MO_COUNT; mo++)
+                    if (it->phases & PH(mo_phase[mo]))
+                        set |= MO(mo);
+            for (int mo = 0; set != 0; mo++, set >>= 1)
+                if (set & 1)
+                    mt[mo][it->counter] = add_sat(mt[mo][it->counter], it->bytes, &ovf);
         }
-        for (int mo = 0; mo < MO_COUNT; mo++)
+        for (int mo = 0; mo < MO_COUNT; mo++) {
+            /* the counters nest: allocated ⊂ reserved ⊂ device used */
+            mt[mo][VP_COUNTER_RESERVED] = add_sat(mt[mo][VP_COUNTER_RESERVED], mt[mo][VP_COUNTER_ALLOCATED], &ovf);
+            mt[mo][VP_COUNTER_DEVICE] = add_sat(mt[mo][VP_COUNTER_DEVICE], mt[mo][VP_COUNTER_RESERVED], &ovf);
             for (int c = 0; c <= VP_COUNTER_DEVICE; c++)
                 if (mt[mo][c] > S->total[mo_phase[mo]][c])
                     S->total[mo_phase[mo]][c] = mt[mo][c];
+        }
     }
     S->peak = 0;
     S->peak_phase = VP_PHASE_LOAD;
@@ -1109,17 +1200,37 @@ static bool stage_totals(stage *S, unsigned phases_used)
             S->peak_phase = (vp_phase)p;
         }
     S->envelope = 0;
+    /* built-in ids: one pass, summed per id code and phase (training stages repeat ids, one
+     * item per moment) */
+    uint64_t by_code[ID_CODES][VP_PHASE_COUNT];
+    memset(by_code, 0, sizeof(by_code));
+    for (size_t i = 0; i < S->n; i++)
+        if (S->items[i].code)
+            for (int p = 0; p < VP_PHASE_COUNT; p++)
+                if (S->items[i].phases & PH(p))
+                    by_code[S->items[i].code][p] = add_sat(by_code[S->items[i].code][p],
+                                                           S->items[i].bytes, &ovf);
+    for (int k = 1; k < ID_CODES; k++) {
+        uint64_t mx = 0;
+        for (int p = 0; p < VP_PHASE_COUNT; p++)
+            mx = by_code[k][p] > mx ? by_code[k][p] : mx;
+        S->envelope = add_sat(S->envelope, mx, &ovf);
+    }
     for (size_t i = 0; i < S->n; i++) {
         const item *it = &S->items[i];
         uint64_t by_phase[VP_PHASE_COUNT] = { 0 }, mx = 0;
         bool seen = false;
-        /* built-in ids are few; named reserves are unique and skip the scan */
+        if (it->code)
+            continue;
+        /* other ids (named reserves are unique and skip the scan) */
         for (size_t j = 0; !it->unique && j < i && !seen; j++)
-            seen = !S->items[j].unique && strcmp(S->items[j].id, it->id) == 0;
+            seen = !S->items[j].unique && !S->items[j].code && S->items[j].id[0] == it->id[0] &&
+                   strcmp(S->items[j].id, it->id) == 0;
         if (seen)
             continue;
         for (size_t j = i; j < S->n; j++) {
-            if (j != i && (it->unique || S->items[j].unique || strcmp(S->items[j].id, it->id) != 0))
+            if (j != i && (it->unique || S->items[j].unique || S->items[j].code ||
+                           S->items[j].id[0] != it->id[0] || strcmp(S->items[j].id, it->id) != 0))
                 continue;
             for (int p = 0; p < VP_PHASE_COUNT; p++)
                 if (S->items[j].phases & PH(p))

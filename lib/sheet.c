@@ -33,7 +33,7 @@ static const vp__field schema[] = {
     { "workload", "master_weights", VP__F_BOOL, NULL },
     { "workload", "optimizer_dtype", VP__F_ENUM, "fp32|bf16|fp16" },
     { "workload", "unquantized_dtype", VP__F_ENUM, "fp32|bf16|fp16" },
-    { "workload", "cross_entropy", VP__F_ENUM, "standard|chunked|fused|inplace" },
+    { "workload", "cross_entropy", VP__F_ENUM, "standard|inplace|chunked|fused" },
     { "workload", "export", VP__F_ENUM, "adapter|merged|none" },
     { "workload", "checkpointing", VP__F_ENUM, "none|selective|full" },
     { "workload", "lora_rank", VP__F_INT, NULL },

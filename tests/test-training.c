@@ -176,7 +176,7 @@ START_TEST(test_checkpointing_and_phases)
     vp_test_attach(s, "configs/meta-llama__Meta-Llama-3.1-8B/config.json");
     vp_estimate *e = run_ok(s);
     uint64_t none = item(e, 0, "activations");
-    /* formulas.md §5.2: s·b·[4h + 2h + 2(nq·d + 2nkv·d) + 2nq·d + 2h + 8f] + 4·b·nq·s per layer:
+    /* Korthikanti et al. (docs/estimate.md): s·b·[4h + 2h + 2(nq·d + 2nkv·d) + 2nq·d + 2h + 8f] + 4·b·nq·s per layer:
      * 4096 × (16384 + 8192 + 2 × 6144 + 8192 + 8192 + 114688) + 4 × 32 × 4096 = 0.64 GiB;
      * Hugging Face's RMSNorm saves an fp32 copy of its input (4sbh instead of the formula's
      * 2sbh, two norms) and, its weight training, its normalized output (2sbh, two norms):
@@ -229,7 +229,7 @@ START_TEST(test_qlora)
     vp_test_attach(s, "configs/meta-llama__Meta-Llama-3.1-8B/config.json");
     vp_estimate *e = run_ok(s);
     /* the frozen 4-bit base: 4 bits per linear value + 0.127 bits of constants; embeddings
-     * and lm_head in bf16 (formulas.md §3.9: 5.31 GiB in total) */
+     * and lm_head in bf16 (5.31 GiB in total) */
     uint64_t base = item(e, 0, "weights") + item(e, 0, "quant_metadata") + item(e, 0, "unquantized_modules");
     char gib[32];
     vp_bytes_format(gib, sizeof(gib), vp_bytes_make(base), VP_UNIT_GIB, 2);

@@ -674,9 +674,12 @@ static vp_status compute_training(vp_estimate *e, const train_in *in, vp_error *
         unq = 0;
     if (od && mw && mw->b && strcmp(od->str, "fp32") != 0) {
         vp__where wh = where_of(w, od);
+        char at[32] = "set after parsing";
+        if (mw->line)
+            snprintf(at, sizeof(at), "line %u", mw->line);
         return vp__error_set(err, VP_EINVALID, &wh, "optimizer_dtype = \"%s\" contradicts "
-                             "master_weights = true (line %u): a master copy keeps fp32 optimizer "
-                             "states", od->str, mw->line);
+                             "master_weights = true (%s): a master copy keeps fp32 optimizer "
+                             "states", od->str, at);
     }
     bool transformers = w->framework == FW_TRANSFORMERS;
     int master;
@@ -699,8 +702,6 @@ static vp_status compute_training(vp_estimate *e, const train_in *in, vp_error *
     uint64_t tbytes = full ? wbytes : 4;            /* trainable values (PEFT: fp32) */
     uint64_t gbytes = tbytes;                       /* gradients like the parameter */
     uint64_t sbytes = od ? dtype_bytes_of(od->str) : master ? 4 : tbytes; /* states */
-    if (od && strcmp(od->str, "fp16") == 0)
-        sbytes = 2;
     bool eight_bit = w->optimizer == OPT_ADAMW8 || w->optimizer == OPT_PAGED_ADAMW8;
     bool paged = w->optimizer == OPT_PAGED_ADAMW || w->optimizer == OPT_PAGED_ADAMW8;
     char recipe[160];

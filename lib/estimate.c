@@ -28,7 +28,30 @@ typedef struct {
     unsigned phases;
     vp_counter counter;
     bool unique;            /* no other item of the stage has this id (named reserves) */
+    unsigned moments;       /* training: the moments it is live in (0: all of its phases) */
+    unsigned char code;     /* index of a built-in id in builtin_ids, 0 for any other id */
 } item;
+
+/* The built-in item ids (docs/estimate.md): the envelope sums them by index. */
+static const char *const builtin_ids[] = {
+    "", "weights", "quant_metadata", "unquantized_modules", "load_transient", "kv_cache",
+    "activations", "logits", "gradients", "optimizer_state", "master_weights", "adapter",
+    "cuda_context", "workspace", "allocator_slack", "comm_buffers", "export_transient"
+};
+#define ID_CODES ((int)(sizeof(builtin_ids) / sizeof(builtin_ids[0])))
+
+static unsigned char id_code(const char *id)
+{
+    for (int k = 1; k < ID_CODES; k++)
+        if (builtin_ids[k][0] == id[0] && strcmp(builtin_ids[k], id) == 0)
+            return (unsigned char)k;
+    return 0;
+}
+
+/* The moments of a training step (docs/estimate.md, "Moments"): a phase total is the
+ * largest of its moments. */
+enum { MO_LOAD, MO_FWD, MO_BWD_LOSS, MO_BWD_TOP, MO_BWD_BOTTOM, MO_STEP, MO_EVAL, MO_EXPORT,
+       MO_COUNT };
 
 /* A pipeline stage: the items of each of its GPUs (tensor-parallel ranks and data-parallel
  * replicas of a stage are identical), and their totals, checked once per run. */
@@ -156,10 +179,60 @@ static void add_assumption(vp_estimate *e, const char *fmt, ...)
     va_end(ap);
 }
 
-static item *add_item(stage *s, const char *id, uint64_t bytes, vp_basis basis, unsigned phases,
-                      vp_counter counter, const char *fmt, ...) VP__PRINTF(7, 8);
-static item *add_item(stage *s, const char *id, uint64_t bytes, vp_basis basis, unsigned phases,
-                      vp_counter counter, const char *fmt, ...)
+/* vsnprintf for the "how" texts, several times faster than the C library's (an estimate
+ * formats one per item): %s, %u, %llu and %% give the same output and the same truncation;
+ * false (nothing usable written) at any other conversion, for vsnprintf to do. */
+static bool fmt_how(char *out, size_t cap, const char *f, va_list ap)
+{
+    size_t n = 0, room = cap - 1;
+    while (*f && n < room) {
+        const char *pct = strchr(f, '%');
+        size_t lit = pct ? (size_t)(pct - f) : strlen(f);
+        if (lit > room - n)
+            lit = room - n;
+        memcpy(out + n, f, lit);
+        n += lit;
+        if (pct == NULL || n == room)
+            break;
+        f = pct + 1;
+        if (*f == '%') {
+            out[n++] = '%';
+        } else if (*f == 's') {
+            const char *str = va_arg(ap, const char *);
+            str = str ? str : "(null)";
+            size_t k = strlen(str);
+            if (k > room - n)
+                k = room - n;
+            memcpy(out + n, str, k);
+            n += k;
+        } else if (*f == 'u' || (f[0] == 'l' && f[1] == 'l' && f[2] == 'u')) {
+            unsigned long long v;
+            if (*f == 'u') {
+                v = va_arg(ap, unsigned);
+            } else {
+                v = va_arg(ap, unsigned long long);
+                f += 2;
+            }
+            char dig[24];
+            int k = 0;
+            do
+                dig[k++] = (char)('0' + v % 10);
+            while ((v /= 10) != 0);
+            while (k > 0 && n < room)
+                out[n++] = dig[--k];
+        } else {
+            return false;
+        }
+        f++;
+    }
+    out[n] = '\0';
+    return true;
+}
+
+static item *add_itemv(stage *s, const char *id, uint64_t bytes, vp_basis basis, unsigned phases,
+                       vp_counter counter, const char *fmt, va_list ap) VP__PRINTF(7, 0);
+static item *add_itemv(stage *s, const char *id, uint64_t bytes, vp_basis basis, unsigned phases,
+                       vp_counter counter, const char *fmt, va_list ap)
 {
     if (s->n == s->cap) {
         /* grown once and kept: later runs on the same estimate allocate nothing */
@@ -185,13 +258,28 @@ static item *add_item(stage *s, const char *id, uint64_t bytes, vp_basis basis, 
     it->phases = phases;
     it->counter = counter;
     it->unique = false;
+    it->moments = 0;
+    it->code = id_code(id);
     if (s->quiet) { /* the solvers need bytes, not accounts */
         it->how[0] = '\0';
         return it;
     }
+    va_list ap2;
+    va_copy(ap2, ap);
+    if (!fmt_how(it->how, sizeof(it->how), fmt, ap2))
+        vsnprintf(it->how, sizeof(it->how), fmt, ap);
+    va_end(ap2);
+    return it;
+}
+
+static item *add_item(stage *s, const char *id, uint64_t bytes, vp_basis basis, unsigned phases,
+                      vp_counter counter, const char *fmt, ...) VP__PRINTF(7, 8);
+static item *add_item(stage *s, const char *id, uint64_t bytes, vp_basis basis, unsigned phases,
+                      vp_counter counter, const char *fmt, ...)
+{
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(it->how, sizeof(it->how), fmt, ap);
+    item *it = add_itemv(s, id, bytes, basis, phases, counter, fmt, ap);
     va_end(ap);
     return it;
 }
@@ -387,6 +475,47 @@ static uint64_t vllm_nontorch(uint64_t tp, uint64_t pp)
 
 /* ---- training and adaptation ------------------------------------------------------- */
 
+/*
+ * A training step is a sequence of moments; a phase total is its largest moment, never the
+ * sum of everything that is live at some point of the phase (docs/estimate.md, "Moments").
+ * Each training item says in which moments it is live; its phases follow.
+ */
+static const vp_phase mo_phase[MO_COUNT] = {
+    VP_PHASE_LOAD, VP_PHASE_FORWARD, VP_PHASE_BACKWARD, VP_PHASE_BACKWARD, VP_PHASE_BACKWARD,
+    VP_PHASE_OPTIMIZER_STEP, VP_PHASE_EVAL, VP_PHASE_EXPORT
+};
+
+#define MO(m) (1u << (m))
+#define MO_STEPS (MO(MO_FWD) | MO(MO_BWD_LOSS) | MO(MO_BWD_TOP) | MO(MO_BWD_BOTTOM) | \
+                  MO(MO_STEP) | MO(MO_EVAL))
+#define MO_BWD_LAYER (MO(MO_BWD_TOP) | MO(MO_BWD_BOTTOM))
+
+static unsigned mo_phases(unsigned moments)
+{
+    return (moments & MO(MO_LOAD) ? PH(VP_PHASE_LOAD) : 0) |
+           (moments & MO(MO_FWD) ? PH(VP_PHASE_FORWARD) : 0) |
+           (moments & (MO(MO_BWD_LOSS) | MO_BWD_LAYER) ? PH(VP_PHASE_BACKWARD) : 0) |
+           (moments & MO(MO_STEP) ? PH(VP_PHASE_OPTIMIZER_STEP) : 0) |
+           (moments & MO(MO_EVAL) ? PH(VP_PHASE_EVAL) : 0) |
+           (moments & MO(MO_EXPORT) ? PH(VP_PHASE_EXPORT) : 0);
+}
+
+/* A training item: live in `moments` (its phases are theirs). Nothing is added for 0 B
+ * unless `keep` (an item the user expects to see, such as the weights). */
+static item *add_titem(stage *s, const char *id, uint64_t bytes, vp_basis basis, unsigned moments,
+                       vp_counter counter, const char *fmt, ...) VP__PRINTF(7, 8);
+static item *add_titem(stage *s, const char *id, uint64_t bytes, vp_basis basis, unsigned moments,
+                       vp_counter counter, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    item *it = add_itemv(s, id, bytes, basis, mo_phases(moments), counter, fmt, ap);
+    va_end(ap);
+    if (it != NULL)
+        it->moments = moments;
+    return it;
+}
+
 typedef struct {
     const workload *w;
     const vp_model *m;
@@ -404,8 +533,8 @@ typedef struct {
  * (docs/estimate.md). Korthikanti et al.'s itemization, with switches: eager attention
  * keeps the 2as²b softmax output (+ 3as²b of dropout mask and output with dropout);
  * FlashAttention keeps a 4·b·a·s fp32 log-sum-exp instead; gated MLPs save 8sbf, GeLU MLPs
- * 4sbf; dropout adds 1-byte masks. Attention heads and the MLP width are per GPU (tensor
- * parallel); the hidden-size terms are not split (no sequence parallelism).
+ * 4sbf; dropout adds 1-byte masks. Attention heads and the MLP width are per GPU (tensor parallel); the
+ * hidden-size terms are not split (no sequence parallelism).
  * mode: 0 none, 1 selective (the attention core is recomputed), 2 full (layer input only).
  */
 uint64_t vp__act_layer_bytes(const vp__act_shape *x, uint64_t s, uint64_t b, int mode,
@@ -439,27 +568,25 @@ static const char *opt_name(int o)
     return n[o];
 }
 
-/* Does LoRA target `t` name the logical tensor? (the last path component, or phi3's fused
- * qkv_proj / gate_up_proj; "all-linear": every linear but lm_head) */
-static bool lora_hits(const char *target, const vp__ltensor *t)
+static const char *dtype_name(uint64_t bytes)
 {
-    if (t->kind != VP__K_LINEAR && t->kind != VP__K_EXPERT)
-        return false;
-    if (strcmp(target, "all-linear") == 0)
+    return bytes == 4 ? "fp32" : bytes == 1 ? "8-bit" : "16-bit";
+}
+
+/* Does LoRA target `target` name a module whose last path component is `last`? */
+static bool lora_hits_last(const char *target, const char *last)
+{
+    if (target[0] == last[0] && strcmp(last, target) == 0)
         return true;
-    const char *last = strrchr(t->name, '.');
-    last = last ? last + 1 : t->name;
-    if (strcmp(last, target) == 0)
-        return true;
-    if (strcmp(target, "qkv_proj") == 0)
+    if (target[0] == 'q' && strcmp(target, "qkv_proj") == 0)
         return strcmp(last, "q_proj") == 0 || strcmp(last, "k_proj") == 0 || strcmp(last, "v_proj") == 0;
-    if (strcmp(target, "gate_up_proj") == 0)
+    if (target[0] == 'g' && strcmp(target, "gate_up_proj") == 0)
         return strcmp(last, "gate_proj") == 0 || strcmp(last, "up_proj") == 0;
     return false;
 }
 
-/* Optimizer state bytes for `n` trainable values held as `pbytes`-byte values (states of
- * torch optimizers are allocated like the parameter unless a fp32 master exists). */
+/* Optimizer state bytes for `n` trainable values with `state_bytes`-byte states (torch
+ * allocates them like the parameter — zeros_like — unless a master copy exists). */
 static uint64_t opt_state_bytes(int opt, uint64_t n, uint64_t state_bytes, bool *ovf)
 {
     switch (opt) {
@@ -477,19 +604,52 @@ static uint64_t opt_state_bytes(int opt, uint64_t n, uint64_t state_bytes, bool 
     }
 }
 
+/* The new [workload] keys of the training estimate (docs/sheet.md). */
+enum { CE_STANDARD, CE_CHUNKED, CE_FUSED, CE_INPLACE };
+enum { EXPORT_ADAPTER, EXPORT_MERGED, EXPORT_NONE };
+
+static uint64_t dtype_bytes_of(const char *s)
+{
+    return strcmp(s, "fp32") == 0 ? 4 : 2;
+}
+
+static vp__where where_of(const workload *w, const vp__entry *v)
+{
+    vp__where wh = { w->sheet->source, v ? v->line : 0, v ? v->column : 0, 0, false };
+    return wh;
+}
+
+/* The largest linear (rows × cols values, one instance, split by TP). */
+static uint64_t largest_linear(const vp_model *m, uint64_t tp, bool *ovf)
+{
+    uint64_t big = 0;
+    for (int j = 0; j < m->lt.n; j++)
+        if (m->lt.t[j].kind == VP__K_LINEAR || m->lt.t[j].kind == VP__K_EXPERT) {
+            uint64_t v = mul_sat(m->lt.t[j].rows, m->lt.t[j].cols, ovf);
+            if (v > big)
+                big = v;
+        }
+    return vp__div_ceil_u64(big, tp);
+}
+
 static vp_status compute_training(vp_estimate *e, const train_in *in, vp_error *err)
 {
     const workload *w = in->w;
     const vp_model *m = in->m;
     const vp__arch *a = in->a;
+    const vp_sheet *sh = w->sheet;
     bool ovf = false;
-    vp__where w0 = { w->sheet->source, 0, 0, 0, false };
+    vp__where w0 = { sh->source, 0, 0, 0, false };
     uint64_t N = w->dp;                       /* data-parallel (sharding) degree */
     uint64_t L = a ? a->layers : 0;
     bool lora = w->task == TASK_LORA || w->task == TASK_QLORA;
     bool full = w->task == TASK_FULL;
     bool zero1 = w->sharding >= SH_ZERO1, zero2 = w->sharding >= SH_ZERO2,
          zero3 = w->sharding == SH_ZERO3 || w->sharding == SH_FSDP;
+    /* DeepSpeed ZeRO steps with its own fused optimizer; DDP, FSDP and one GPU with torch's */
+    bool torch_opt = w->sharding == SH_NONE || w->sharding == SH_DDP || w->sharding == SH_FSDP;
+    const vp__qformat *fmt = w->have_format ? &w->fmt : (m && m->has_lt ? &m->q : NULL);
+    bool quantized = fmt != NULL && fmt->method != VP__Q_NONE;
 
     if (w->task == TASK_QLORA && !(w->have_format && w->fmt.method == VP__Q_BNB4) &&
         !(m && m->q.method == VP__Q_BNB4 && !w->have_format))
@@ -503,6 +663,93 @@ static vp_status compute_training(vp_estimate *e, const train_in *in, vp_error *
                              w->task == TASK_QLORA ? "qlora" : "lora");
     if (w->microbatch == 0)
         return vp__error_set(err, VP_ERANGE, &w0, "microbatch must be positive");
+
+    /* ---- the precision recipe (docs/estimate.md, "Precision recipes") */
+    const vp__entry *mw = NULL, *od = NULL, *uq = NULL, *ce_v = NULL, *ex_v = NULL;
+    const vp__section *ws = vp__sheet_section(sh, "workload", 0);
+    for (size_t i = 0; ws != NULL && i < ws->n; i++) { /* one pass for five keys */
+        const vp__entry *v = &ws->e[i];
+        switch (v->key[0]) {
+        case 'm': mw = strcmp(v->key, "master_weights") == 0 ? v : mw; break;
+        case 'o': od = strcmp(v->key, "optimizer_dtype") == 0 ? v : od; break;
+        case 'u': uq = strcmp(v->key, "unquantized_dtype") == 0 ? v : uq; break;
+        case 'c': ce_v = strcmp(v->key, "cross_entropy") == 0 ? v : ce_v; break;
+        case 'e': ex_v = strcmp(v->key, "export") == 0 ? v : ex_v; break;
+        default: break;
+        }
+    }
+    uint64_t wbytes = in->dtype_bytes;              /* weights as stored (unquantized ones) */
+    uint64_t unq = uq ? dtype_bytes_of(uq->str) : 0; /* 0: the model's dtype */
+    if (uq && (!quantized || w->task == TASK_INFERENCE))
+        add_warning(e, "unquantized_dtype = \"%s\" applies to the modules a quantized base "
+                    "leaves unquantized; the %s weights are not quantized: ignored", uq->str,
+                    fmt ? fmt->name : "model's");
+    if (!quantized)
+        unq = 0;
+    if (od && mw && mw->b && strcmp(od->str, "fp32") != 0) {
+        vp__where wh = where_of(w, od);
+        char at[32] = "set after parsing";
+        if (mw->line)
+            snprintf(at, sizeof(at), "line %u", mw->line);
+        return vp__error_set(err, VP_EINVALID, &wh, "optimizer_dtype = \"%s\" contradicts "
+                             "master_weights = true (%s): a master copy keeps fp32 optimizer "
+                             "states", od->str, at);
+    }
+    bool transformers = w->framework == FW_TRANSFORMERS;
+    int master;
+    if (!full)
+        master = 0;                                 /* PEFT keeps adapters in fp32 already */
+    else if (mw)
+        master = mw->b;
+    else if (od)
+        master = wbytes == 2 && strcmp(od->str, "fp32") == 0; /* fp32 states need a master */
+    else
+        master = wbytes == 2 && !transformers;      /* Trainer: no master copy unless asked */
+    if (full && od && !master && wbytes == 2 && strcmp(od->str, "fp32") == 0) {
+        vp__where wh = where_of(w, od);
+        return vp__error_set(err, VP_EINVALID, &wh, "optimizer_dtype = \"fp32\" contradicts "
+                             "master_weights = false: without a master copy torch allocates the "
+                             "optimizer states like the 16-bit parameters (zeros_like); set "
+                             "master_weights = true or optimizer_dtype = \"%s\"",
+                             wbytes == 2 ? "bf16" : "fp32");
+    }
+    uint64_t tbytes = full ? wbytes : 4;            /* trainable values (PEFT: fp32) */
+    uint64_t gbytes = tbytes;                       /* gradients like the parameter */
+    uint64_t sbytes = od ? dtype_bytes_of(od->str) : master ? 4 : tbytes; /* states */
+    bool eight_bit = w->optimizer == OPT_ADAMW8 || w->optimizer == OPT_PAGED_ADAMW8;
+    bool paged = w->optimizer == OPT_PAGED_ADAMW || w->optimizer == OPT_PAGED_ADAMW8;
+    char recipe[160];
+    if (full)
+        snprintf(recipe, sizeof(recipe), "%s weights and gradients, %s, states in %s",
+                 dtype_name(wbytes), master ? "fp32 master copy" : "no master copy",
+                 eight_bit ? "8-bit" : dtype_name(sbytes));
+    else
+        snprintf(recipe, sizeof(recipe), "frozen %s base, fp32 adapters, states in %s",
+                 quantized ? fmt->name : dtype_name(wbytes), eight_bit ? "8-bit" : dtype_name(sbytes));
+    if (full && !mw && !od && w->optimizer != OPT_NONE && w->optimizer != OPT_SGD)
+        add_warning(e, "precision recipe assumed for %s: %s (%s); master_weights and "
+                    "optimizer_dtype state another", opt_name(w->optimizer), recipe, transformers
+                    ? "the Trainer's default" : "mixed precision");
+
+    int ce = CE_STANDARD;
+    if (ce_v)
+        ce = strcmp(ce_v->str, "chunked") == 0 ? CE_CHUNKED : strcmp(ce_v->str, "fused") == 0
+             ? CE_FUSED : strcmp(ce_v->str, "inplace") == 0 ? CE_INPLACE : CE_STANDARD;
+    int exp = EXPORT_ADAPTER;
+    if (ex_v)
+        exp = strcmp(ex_v->str, "merged") == 0 ? EXPORT_MERGED
+              : strcmp(ex_v->str, "none") == 0 ? EXPORT_NONE : EXPORT_ADAPTER;
+    if (full && exp == EXPORT_MERGED) {
+        add_warning(e, "export = \"merged\" merges adapters; full fine-tuning saves its weights "
+                    "as they are");
+        exp = EXPORT_ADAPTER;
+    }
+    unsigned mo_all = (unsigned)(MO(MO_COUNT) - 1);
+    if (exp == EXPORT_NONE) {
+        mo_all &= ~MO(MO_EXPORT);
+        e->phases_used &= ~PH(VP_PHASE_EXPORT);
+    }
+
     if (w->sharding >= SH_ZERO1 && N == 1)
         add_warning(e, "%s on one data-parallel rank shards nothing", w->sharding == SH_FSDP
                     ? "fsdp" : w->sharding == SH_ZERO3 ? "zero3" : w->sharding == SH_ZERO2
@@ -514,7 +761,7 @@ static vp_status compute_training(vp_estimate *e, const train_in *in, vp_error *
         add_warning(e, "selective recomputation recomputes the attention core, which "
                     "FlashAttention does not store: same as none here");
 
-    /* trainable values */
+    /* ---- trainable values */
     uint64_t trainable = 0;
     bool trainable_known = true;
     if (full) {
@@ -523,12 +770,12 @@ static vp_status compute_training(vp_estimate *e, const train_in *in, vp_error *
     } else if (m && m->has_lt) {
         const vp__entry *tg = w->lora_targets;
         static const char *const deflt[] = { "q_proj", "v_proj" }; /* PEFT's Llama default */
-        size_t nt = 0;
         const char *targets[64];
+        char local[64][48];
+        size_t nt = 0;
         if (tg != NULL) {
-            const char *p = tg->text;
             /* the canonical text ["a", "b"]: quotes never occur inside module names */
-            char local[64][48];
+            const char *p = tg->text;
             while (*p && nt < 64) {
                 const char *q = strchr(p, '"');
                 if (q == NULL)
@@ -543,37 +790,51 @@ static vp_status compute_training(vp_estimate *e, const train_in *in, vp_error *
                 nt++;
                 p = r + 1;
             }
-            for (size_t i = 0; i < nt; i++) {
-                bool hit = false;
-                for (int j = 0; j < m->lt.n; j++)
-                    if (lora_hits(targets[i], &m->lt.t[j]))
-                        hit = true;
-                if (!hit)
-                    return vp__error_set(err, VP_EINVALID, &w0, "LoRA target \"%s\" matches no "
-                                         "linear module of %s", targets[i], m->model_type);
-            }
-            for (int j = 0; j < m->lt.n; j++) {
-                const vp__ltensor *t = &m->lt.t[j];
-                bool hit = false;
-                for (size_t i = 0; i < nt; i++)
-                    hit |= lora_hits(targets[i], t);
-                if (!hit)
-                    continue;
-                uint64_t mn = t->rows < t->cols ? t->rows : t->cols;
-                if (w->lora_rank > mn)
-                    add_warning(e, "lora_rank %llu exceeds min(in, out) = %llu of %s",
-                                (unsigned long long)w->lora_rank, (unsigned long long)mn, t->name);
-                trainable = add_sat(trainable, mul_sat(mul_sat(w->lora_rank, add_sat(t->rows, t->cols, &ovf), &ovf),
-                                                       t->count, &ovf), &ovf);
-            }
         } else {
-            for (int j = 0; j < m->lt.n; j++) {
-                const vp__ltensor *t = &m->lt.t[j];
-                if (lora_hits(deflt[0], t) || lora_hits(deflt[1], t))
-                    trainable = add_sat(trainable, mul_sat(mul_sat(w->lora_rank, add_sat(t->rows, t->cols, &ovf), &ovf),
-                                                           t->count, &ovf), &ovf);
-            }
+            targets[0] = deflt[0];
+            targets[1] = deflt[1];
+            nt = 2;
         }
+        /* PEFT ignores a target that matches nothing as long as another one matches
+         * (peft/tuners/tuners_utils.py inject_adapter raises only when none does) */
+        bool hit_t[64], all_linear[64];
+        for (size_t i = 0; i < nt; i++) {
+            hit_t[i] = false;
+            all_linear[i] = strcmp(targets[i], "all-linear") == 0;
+        }
+        for (int j = 0; j < m->lt.n; j++) {
+            const vp__ltensor *t = &m->lt.t[j];
+            if (t->kind != VP__K_LINEAR && t->kind != VP__K_EXPERT)
+                continue;
+            bool hit = false;
+            const char *last = strrchr(t->name, '.');
+            last = last ? last + 1 : t->name;
+            for (size_t i = 0; i < nt; i++)
+                if (all_linear[i] || lora_hits_last(targets[i], last)) {
+                    hit_t[i] = true;
+                    hit = true;
+                }
+            if (!hit)
+                continue;
+            uint64_t mn = t->rows < t->cols ? t->rows : t->cols;
+            if (w->lora_rank > mn)
+                add_warning(e, "lora_rank %llu exceeds min(in, out) = %llu of %s",
+                            (unsigned long long)w->lora_rank, (unsigned long long)mn, t->name);
+            trainable = add_sat(trainable, mul_sat(mul_sat(w->lora_rank, add_sat(t->rows, t->cols, &ovf), &ovf),
+                                                   t->count, &ovf), &ovf);
+        }
+        size_t matched = 0;
+        for (size_t i = 0; i < nt; i++)
+            matched += hit_t[i];
+        if (nt > 0 && matched == 0) {
+            vp__where wh = where_of(w, tg);
+            return vp__error_set(err, VP_EINVALID, &wh, "no LoRA target matches a linear module "
+                                 "of %s (first target \"%s\")", m->model_type, targets[0]);
+        }
+        for (size_t i = 0; i < nt; i++)
+            if (!hit_t[i])
+                add_warning(e, "LoRA target \"%s\" matches no linear module of %s; PEFT ignores "
+                            "it since another target matches", targets[i], m->model_type);
     } else {
         trainable_known = false;
         add_unknown(e, "adapter", "model.config (the shapes of the LoRA target modules)");
@@ -581,17 +842,28 @@ static vp_status compute_training(vp_estimate *e, const train_in *in, vp_error *
     e->trainable = trainable;
     e->trainable_known = trainable_known;
 
-    /* precisions */
-    uint64_t wbytes = in->dtype_bytes;                        /* weights as stored */
-    int master = w->master >= 0 ? w->master : (full && wbytes == 2);
-    if (!full)
-        master = 0;                                            /* adapters are fp32 already */
-    uint64_t tbytes = full ? wbytes : 4;                        /* trainable values (PEFT: fp32) */
-    uint64_t gbytes = tbytes;                                   /* gradients like the parameter */
-    uint64_t sbytes = (master || tbytes == 4) ? 4 : tbytes;     /* optimizer states */
+    /* ---- weights: the unquantized modules in unquantized_dtype */
+    uint64_t wl[4], wf[4], wlast[4];
+    memcpy(wl, in->wl, sizeof(wl));
+    memcpy(wf, in->wf, sizeof(wf));
+    memcpy(wlast, in->wlast, sizeof(wlast));
+    if (unq && in->by_layer && m && m->has_lt) {
+        vp__qformat f2 = *fmt;
+        f2.dtype_bytes = unq;
+        if (vp__model_weights(m, &f2, w->tp, wl, wf, wlast) != VP_OK)
+            return vp__error_set(err, VP_EOVERFLOW, &w0, "weight bytes overflow");
+    } else if (unq) {
+        add_warning(e, "unquantized_dtype needs model.config (the modules by name): ignored");
+        unq = 0;
+    }
+    /* activations: the residual stream takes the dtype the unquantized norms return
+     * (bitsandbytes and GPTQ linears cast their output back to the input dtype) */
+    uint64_t ab = (!quantized && wbytes == 4) || unq == 4 ? 4 : 2;
+    uint64_t lb16 = !quantized && wbytes == 4 ? 0 : 2; /* the lm_head's 16-bit logits */
 
     uint64_t shard_w = zero3 ? N : 1, shard_g = zero2 ? N : 1, shard_o = zero1 ? N : 1;
-    uint64_t split = w->tp * w->pp;                             /* model parallel division */
+    uint64_t split = w->tp * w->pp;                 /* model parallel division */
+    bool gathered = zero3 && N > 1;
 
     /* activation shape */
     vp__act_shape shape = { 0 };
@@ -621,27 +893,32 @@ static vp_status compute_training(vp_estimate *e, const train_in *in, vp_error *
         stage *S = stage_at(e, w->pp, a != NULL, L, st, &first_layer, &nl);
         bool is_first = st == 0, is_last = st == w->pp - 1;
 
-        /* weights (frozen base or trainable), per stage and per GPU */
-        uint64_t wsum = 0;
+        /* weights (frozen base or trainable), per stage and per GPU; FSDP and ZeRO-3 shard
+         * every parameter, frozen and quantized ones included */
+        uint64_t root = 0, unit = 0;            /* non-layer modules; one decoder layer */
         if (in->weights_known) {
             uint64_t role[3];
             for (int r = 0; r < 3; r++) {
-                uint64_t layer_part = in->by_layer && L ? mul_sat(in->wl[r], nl, &ovf) / L : in->wl[r];
-                role[r] = add_sat(add_sat(layer_part, is_first ? in->wf[r] : 0, &ovf),
-                                  is_last ? in->wlast[r] : 0, &ovf);
-                if (full)
-                    role[r] = vp__div_ceil_u64(role[r], shard_w);
+                uint64_t layer_part = in->by_layer && L ? mul_sat(wl[r], nl, &ovf) / L : wl[r];
+                uint64_t ends = add_sat(is_first ? wf[r] : 0, is_last ? wlast[r] : 0, &ovf);
+                root = add_sat(root, ends, &ovf);
+                if (L)
+                    unit = add_sat(unit, vp__div_ceil_u64(in->by_layer ? wl[r] : layer_part, L), &ovf);
+                role[r] = vp__div_ceil_u64(add_sat(layer_part, ends, &ovf), shard_w);
             }
-            const char *tail = full && zero3 ? ", sharded over the data-parallel ranks" : "";
-            add_item(S, "weights", role[0], in->wbasis, PH_TRAIN, VP_COUNTER_ALLOCATED, "%s%s%s",
-                     in->whow, lora ? " (frozen)" : "", tail);
+            const char *tail = gathered ? ", sharded over the data-parallel ranks (FSDP/ZeRO-3)"
+                               : N > 1 ? ", replicated on every data-parallel rank" : "";
+            add_titem(S, "weights", role[0], in->wbasis, mo_all, VP_COUNTER_ALLOCATED, "%s%s%s",
+                      in->whow, lora ? " (frozen)" : "", tail);
             if (role[1])
-                add_item(S, "quant_metadata", role[1], in->wbasis, PH_TRAIN, VP_COUNTER_ALLOCATED,
-                         "quantization constants of the frozen 4-bit base");
+                add_titem(S, "quant_metadata", role[1], in->wbasis, mo_all, VP_COUNTER_ALLOCATED,
+                          "quantization constants of the frozen %s base%s", fmt ? fmt->name : "",
+                          gathered ? ", sharded" : "");
             if (role[2])
-                add_item(S, "unquantized_modules", role[2], in->wbasis, PH_TRAIN, VP_COUNTER_ALLOCATED,
-                         "embeddings, lm_head and norms kept in 16 bits");
-            wsum = add_sat(add_sat(role[0], role[1], &ovf), role[2], &ovf);
+                add_titem(S, "unquantized_modules", role[2], in->wbasis, mo_all,
+                          VP_COUNTER_ALLOCATED, "embeddings, lm_head and norms kept in %s%s%s",
+                          dtype_name(unq ? unq : wbytes), unq == 4 ? " (unquantized_dtype: "
+                          "PEFT's k-bit preparation upcasts them)" : "", gathered ? ", sharded" : "");
         }
 
         /* trainable values on this GPU */
@@ -651,18 +928,24 @@ static vp_status compute_training(vp_estimate *e, const train_in *in, vp_error *
             if (a && L && w->pp > 1)
                 tr = mul_sat(vp__div_ceil_u64(trainable, w->tp), nl, &ovf) / L;
         }
+        uint64_t adapter = 0;
         if (lora && trainable_known) {
-            uint64_t ab = vp__div_ceil_u64(mul_sat(tr, 4, &ovf), zero3 ? N : 1);
-            add_item(S, "adapter", ab, VP_BASIS_COMPUTED, PH_TRAIN, VP_COUNTER_ALLOCATED,
-                     "LoRA r = %llu: %llu trainable values × 4 B (PEFT keeps adapters in fp32)",
-                     (unsigned long long)w->lora_rank, (unsigned long long)trainable);
+            adapter = vp__div_ceil_u64(mul_sat(tr, 4, &ovf), zero3 ? N : 1);
+            add_titem(S, "adapter", adapter, VP_BASIS_COMPUTED, mo_all, VP_COUNTER_ALLOCATED,
+                      "LoRA r = %llu: %llu trainable values × 4 B (PEFT keeps adapters in fp32)",
+                      (unsigned long long)w->lora_rank, (unsigned long long)trainable);
         }
         if (trainable_known) {
             uint64_t g = vp__div_ceil_u64(mul_sat(tr, gbytes, &ovf), shard_g);
-            add_item(S, "gradients", g, VP_BASIS_COMPUTED,
-                     PH(VP_PHASE_BACKWARD) | PH(VP_PHASE_OPTIMIZER_STEP), VP_COUNTER_ALLOCATED,
-                     "%llu trainable values × %llu B%s", (unsigned long long)trainable,
-                     (unsigned long long)gbytes, zero2 ? ", sharded (ZeRO-2/3, FSDP)" : "");
+            /* set_to_none: gradients exist from the backward of the bottom layer until the
+             * step; with accumulation the earlier micro-batches' sums are live throughout */
+            unsigned gmo = w->grad_accum > 1 ? MO(MO_FWD) | MO(MO_BWD_LOSS) | MO_BWD_LAYER | MO(MO_STEP)
+                                             : MO(MO_BWD_BOTTOM) | MO(MO_STEP);
+            add_titem(S, "gradients", g, VP_BASIS_COMPUTED, gmo, VP_COUNTER_ALLOCATED,
+                      "%llu trainable values × %llu B%s%s", (unsigned long long)trainable,
+                      (unsigned long long)gbytes, zero2 ? ", sharded (ZeRO-2/3, FSDP)" : "",
+                      w->grad_accum > 1 ? "; accumulated over the micro-batches"
+                                        : "; complete once backward reaches the first layer");
             uint64_t o;
             if (w->optimizer == OPT_ADAFACTOR) {
                 /* factored second moments: 4(R + C) per matrix, 4·n for vectors */
@@ -683,118 +966,168 @@ static vp_status compute_training(vp_estimate *e, const train_in *in, vp_error *
             }
             o = vp__div_ceil_u64(o, shard_o);
             if (w->optimizer != OPT_NONE && w->optimizer != OPT_SGD)
-                add_item(S, "optimizer_state", o, w->optimizer == OPT_ADAFACTOR && !(m && m->has_lt) && !lora
-                         ? VP_BASIS_ESTIMATED : VP_BASIS_COMPUTED,
-                         PH_STEPS, VP_COUNTER_ALLOCATED,
-                         "%s states for %llu values (%llu-byte states)%s; allocated at the first "
-                         "optimizer step%s", opt_name(w->optimizer), (unsigned long long)trainable,
-                         (unsigned long long)sbytes, zero1 ? ", sharded (ZeRO-1/2/3, FSDP)" : "",
-                         w->optimizer == OPT_PAGED_ADAMW || w->optimizer == OPT_PAGED_ADAMW8
-                         ? "; paged: may spill to host memory" : "");
+                add_titem(S, "optimizer_state", o, w->optimizer == OPT_ADAFACTOR && !(m && m->has_lt) && !lora
+                          ? VP_BASIS_ESTIMATED : VP_BASIS_COMPUTED, MO_STEPS,
+                          paged ? VP_COUNTER_DEVICE : VP_COUNTER_ALLOCATED,
+                          "%s states, %llu values%s; recipe: %s%s", opt_name(w->optimizer),
+                          (unsigned long long)trainable, zero1 ? ", sharded" : "", recipe,
+                          paged ? "; paged: CUDA managed memory" : "");
             if (master)
-                add_item(S, "master_weights", vp__div_ceil_u64(mul_sat(tr, 4, &ovf), shard_o),
-                         VP_BASIS_COMPUTED, PH_STEPS, VP_COUNTER_ALLOCATED,
-                         "fp32 master copy of %llu values (mixed precision)%s",
-                         (unsigned long long)trainable, zero1 ? ", sharded" : "");
+                add_titem(S, "master_weights", vp__div_ceil_u64(mul_sat(tr, 4, &ovf), shard_o),
+                          VP_BASIS_COMPUTED, MO_STEPS, VP_COUNTER_ALLOCATED,
+                          "fp32 master copy of %llu values; recipe: %s%s",
+                          (unsigned long long)trainable, recipe, zero1 ? ", sharded" : "");
+            /* the step's own temporaries (docs/estimate.md, "Optimizer step") */
+            uint64_t temp = 0;
+            const char *why = "";
+            if (w->optimizer == OPT_ADAMW && torch_opt) {
+                temp = vp__div_ceil_u64(mul_sat(tr, master ? 4 : sbytes, &ovf), shard_o);
+                why = "torch AdamW (foreach): exp_avg_sq.sqrt() for every state tensor at once "
+                      "(torch/optim/adamw.py _multi_tensor_adamw), one state-sized temporary";
+            } else if (w->optimizer == OPT_ADAFACTOR && m && m->has_lt) {
+                temp = mul_sat(mul_sat(largest_linear(m, w->tp, &ovf), 4, &ovf), 2, &ovf);
+                why = "Adafactor (transformers): grad² and the update of one parameter in fp32 "
+                      "(transformers/optimization.py Adafactor.step)";
+            }
+            if (temp)
+                add_titem(S, "workspace", temp, VP_BASIS_ESTIMATED, MO(MO_STEP),
+                          VP_COUNTER_ALLOCATED, "optimizer step: %s", why);
         } else if (full) {
             add_unknown(e, "gradients", "model.parameters or model.config");
             add_unknown(e, "optimizer_state", "model.parameters or model.config");
         }
 
-        /* activations, logits */
+        /* ---- activations and logits at their moments */
         uint64_t act = 0, logits = 0;
         if (act_known) {
+            uint64_t sbh = mul_sat(mul_sat(s, b, &ovf), a->hidden, &ovf);
             uint64_t per = vp__act_layer_bytes(&shape, s, b, w->checkpointing == 2 ? 2 : 0, &ovf);
             uint64_t one = vp__act_layer_bytes(&shape, s, b, 0, &ovf);
+            if (ab == 4) {
+                per = mul_sat(per, 2, &ovf);
+                one = mul_sat(one, 2, &ovf);
+            }
+            /* Hugging Face's (and torchtune's) RMSNorm saves the fp32 copy of its input (4sbh
+             * where the formula has the 2sbh input) and, when its weight trains, its
+             * normalized output: per layer (two norms) 4sbh + 2·2sbh for full fine-tuning */
+            if (a->gated_mlp) /* the RMSNorm families (LayerNorm saves the 16-bit input) */
+                one = add_sat(one, mul_sat(sbh, (ab == 2 ? 4 : 0) + (full ? 2 * ab : 0), &ovf), &ovf);
+            if (w->checkpointing != 2)
+                per = one;
             uint64_t inflight = w->pp > 1 && is_first ? (w->grad_accum < w->pp ? w->grad_accum : w->pp) : 1;
-            act = w->checkpointing == 2 ? add_sat(mul_sat(per, nl, &ovf), one, &ovf)
-                                        : mul_sat(per, nl, &ovf);
-            act = mul_sat(act, inflight, &ovf);
-            add_item(S, "activations", act, VP_BASIS_ESTIMATED,
-                     PH(VP_PHASE_FORWARD) | PH(VP_PHASE_BACKWARD), VP_COUNTER_ALLOCATED,
-                     "%s: %llu layers × s = %llu × b = %llu%s (FlashAttention, no dropout)%s",
-                     w->checkpointing == 2 ? "checkpointed layer inputs 2sbh + one layer recomputed"
-                                           : "saved per layer s·b·(8h + 2(nq+2nkv)d + 2nq·d + 8f)",
-                     (unsigned long long)nl, (unsigned long long)s, (unsigned long long)b,
-                     inflight > 1 ? " × micro-batches in flight" : "",
-                     w->tp > 1 ? "; heads and MLP split by TP" : "");
+            act = mul_sat(mul_sat(per, nl, &ovf), inflight, &ovf);
+            if (is_last) /* the final norm: its (fp32) input copy and its output */
+                act = add_sat(act, mul_sat(sbh, (a->gated_mlp ? 4 : ab) + ab, &ovf), &ovf);
+            add_titem(S, "activations", act, VP_BASIS_ESTIMATED,
+                      MO(MO_FWD) | MO(MO_BWD_LOSS) | MO(MO_BWD_TOP), VP_COUNTER_ALLOCATED,
+                      "%s: %llu layers, s %llu × b %llu, %llu-byte values%s%s%s",
+                      w->checkpointing == 2 ? "checkpointed layer inputs 2sbh"
+                      : "saved per layer s·b·(12h (+4h) + 2(nq+2nkv)d + 2nq·d + 8f)",
+                      (unsigned long long)nl, (unsigned long long)s, (unsigned long long)b,
+                      (unsigned long long)ab, is_last ? " + the final norm" : "",
+                      inflight > 1 ? " × micro-batches in flight" : "",
+                      w->tp > 1 ? "; heads and MLP split by TP" : "");
+            add_titem(S, "activations", one, VP_BASIS_ESTIMATED, MO_BWD_LAYER, VP_COUNTER_ALLOCATED,
+                      "backward through one layer: %s and its gradients (%s)",
+                      w->checkpointing == 2 ? "the layer recomputed" : "its saved activations",
+                      a->experts ? "k experts' MLP" : "the largest layer");
             if (is_last) {
-                /* bf16 logits + fp32 upcast + saved log-softmax; + fp32 grad in backward */
-                logits = mul_sat(mul_sat(mul_sat(s, b, &ovf), a->vocab, &ovf), 14, &ovf);
-                add_item(S, "logits", logits, VP_BASIS_ESTIMATED,
-                         PH(VP_PHASE_FORWARD) | PH(VP_PHASE_BACKWARD), VP_COUNTER_ALLOCATED,
-                         "s·b·V·(2 bf16 + 4 fp32 + 4 log-softmax + 4 grad) = %llu × %llu × %llu "
-                         "× 14 B (docs/estimate.md)", (unsigned long long)s,
-                         (unsigned long long)b, (unsigned long long)a->vocab);
-                /* evaluation: no autograd, one layer's transient + fp32 logits */
-                uint64_t ev = add_sat(mul_sat(one, 1, &ovf) / 2,
-                                      mul_sat(mul_sat(mul_sat(s, b, &ovf), a->vocab, &ovf), 6, &ovf), &ovf);
-                add_item(S, "activations", ev, VP_BASIS_ESTIMATED, PH(VP_PHASE_EVAL),
-                         VP_COUNTER_ALLOCATED, "evaluation forward (no autograd) of one "
-                         "micro-batch: one layer's transient + logits (bf16 + fp32)");
-            }
-        }
-        /* QLoRA dequantizes one linear at a time to 16 bits */
-        if (w->task == TASK_QLORA && m && m->has_lt) {
-            uint64_t big = 0;
-            for (int j = 0; j < m->lt.n; j++)
-                if (m->lt.t[j].kind == VP__K_LINEAR || m->lt.t[j].kind == VP__K_EXPERT) {
-                    uint64_t v = mul_sat(m->lt.t[j].rows, m->lt.t[j].cols, &ovf);
-                    if (v > big)
-                        big = v;
+                uint64_t sbv = mul_sat(mul_sat(s, b, &ovf), a->vocab, &ovf);
+                uint64_t fwd, bwd;
+                const char *how;
+                switch (ce) {
+                case CE_INPLACE:
+                    fwd = mul_sat(sbv, lb16 + 8, &ovf);
+                    bwd = mul_sat(sbv, 8, &ovf);
+                    how = "inplace: logits + fp32 upcast + shifted copy; gradient written into the "
+                          "copy (Unsloth fast_cross_entropy_loss)";
+                    break;
+                case CE_CHUNKED:
+                    fwd = bwd = add_sat(mul_sat(sbv, lb16 + 4, &ovf), sbv / 8 * 8, &ovf);
+                    how = "chunked: 16-bit logits + saved log-softmax, one of 8 chunks upcast at a "
+                          "time (torchtune CEWithChunkedOutputLoss)";
+                    break;
+                case CE_FUSED:
+                    fwd = bwd = mul_sat(sbh, 16, &ovf);
+                    how = "fused: no full logits; one chunk of about s·b·h logits and the input "
+                          "gradient, 16·s·b·h B (Liger's fused linear cross-entropy)";
+                    break;
+                default:
+                    fwd = mul_sat(sbv, lb16 + 12, &ovf);
+                    bwd = mul_sat(sbv, 12, &ovf);
+                    how = "standard: logits + fp32 upcast + shifted copy + saved log-softmax "
+                          "(transformers ForCausalLMLoss)";
+                    break;
                 }
-            add_item(S, "workspace", mul_sat(vp__div_ceil_u64(big, w->tp), 2, &ovf),
-                     VP_BASIS_ESTIMATED, PH(VP_PHASE_FORWARD) | PH(VP_PHASE_BACKWARD) | PH(VP_PHASE_EVAL),
-                     VP_COUNTER_ALLOCATED, "QLoRA dequantization buffer: the largest linear in "
-                     "16 bits");
-        }
-        /* export: merging adapters */
-        if (lora && m && m->has_lt && in->weights_known) {
-            uint64_t x;
-            if (w->task == TASK_QLORA)
-                x = mul_sat(vp__div_ceil_u64(m->params, split), 2, &ovf); /* dequantized 16-bit model */
-            else {
-                uint64_t big = 0;
-                for (int j = 0; j < m->lt.n; j++) {
-                    uint64_t v = mul_sat(m->lt.t[j].rows, m->lt.t[j].cols, &ovf);
-                    if (v > big)
-                        big = v;
-                }
-                x = mul_sat(vp__div_ceil_u64(big, w->tp), wbytes, &ovf);
-            }
-            add_item(S, "export_transient", x, VP_BASIS_ESTIMATED, PH(VP_PHASE_EXPORT),
-                     VP_COUNTER_ALLOCATED, w->task == TASK_QLORA
-                     ? "merging adapters into a 4-bit base: the model dequantized to 16 bits"
-                     : "merging adapters in place: one module's delta at a time");
-        }
-        /* layouts */
-        if (N > 1 && trainable_known) {
-            if (!zero2) {
-                uint64_t bucket = mul_sat(tr, gbytes, &ovf);
-                add_item(S, "comm_buffers", bucket, VP_BASIS_ESTIMATED,
-                         PH(VP_PHASE_BACKWARD), VP_COUNTER_ALLOCATED,
-                         "DDP gradient buckets: one more copy of the gradients (unless "
-                         "gradient_as_bucket_view=True), docs/estimate.md");
-            }
-            if (zero3 && m && m->has_lt) {
-                uint64_t big = 0;
-                for (int j = 0; j < m->lt.n; j++) {
-                    uint64_t v = mul_sat(m->lt.t[j].rows, m->lt.t[j].cols, &ovf);
-                    if (m->lt.t[j].per_layer && L)
-                        v = mul_sat(v, m->lt.t[j].count, &ovf) / L; /* one layer's worth */
-                    if (v > big)
-                        big = v;
-                }
-                add_item(S, "comm_buffers", mul_sat(mul_sat(big, 2, &ovf), wbytes, &ovf),
-                         VP_BASIS_ESTIMATED, PH(VP_PHASE_FORWARD) | PH(VP_PHASE_BACKWARD) | PH(VP_PHASE_EVAL),
-                         VP_COUNTER_ALLOCATED, "ZeRO-3/FSDP gathered working set: the current and "
-                         "the prefetched unit, unsharded");
-            } else if (zero3) {
-                add_unknown(e, "comm_buffers", "model.config (the largest layer, for ZeRO-3's "
-                                               "gathered parameters)");
+                /* FSDP/ZeRO-3: the loss backward starts in the root unit with the fp32 logits
+                 * still referenced (4 B per element more, measured on the 2-GPU FSDP runs) */
+                if (gathered && ce != CE_FUSED)
+                    bwd = add_sat(bwd, mul_sat(sbv, 4, &ovf), &ovf);
+                logits = fwd > bwd ? fwd : bwd;
+                add_titem(S, "logits", fwd, VP_BASIS_ESTIMATED, MO(MO_FWD), VP_COUNTER_ALLOCATED,
+                          "at the loss, s·b·V = %llu·%llu·%llu: %s", (unsigned long long)s,
+                          (unsigned long long)b, (unsigned long long)a->vocab, how);
+                add_titem(S, "logits", bwd, VP_BASIS_ESTIMATED, MO(MO_BWD_LOSS), VP_COUNTER_ALLOCATED,
+                          "backward at the loss: %s%s", ce == CE_STANDARD
+                          ? "log-probs, their gradient, the logits' gradient (fp32)"
+                          : ce == CE_INPLACE ? "the in-place gradient + the unshifted zero-filled one"
+                          : "as at the loss",
+                          gathered && ce != CE_FUSED ? " + the fp32 logits (FSDP/ZeRO-3)" : "");
+                /* evaluation: no autograd, one layer's transient + logits (16-bit + fp32) */
+                uint64_t ev = add_sat(one / 2, mul_sat(sbv, 6, &ovf), &ovf);
+                add_titem(S, "activations", ev, VP_BASIS_ESTIMATED, MO(MO_EVAL),
+                          VP_COUNTER_ALLOCATED, "evaluation forward (no autograd) of one "
+                          "micro-batch: one layer's transient + logits (16-bit + fp32)");
             }
         }
-        /* framework overheads */
+        /* a quantized base is dequantized one linear at a time to 16 bits (bitsandbytes
+         * 4-bit matmul; GPTQ/AWQ kernels in backward) */
+        if (lora && quantized && m && m->has_lt)
+            add_titem(S, "workspace", mul_sat(largest_linear(m, w->tp, &ovf), 2, &ovf),
+                      VP_BASIS_ESTIMATED, MO_BWD_LAYER | MO(MO_EVAL), VP_COUNTER_ALLOCATED,
+                      "dequantization buffer of the %s base: the largest linear in 16 bits",
+                      fmt->name);
+        /* export (docs/estimate.md, "Export") */
+        if (exp == EXPORT_ADAPTER && lora && trainable_known)
+            add_titem(S, "export_transient", adapter, VP_BASIS_ESTIMATED, MO(MO_EXPORT),
+                      VP_COUNTER_ALLOCATED, "export = \"adapter\": saving the adapter's state "
+                      "dict (at most its size)");
+        if (exp == EXPORT_MERGED && lora && m && m->has_lt && in->weights_known) {
+            uint64_t delta = mul_sat(largest_linear(m, w->tp, &ovf), 4, &ovf);
+            uint64_t x = delta;
+            if (w->task == TASK_QLORA) /* the base dequantized to 16 bits, then merged */
+                x = add_sat(mul_sat(vp__div_ceil_u64(m->params, split), 2, &ovf), delta, &ovf);
+            add_titem(S, "export_transient", x, VP_BASIS_ESTIMATED, MO(MO_EXPORT),
+                      VP_COUNTER_ALLOCATED, w->task == TASK_QLORA
+                      ? "export = \"merged\": the 4-bit base dequantized to a 16-bit model on the "
+                        "GPU and the adapters merged into it (one module's fp32 delta at a time)"
+                      : "export = \"merged\": adapters merged in place, one module's fp32 delta "
+                        "(B·A) at a time");
+        }
+        /* ---- layouts */
+        if (N > 1 && trainable_known && !zero2)
+            add_titem(S, "comm_buffers", mul_sat(tr, gbytes, &ovf), VP_BASIS_ESTIMATED, MO_STEPS,
+                      VP_COUNTER_ALLOCATED, "DDP gradient buckets: one more copy of the gradients, "
+                      "allocated with the reducer (unless gradient_as_bucket_view=True)");
+        if (gathered && in->weights_known && L) {
+            if (root)
+                add_titem(S, "comm_buffers", root, VP_BASIS_ESTIMATED,
+                          MO(MO_FWD) | MO(MO_BWD_LOSS) | MO_BWD_LAYER | MO(MO_EVAL),
+                          VP_COUNTER_ALLOCATED, "FSDP/ZeRO-3: the non-layer modules (embeddings, "
+                          "final norm, lm_head) unsharded from the forward to the end of backward "
+                          "(FSDP's root unit)");
+            add_titem(S, "comm_buffers", unit, VP_BASIS_ESTIMATED,
+                      MO(MO_BWD_LOSS) | MO_BWD_LAYER | MO(MO_EVAL), VP_COUNTER_ALLOCATED,
+                      "FSDP/ZeRO-3: one decoder layer unsharded in its stored format (prefetched "
+                      "when backward starts: BACKWARD_PRE)");
+            add_titem(S, "comm_buffers", unit, VP_BASIS_ESTIMATED, MO_BWD_LAYER,
+                      VP_COUNTER_ALLOCATED, "FSDP/ZeRO-3: the layer being computed besides the "
+                      "prefetched one");
+        } else if (gathered) {
+            add_unknown(e, "comm_buffers", "model.config (the largest layer, for the gathered "
+                                           "FSDP/ZeRO-3 units)");
+        }
+        /* ---- framework overheads (every moment of their phases) */
         if (w->framework != FW_NONE && w->framework != FW_VLLM) {
             add_item(S, "cuda_context", 512 * MIB, VP_BASIS_ASSUMED, PH_TRAIN, VP_COUNTER_DEVICE,
                      "CUDA context with lazy module loading: 0.3–0.6 GiB (docs/estimate.md)");
@@ -809,12 +1142,23 @@ static vp_status compute_training(vp_estimate *e, const train_in *in, vp_error *
                 add_item(S, "comm_buffers", 512 * MIB, VP_BASIS_ASSUMED, PH_STEPS, VP_COUNTER_DEVICE,
                          "NCCL buffers (docs/estimate.md)");
         }
-        (void)wsum;
     }
     if (ovf)
         return vp__error_set(err, VP_EOVERFLOW, &w0,
                              "the estimate exceeds 2^64 − 1 bytes (check context and micro-batch)");
     return VP_OK;
+}
+
+/* After the totals: say which phase the modeled peak is in when it is the export. */
+static void training_notes(vp_estimate *e)
+{
+    for (int s = 0; s < e->n_stages; s++)
+        if (e->st[s].peak_phase == VP_PHASE_EXPORT && e->st[s].peak) {
+            add_warning(e, "the modeled peak is the export (export = \"merged\": merging the "
+                        "adapters into 16-bit weights on the GPU); without it the peak is the "
+                        "largest training phase");
+            return;
+        }
 }
 
 /* ---- totals --------------------------------------------------------------------------- */
@@ -829,11 +1173,40 @@ static bool stage_totals(stage *S, unsigned phases_used)
 {
     bool ovf = false;
     memset(S->total, 0, sizeof(S->total));
-    for (size_t i = 0; i < S->n; i++)
-        for (int p = 0; p < VP_PHASE_COUNT; p++)
-            if (S->items[i].phases & PH(p))
-                for (int c = S->items[i].counter; c <= VP_COUNTER_DEVICE; c++)
-                    S->total[p][c] = add_sat(S->total[p][c], S->items[i].bytes, &ovf);
+    bool moments = false;
+    for (size_t i = 0; i < S->n && !moments; i++)
+        moments = S->items[i].moments != 0;
+    if (!moments) {
+        for (size_t i = 0; i < S->n; i++)
+            for (int p = 0; p < VP_PHASE_COUNT; p++)
+                if (S->items[i].phases & PH(p))
+                    for (int c = S->items[i].counter; c <= VP_COUNTER_DEVICE; c++)
+                        S->total[p][c] = add_sat(S->total[p][c], S->items[i].bytes, &ovf);
+    } else {
+        /* training: a phase total is its largest moment; an item without moments is live
+         * in every moment of its phases */
+        uint64_t mt[MO_COUNT][VP_COUNTER_DEVICE + 1]; /* per moment, by the item's counter */
+        memset(mt, 0, sizeof(mt));
+        for (size_t i = 0; i < S->n; i++) {
+            const item *it = &S->items[i];
+            unsigned set = it->moments;
+            if (set == 0) /* every moment of its phases */
+                for (int mo = 0; mo < MO_COUNT; mo++)
+                    if (it->phases & PH(mo_phase[mo]))
+                        set |= MO(mo);
+            for (int mo = 0; set != 0; mo++, set >>= 1)
+                if (set & 1)
+                    mt[mo][it->counter] = add_sat(mt[mo][it->counter], it->bytes, &ovf);
+        }
+        for (int mo = 0; mo < MO_COUNT; mo++) {
+            /* the counters nest: allocated ⊂ reserved ⊂ device used */
+            mt[mo][VP_COUNTER_RESERVED] = add_sat(mt[mo][VP_COUNTER_RESERVED], mt[mo][VP_COUNTER_ALLOCATED], &ovf);
+            mt[mo][VP_COUNTER_DEVICE] = add_sat(mt[mo][VP_COUNTER_DEVICE], mt[mo][VP_COUNTER_RESERVED], &ovf);
+            for (int c = 0; c <= VP_COUNTER_DEVICE; c++)
+                if (mt[mo][c] > S->total[mo_phase[mo]][c])
+                    S->total[mo_phase[mo]][c] = mt[mo][c];
+        }
+    }
     S->peak = 0;
     S->peak_phase = VP_PHASE_LOAD;
     for (int p = 0; p < VP_PHASE_COUNT; p++)
@@ -842,17 +1215,37 @@ static bool stage_totals(stage *S, unsigned phases_used)
             S->peak_phase = (vp_phase)p;
         }
     S->envelope = 0;
+    /* built-in ids: one pass, summed per id code and phase (training stages repeat ids, one
+     * item per moment) */
+    uint64_t by_code[ID_CODES][VP_PHASE_COUNT];
+    memset(by_code, 0, sizeof(by_code));
+    for (size_t i = 0; i < S->n; i++)
+        if (S->items[i].code)
+            for (int p = 0; p < VP_PHASE_COUNT; p++)
+                if (S->items[i].phases & PH(p))
+                    by_code[S->items[i].code][p] = add_sat(by_code[S->items[i].code][p],
+                                                           S->items[i].bytes, &ovf);
+    for (int k = 1; k < ID_CODES; k++) {
+        uint64_t mx = 0;
+        for (int p = 0; p < VP_PHASE_COUNT; p++)
+            mx = by_code[k][p] > mx ? by_code[k][p] : mx;
+        S->envelope = add_sat(S->envelope, mx, &ovf);
+    }
     for (size_t i = 0; i < S->n; i++) {
         const item *it = &S->items[i];
         uint64_t by_phase[VP_PHASE_COUNT] = { 0 }, mx = 0;
         bool seen = false;
-        /* built-in ids are few; named reserves are unique and skip the scan */
+        if (it->code)
+            continue;
+        /* other ids (named reserves are unique and skip the scan) */
         for (size_t j = 0; !it->unique && j < i && !seen; j++)
-            seen = !S->items[j].unique && strcmp(S->items[j].id, it->id) == 0;
+            seen = !S->items[j].unique && !S->items[j].code && S->items[j].id[0] == it->id[0] &&
+                   strcmp(S->items[j].id, it->id) == 0;
         if (seen)
             continue;
         for (size_t j = i; j < S->n; j++) {
-            if (j != i && (it->unique || S->items[j].unique || strcmp(S->items[j].id, it->id) != 0))
+            if (j != i && (it->unique || S->items[j].unique || S->items[j].code ||
+                           S->items[j].id[0] != it->id[0] || strcmp(S->items[j].id, it->id) != 0))
                 continue;
             for (int p = 0; p < VP_PHASE_COUNT; p++)
                 if (S->items[j].phases & PH(p))
@@ -1329,6 +1722,8 @@ reserves:;
                                  "a phase total or the envelope of stage %llu exceeds 2^64 − 1 "
                                  "bytes (check the reserves, context and concurrency)",
                                  (unsigned long long)s);
+    if (w->task != TASK_INFERENCE)
+        training_notes(e);
     (void)fw_name;
     return VP_OK;
 }

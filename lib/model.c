@@ -30,7 +30,8 @@ typedef enum {
     F_FALCON,
     F_DEEPSEEK,
     F_GPT_OSS,
-    F_JAMBA
+    F_JAMBA,
+    F_GPT_BIGCODE
 } vp__family;
 
 static const struct {
@@ -45,13 +46,13 @@ static const struct {
     { "falcon", F_FALCON },     { "RefinedWeb", F_FALCON }, { "RefinedWebModel", F_FALCON },
     { "deepseek_v2", F_DEEPSEEK }, { "deepseek_v3", F_DEEPSEEK }, { "kimi_k2", F_DEEPSEEK },
     { "gpt_oss", F_GPT_OSS },   { "llama4", F_LLAMA },      { "llama4_text", F_LLAMA },
-    { "jamba", F_JAMBA },
+    { "jamba", F_JAMBA },       { "gpt_bigcode", F_GPT_BIGCODE },
 };
 
 #define SUPPORTED_TYPES                                                                   \
     "llama, mistral, mixtral, qwen2, qwen2_moe, qwen3, qwen3_moe, gemma, gemma2, gemma3, "  \
     "gemma3_text, phi, phi3, gpt2, opt, falcon (RefinedWeb, RefinedWebModel), "             \
-    "deepseek_v2, deepseek_v3, kimi_k2, gpt_oss, llama4, llama4_text, jamba"
+    "deepseek_v2, deepseek_v3, kimi_k2, gpt_oss, llama4, llama4_text, jamba, gpt_bigcode"
 
 const char *vp_model_supported_types(void)
 {
@@ -515,6 +516,46 @@ static bool read_gpt2(cfg *c, vp__arch *a, vp__ltlist *l)
     lt(l, "transformer.h.*.attn.c_attn", VP__K_LINEAR, 3 * h, h, L, L);
     lt(l, "transformer.h.*.attn.c_proj", VP__K_LINEAR, h, h, L, L);
     lt(l, "transformer.h.*.attn.bias", VP__K_BIAS, 4 * h, 1, L, L);
+    lt(l, "transformer.h.*.mlp.c_fc", VP__K_LINEAR, f, h, L, L);
+    lt(l, "transformer.h.*.mlp.c_proj", VP__K_LINEAR, h, f, L, L);
+    lt(l, "transformer.h.*.mlp.bias", VP__K_BIAS, f + h, 1, L, L);
+    lt(l, "transformer.h.*.ln", VP__K_NORM, 4 * h, 1, L, L);
+    lt(l, "transformer.ln_f", VP__K_NORM, 2 * h, 1, 1, 1);
+    if (!tie)
+        lt(l, "lm_head", VP__K_LM_HEAD, V, h, 1, 1);
+    return true;
+}
+
+/* GPTBigCode (StarCoder, SantaCoder; transformers models/gpt_bigcode): GPT-2 blocks with
+ * nn.Linear layers, biases everywhere, learned positions, a GeLU MLP of n_inner (4h when
+ * absent) and, with multi_query (the default), one K and one V head shared by all query
+ * heads: c_attn is (h + 2·head_dim) × h. The lm_head is tied to wte unless
+ * tie_word_embeddings is false. */
+static bool read_gpt_bigcode(cfg *c, vp__arch *a, vp__ltlist *l)
+{
+    uint64_t h, L, nq, P, V, f;
+    bool tie, mq;
+    if (!cfg_req(c, &V, "vocab_size", NULL) || !cfg_req(c, &h, "n_embd", "hidden_size") ||
+        !cfg_req(c, &L, "n_layer", "num_hidden_layers") ||
+        !cfg_req(c, &nq, "n_head", "num_attention_heads") ||
+        !cfg_req(c, &P, "n_positions", "max_position_embeddings") ||
+        !cfg_opt(c, &f, "n_inner", 0) || !cfg_bool(c, "multi_query", true, &mq) ||
+        !cfg_bool(c, "tie_word_embeddings", true, &tie))
+        return false;
+    if (f == 0)
+        f = 4 * h;
+    if (h % nq != 0)
+        return cfg_fail(c, VP_ERANGE, vp__json_get(c->doc, c->obj, "n_head"),
+                        "n_head must divide n_embd"), false;
+    /* n_layer is within VP__LIM_LAYERS (cfg_limit) */
+    uint64_t d = h / nq, kv = mq ? d : h;
+    a->vocab = V; a->hidden = h; a->layers = L; a->heads = nq; a->kv_heads = mq ? 1 : nq;
+    a->head_dim = d; a->inter = f; a->max_ctx = P; a->kv_layers = L;
+    lt(l, "transformer.wte", VP__K_EMBED, V, h, 1, 1);
+    lt(l, "transformer.wpe", VP__K_POS, P, h, 1, 1);
+    lt(l, "transformer.h.*.attn.c_attn", VP__K_LINEAR, h + 2 * kv, h, L, L);
+    lt(l, "transformer.h.*.attn.c_proj", VP__K_LINEAR, h, h, L, L);
+    lt(l, "transformer.h.*.attn.bias", VP__K_BIAS, 2 * h + 2 * kv, 1, L, L);
     lt(l, "transformer.h.*.mlp.c_fc", VP__K_LINEAR, f, h, L, L);
     lt(l, "transformer.h.*.mlp.c_proj", VP__K_LINEAR, h, f, L, L);
     lt(l, "transformer.h.*.mlp.bias", VP__K_BIAS, f + h, 1, L, L);
@@ -1334,6 +1375,7 @@ vp_status vp__config_read(vp_model *m, const char *json, size_t len, const char 
         case F_DEEPSEEK: ok = read_deepseek(&c, &arch, &l); break;
         case F_GPT_OSS: ok = read_gpt_oss(&c, &arch, &l); break;
         case F_JAMBA: ok = read_jamba(&c, &arch, &l); break;
+        case F_GPT_BIGCODE: ok = read_gpt_bigcode(&c, &arch, &l); break;
         default: ok = read_llama_like(&c, &arch, &l); break;
         }
         if (!ok || !read_qconfig(&c, &q, &skip)) {

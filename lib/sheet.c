@@ -37,6 +37,10 @@ static const vp__field schema[] = {
     { "workload", "optimizer", VP__F_ENUM,
       "adamw|adamw-8bit|paged-adamw|paged-adamw-8bit|sgd-momentum|sgd|adafactor|none", 0 },
     { "workload", "master_weights", VP__F_BOOL, NULL, 0 },
+    { "workload", "optimizer_dtype", VP__F_ENUM, "fp32|bf16|fp16", 0 },
+    { "workload", "unquantized_dtype", VP__F_ENUM, "fp32|bf16|fp16", 0 },
+    { "workload", "cross_entropy", VP__F_ENUM, "standard|inplace|chunked|fused", 0 },
+    { "workload", "export", VP__F_ENUM, "adapter|merged|none", 0 },
     { "workload", "checkpointing", VP__F_ENUM, "none|selective|full", 0 },
     { "workload", "lora_rank", VP__F_INT, NULL, 0 },
     { "workload", "lora_targets", VP__F_STRLIST, NULL, 0 },
@@ -693,17 +697,27 @@ static vp_status check_sheet(const vp_sheet *sh, vp_error *err)
     const vp__entry *tp = vp__sheet_find(sh, "layout", 0, "tensor_parallel");
     const vp__entry *pp = vp__sheet_find(sh, "layout", 0, "pipeline_parallel");
     uint64_t t = tp ? tp->u : 1, p = pp ? pp->u : 1, tpp;
-    if (gpus == NULL)
-        return VP_OK;
-    vp__where w = { sh->source, gpus->line, gpus->column, gpus->offset, gpus->line != 0 };
-    if (vp__mul_u64(&tpp, t, p) || tpp == 0)
-        return vp__error_set(err, VP_EOVERFLOW, &w, "layout: tensor_parallel × "
-                             "pipeline_parallel does not fit in 64 bits");
-    if (tpp > gpus->u || gpus->u % tpp != 0)
-        return vp__error_set(err, VP_EINVALID, &w,
-                             "layout: gpus = %llu is not a multiple of tensor_parallel × "
-                             "pipeline_parallel = %llu", (unsigned long long)gpus->u,
-                             (unsigned long long)tpp);
+    if (gpus != NULL) {
+        vp__where w = { sh->source, gpus->line, gpus->column, gpus->offset, gpus->line != 0 };
+        if (vp__mul_u64(&tpp, t, p) || tpp == 0)
+            return vp__error_set(err, VP_EOVERFLOW, &w, "layout: tensor_parallel × "
+                                 "pipeline_parallel does not fit in 64 bits");
+        if (tpp > gpus->u || gpus->u % tpp != 0)
+            return vp__error_set(err, VP_EINVALID, &w,
+                                 "layout: gpus = %llu is not a multiple of tensor_parallel × "
+                                 "pipeline_parallel = %llu", (unsigned long long)gpus->u,
+                                 (unsigned long long)tpp);
+    }
+    /* a master copy keeps the update in fp32: its optimizer states are fp32 too */
+    const vp__entry *mw = vp__sheet_find(sh, "workload", 0, "master_weights");
+    const vp__entry *od = vp__sheet_find(sh, "workload", 0, "optimizer_dtype");
+    if (mw != NULL && mw->b && od != NULL && strcmp(od->str, "fp32") != 0) {
+        vp__where w = { sh->source, od->line, od->column, od->offset, od->line != 0 };
+        return vp__error_set(err, VP_EINVALID, &w, "optimizer_dtype = \"%s\" contradicts "
+                             "master_weights = true (line %u): a master copy keeps fp32 "
+                             "optimizer states; use optimizer_dtype = \"fp32\" or "
+                             "master_weights = false", od->str, mw->line);
+    }
     return VP_OK;
 }
 

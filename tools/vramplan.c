@@ -869,7 +869,13 @@ static void estimate_table(const vp_estimate *e, const vp_sheet *s, const opts *
             vp_bytes b = vp_estimate_item_bytes(e, g, i);
             group_thousands(grouped, sizeof(grouped), (unsigned long long)b.b);
             vp_bytes_format_number(gib, sizeof(gib), b, VP_UNIT_GIB, 2);
-            phases_text(phases, sizeof(phases), vp_estimate_item_phases(e, g, i));
+            unsigned mask = vp_estimate_item_phases(e, g, i), used = 0;
+            for (int q = 0; q < VP_PHASE_COUNT; q++)
+                used |= vp_estimate_phase_used(e, (vp_phase)q) ? 1u << q : 0u;
+            if (mask == used && used != 0)
+                snprintf(phases, sizeof(phases), "all");  /* the column stays narrow */
+            else
+                phases_text(phases, sizeof(phases), mask);
             printf(md ? "| %s | %s | %s | %s | %s | %s |\n" : "%-22s %-9s %-21s %18s %9s  %s\n",
                    shown(id, sizeof(id), vp_estimate_item_id(e, g, i), md),
                    vp_basis_name(vp_estimate_item_basis(e, g, i)), phases, grouped, gib,

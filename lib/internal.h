@@ -235,12 +235,12 @@ vp_status vp__gguf_read(vp_model *m, const unsigned char *data, size_t len,
  * descriptor that was checked; a path longer than VP__LIM_PATH is VP_ELIMIT. */
 vp_status vp__read_file(const char *path, size_t max, unsigned char **buf, size_t *len,
                         uint64_t *file_size, vp_error *err);
-/* vp__read_file with flags: VP__READ_WHOLE, a file larger than max is VP_ELIMIT ("`what`
- * larger than the N MiB limit") and nothing is read; VP__READ_OPTIONAL, a file that does
- * not exist is VP_OK with *buf NULL. */
 /* A file named `name` in the folder of `path` (just `name` when path has no '/'), as a
  * malloc'd path; VP_ELIMIT naming it when longer than VP__LIM_PATH. */
 vp_status vp__path_beside(char **out, const char *path, const char *name, vp_error *err);
+/* vp__read_file with flags: VP__READ_WHOLE, a file larger than max is VP_ELIMIT ("`what`
+ * larger than the N MiB limit") and nothing is read; VP__READ_OPTIONAL, a file that does
+ * not exist is VP_OK with *buf NULL. */
 #define VP__READ_WHOLE    1u
 #define VP__READ_OPTIONAL 2u
 vp_status vp__read_file_opt(const char *path, size_t max, unsigned flags, const char *what,

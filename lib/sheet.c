@@ -1326,14 +1326,11 @@ vp_status vp_sheet_load(vp_sheet **out, const char *path, vp_error *err)
     unsigned char *buf;
     size_t len;
     uint64_t size;
-    vp_status st = vp__read_file(path, (size_t)64 << 20, &buf, &len, &size, err);
+    /* refused before anything is read when larger than the limit */
+    vp_status st = vp__read_file_opt(path, (size_t)64 << 20, VP__READ_WHOLE, "sheet", &buf, &len,
+                                     &size, err);
     if (st != VP_OK)
         return st;
-    if (size > len) {
-        free(buf);
-        vp__where w = { path, 0, 0, 0, false };
-        return vp__error_set(err, VP_ELIMIT, &w, "sheet larger than 64 MiB");
-    }
     vp_sheet *s;
     st = vp_sheet_parse(&s, (const char *)buf, len, path, err);
     free(buf);

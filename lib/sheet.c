@@ -1048,6 +1048,12 @@ vp_status vp_sheet_unset(vp_sheet *s, const char *key)
             entry_free(&sec->e[i]);
             memmove(&sec->e[i], &sec->e[i + 1], (sec->n - i - 1) * sizeof(sec->e[0]));
             sec->n--;
+            if (sec->array && sec->n == 0) { /* an empty [[entry]] is no entry */
+                size_t at = (size_t)(sec - s->sec);
+                section_free(sec);
+                memmove(&s->sec[at], &s->sec[at + 1], (s->n_sec - at - 1) * sizeof(s->sec[0]));
+                s->n_sec--;
+            }
             return VP_OK;
         }
     return VP_ENOTFOUND;

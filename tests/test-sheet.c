@@ -1218,10 +1218,33 @@ START_TEST(test_value_count_limit)
 }
 END_TEST
 
+
+/* Unsetting the last key of an [[array]] entry removes the entry: nothing empty is counted
+ * or written back as a bare header. */
+START_TEST(test_unset_last_key_removes_entry)
+{
+    vp_sheet *s = vp_test_sheet("[[measurement]]\nphase = \"load\"\n[[measurement]]\nphase = \"decode\"\n");
+    ck_assert_int_eq(vp_sheet_set(s, "measurement.2.phase", "prefill", NULL), VP_OK);
+    ck_assert_uint_eq(vp_sheet_count(s, "measurement"), 3);
+    ck_assert_int_eq(vp_sheet_unset(s, "measurement.0.phase"), VP_OK);
+    ck_assert_uint_eq(vp_sheet_count(s, "measurement"), 2);
+    char buf[64];
+    ck_assert_int_eq(vp_sheet_get(s, "measurement.0.phase", buf, sizeof(buf)), VP_OK);
+    ck_assert_str_eq(buf, "\"decode\"");
+    char *text = NULL;
+    ck_assert_int_eq(vp_sheet_to_text(s, &text, NULL), VP_OK);
+    ck_assert_ptr_null(strstr(text, "\"load\""));
+    ck_assert_ptr_nonnull(strstr(text, "\"prefill\""));
+    vp_free(text);
+    vp_sheet_free(s);
+}
+END_TEST
+
 Suite *vp_test_suite(void)
 {
     Suite *s = suite_create("sheet");
     VP_ADD_TEST(s, test_value_count_limit);
+    VP_ADD_TEST(s, test_unset_last_key_removes_entry);
     VP_ADD_TEST(s, test_every_section);
     VP_ADD_TEST(s, test_round_trip);
     VP_ADD_LOOP_TEST(s, test_bad_sheets, sizeof(bad) / sizeof(bad[0]));

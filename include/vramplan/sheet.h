@@ -111,7 +111,9 @@ VP_API void vp_sheet_free(vp_sheet *s);
 VP_API vp_status vp_sheet_set(vp_sheet *s, const char *key, const char *value, vp_error *err);
 
 /**
- * @brief Remove a value (it goes back to its default).
+ * @brief Remove a value (it goes back to its default). Removing the last value of an
+ *        `[[array]]` entry removes the entry itself: the entries after it move up one index
+ *        (since 0.2; an empty entry used to stay and be written as a bare header).
  * @param s the sheet
  * @param key a dotted key, as for vp_sheet_set()
  * @retval VP_OK on success

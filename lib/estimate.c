@@ -1180,7 +1180,7 @@ static bool stage_totals(stage *S, unsigned phases_used)
         for (size_t i = 0; i < S->n; i++)
             for (int p = 0; p < VP_PHASE_COUNT; p++)
                 if (S->items[i].phases & PH(p))
-                    for (int c = S->items[i].counter; c <= VP_COUNTER_DEVICE; c++)
+                    for (int c = (int)S->items[i].counter; c <= VP_COUNTER_DEVICE; c++)
                         S->total[p][c] = add_sat(S->total[p][c], S->items[i].bytes, &ovf);
     } else {
         /* training: a phase total is its largest moment; an item without moments is live

@@ -51,8 +51,8 @@ static void check_gpu(const vp_sheet *s, const vp_estimate *e, size_t g)
     /* every named reserve is on every GPU, with its bytes */
     const vp__section *res = vp__sheet_section(s, "reserve", 0);
     for (size_t r = 0; res != NULL && r < res->n; r++) {
-        char id[40];
-        snprintf(id, sizeof(id), "reserve:%.31s", res->e[r].key);
+        char id[96]; /* ids are whole: "reserve:" + the key (at most 63 bytes) */
+        snprintf(id, sizeof(id), "reserve:%s", res->e[r].key);
         bool found = false;
         for (size_t i = 0; i < n && !found; i++)
             found = strcmp(vp_estimate_item_id(e, g, i), id) == 0 &&

@@ -1465,6 +1465,12 @@ static vp_status compute(vp_estimate *e, const workload *w, uint64_t capacity, b
         add_warning(e, "vLLM pads hybrid (Mamba) pages to the attention page size; the pool "
                     "figures assume attention pages only and are not calibrated for hybrids");
     uint64_t min_blocks = UINT64_MAX;
+    /* named reserves are memory the user keeps for something else: vLLM's KV pool is what
+     * is left after them too (they are added as items below, after the pool) */
+    uint64_t reserved = 0;
+    const vp__section *rsec = vp__sheet_section(w->sheet, "reserve", 0);
+    for (size_t r = 0; rsec && r < rsec->n; r++)
+        reserved = add_sat(reserved, vp_bytes_value(rsec->e[r].bytes), &ovf);
 
     for (uint64_t s = 0; s < w->pp; s++) {
         uint64_t first_layer, nl;
@@ -1645,7 +1651,8 @@ static vp_status compute(vp_estimate *e, const workload *w, uint64_t capacity, b
                 /* requested = ceil(capacity × utilization) (gpu_worker.py) */
                 uint64_t req = mul_sat(capacity, w->util_num, &ovf);
                 req = req / w->util_den + (req % w->util_den != 0);
-                uint64_t non_kv = add_sat(add_sat(add_sat(wsum, act, &ovf), logits, &ovf), nt, &ovf);
+                uint64_t non_kv = add_sat(add_sat(add_sat(add_sat(wsum, act, &ovf), logits, &ovf),
+                                                  nt, &ovf), reserved, &ovf);
                 S->kv_budget = req > non_kv ? req - non_kv : 0;
                 S->kv_budget_known = true;
                 uint64_t kvl_pool = a->kv_layers == L ? nl : add_sat(mul_sat(a->kv_layers, nl, &ovf), L / 2, &ovf) / L;

@@ -138,74 +138,26 @@ static sheet_scope scope_of(const vp_sheet *s)
     return c;
 }
 
-/* Is a measurement-like evidence within the sheet's scope? *why gets the reason if not. */
-static bool in_scope(const sheet_scope *c, const vp__entry *scope, char *why, size_t wl)
+/* A decimal figure read with every GB as a GiB (10^9 → 2^30, rounded down): the most
+ * generous reading of a catalog's nominal size ("24 GB" → 24 GiB, "24000 MB" → 24 GiB). */
+static uint64_t generous_bytes(uint64_t nominal)
 {
-    const vp__entry *mn = c->mn, *mr = c->mr, *wt = c->wt, *ww = c->ww, *wc = c->wc, *wn = c->wn;
-    int task_inference = c->inference;
-    if (scope == NULL) {
-        snprintf(why, wl, "it states no scope (model, task, format, dimensions)");
-        return false;
-    }
-    const vp__entry *sm = scope_get(scope, "model"), *sr = scope_get(scope, "revision"),
-                    *st = scope_get(scope, "task"), *sw = scope_get(scope, "weights"),
-                    *sc = scope_get(scope, "context"),
-                    *sn = scope_get(scope, task_inference ? "concurrency" : "microbatch");
-    const vp__entry *tr = scope_get(scope, "truncated");
-    if (tr && tr->b) {
-        snprintf(why, wl, "the run was truncated: it validates nothing");
-        return false;
-    }
-    if (mn && (!sm || strcmp(sm->str, mn->str) != 0)) {
-        snprintf(why, wl, "its model is not %.60s", mn->str);
-        return false;
-    }
-    if (mr && (!sr || strcmp(sr->str, mr->str) != 0)) {
-        snprintf(why, wl, "its revision is not %.40s", mr->str);
-        return false;
-    }
-    if (st && strcmp(st->str, wt ? wt->str : "inference") != 0) {
-        snprintf(why, wl, "it ran task %.20s, not %.20s", st->str, wt ? wt->str : "inference");
-        return false;
-    }
-    if (ww && (!sw || strcmp(sw->str, ww->str) != 0)) {
-        snprintf(why, wl, "its weight format is not %.30s", ww->str);
-        return false;
-    }
-    if (wc && (!sc || sc->u < wc->u)) {
-        snprintf(why, wl, "it ran context %llu < %llu", sc ? (unsigned long long)sc->u : 0ULL,
-                 (unsigned long long)wc->u);
-        return false;
-    }
-    uint64_t need_n = wn ? wn->u : 1;
-    if ((sn ? sn->u : 1) < need_n) {
-        snprintf(why, wl, "it ran %s %llu < %llu", task_inference ? "concurrency" : "micro-batch",
-                 sn ? (unsigned long long)sn->u : 1ULL, (unsigned long long)need_n);
-        return false;
-    }
-    return true;
+    uint64_t whole = nominal / 1000000000u, r;
+    if (vp__mul_u64(&r, whole, GIB))
+        return UINT64_MAX;
+    uint64_t part = (nominal % 1000000000u) * GIB / 1000000000u; /* < 2^60: no wrap */
+    return vp__add_u64(&r, r, part) ? UINT64_MAX : r;
 }
 
-/* "24 GB" read in binary units ("24 GiB"): the most generous reading of a nominal size. */
+/* An offer's nominal memory read generously, unless it was written in binary units. */
 static uint64_t generous(const vp__entry *mem)
 {
-    char t[64];
-    snprintf(t, sizeof(t), "%.60s", mem->str);
-    char *u = strrchr(t, ' ');
-    const char *unit = u ? u + 1 : NULL;
-    if (unit && (strcmp(unit, "GB") == 0 || strcmp(unit, "TB") == 0 || strcmp(unit, "MB") == 0 ||
-                 strcmp(unit, "kB") == 0 || strcmp(unit, "KB") == 0)) {
-        char bin[64];
-        snprintf(bin, sizeof(bin), "%.*s %ciB", (int)(u - t), t, unit[0] == 'k' ? 'K' : unit[0]);
-        vp_bytes b;
-        if (vp_bytes_parse(&b, bin, strlen(bin), NULL) == VP_OK && b.b > mem->bytes.b)
-            return b.b;
-    }
-    return mem->bytes.b;
+    return strstr(mem->str, "iB") != NULL ? mem->bytes.b : generous_bytes(mem->bytes.b);
 }
 
-/* A decimal number ("0.45", "71.3", "-2") read without the C locale (no atof/strtod). */
-static double decimal_at(const char *p, bool *ok)
+/* A decimal number ("0.45", "71.3", "-2") read without the C locale (no atof/strtod); *end
+ * is where it stops. */
+static double decimal_at(const char *p, bool *ok, const char **end)
 {
     double v = 0, scale = 1;
     bool neg = *p == '-', any = false, frac = false;
@@ -225,7 +177,14 @@ static double decimal_at(const char *p, bool *ok)
         }
     }
     *ok = any;
+    *end = p;
     return neg ? -v : v;
+}
+
+/* A number that stands alone: followed by nothing, a space, '%', ',', ';' or ')'. */
+static bool number_alone(const char *end)
+{
+    return *end == '\0' || *end == ' ' || *end == '%' || *end == ',' || *end == ';' || *end == ')';
 }
 
 /* quality criterion "MMLU 5-shot >= 0.45" against evidence "0.47" or "MMLU 5-shot = 0.47" */
@@ -233,7 +192,7 @@ static int quality_meets(const char *criterion, const char *value, bool *parsed)
 {
     static const char *const ops[] = { ">=", "<=", ">", "<", "=" };
     *parsed = false;
-    const char *at = NULL, *op = NULL;
+    const char *at = NULL, *op = NULL, *end;
     for (size_t i = 0; i < 5 && !at; i++)
         if ((at = strstr(criterion, ops[i])) != NULL)
             op = ops[i];
@@ -243,13 +202,29 @@ static int quality_meets(const char *criterion, const char *value, bool *parsed)
     while (*n == ' ')
         n++;
     bool ok_need, ok_got;
-    double need = decimal_at(n, &ok_need);
-    const char *v = strrchr(value, '=');
-    v = v ? v + 1 : value;
+    double need = decimal_at(n, &ok_need, &end);
+    if (!ok_need || !number_alone(end))
+        return 0;
+    /* the value is a number, or the criterion's metric then the number ("MMLU 5-shot = 0.47");
+     * anything else ("5-shot MMLU 0.30", "0.30 (n=1000)" read as 1000) is not read */
+    const char *metric = criterion, *metric_end = at;
+    while (metric_end > metric && metric_end[-1] == ' ')
+        metric_end--;
+    size_t ml = (size_t)(metric_end - metric);
+    const char *v = value;
     while (*v == ' ')
         v++;
-    double got = decimal_at(v, &ok_got);
-    if (!ok_need || !ok_got)
+    if (ml > 0 && strncmp(v, metric, ml) == 0) {
+        v += ml;
+        while (*v == ' ')
+            v++;
+        if (*v == '=' || *v == ':')
+            v++;
+        while (*v == ' ')
+            v++;
+    }
+    double got = decimal_at(v, &ok_got, &end);
+    if (!ok_got || !number_alone(end))
         return 0;
     *parsed = true;
     if (strcmp(op, ">=") == 0) return got >= need;
@@ -263,14 +238,9 @@ vp_verdict vp_classify_memory(vp_bytes need, vp_bytes reported_free, vp_bytes no
 {
     if (reported_free.b != 0)
         return need.b <= reported_free.b ? VP_VERDICT_FIT : VP_VERDICT_EXCLUDED;
-    /* a catalog figure read generously: the decimal number in binary units */
-    uint64_t gen = nominal.b;
-    if (nominal.b % 1000000000u == 0)
-        gen = nominal.b / 1000000000u * GIB;
-    else if (nominal.b % 1000000u == 0)
-        gen = nominal.b / 1000000u * ((uint64_t)1 << 20);
-    if (gen < nominal.b)
-        gen = nominal.b;
+    /* a catalog figure read generously: the decimal number in binary units (the same
+     * reading the plan gives an offer's memory) */
+    uint64_t gen = generous_bytes(nominal.b);
     return nominal.b != 0 && need.b > gen ? VP_VERDICT_EXCLUDED : VP_VERDICT_TO_CONFIRM;
 }
 
@@ -394,39 +364,6 @@ static int version_parse(const char *t, vcomp *out, size_t *bad)
             return n;
         p++;
     }
-}
-
-/* Does evidence recorded with `ver` count for an offer whose image states `sw`? The
- * named components must match exactly. 0: counts; 1: a component the offer does not state
- * (to confirm); 2: a component that differs (does not count). *what says which. */
-static int version_fit(const char *ver, const char *sw, char *what, size_t wl)
-{
-    vcomp e[MAX_VCOMP], o[MAX_VCOMP];
-    size_t bad;
-    int ne = version_parse(ver, e, &bad), no = sw ? version_parse(sw, o, &bad) : 0;
-    if (ne < 0 || no < 0) /* checked when the plan was indexed */
-        return 1;
-    int missing = -1;
-    for (int i = 0; i < ne; i++) {
-        int hit = -1;
-        for (int j = 0; j < no; j++)
-            if (strcmp(e[i].name, o[j].name) == 0)
-                hit = j;
-        if (hit < 0) {
-            if (missing < 0)
-                missing = i;
-        } else if (strcmp(e[i].ver, o[hit].ver) != 0) {
-            snprintf(what, wl, "it ran %.23s %.47s; the offer states %.23s %.47s", e[i].name,
-                     e[i].ver, o[hit].name, o[hit].ver);
-            return 2;
-        }
-    }
-    if (missing >= 0) {
-        snprintf(what, wl, "confirm %s %s on the offered image (the offer %s)", e[missing].name,
-                 e[missing].ver, sw ? "does not state it" : "states no software");
-        return 1;
-    }
-    return 0;
 }
 
 /* A version string of the sheet that cannot be read: an error at its position. */
@@ -667,16 +604,36 @@ static int cmp_rank(const void *a, const void *b)
 
 /* ---- the memory requirement: device reports, measured peaks, measured failures -------- */
 
-typedef struct {
-    const vp_sheet *s;
-    const plan_index *x;
-    const sheet_scope *scope;
-    const vp_plan *p;
-    const char *needtxt;
-    bool unknowns;
-    const vp__entry *wc, *wn;
-    int inference;
-} mem_ctx;
+/* A heap sort of indices with a comparator that takes a context (C11's qsort takes none,
+ * and the library keeps no global state): O(n log n), in place, no allocation. */
+typedef int (*idx_cmp)(const void *ctx, size_t a, size_t b);
+
+static void heap_sift(size_t *a, size_t root, size_t n, idx_cmp cmp, const void *ctx)
+{
+    for (size_t child; (child = 2 * root + 1) < n; root = child) {
+        if (child + 1 < n && cmp(ctx, a[child], a[child + 1]) < 0)
+            child++;
+        if (cmp(ctx, a[root], a[child]) >= 0)
+            return;
+        size_t t = a[root];
+        a[root] = a[child];
+        a[child] = t;
+    }
+}
+
+static void heap_sort_idx(size_t *a, size_t n, idx_cmp cmp, const void *ctx)
+{
+    for (size_t i = n / 2; i-- > 0;)
+        heap_sift(a, i, n, cmp, ctx);
+    for (size_t end = n; end-- > 1;) {
+        size_t t = a[0];
+        a[0] = a[end];
+        a[end] = t;
+        heap_sift(a, 0, end, cmp, ctx);
+    }
+}
+
+
 
 /* The largest capacity a card name stands for (to compare cards: "no more memory"). */
 static uint64_t card_bytes(const vp_card *c)
@@ -690,259 +647,533 @@ static uint64_t card_bytes(const vp_card *c)
 enum { M_NO, M_PEAK, M_OOM };
 
 /*
- * Does [[measurement]] mi count as memory evidence for offer oi? M_PEAK: an ok run in the
- * sheet's scope at dimensions at least the sheet's, on this offer or its card; *covered is
- * what it proves the device needs (torch counters + the estimate's context and non-torch
- * items). M_OOM: a failure at dimensions at most the sheet's on this offer or a card with no
- * more memory. M_NO: *why says why not; *confirm is set when only a version is missing.
+ * A run, as a [[measurement]] or an [[evidence]] of claim "peak" or "defect" (out of
+ * memory) records it: one rule serves both tables (docs/estimate.md, "memory").
  */
-static int measurement_counts(const mem_ctx *mc, size_t mi, size_t oi, uint64_t *covered,
-                              char *why, size_t wl, bool *confirm)
+typedef struct {
+    const vp__entry *model, *revision, *task, *weights, *context, *n, *truncated, *phase,
+                    *counter, *version;
+    uint64_t value;
+    bool has_value, oom;
+} run_facts;
+
+typedef struct {
+    int kind;                 /* M_PEAK, M_OOM or M_NO */
+    uint64_t covered;         /* M_PEAK: the device memory the run proves the workload needs */
+    bool torch;               /* M_PEAK from a torch counter (completed from the estimate) */
+    const char *counter;      /* the counter a [[measurement]] names, or NULL */
+    const char *phase;        /* its phase, or NULL */
+    char why[160];            /* M_NO: the reason */
+    vcomp ver[MAX_VCOMP];     /* the run's software, parsed once */
+    int n_ver;                /* -1: no version stated */
+} run_eval;
+
+/* Does the run count for the sheet at all (model, revision, task, format, dimensions,
+ * phase, counter)? Independent of the offer; the offer adds its card and software. */
+static void run_scope(run_eval *r, const run_facts *f, const sheet_scope *sc, const vp_estimate *e)
 {
-    const vp__section *m = mc->x->meas[mi];
-    const sheet_scope *sc = mc->scope;
-    const vp__entry *oc = F(m, "outcome"), *tr = F(m, "truncated"), *v = F(m, "value"),
-                    *ct = F(m, "counter"), *ph = F(m, "phase"), *ver = F(m, "version"),
-                    *mm = F(m, "model"), *mr = F(m, "revision"), *mt = F(m, "task"),
-                    *mw = F(m, "weights"), *c = F(m, "context"),
-                    *n = F(m, sc->inference ? "concurrency" : "microbatch");
-    const vp__entry *osw = F(mc->x->offers[oi], "software");
-    const vp_card *mcard = mc->x->meas_card[mi], *ocard = mc->x->offer_card[oi];
-    bool oom = oc && strcmp(oc->str, "oom") == 0, here = mc->x->meas_offer[mi] == oi;
-    *confirm = false;
-    if (!here && mc->x->meas_offer[mi] != SIZE_MAX && !oom)
-        return M_NO; /* another offer's run: silent, it is that offer's evidence */
-    if (!here && mcard == NULL) {
-        snprintf(why, wl, "it names neither this offer nor the card it ran on");
-        return M_NO;
-    }
-    if (!here && ocard == NULL) {
-        snprintf(why, wl, "the offer names no card to compare with %s", vp_card_name(mcard));
-        return M_NO;
-    }
-    if (!here && !oom && mcard != ocard) {
-        snprintf(why, wl, "it ran on %s, not %s", vp_card_name(mcard), vp_card_name(ocard));
-        return M_NO;
-    }
-    if (!here && oom && card_bytes(ocard) > card_bytes(mcard)) {
-        snprintf(why, wl, "it failed on %s, which has less memory than %s", vp_card_name(mcard),
-                 vp_card_name(ocard));
-        return M_NO;
-    }
-    if (tr && tr->b) {
-        snprintf(why, wl, "the run was truncated: it validates nothing");
-        return M_NO;
-    }
-    if (sc->mn && (!mm || strcmp(mm->str, sc->mn->str) != 0)) {
-        snprintf(why, wl, "its model is not %.60s", sc->mn->str);
-        return M_NO;
-    }
-    if (sc->mr && (!mr || strcmp(mr->str, sc->mr->str) != 0)) {
-        snprintf(why, wl, "its revision is not %.40s", sc->mr->str);
-        return M_NO;
-    }
-    if (strcmp(mt ? mt->str : "inference", sc->wt ? sc->wt->str : "inference") != 0) {
-        snprintf(why, wl, "it ran task %.20s", mt ? mt->str : "inference");
-        return M_NO;
-    }
-    if (sc->ww && (!mw || strcmp(mw->str, sc->ww->str) != 0)) {
-        snprintf(why, wl, "its weight format is not %.30s", sc->ww->str);
-        return M_NO;
-    }
+    r->kind = M_NO;
+    r->why[0] = '\0';
+    r->torch = false;
+    r->counter = f->counter ? f->counter->str : NULL;
+    r->phase = f->phase ? f->phase->str : NULL;
+    size_t bad;
+    r->n_ver = f->version ? version_parse(f->version->str, r->ver, &bad) : -1;
+#define NO(...) do { snprintf(r->why, sizeof(r->why), __VA_ARGS__); return; } while (0)
+    if (f->truncated && f->truncated->b)
+        NO("the run was truncated: it validates nothing");
+    /* the sheet must say what it is to be compared with */
+    if (!sc->mn)
+        NO("the sheet names no model (model.name) to compare the run with");
+    if (!f->model || strcmp(f->model->str, sc->mn->str) != 0)
+        NO("its model is not %.60s", sc->mn->str);
+    if (sc->mr && (!f->revision || strcmp(f->revision->str, sc->mr->str) != 0))
+        NO("its revision is not %.40s", sc->mr->str);
+    const char *want_task = sc->wt ? sc->wt->str : "inference";
+    if (strcmp(f->task ? f->task->str : "inference", want_task) != 0)
+        NO("it ran task %.20s, not %.20s", f->task ? f->task->str : "inference", want_task);
+    if ((sc->ww == NULL) != (f->weights == NULL) ||
+        (sc->ww && strcmp(f->weights->str, sc->ww->str) != 0))
+        NO("its weight format is not %.30s", sc->ww ? sc->ww->str : "the sheet's (unstated)");
     uint64_t need_c = sc->wc ? sc->wc->u : 0, need_n = sc->wn ? sc->wn->u : 1;
-    uint64_t ran_n = n ? n->u : 1;
     const char *what_n = sc->inference ? "concurrency" : "micro-batch";
-    if (!oom && ((need_c && (!c || c->u < need_c)) || ran_n < need_n)) {
-        if (need_c && (!c || c->u < need_c))
-            snprintf(why, wl, "it ran context %llu < %llu", c ? (unsigned long long)c->u : 0ULL,
-                     (unsigned long long)need_c);
-        else
-            snprintf(why, wl, "it ran %s %llu < %llu", what_n, (unsigned long long)ran_n,
-                     (unsigned long long)need_n);
-        return M_NO;
+    if (f->oom) {
+        /* a failure proves the sheet fails only at dimensions no larger than its own */
+        if (!f->context || (need_c && f->context->u > need_c))
+            NO("it failed at context %s%llu%s", f->context ? "" : "(not stated) ",
+               f->context ? (unsigned long long)f->context->u : 0ULL,
+               f->context ? ", more than the sheet's" : "");
+        if (!f->n || f->n->u > need_n)
+            NO("it failed at %s %s%llu%s", what_n, f->n ? "" : "(not stated) ",
+               f->n ? (unsigned long long)f->n->u : 0ULL, f->n ? ", more than the sheet's" : "");
+        r->kind = M_OOM;
+        return;
     }
-    if (oom && ((need_c && (!c || c->u > need_c)) || ran_n > need_n)) {
-        if (need_c && (!c || c->u > need_c))
-            snprintf(why, wl, "it failed at context %s%llu, more than the sheet's %llu",
-                     c ? "" : "(not stated) ", c ? (unsigned long long)c->u : 0ULL,
-                     (unsigned long long)need_c);
-        else
-            snprintf(why, wl, "it failed at %s %llu > %llu", what_n, (unsigned long long)ran_n,
-                     (unsigned long long)need_n);
-        return M_NO;
-    }
-    /* versions: the run's software must be the offer's */
-    if (ver == NULL && !here) {
-        snprintf(why, wl, "it states no version to compare with the offer's software");
-        return M_NO;
-    }
-    if (ver != NULL) {
-        char vw[200];
-        int vf = version_fit(ver->str, osw ? osw->str : NULL, vw, sizeof(vw));
-        /* a run on this very offer used its software, unless it names another version; a
-         * run on another machine of the card counts only for the software the offer states */
-        if (vf == 2 || (vf == 1 && !here)) {
-            snprintf(why, wl, "%s", vw);
-            *confirm = vf == 1;
-            return M_NO;
-        }
-    }
-    if (oom)
-        return M_OOM;
-    if (ct == NULL || v == NULL) {
-        snprintf(why, wl, "it states no %s", ct == NULL ? "counter" : "value");
-        return M_NO;
-    }
-    /* the phase: the modeled peak's, when the model knows it */
+    if (need_c && (!f->context || f->context->u < need_c))
+        NO("it ran context %llu < %llu", f->context ? (unsigned long long)f->context->u : 0ULL,
+           (unsigned long long)need_c);
+    if ((f->n ? f->n->u : 1) < need_n)
+        NO("it ran %s %llu < %llu", what_n, f->n ? (unsigned long long)f->n->u : 1ULL,
+           (unsigned long long)need_n);
+    if (!f->has_value)
+        NO("it states no value");
+    /* the phase: the modeled peak's; while the model is incomplete, a phase that runs the
+     * workload (prefill or decode; forward, backward or optimizer step), never load */
+    size_t g = vp_estimate_peak_gpu(e);
     vp_bytes known;
     vp_phase mph = VP_PHASE_LOAD;
-    size_t g = vp_estimate_peak_gpu(mc->p->e);
-    bool model_known = vp_estimate_peak(mc->p->e, g, &known, &mph) == VP_OK;
+    bool model_known = vp_estimate_peak(e, g, &known, &mph) == VP_OK;
     int phase = -1;
-    for (int k = 0; ph && k < VP_PHASE_COUNT; k++)
-        if (strcmp(vp_phase_name((vp_phase)k), ph->str) == 0)
+    for (int k = 0; f->phase && k < VP_PHASE_COUNT; k++)
+        if (strcmp(vp_phase_name((vp_phase)k), f->phase->str) == 0)
             phase = k;
-    if (phase < 0) {
-        snprintf(why, wl, "it states no phase");
-        return M_NO;
+    if (f->phase != NULL) { /* an [[evidence]] peak is the peak of the whole run */
+        if (phase < 0)
+            NO("it states no phase");
+        if (model_known && phase != (int)mph)
+            NO("it measured %.20s; the modeled peak is in %s", f->phase->str, vp_phase_name(mph));
+        if (!model_known && (phase == VP_PHASE_LOAD || phase == VP_PHASE_EVAL ||
+                             phase == VP_PHASE_EXPORT))
+            NO("it measured %.20s, which does not run the workload", f->phase->str);
     }
-    if (model_known && phase != (int)mph) {
-        snprintf(why, wl, "it measured %.20s; the modeled peak is in %s", ph->str, vp_phase_name(mph));
-        return M_NO;
-    }
-    /* device_used and process_used include the CUDA context; torch counters do not: the
-     * estimate's items of the wider counters are added (context, non-torch memory,
-     * reserves), and the condition says so */
-    *covered = v->bytes.b;
-    vp_counter have = strcmp(ct->str, "torch_allocated_peak") == 0 ? VP_COUNTER_ALLOCATED
-                      : strcmp(ct->str, "torch_reserved_peak") == 0 ? VP_COUNTER_RESERVED
-                                                                    : VP_COUNTER_DEVICE;
+    /* the counter: device_used and process_used include the CUDA context; torch counters
+     * do not: the estimate's items of the wider counters live in that phase are added
+     * (named reserves excepted: the user's stand-in for what the run has now measured), and
+     * a CUDA context of 0.5 GiB is assumed when the estimate has none */
+    const char *ct = f->counter ? f->counter->str : "device_used";
+    vp_counter have = strcmp(ct, "torch_allocated_peak") == 0 ? VP_COUNTER_ALLOCATED
+                      : strcmp(ct, "torch_reserved_peak") == 0 ? VP_COUNTER_RESERVED
+                                                               : VP_COUNTER_DEVICE;
+    if (f->phase != NULL && f->counter == NULL)
+        NO("it states no counter");
+    r->covered = f->value;
     if (have != VP_COUNTER_DEVICE) {
-        /* the items of the wider counters live in that phase, except named reserves (a
-         * user's stand-in for what the run has now measured); a CUDA context is assumed
-         * when the estimate has none (framework none) */
-        uint64_t extra = 0;
+        uint64_t extra = 0, sum;
         bool context = false;
-        for (size_t i = 0; i < vp_estimate_item_count(mc->p->e, g); i++) {
-            const char *iid = vp_estimate_item_id(mc->p->e, g, i);
-            if (!(vp_estimate_item_phases(mc->p->e, g, i) & (1u << phase)) ||
-                vp_estimate_item_counter(mc->p->e, g, i) <= have || strncmp(iid, "reserve:", 8) == 0)
+        int ph = phase >= 0 ? phase : (int)mph;
+        for (size_t i = 0; i < vp_estimate_item_count(e, g); i++) {
+            const char *iid = vp_estimate_item_id(e, g, i);
+            if (!(vp_estimate_item_phases(e, g, i) & (1u << ph)) ||
+                vp_estimate_item_counter(e, g, i) <= have || strncmp(iid, "reserve:", 8) == 0)
                 continue;
             context |= strcmp(iid, "cuda_context") == 0;
-            extra += vp_bytes_value(vp_estimate_item_bytes(mc->p->e, g, i)); /* checked sums */
+            extra += vp_bytes_value(vp_estimate_item_bytes(e, g, i)); /* within a checked total */
         }
         if (!context)
             extra += VP__ASSUMED_CONTEXT;
-        uint64_t sum;
-        *covered = vp__add_u64(&sum, *covered, extra) ? UINT64_MAX : sum;
+        r->covered = vp__add_u64(&sum, r->covered, extra) ? UINT64_MAX : sum;
+        r->torch = true;
     }
-    return M_PEAK;
+    r->kind = M_PEAK;
+#undef NO
 }
 
-static void memory_requirement(cand *c, const mem_ctx *mc, size_t oi)
+/* The run's software against the offer's: 0 counts, 1 a component the offer does not
+ * state (to confirm; *what names it), 2 a different version (does not count). A run on the
+ * offer itself used its software unless it names another version; a run on another
+ * machine of the card counts only for the software the offer states. */
+static int run_version(const run_eval *r, const vcomp *o, int no, bool offer_states, bool here,
+                       char *what, size_t wl)
+{
+    if (r->n_ver < 0) {
+        if (here)
+            return 0;
+        if (what != NULL)
+            snprintf(what, wl, "it states no version to compare with the offer's software");
+        return 2;
+    }
+    int missing = -1;
+    for (int i = 0; i < r->n_ver; i++) {
+        int hit = -1;
+        for (int j = 0; j < no; j++)
+            if (strcmp(r->ver[i].name, o[j].name) == 0)
+                hit = j;
+        if (hit < 0) {
+            if (missing < 0)
+                missing = i;
+        } else if (strcmp(r->ver[i].ver, o[hit].ver) != 0) {
+            if (what != NULL)
+                snprintf(what, wl, "it ran %.23s %.47s; the offer states %.23s %.47s",
+                         r->ver[i].name, r->ver[i].ver, o[hit].name, o[hit].ver);
+            return 2;
+        }
+    }
+    if (missing >= 0 && !here) {
+        if (what != NULL)
+            snprintf(what, wl, "confirm %s %s on the offered image (the offer %s)",
+                     r->ver[missing].name, r->ver[missing].ver,
+                     offer_states ? "does not state it" : "states no software");
+        return 1;
+    }
+    return 0;
+}
+
+/* Runs indexed for the plan: every [[measurement]] and every [[evidence]] of claim "peak" or
+ * out-of-memory "defect", evaluated once; linked per offer and per card. */
+typedef struct {
+    run_eval *ev;             /* evaluations */
+    const char **label;       /* "measurement 3" / "evidence 2: measurement, torch 2.4.0" */
+    char (*labels)[120];
+    size_t n;
+    size_t *off_first, *off_next;    /* runs on an offer (offer = "id") */
+    size_t *card_first, *card_next;  /* runs on a card, by catalog index (including the
+                                        runs on an offer of that card) */
+    size_t *run_offer;               /* the offer of a run, or SIZE_MAX */
+    const vp_card **run_card;
+} run_index;
+
+static void runs_free(run_index *ri)
+{
+    free(ri->ev);
+    free(ri->labels);
+    free(ri->off_first);
+    free(ri->off_next);
+    free(ri->card_first);
+    free(ri->card_next);
+    free(ri->run_offer);
+    free(ri->run_card);
+    memset(ri, 0, sizeof(*ri));
+}
+
+/* The catalog index of a card (the catalog is small and constant). */
+static size_t card_index(const vp_card *c)
+{
+    for (size_t i = 0; c != NULL && i < vp_card_count(); i++)
+        if (vp_card_at(i) == c)
+            return i;
+    return SIZE_MAX;
+}
+
+static bool is_oom_defect(const vp__section *ev)
+{
+    const vp__entry *val = F(ev, "value");
+    return claim_is(ev, "defect") && val && (strstr(val->str, "oom") || strstr(val->str, "out of memory"));
+}
+
+static int run_rank(const run_eval *ev)
+{
+    return ev->kind == M_OOM ? 0 : ev->kind == M_PEAK ? 1 : 2;
+}
+
+static int cmp_run_order(const void *ctx, size_t a, size_t b)
+{
+    const run_index *ri = ctx;
+    const run_eval *x = &ri->ev[a], *y = &ri->ev[b];
+    int ra = run_rank(x), rb = run_rank(y);
+    if (ra != rb)
+        return ra - rb;
+    if (ra == 1 && x->covered != y->covered)
+        return x->covered > y->covered ? -1 : 1;
+    return (a > b) - (a < b);
+}
+
+static vp_status runs_index(run_index *ri, const plan_index *x, const sheet_scope *sc,
+                            const vp_estimate *e)
+{
+    memset(ri, 0, sizeof(*ri));
+    size_t n = x->n_meas + x->n_ev, nc = vp_card_count();
+    ri->ev = calloc(n + 1, sizeof(*ri->ev));
+    ri->labels = calloc(n + 1, sizeof(*ri->labels));
+    ri->off_first = malloc((x->n_offers + 1) * sizeof(size_t));
+    ri->off_next = malloc((n + 1) * sizeof(size_t));
+    ri->card_first = malloc((nc + 1) * sizeof(size_t));
+    ri->card_next = malloc((n + 1) * sizeof(size_t));
+    ri->run_offer = malloc((n + 1) * sizeof(size_t));
+    ri->run_card = calloc(n + 1, sizeof(*ri->run_card));
+    if (!ri->ev || !ri->labels || !ri->off_first || !ri->off_next || !ri->card_first ||
+        !ri->card_next || !ri->run_offer || !ri->run_card) {
+        runs_free(ri);
+        return VP_ENOMEM;
+    }
+    for (size_t i = 0; i < x->n_offers; i++)
+        ri->off_first[i] = SIZE_MAX;
+    for (size_t i = 0; i < nc; i++)
+        ri->card_first[i] = SIZE_MAX;
+    size_t *off_last = calloc(x->n_offers + 1, sizeof(size_t)), *card_last = calloc(nc + 1, sizeof(size_t));
+    if (!off_last || !card_last) {
+        free(off_last);
+        free(card_last);
+        runs_free(ri);
+        return VP_ENOMEM;
+    }
+    for (size_t k = 0; k < x->n_meas + x->n_ev; k++) {
+        run_facts f;
+        memset(&f, 0, sizeof(f));
+        size_t r = ri->n;
+        if (k < x->n_meas) {
+            const vp__section *m = x->meas[k];
+            const vp__entry *v = F(m, "value"), *oc = F(m, "outcome");
+            f = (run_facts){ F(m, "model"), F(m, "revision"), F(m, "task"), F(m, "weights"),
+                             F(m, "context"), F(m, sc->inference ? "concurrency" : "microbatch"),
+                             F(m, "truncated"), F(m, "phase"), F(m, "counter"), F(m, "version"),
+                             v ? v->bytes.b : 0, v != NULL, oc && strcmp(oc->str, "oom") == 0 };
+            ri->run_offer[r] = x->meas_offer[k];
+            ri->run_card[r] = x->meas_card[k];
+            snprintf(ri->labels[r], sizeof(ri->labels[0]), "measurement %zu", k);
+        } else {
+            size_t j = k - x->n_meas;
+            const vp__section *ev = x->evs[j];
+            bool peak = claim_is(ev, "peak"), oom = is_oom_defect(ev);
+            if (!(peak || oom) || !source_is(ev, "measurement", "device_report"))
+                continue; /* not a run: device totals and other claims are read elsewhere */
+            const vp__entry *scope = scope_get_entry(ev), *val = F(ev, "value"), *g = F(ev, "gpu"),
+                            *o = F(ev, "offer");
+            vp_bytes b = { 0 };
+            bool has = peak && val && vp_bytes_parse(&b, val->str, strlen(val->str), NULL) == VP_OK;
+            f = (run_facts){ scope_get(scope, "model"), scope_get(scope, "revision"),
+                             scope_get(scope, "task"), scope_get(scope, "weights"),
+                             scope_get(scope, "context"),
+                             scope_get(scope, sc->inference ? "concurrency" : "microbatch"),
+                             scope_get(scope, "truncated"), NULL, NULL, F(ev, "version"), b.b, has, oom };
+            ri->run_offer[r] = o ? offer_by_id(x, o->str) : SIZE_MAX;
+            const vp_card *card = NULL;
+            if (g != NULL)
+                vp_card_find(&card, g->str, NULL); /* resolved when the plan was indexed */
+            ri->run_card[r] = card ? card
+                              : ri->run_offer[r] != SIZE_MAX ? x->offer_card[ri->run_offer[r]] : NULL;
+            ev_label(ri->labels[r], sizeof(ri->labels[0]), j, ev);
+            if (scope == NULL) {
+                ri->ev[r].kind = M_NO;
+                ri->ev[r].n_ver = -1;
+                snprintf(ri->ev[r].why, sizeof(ri->ev[r].why), "it states no scope (model, task, "
+                         "format, dimensions)");
+                goto link;
+            }
+        }
+        run_scope(&ri->ev[r], &f, sc, e);
+link:
+        ri->off_next[r] = ri->card_next[r] = SIZE_MAX;
+        if (ri->run_offer[r] != SIZE_MAX) {
+            size_t o = ri->run_offer[r];
+            if (ri->off_first[o] == SIZE_MAX)
+                ri->off_first[o] = r;
+            else
+                ri->off_next[off_last[o]] = r;
+            off_last[o] = r;
+        }
+        size_t ci = card_index(ri->run_card[r]);
+        if (ci != SIZE_MAX) {
+            if (ri->card_first[ci] == SIZE_MAX)
+                ri->card_first[ci] = r;
+            else
+                ri->card_next[card_last[ci]] = r;
+            card_last[ci] = r;
+        }
+        ri->n++;
+    }
+    free(off_last);
+    free(card_last);
+    /* each card's runs in the order an offer reads them: failures first, then peaks by what
+     * they prove, largest first, then the runs that do not count; so that an offer stops at
+     * the first that decides (linear in the runs it reads, whatever their number) */
+    size_t *tmp = malloc((ri->n + 1) * sizeof(size_t));
+    if (tmp == NULL) {
+        runs_free(ri);
+        return VP_ENOMEM;
+    }
+    for (size_t c = 0; c < nc; c++) {
+        size_t k = 0;
+        for (size_t r = ri->card_first[c]; r != SIZE_MAX; r = ri->card_next[r])
+            tmp[k++] = r;
+        heap_sort_idx(tmp, k, cmp_run_order, ri);
+        ri->card_first[c] = k ? tmp[0] : SIZE_MAX;
+        for (size_t i = 0; i < k; i++)
+            ri->card_next[tmp[i]] = i + 1 < k ? tmp[i + 1] : SIZE_MAX;
+    }
+    free(tmp);
+    return VP_OK;
+}
+
+/* What the runs say about memory for one offer. */
+typedef struct {
+    uint64_t peak;
+    bool peak_in, oom, torch;
+    char peak_ev[160], oom_ev[200], version_cond[200], not_counted[360];
+    size_t nc;
+} run_verdict;
+
+static bool run_consider(run_verdict *v, const run_index *ri, size_t r, size_t oi,
+                         const plan_index *x, const vcomp *o, int no, bool offer_states)
+{
+    const run_eval *ev = &ri->ev[r];
+    bool here = ri->run_offer[r] == oi;
+    const vp_card *ocard = x->offer_card[oi], *rcard = ri->run_card[r];
+    char what[200];
+    if (ev->kind == M_NO) {
+        if (here || rcard == ocard) /* runs of other cards are not this offer's business */
+            goto not_counted_why;
+        return false;
+    }
+    if (!here) {
+        /* another machine: the same card for a peak; no more memory for a failure */
+        if (ev->kind == M_PEAK && (rcard == NULL || rcard != ocard))
+            return false;
+        if (ev->kind == M_OOM && (rcard == NULL || ocard == NULL || card_bytes(ocard) > card_bytes(rcard)))
+            return false;
+    }
+    /* the text of a reason is written only while there is room to show it */
+    int vf = run_version(ev, o, no, offer_states, here, NULL, 0);
+    if (vf != 0) {
+        bool room = v->nc + 1 < sizeof(v->not_counted) || (vf == 1 && !v->version_cond[0]);
+        if (!room)
+            return false;
+        run_version(ev, o, no, offer_states, here, what, sizeof(what));
+    }
+    if (vf == 1 && !v->version_cond[0])
+        snprintf(v->version_cond, sizeof(v->version_cond), "%s", what);
+    if (vf != 0) {
+        if (v->nc < sizeof(v->not_counted))
+            v->nc += (size_t)snprintf(v->not_counted + v->nc, sizeof(v->not_counted) - v->nc,
+                                      "%s%.60s does not count: %.120s", v->nc ? "; " : "",
+                                      ri->labels[r], what);
+        return false;
+    }
+    if (ev->kind == M_OOM) {
+        if (!v->oom)
+            snprintf(v->oom_ev, sizeof(v->oom_ev), "%.100s: out of memory%s%.20s%s%.30s",
+                     ri->labels[r], ev->phase ? " in " : "", ev->phase ? ev->phase : "",
+                     rcard ? " on " : "", rcard ? vp_card_name(rcard) : "");
+        v->oom = true;
+    } else if (ev->covered > v->peak || !v->peak_in) {
+        v->peak = ev->covered;
+        v->peak_in = true;
+        v->torch = ev->torch;
+        if (ev->counter != NULL)
+            snprintf(v->peak_ev, sizeof(v->peak_ev), "%.60s (%.24s%s)", ri->labels[r], ev->counter,
+                     ev->torch ? " + the estimate's context and non-torch items" : "");
+        else
+            snprintf(v->peak_ev, sizeof(v->peak_ev), "%.120s", ri->labels[r]);
+    }
+    return true;
+not_counted_why:
+    if (v->nc < sizeof(v->not_counted))
+        v->nc += (size_t)snprintf(v->not_counted + v->nc, sizeof(v->not_counted) - v->nc,
+                                  "%s%.60s does not count: %.120s", v->nc ? "; " : "",
+                                  ri->labels[r], ev->why);
+    return false;
+}
+
+/* The runs on this offer, on its card, and failures on cards with no more memory, read in
+ * each card's order (failures, then peaks largest first) up to the first that decides. */
+static void runs_for_offer(run_verdict *v, const run_index *ri, const plan_index *x, size_t oi)
+{
+    memset(v, 0, sizeof(*v));
+    const vp__entry *sw = F(x->offers[oi], "software");
+    vcomp o[MAX_VCOMP];
+    size_t bad;
+    int no = sw ? version_parse(sw->str, o, &bad) : 0;
+    if (no < 0)
+        no = 0; /* checked when the plan was indexed */
+    for (size_t r = ri->off_first[oi]; r != SIZE_MAX; r = ri->off_next[r])
+        run_consider(v, ri, r, oi, x, o, no, sw != NULL);
+    const vp_card *ocard = x->offer_card[oi];
+    if (ocard == NULL || v->oom)
+        return;
+    size_t own = card_index(ocard);
+    for (size_t c = 0; c < vp_card_count(); c++) { /* failures on cards with no less memory */
+        if (c != own && card_bytes(vp_card_at(c)) < card_bytes(ocard))
+            continue;
+        for (size_t r = ri->card_first[c]; r != SIZE_MAX && ri->ev[r].kind == M_OOM;
+             r = ri->card_next[r])
+            if (ri->run_offer[r] != oi && run_consider(v, ri, r, oi, x, o, no, sw != NULL))
+                return; /* excluded: nothing else matters */
+    }
+    for (size_t r = ri->card_first[own]; r != SIZE_MAX; r = ri->card_next[r]) {
+        const run_eval *ev = &ri->ev[r];
+        if (ev->kind == M_OOM || ri->run_offer[r] == oi)
+            continue;
+        if (ev->kind == M_PEAK && v->peak_in && ev->covered <= v->peak)
+            break; /* sorted: no later peak proves more */
+        if (ev->kind == M_NO && (v->peak_in || v->nc + 1 >= sizeof(v->not_counted)))
+            break; /* reasons matter only while nothing counts, and only as many as shown */
+        if (run_consider(v, ri, r, oi, x, o, no, sw != NULL) && ev->kind == M_PEAK)
+            continue; /* a counted peak: the next ones are at most as large; the check above ends it */
+    }
+}
+
+/* Offers ordered by (card, software), so that offers with the same card and software and no
+ * runs of their own share one verdict on the runs. A heap sort with the index passed along
+ * (C11's qsort takes no context, and the library keeps no global state). */
+static int cmp_offer_key(const plan_index *x, size_t i, size_t j)
+{
+    size_t ci = card_index(x->offer_card[i]), cj = card_index(x->offer_card[j]);
+    if (ci != cj)
+        return ci < cj ? -1 : 1;
+    const vp__entry *si = F(x->offers[i], "software"), *sj = F(x->offers[j], "software");
+    if (si == NULL || sj == NULL)
+        return (si != NULL) - (sj != NULL);
+    return strcmp(si->str, sj->str);
+}
+
+static int cmp_offer_key_ctx(const void *ctx, size_t i, size_t j)
+{
+    return cmp_offer_key(ctx, i, j);
+}
+
+static void sort_offers_by_key(const plan_index *x, size_t *a, size_t n)
+{
+    heap_sort_idx(a, n, cmp_offer_key_ctx, x);
+}
+
+typedef struct {
+    const vp_sheet *s;
+    const plan_index *x;
+    const run_index *ri;
+    const vp_plan *p;
+    const char *needtxt;
+    bool unknowns;
+    const vp__entry *wc, *wn;
+    int inference;
+} mem_ctx;
+
+static void memory_requirement(cand *c, const mem_ctx *mc, size_t oi, const run_verdict *rv)
 {
     const plan_index *x = mc->x;
     const vp_plan *p = mc->p;
     const vp__section *o = x->offers[oi];
     const vp__entry *id = F(o, "id"), *mem = F(o, "memory");
     const vp_card *card = x->offer_card[oi];
-    uint64_t total = 0, peak = 0;
-    bool oom = false, peak_in = false;
-    char total_ev[200] = "", peak_ev[200] = "", oom_ev[200] = "", not_counted[320] = "",
-         version_cond[200] = "", peak_note[120] = "";
-    size_t nc = 0;
-    /* [[evidence]] about this offer */
+    uint64_t total = 0;
+    char total_ev[200] = "";
+    /* the offer's own device report */
     for (size_t k = x->ev_first[oi]; k != SIZE_MAX; k = x->ev_next[k]) {
         const vp__section *ev = x->evs[k];
-        const vp__entry *val = F(ev, "value"), *ver = F(ev, "version");
-        char label[200], why[160];
-        ev_label(label, sizeof(label), k, ev);
-        vp_bytes b = { 0 };
-        if (val)
+        const vp__entry *val = F(ev, "value");
+        if (claim_is(ev, "device_total") && source_is(ev, "device_report", "measurement") && val) {
+            vp_bytes b = { 0 };
             vp_bytes_parse(&b, val->str, strlen(val->str), NULL);
-        int vf = ver ? version_fit(ver->str, F(o, "software") ? F(o, "software")->str : NULL,
-                                   why, sizeof(why)) : 0;
-        if (claim_is(ev, "device_total") && source_is(ev, "device_report", "measurement")) {
             total = b.b;
-            snprintf(total_ev, sizeof(total_ev), "%s", label);
-        } else if (claim_is(ev, "peak") && source_is(ev, "measurement", "device_report")) {
-            /* reported on this offer: its own software, unless it names another version */
-            if (vf != 2 && in_scope(mc->scope, scope_get_entry(ev), why, sizeof(why))) {
-                if (b.b > peak) {
-                    peak = b.b;
-                    peak_in = true;
-                    snprintf(peak_ev, sizeof(peak_ev), "%s", label);
-                }
-            } else if (nc < sizeof(not_counted)) {
-                if (vf == 1 && !version_cond[0])
-                    snprintf(version_cond, sizeof(version_cond), "%s", why);
-                nc += (size_t)snprintf(not_counted + nc, sizeof(not_counted) - nc, "%s%.60s does "
-                                       "not count: %.90s", nc ? "; " : "", label, why);
-            }
-        } else if (claim_is(ev, "defect") && source_is(ev, "measurement", "device_report") && val &&
-                   (strstr(val->str, "oom") || strstr(val->str, "out of memory"))) {
-            if (vf != 2 && in_scope(mc->scope, scope_get_entry(ev), why, sizeof(why))) {
-                oom = true;
-                snprintf(oom_ev, sizeof(oom_ev), "%s", label);
-            }
-        }
-    }
-    /* [[measurement]] records on this offer or on its card */
-    for (size_t mi = 0; mi < x->n_meas; mi++) {
-        uint64_t covered = 0;
-        bool confirm = false;
-        char why[200];
-        why[0] = '\0';
-        int r = measurement_counts(mc, mi, oi, &covered, why, sizeof(why), &confirm);
-        const vp__entry *ct = F(x->meas[mi], "counter");
-        if (r == M_OOM && !oom) {
-            oom = true;
-            snprintf(oom_ev, sizeof(oom_ev), "measurement %zu: out of memory in %.20s%s%.30s", mi,
-                     F(x->meas[mi], "phase") ? F(x->meas[mi], "phase")->str : "?",
-                     x->meas_card[mi] ? " on " : "", x->meas_card[mi] ? vp_card_name(x->meas_card[mi]) : "");
-        } else if (r == M_PEAK && covered > peak) {
-            peak = covered;
-            peak_in = true;
-            snprintf(peak_ev, sizeof(peak_ev), "measurement %zu (%.24s%s)", mi, ct->str,
-                     strncmp(ct->str, "torch", 5) == 0 ? " + the estimate's context and non-torch "
-                                                         "items" : "");
-            if (strncmp(ct->str, "torch", 5) == 0)
-                snprintf(peak_note, sizeof(peak_note), " (a torch counter: the CUDA context and "
-                         "non-torch memory added from the estimate's assumed items, or 0.5 GiB)");
-        } else if (r == M_NO && why[0] && nc < sizeof(not_counted)) {
-            if (confirm && !version_cond[0])
-                snprintf(version_cond, sizeof(version_cond), "%s", why);
-            nc += (size_t)snprintf(not_counted + nc, sizeof(not_counted) - nc,
-                                   "%smeasurement %zu does not count: %.100s", nc ? "; " : "", mi, why);
+            ev_label(total_ev, sizeof(total_ev), k, ev);
         }
     }
     const char *doc_hint = card ? card_total_hint(x, vp_card_name(card), id->str) : NULL;
     char hint[96] = "";
     vp_bytes cb;
-    const char *basis;
     if (doc_hint)
         snprintf(hint, sizeof(hint), "%.60s", doc_hint);
-    else if (card && vp_card_capacity(card, &cb, &basis) == VP_OK && vp_card_reported(card, &cb) == VP_OK)
+    else if (card && vp_card_reported(card, &cb) == VP_OK)
         vp_bytes_format(hint, sizeof(hint), cb, VP_UNIT_MIB, 0);
 
     char captxt[32], gentxt[32];
     uint64_t need = p->need;  /* the modeled peak, or its lower bound when items are unknown */
-    if (oom) {
-        add_req(c, "memory", VP_VERDICT_EXCLUDED, oom_ev, "an out-of-memory failure was measured "
-                "within the sheet's scope, at dimensions no larger than its own");
-    } else if (total && peak_in) {
+    if (rv->oom) {
+        add_req(c, "memory", VP_VERDICT_EXCLUDED, rv->oom_ev, "an out-of-memory failure was "
+                "measured within the sheet's scope, at dimensions no larger than its own");
+    } else if (total && rv->peak_in) {
         gib_text(captxt, sizeof(captxt), total);
-        gib_text(gentxt, sizeof(gentxt), peak);
+        gib_text(gentxt, sizeof(gentxt), rv->peak);
         char both[200];
-        snprintf(both, sizeof(both), "%.95s; %.95s", total_ev, peak_ev);
-        if (peak <= total) {
-            /* the larger of the measured and the modeled peak, when the model is whole */
-            uint64_t worst = !mc->unknowns && need > peak ? need : peak;
+        snprintf(both, sizeof(both), "%.95s; %.95s", total_ev, rv->peak_ev);
+        if (rv->peak <= total) {
+            /* evidence decides: the margin is what the measured run leaves (both below 2^51) */
             c->margin_known = true;
-            c->margin = (int64_t)(total - worst);
+            c->margin = (int64_t)total - (int64_t)rv->peak;
             add_req(c, "memory", VP_VERDICT_FIT, both, "device-reported total %s; peak %s measured "
-                    "in scope%s; modeled peak %s%s", captxt, gentxt, peak_note, mc->needtxt,
-                    mc->unknowns ? " (a lower bound)" : "");
+                    "in scope%s; modeled peak %s%s%s", captxt, gentxt,
+                    rv->torch ? " (a torch counter: the CUDA context and non-torch memory added "
+                                "from the estimate's assumed items, or 0.5 GiB)" : "",
+                    mc->needtxt, mc->unknowns ? " (a lower bound)" : "",
+                    !mc->unknowns && need > total ? ": the model overestimates this run" : "");
         } else {
             add_req(c, "memory", VP_VERDICT_EXCLUDED, both, "the peak %s measured in scope exceeds "
                     "the device-reported total %s", gentxt, captxt);
@@ -965,22 +1196,24 @@ static void memory_requirement(cand *c, const mem_ctx *mc, size_t oi)
                                   "bytes after context creation on the offered image%s%s%s; ",
                                   hint[0] ? " (documentation reports " : "", hint,
                                   hint[0] ? " for this card model)" : "");
-        if (!peak_in && k < sizeof(cond))
+        if (!rv->peak_in && k < sizeof(cond))
             k += (size_t)snprintf(cond + k, sizeof(cond) - k, "a peak measured with the sheet's "
                                   "model, task and format at context >= %llu and %s >= %llu; ",
                                   mc->wc ? (unsigned long long)mc->wc->u : 0ULL,
                                   mc->inference ? "concurrency" : "micro-batch",
                                   mc->wn ? (unsigned long long)mc->wn->u : 1ULL);
-        if (version_cond[0] && k < sizeof(cond))
-            k += (size_t)snprintf(cond + k, sizeof(cond) - k, "%s; ", version_cond);
-        if (nc && k < sizeof(cond))
-            k += (size_t)snprintf(cond + k, sizeof(cond) - k, "(%s); ", not_counted);
+        if (rv->version_cond[0] && k < sizeof(cond))
+            k += (size_t)snprintf(cond + k, sizeof(cond) - k, "%s; ", rv->version_cond);
+        if (rv->nc && k < sizeof(cond))
+            k += (size_t)snprintf(cond + k, sizeof(cond) - k, "(%s); ", rv->not_counted);
         if (mc->unknowns && k < sizeof(cond))
             k += (size_t)snprintf(cond + k, sizeof(cond) - k, "the estimate has unknowns: %s is "
                                   "a lower bound; ", mc->needtxt);
         if (mem && k < sizeof(cond))
-            snprintf(cond + k, sizeof(cond) - k, "the catalog's \"%s\" is nominal and decimal, "
-                     "not usable memory", mem->str);
+            k += (size_t)snprintf(cond + k, sizeof(cond) - k, "the catalog's \"%s\" is nominal and "
+                                  "decimal, not usable memory", mem->str);
+        while (k >= 2 && k < sizeof(cond) && cond[k - 2] == ';' && cond[k - 1] == ' ')
+            cond[k -= 2] = '\0'; /* no dangling separator */
         add_req(c, "memory", VP_VERDICT_TO_CONFIRM, total_ev[0] ? total_ev : "", "%s", cond);
     }
 }
@@ -1058,7 +1291,36 @@ vp_status vp_plan_new(vp_plan **out, const vp_sheet *s, const char *rank, vp_err
     gib_text(needtxt, sizeof(needtxt), p->need);
     bool unknowns = vp_estimate_unknown_count(p->e) > 0;
 
-    mem_ctx mc = { s, &x, &scope, p, needtxt, unknowns, wc, wn, inference };
+    /* the runs (measurements, peak and failure evidence), evaluated once; offers of the same
+     * card and software without runs of their own share one verdict on them */
+    run_index ri;
+    run_verdict *rvs = calloc(n_offers ? n_offers : 1, sizeof(*rvs));
+    size_t *ord = calloc(n_offers ? n_offers : 1, sizeof(*ord));
+    if (rvs == NULL || ord == NULL || runs_index(&ri, &x, &scope, p->e) != VP_OK) {
+        free(rvs);
+        free(ord);
+        free(ranked);
+        vp_plan_free(p);
+        index_free(&x);
+        return vp__error_set(err, VP_ENOMEM, NULL, "out of memory");
+    }
+    size_t n_ord = 0;
+    for (size_t i = 0; i < n_offers; i++) {
+        if (ri.off_first[i] == SIZE_MAX)
+            ord[n_ord++] = i;
+        else
+            runs_for_offer(&rvs[i], &ri, &x, i);
+    }
+    sort_offers_by_key(&x, ord, n_ord);
+    for (size_t k = 0; k < n_ord; k++) {
+        if (k > 0 && cmp_offer_key(&x, ord[k - 1], ord[k]) == 0)
+            rvs[ord[k]] = rvs[ord[k - 1]];
+        else
+            runs_for_offer(&rvs[ord[k]], &ri, &x, ord[k]);
+    }
+    free(ord);
+
+    mem_ctx mc = { s, &x, &ri, p, needtxt, unknowns, wc, wn, inference };
     for (size_t i = 0; i < n_offers; i++) {
         const vp__section *o = x.offers[i];
         cand *c = &p->c[i];
@@ -1073,7 +1335,7 @@ vp_status vp_plan_new(vp_plan **out, const vp_sheet *s, const char *rank, vp_err
         }
         c->available = avail ? avail->i : INT64_MAX;
 
-        memory_requirement(c, &mc, i);
+        memory_requirement(c, &mc, i, &rvs[i]);
 
         /* placement */
         uint64_t count = cnt ? cnt->u : 1;
@@ -1242,6 +1504,8 @@ vp_status vp_plan_new(vp_plan **out, const vp_sheet *s, const char *rank, vp_err
     for (size_t r = 0; r < n_fit; r++)
         p->c[ranked[r].index].rank = (unsigned)(r + 1);
     free(ranked);
+    free(rvs);
+    runs_free(&ri);
     index_free(&x);
     *out = p;
     return VP_OK;
@@ -1477,7 +1741,7 @@ static int cmp_remedy(const void *a, const void *b)
 /* The changes that apply to this phase, task and framework (nothing that shrinks the
  * required context or concurrency; advice for another framework is not offered). */
 static size_t remedies_for(remedy *r, size_t cap, vp_phase ph, const vp_sheet *s,
-                           const vp__change *base, uint64_t tp, uint64_t dp)
+                           const vp__change *base, uint64_t tp, uint64_t pp, uint64_t dp)
 {
     const vp__entry *fw = vp__sheet_find(s, "workload", 0, "framework");
     const vp__entry *kv = vp__sheet_find(s, "workload", 0, "kv_cache");
@@ -1575,9 +1839,10 @@ static size_t remedies_for(remedy *r, size_t cap, vp_phase ph, const vp_sheet *s
         break;
     }
     if (ph != VP_PHASE_EXPORT && tp * 2 <= VP__LIM_GPUS) {
+        /* every stage and replica doubles: tp × pp × dp GPUs (each below 2^20) */
         ADD(1, "", "tensor_parallel = %llu (%llu GPUs instead of %llu; two cards are never one "
-            "memory space)", (unsigned long long)(tp * 2), (unsigned long long)(tp * 2 * dp),
-            (unsigned long long)(tp * dp));
+            "memory space)", (unsigned long long)(tp * 2), (unsigned long long)(tp * 2 * pp * dp),
+            (unsigned long long)(tp * pp * dp));
         r[n - 1].ch.tp = tp * 2;
     }
 #undef ADD
@@ -1641,6 +1906,9 @@ vp_status vp_diagnose(const vp_sheet *s, char **out, int json, vp_error *err)
     uint64_t at_failure = 0, dom = 0;
     bool quantified = false;
     char why[200] = "";
+    if (first != NULL && phase < 0)
+        snprintf(why, sizeof(why), "the record states no phase: the failing phase points at the "
+                 "cause (load, prefill, decode, forward, backward, optimizer_step, eval, export)");
     if (first != NULL && phase >= 0) {
         const vp__entry *c = F(first, "context"), *cc = F(first, "concurrency"),
                         *mb = F(first, "microbatch");
@@ -1677,7 +1945,7 @@ vp_status vp_diagnose(const vp_sheet *s, char **out, int json, vp_error *err)
             uint64_t tp = lt ? lt->u : 1;
             uint64_t dp = vp_estimate_gpu_count(e) / (tp * vp_estimate_stage_count(e));
             size_t n_cand = remedies_for(r, sizeof(r) / sizeof(r[0]), (vp_phase)phase, s, &base, tp,
-                                       dp ? dp : 1);
+                                         vp_estimate_stage_count(e), dp ? dp : 1);
             vp_estimate *t = NULL;
             if (vp_estimate_new(&t) != VP_OK) {
                 vp_estimate_free(e);

@@ -63,16 +63,6 @@ static void group_thousands(char *out, size_t len, unsigned long long v)
     out[o] = '\0';
 }
 
-static int fail(const char *what, vp_status st, const vp_error *err)
-{
-    char buf[1024];
-    if (err != NULL && err->code != VP_OK && vp_error_format(buf, sizeof(buf), err) == VP_OK)
-        fprintf(stderr, "vramplan: %s\n", buf);
-    else
-        fprintf(stderr, "vramplan: %s: %s (%s)\n", what, vp_status_str(st), vp_status_name(st));
-    return EXIT_BAD_INPUT;
-}
-
 /* ---- text for people ---------------------------------------------------------------- */
 
 /*
@@ -106,6 +96,18 @@ static const char *shown(char *buf, size_t len, const char *s, int md)
     }
     buf[o] = '\0';
     return buf;
+}
+
+static int fail(const char *what, vp_status st, const vp_error *err)
+{
+    char buf[1024], text[4096];
+    /* messages quote sheet text: never let it reach a terminal raw */
+    if (err != NULL && err->code != VP_OK && vp_error_format(buf, sizeof(buf), err) == VP_OK)
+        fprintf(stderr, "vramplan: %s\n", shown(text, sizeof(text), buf, 0));
+    else
+        fprintf(stderr, "vramplan: %s: %s (%s)\n", shown(text, sizeof(text), what, 0),
+                vp_status_str(st), vp_status_name(st));
+    return EXIT_BAD_INPUT;
 }
 
 /* ---- JSON output ----------------------------------------------------------------- */
@@ -514,8 +516,9 @@ static int load_sheet(vp_sheet **s, const opts *o)
         if (st != VP_OK) {
             vp_sheet_free(*s);
             char t1[256], t2[256];
+            char t3[2048];
             fprintf(stderr, "vramplan: %s=%s: %s\n", shown(t1, sizeof(t1), o->sets[i][0], 0),
-                    shown(t2, sizeof(t2), o->sets[i][1], 0), e2.message);
+                    shown(t2, sizeof(t2), o->sets[i][1], 0), shown(t3, sizeof(t3), e2.message, 0));
             return EXIT_BAD_INPUT;
         }
     }
@@ -545,26 +548,42 @@ static int resolve_capacity(const vp_sheet *s, opts *o, vp_bytes *cap, int requi
             return 0;
         }
         /* a number with a unit was meant, or a card name: say both */
+        char t2[2048];
         fprintf(stderr, "vramplan: --capacity \"%s\": %s\n", shown(t1, sizeof(t1), o->capacity, 0),
-                (o->capacity[0] >= '0' && o->capacity[0] <= '9') || o->capacity[0] == '.'
-                    ? err.message : cerr.message);
+                shown(t2, sizeof(t2), (o->capacity[0] >= '0' && o->capacity[0] <= '9') ||
+                                          o->capacity[0] == '.' ? err.message : cerr.message, 0));
         return EXIT_BAD_INPUT; /* a bad value is bad input, like a bad --context */
     }
+    /* the sheet's device_total evidence: the smallest a device reported (device_report or
+     * measurement), else the smallest documented; a vendor's or a catalog's figure never */
     size_t n = vp_sheet_count(s, "evidence");
+    uint64_t best[2] = { UINT64_MAX, UINT64_MAX };
     for (size_t i = 0; i < n; i++) {
-        char key[64], claim[64], value[128];
+        char key[64], claim[64], value[128], source[64];
         snprintf(key, sizeof(key), "evidence.%zu.claim", i);
         if (vp_sheet_get(s, key, claim, sizeof(claim)) != VP_OK || strcmp(claim, "\"device_total\"") != 0)
             continue;
-        snprintf(key, sizeof(key), "evidence.%zu.value", i);
-        if (vp_sheet_get(s, key, value, sizeof(value)) != VP_OK)
+        snprintf(key, sizeof(key), "evidence.%zu.source", i);
+        if (vp_sheet_get(s, key, source, sizeof(source)) != VP_OK)
             continue;
-        size_t vl = strlen(value);
-        if (vl >= 2 && vp_bytes_parse(cap, value + 1, vl - 2, NULL) == VP_OK) {
-            *from = "device_total evidence in the sheet";
+        int rank = strcmp(source, "\"device_report\"") == 0 || strcmp(source, "\"measurement\"") == 0
+                   ? 0 : strcmp(source, "\"documentation\"") == 0 ? 1 : -1;
+        snprintf(key, sizeof(key), "evidence.%zu.value", i);
+        vp_bytes v;
+        size_t vl;
+        if (rank < 0 || vp_sheet_get(s, key, value, sizeof(value)) != VP_OK || (vl = strlen(value)) < 2 ||
+            vp_bytes_parse(&v, value + 1, vl - 2, NULL) != VP_OK)
+            continue;
+        if (v.b < best[rank])
+            best[rank] = v.b;
+    }
+    for (int rank = 0; rank < 2; rank++)
+        if (best[rank] != UINT64_MAX) {
+            cap->b = best[rank];
+            *from = rank == 0 ? "the smallest device-reported total in the sheet"
+                              : "the smallest documented device total in the sheet";
             return 0;
         }
-    }
     if (required) {
         fprintf(stderr, "vramplan: give --capacity \"80 GB\" (per GPU): the sheet has no "
                         "device_total evidence\n");
@@ -615,7 +634,7 @@ static void estimate_json(const vp_estimate *e, const vp_sheet *s, const opts *o
     size_t peak = vp_estimate_peak_gpu(e);
     vp_phase ph;
     vp_bytes pk = vp_estimate_peak_bytes(e, peak, &ph), wo, budget;
-    char buf[512];
+    char buf[2048]; /* a title's sheet text: 255 bytes, each escaped in at most 6 */
     uint64_t blocks, tokens;
     printf("{\"sheet\": ");
     json_string(stdout, o->sheet_path ? o->sheet_path : "<built-in seed>");
@@ -807,7 +826,7 @@ static void gpu_group_text(char *out, size_t len, const vp_estimate *e, size_t k
 
 static void estimate_table(const vp_estimate *e, const vp_sheet *s, const opts *o, vp_bytes cap)
 {
-    char buf[512], gib[32], grouped[40], phases[96], text[2048], id[512];
+    char buf[2048], gib[32], grouped[40], phases[96], text[4096], id[512];
     int md = o->markdown;
     vp_bytes wo, budget;
     uint64_t blocks, tokens;

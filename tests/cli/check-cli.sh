@@ -221,5 +221,45 @@ has diag-set-bad-msg "$tmp/err" 'unknown key "workload.kontext"'
 run diag 0 diagnose "$examples/seed-plan.toml" --json
 has diag-none "$tmp/out" '"first_overflow": null'
 
+# hostile sheets from a red-team review (tests/data/redteam): each was a wrong verdict,
+# a raw control character or a lost figure before its fix
+rt=$tests/data/redteam
+mem() { # the memory verdict of the first candidate
+    "$exe" plan "$1" --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["candidates"][0]["requirements"][0]["verdict"])'
+}
+same() { # same NAME GOT WANT
+    if [ "$2" = "$3" ]; then passes=$((passes + 1)); else
+        echo "FAIL $1: '$2', want '$3'"; fails=$((fails + 1)); fi
+}
+if command -v python3 >/dev/null 2>&1; then
+    same rt-oom-larger-context "$(mem "$rt/oomev.toml")" to_confirm
+    same rt-oom-smaller-context "$(mem "$rt/oomev2.toml")" excluded
+    same rt-card-evidence-oom "$(mem "$rt/gpupeak.toml")" excluded
+    same rt-oom-unstated-concurrency "$(mem "$rt/oomnc.toml")" to_confirm
+    # another model's run does not count: the modeled 32.57 GiB decides against 23.99 GiB
+    same rt-other-model-run "$(mem "$rt/noww3.toml")" excluded
+    # the margin is what the measured run leaves (79 - 70 GiB), never a wrapped model figure
+    same rt-margin-no-wrap "$("$exe" plan "$rt/wrap.toml" --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["candidates"][0]["margin_bytes"])')" 9663676416
+    same rt-24GB-generous "$(mem "$rt/generous.toml")" to_confirm
+    same rt-long-title "$("$exe" estimate "$rt/longtitle.toml" --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["title"] is None)')" False
+    for c in estimate plan diagnose; do
+        if "$exe" $c "$rt/hostile.toml" --json | python3 -m json.tool >/dev/null; then
+            passes=$((passes + 1)); else echo "FAIL rt-hostile-json-$c"; fails=$((fails + 1)); fi
+    done
+fi
+run rt-vllm-reserve 0 estimate "$rt/vres.toml" --capacity "80 GB"
+has rt-vllm-reserve-verdict "$tmp/out" "does not fit"
+run rt-quality 0 plan "$rt/quality.toml"
+if grep -q "quality *fit" "$tmp/out"; then echo "FAIL rt-quality: '0.30 (n=1000)' met >= 0.45"
+    fails=$((fails + 1)); else passes=$((passes + 1)); fi
+run rt-capacity-source 0 estimate "$rt/cap.toml"
+has rt-capacity-source-report "$tmp/out" "23.90 GiB per GPU (the smallest device-reported total in the sheet)"
+run rt-diag-tp 0 diagnose "$rt/diag-tp.toml"
+has rt-diag-tp-gpus "$tmp/out" "16 GPUs instead of 8"
+run rt-ctl-err 1 plan "$rt/ctlerr.toml"
+if grep -q "$(printf '\033')" "$tmp/err"; then echo "FAIL rt-ctl-err: ESC on stderr"
+    fails=$((fails + 1)); else passes=$((passes + 1)); fi
+has rt-ctl-err-escaped "$tmp/err" 'X\x1B[31mRED\x07'
+
 echo "$passes passed, $fails failed"
 [ "$fails" -eq 0 ]

@@ -143,6 +143,92 @@ static const vp__field *lookup_field(const vp__field *tab, size_t n, const char 
     return NULL;
 }
 
+/* ---- suggestions for misspelled names ---------------------------------------------------- */
+
+/* The closest of the candidates offered to near_try(), for "did you mean ...?": the edit
+ * distance (insertion, deletion, substitution, or two neighbours swapped; letter case
+ * ignored) of at most a third of the longer name (at least 1), so only a likely
+ * misspelling is named. Names longer than NEAR_MAX are not compared. */
+#define NEAR_MAX 64
+
+typedef struct {
+    const char *word;
+    size_t wlen;
+    const char *best;
+    size_t best_len;
+    size_t best_d;
+} near;
+
+static near near_start(const char *word)
+{
+    near n = { word, strlen(word), NULL, 0, SIZE_MAX };
+    return n;
+}
+
+static char near_fold(char c)
+{
+    return c >= 'A' && c <= 'Z' ? (char)(c - 'A' + 'a') : c;
+}
+
+static void near_try(near *n, const char *c, size_t clen)
+{
+    size_t a = n->wlen, b = clen, longer = a > b ? a : b;
+    size_t most = longer / 3 ? longer / 3 : 1;
+    if (a > NEAR_MAX || b > NEAR_MAX || (a > b ? a - b : b - a) > most)
+        return;
+    uint8_t d[NEAR_MAX + 1][NEAR_MAX + 1]; /* optimal string alignment distance */
+    for (size_t i = 0; i <= a; i++)
+        d[i][0] = (uint8_t)i;
+    for (size_t j = 0; j <= b; j++)
+        d[0][j] = (uint8_t)j;
+    for (size_t i = 1; i <= a; i++)
+        for (size_t j = 1; j <= b; j++) {
+            char x = near_fold(n->word[i - 1]), y = near_fold(c[j - 1]);
+            unsigned v = d[i - 1][j - 1] + (unsigned)(x != y);
+            if (d[i - 1][j] + 1u < v)
+                v = d[i - 1][j] + 1u;
+            if (d[i][j - 1] + 1u < v)
+                v = d[i][j - 1] + 1u;
+            if (i > 1 && j > 1 && x == near_fold(c[j - 2]) && near_fold(n->word[i - 2]) == y &&
+                d[i - 2][j - 2] + 1u < v)
+                v = d[i - 2][j - 2] + 1u;
+            d[i][j] = (uint8_t)v;
+        }
+    if (d[a][b] <= most && d[a][b] < n->best_d) {
+        n->best = c;
+        n->best_len = clen;
+        n->best_d = d[a][b];
+    }
+}
+
+/* Each choice of "a|b|c". */
+static void near_choices(near *n, const char *choices)
+{
+    for (const char *c = choices; *c;) {
+        const char *bar = strchr(c, '|');
+        size_t k = bar ? (size_t)(bar - c) : strlen(c);
+        near_try(n, c, k);
+        if (!bar)
+            break;
+        c = bar + 1;
+    }
+}
+
+/* "; did you mean \"x\"?" (with before and after around the name), or "" */
+static const char *near_text(char *buf, size_t len, const near *n, const char *before,
+                             const char *after)
+{
+    if (n->best == NULL)
+        return "";
+    snprintf(buf, len, "; did you mean %s%.*s%s?", before, (int)n->best_len, n->best, after);
+    return buf;
+}
+
+/* The weight formats an error lists ("gguf-<type>" aside). */
+static const char weight_formats[] =
+    "fp32|bf16|fp16|fp8|int8|fp8-block128|nf4|fp4|nf4-dq|fp4-dq|int8-bnb|gptq-int4-g128|"
+    "gptq-int8-g128|awq-int4-g128|mxfp4";
+
 /* ---- value helpers ------------------------------------------------------------------ */
 
 static char *dup_str(const char *s, size_t n)
@@ -310,6 +396,34 @@ static const char *kind_name(int t)
 static vp_status fill(const vctx *c, const vp__tnode *v, const vp__field *f, const char *key,
                       vp__entry *e);
 
+/* A float literal that is a whole number (7e9, 1.5e3), written as a sheet integer with '_'
+ * between thousands ("7_000_000_000"); false when it has a fraction or does not fit. */
+static bool exact_integer(char *buf, size_t len, const vp__tnode *v)
+{
+    uint64_t m = v->mant < 0 ? (uint64_t)(-(v->mant + 1)) + 1 : (uint64_t)v->mant;
+    int32_t e = v->exp10;
+    for (; e < 0; e++) {
+        if (m % 10 != 0)
+            return false;
+        m /= 10;
+    }
+    for (; e > 0; e--)
+        if (vp__mul_u64(&m, m, 10) || m > (uint64_t)INT64_MAX)
+            return false;
+    char digits[24];
+    int n = snprintf(digits, sizeof(digits), "%llu", (unsigned long long)m);
+    size_t o = 0;
+    if (v->mant < 0 && o + 1 < len)
+        buf[o++] = '-';
+    for (int i = 0; i < n && o + 2 < len; i++) {
+        if (i > 0 && (n - i) % 3 == 0)
+            buf[o++] = '_';
+        buf[o++] = digits[i];
+    }
+    buf[o] = '\0';
+    return true;
+}
+
 static vp_status want(const vctx *c, const vp__tnode *v, int type, const char *key,
                       const char *what)
 {
@@ -320,6 +434,10 @@ static vp_status want(const vctx *c, const vp__tnode *v, int type, const char *k
         return vfail(c, v, VP_EUNIT,
                      "%s needs a unit: write a string such as \"24 GB\" (10^9 B) or "
                      "\"24 GiB\" (2^30 B), not a bare number", key);
+    char whole[40];
+    if (v->type == VP__T_FLOAT && type == VP__T_INT && exact_integer(whole, sizeof(whole), v))
+        return vfail(c, v, VP_ETYPE, "%s must be an integer, not a number with a fraction or "
+                     "an exponent: write %s", key, whole);
     return vfail(c, v, VP_ETYPE, "%s must be %s, not %s", key, what, kind_name(v->type));
 }
 
@@ -336,10 +454,14 @@ static vp_status fill_scope(const vctx *c, const vp__tnode *v, vp__entry *e)
             lookup_field(scope_schema, sizeof(scope_schema) / sizeof(scope_schema[0]), "scope", k);
         if (f == NULL) {
             vp__where w = vp__toml_key_where(c->doc, s);
+            near n = near_start(k);
+            char hint[96];
+            for (size_t j = 0; j < sizeof(scope_schema) / sizeof(scope_schema[0]); j++)
+                near_try(&n, scope_schema[j].key, strlen(scope_schema[j].key));
             return vp__error_set(c->err, VP_EUNKNOWNKEY, &w,
                                  "unknown scope key \"%.60s\"; scope keys are model, revision, "
                                  "task, weights, context, concurrency, microbatch, gpu, "
-                                 "truncated", k);
+                                 "truncated%s", k, near_text(hint, sizeof(hint), &n, "\"", "\""));
         }
         if (e->n_sub >= VP__MAX_SUB)
             return vfail(c, s, VP_ELIMIT, "too many scope keys");
@@ -374,19 +496,28 @@ static vp_status fill(const vctx *c, const vp__tnode *v, const vp__field *f, con
     case VP__F_ENUM:
         if ((st = want(c, v, VP__T_STRING, key, "a string")) != VP_OK)
             return st;
-        if (!choice_ok(f->choices, str))
-            return vfail(c, v, VP_EUNSUPPORTED, "%s = \"%.40s\" is not one of: %s", key, str,
-                         f->choices);
+        if (!choice_ok(f->choices, str)) {
+            near n = near_start(str);
+            char hint[96];
+            near_choices(&n, f->choices);
+            return vfail(c, v, VP_EUNSUPPORTED, "%s = \"%.40s\" is not one of: %s%s", key, str,
+                         f->choices, near_text(hint, sizeof(hint), &n, "\"", "\""));
+        }
         break;
     case VP__F_WEIGHTS: {
         vp__qformat q;
         if ((st = want(c, v, VP__T_STRING, key, "a string")) != VP_OK)
             return st;
-        if (strncmp(str, "gguf-", 5) != 0 && vp__qformat_parse(&q, str) != VP_OK)
+        if (strncmp(str, "gguf-", 5) != 0 && vp__qformat_parse(&q, str) != VP_OK) {
+            near n = near_start(str);
+            char hint[96];
+            near_choices(&n, weight_formats);
             return vfail(c, v, VP_EUNSUPPORTED,
                          "unknown weight format \"%.40s\"; use fp32, bf16, fp16, fp8, int8, "
                          "fp8-block128, nf4, fp4, nf4-dq, int8-bnb, gptq-int4-g128, "
-                         "awq-int4-g128, mxfp4 or gguf-<type>", str);
+                         "awq-int4-g128, mxfp4 or gguf-<type>%s", str,
+                         near_text(hint, sizeof(hint), &n, "\"", "\""));
+        }
         break;
     }
     case VP__F_INT:
@@ -665,8 +796,14 @@ static vp_status load_table(vp_sheet *sh, const vp__toml *doc, const vp__tnode *
         const vp__field *f = lookup_field(schema, sizeof(schema) / sizeof(schema[0]), name, key);
         if (f == NULL) {
             vp__where w = vp__toml_key_where(doc, v);
-            return vp__error_set(err, VP_EUNKNOWNKEY, &w, "unknown key \"%.60s\" in [%s%s%s]",
-                                 key, array ? "[" : "", name, array ? "]" : "");
+            near n = near_start(key);
+            char hint[96];
+            for (size_t j = 0; j < sizeof(schema) / sizeof(schema[0]); j++)
+                if (strcmp(schema[j].table, name) == 0)
+                    near_try(&n, schema[j].key, strlen(schema[j].key));
+            return vp__error_set(err, VP_EUNKNOWNKEY, &w, "unknown key \"%.60s\" in [%s%s%s]%s",
+                                 key, array ? "[" : "", name, array ? "]" : "",
+                                 near_text(hint, sizeof(hint), &n, "\"", "\""));
         }
         if (strlen(key) >= VP__MAX_KEY) {
             vp__where w = vp__toml_key_where(doc, v);
@@ -749,11 +886,22 @@ vp_status vp_sheet_parse(vp_sheet **out, const char *text, size_t len, const cha
         if (array ? !is_array_table(name) : !is_plain_table(name)) {
             vp__where w = vp__toml_key_where(&doc, t);
             bool other = array ? is_plain_table(name) : is_array_table(name);
+            near n = near_start(name), na = near_start(name);
+            char hint[96] = "";
+            for (size_t j = 0; j < sizeof(plain_tables) / sizeof(plain_tables[0]); j++)
+                near_try(&n, plain_tables[j], strlen(plain_tables[j]));
+            for (size_t j = 0; j < sizeof(array_tables) / sizeof(array_tables[0]); j++)
+                near_try(&na, array_tables[j], strlen(array_tables[j]));
+            if (na.best_d < n.best_d)
+                near_text(hint, sizeof(hint), &na, "[[", "]]");
+            else
+                near_text(hint, sizeof(hint), &n, "[", "]");
             st = vp__error_set(err, other ? VP_ETYPE : VP_EUNKNOWNKEY, &w,
-                               other ? "[%s] is written %s" : "unknown table \"%s\"%s", name,
+                               other ? "[%s] is written %s%s" : "unknown table \"%s\"%s%s", name,
                                other ? (array ? "[name], once" : "[[name]], once per entry")
                                      : "; tables are [sheet], [model], [workload], [layout], "
-                                       "[reserve], [[offer]], [[evidence]], [[measurement]]");
+                                       "[reserve], [[offer]], [[evidence]], [[measurement]]",
+                               other ? "" : hint);
             goto done;
         }
         if (array) {
@@ -951,11 +1099,32 @@ vp_status vp_sheet_set(vp_sheet *s, const char *key, const char *value, vp_error
     const char *table = k.table, *name = k.name;
     size_t index = k.index;
     bool array = is_array_table(table);
-    if ((!array && !is_plain_table(table)) || (array && !k.indexed) || (!array && k.indexed))
-        return vp__error_set(err, VP_EUNKNOWNKEY, &w0, "\"%.60s\" is not a sheet key", key);
+    if ((!array && !is_plain_table(table)) || (array && !k.indexed) || (!array && k.indexed)) {
+        near n = near_start(table);
+        char hint[96] = "";
+        for (size_t j = 0; j < sizeof(plain_tables) / sizeof(plain_tables[0]) && !k.indexed; j++)
+            near_try(&n, plain_tables[j], strlen(plain_tables[j]));
+        if (n.best != NULL && lookup_field(schema, sizeof(schema) / sizeof(schema[0]), n.best,
+                                           name) != NULL)
+            snprintf(hint, sizeof(hint), "; did you mean \"%s.%s\"?", n.best, name);
+        return vp__error_set(err, VP_EUNKNOWNKEY, &w0, "\"%.60s\" is not a sheet key%s", key,
+                             hint);
+    }
     const vp__field *f = lookup_field(schema, sizeof(schema) / sizeof(schema[0]), table, name);
-    if (f == NULL)
-        return vp__error_set(err, VP_EUNKNOWNKEY, &w0, "unknown key \"%.60s\"", key);
+    if (f == NULL) {
+        near n = near_start(name);
+        char hint[160] = "";
+        for (size_t j = 0; j < sizeof(schema) / sizeof(schema[0]); j++)
+            if (strcmp(schema[j].table, table) == 0)
+                near_try(&n, schema[j].key, strlen(schema[j].key));
+        if (n.best != NULL && array)
+            snprintf(hint, sizeof(hint), "; did you mean \"%s.%zu.%.*s\"?", table, index,
+                     (int)n.best_len, n.best);
+        else if (n.best != NULL)
+            snprintf(hint, sizeof(hint), "; did you mean \"%s.%.*s\"?", table,
+                     (int)n.best_len, n.best);
+        return vp__error_set(err, VP_EUNKNOWNKEY, &w0, "unknown key \"%.60s\"%s", key, hint);
+    }
     size_t count = vp_sheet_count(s, table);
     if (array && index > count)
         return vp__error_set(err, VP_ERANGE, &w0, "no [[%s]] number %s (there are %zu)", table,

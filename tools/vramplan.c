@@ -502,12 +502,42 @@ static int parse_opts(int argc, char **argv, opts *o, int allowed, const char *c
     return 0;
 }
 
+/* What a file that failed to load as a sheet is instead, from its first bytes: "JSON",
+ * "a GGUF model file", "a safetensors model file", or NULL. */
+static const char *not_a_sheet(const char *path)
+{
+    unsigned char b[16];
+    FILE *f = fopen(path, "rb");
+    if (f == NULL)
+        return NULL;
+    size_t n = fread(b, 1, sizeof(b), f), i = 0;
+    fclose(f);
+    if (n >= 4 && memcmp(b, "GGUF", 4) == 0)
+        return "a GGUF model file";
+    if (n >= 9 && b[8] == '{' && (b[6] | b[7]) == 0)
+        return "a safetensors model file";
+    if (n >= 3 && memcmp(b, "\xEF\xBB\xBF", 3) == 0)
+        i = 3;
+    while (i < n && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r'))
+        i++;
+    return i < n && b[i] == '{' ? "JSON" : NULL;
+}
+
 static int load_sheet(vp_sheet **s, const opts *o)
 {
     vp_error err = VP_ERROR_INIT;
     vp_status st = o->sheet_path ? vp_sheet_load(s, o->sheet_path, &err)
                                  : vp_sheet_parse(s, seed_sheet, sizeof(seed_sheet) - 1,
                                                   "<built-in seed>", &err);
+    const char *kind = st != VP_OK && o->sheet_path ? not_a_sheet(o->sheet_path) : NULL;
+    if (kind != NULL) {
+        char t1[1024];
+        shown(t1, sizeof(t1), o->sheet_path, 0);
+        fprintf(stderr, "vramplan: %s is %s, not a sheet (TOML, docs/sheet.md): read a model "
+                "file with `vramplan inspect %s`, or start a sheet from it with `vramplan init "
+                "--model %s -o sheet.toml`\n", t1, kind, t1, t1);
+        return EXIT_BAD_INPUT;
+    }
     if (st != VP_OK)
         return fail(o->sheet_path, st, &err);
     for (int i = 0; i < o->n_sets; i++) {

@@ -116,7 +116,8 @@ has est-params-first "$tmp/out" "unknown: weights: needs workload.weights"
 has est-params-fw "$tmp/out" "warning: workload.framework is not set"
 # a card name is a capacity: resolved with its source, one verdict line
 run est-card 0 estimate "$examples/qwen2.5-7b-transformers.toml" --capacity "RTX 4090"
-has est-card-verdict "$tmp/out" "verdict at 23.61 GiB per GPU (RTX 4090: documentation: the total CUDA reports to a process): does not fit, short by"
+has est-card-verdict "$tmp/out" "verdict: does not fit, short by"
+has est-card-verdict-at "$tmp/out" "  at 23.61 GiB per GPU (RTX 4090: documentation: the total CUDA reports to a process)"
 run est-card-fits 0 estimate "$examples/qwen2.5-7b-transformers.toml" --capacity "H100 SXM" --json
 has est-card-fits-json "$tmp/out" '"verdict": {"fits": true, "margin_bytes": '
 run est-card-unknown 0 estimate "$examples/seed.toml" --capacity "H100"
@@ -135,7 +136,8 @@ run cards-json 0 cards --json
 has cards-json-4090 "$tmp/out" '{"name": "RTX 4090", "nominal_bytes": 24000000000, "reported_bytes": 25757220864'
 run cards-usage 2 cards --bogus
 run est-md 0 estimate "$examples/seed.toml" --markdown
-has est-md-table "$tmp/out" "| item | basis | phases | bytes [B] | [GiB] | how |"
+has est-md-table "$tmp/out" "| # | item | basis | load | pref | dec | bytes [B] | [GiB] | [GB] |"
+has est-md-how "$tmp/out" '2. **reserve:other**: named reserve [reserve] other = "6 GiB"'
 run est-table 0 estimate "$examples/mixtral-8x7b-2gpu.toml" --capacity "79.19 GiB"
 has est-table-gpu1 "$tmp/out" "GPUs 0-1 (per GPU"
 has est-table-pool "$tmp/out" "vLLM KV pool at 79.19 GiB per GPU"
@@ -173,7 +175,8 @@ has fit-vllm-tokens "$tmp/out" '"kv_tokens": '
 has fit-vllm-conc "$tmp/out" '"max_concurrency": '
 run fit-ctx 0 fit "$examples/qwen2.5-7b-transformers.toml" --solve context --capacity "80 GB"
 has fit-ctx-text "$tmp/out" "largest context that fits"
-has fit-ctx-capped "$tmp/out" "capped at the model's declared maximum context 32768 (max_position_embeddings); memory alone would allow"
+has fit-ctx-capped "$tmp/out" "capped at the model's declared maximum context 32768 (max_position_embeddings);"
+has fit-ctx-memory "$tmp/out" "  memory alone would allow "
 run fit-ctx-json 0 fit "$examples/qwen2.5-7b-transformers.toml" --solve context --capacity "80 GB" --json
 has fit-ctx-json-cap "$tmp/out" '"value": 32768, "memory_limit": '
 has fit-ctx-json-max "$tmp/out" '"model_max_context": 32768'

@@ -1,0 +1,313 @@
+/* inspect: what a model file holds (config.json, safetensors, an index, GGUF), read from its
+ * headers: architecture, exact counts, weight bytes by role, KV cache per token. */
+#include <string.h>
+
+#include "cli.h"
+
+/* ---- JSON (the shape scripts rely on: never changed) ---------------------------------- */
+
+static void json_u64(FILE *f, const char *key, uint64_t v, int comma)
+{
+    fprintf(f, "%s\"%s\": %llu", comma ? ", " : "", key, (unsigned long long)v);
+}
+
+/* ---- inspect ---------------------------------------------------------------------- */
+
+static const char *role_name(vp_tensor_role r)
+{
+    switch (r) {
+    case VP_ROLE_PAYLOAD: return "payload";
+    case VP_ROLE_QUANT_METADATA: return "quant_metadata";
+    case VP_ROLE_UNQUANTIZED: return "unquantized";
+    case VP_ROLE_OTHER: return "other";
+    }
+    return "?";
+}
+
+static const struct {
+    vp_arch_key key;
+    const char *name;
+} arch_keys[] = {
+    { VP_ARCH_VOCAB, "vocab_size" },          { VP_ARCH_HIDDEN, "hidden_size" },
+    { VP_ARCH_LAYERS, "num_layers" },         { VP_ARCH_HEADS, "num_attention_heads" },
+    { VP_ARCH_KV_HEADS, "num_kv_heads" },     { VP_ARCH_HEAD_DIM, "head_dim" },
+    { VP_ARCH_INTERMEDIATE, "intermediate_size" }, { VP_ARCH_EXPERTS, "experts" },
+    { VP_ARCH_EXPERTS_PER_TOKEN, "experts_per_token" },
+    { VP_ARCH_MOE_INTERMEDIATE, "moe_intermediate_size" },
+    { VP_ARCH_MAX_CONTEXT, "max_context" },   { VP_ARCH_KV_LORA_RANK, "kv_lora_rank" },
+    { VP_ARCH_QK_ROPE_DIM, "qk_rope_head_dim" }, { VP_ARCH_SLIDING_WINDOW, "sliding_window" },
+    { VP_ARCH_SLIDING_LAYERS, "sliding_layers" },
+};
+
+static void inspect_json(FILE *f, const vp_model *m, int tensors)
+{
+    vp_bytes kv, total_size;
+    size_t read = 0, shards = vp_model_shard_count(m, &read);
+    fprintf(f, "{\"format\": ");
+    json_string(f, vp_model_format_name(vp_model_get_format(m)));
+    fprintf(f, ", \"model_type\": ");
+    if (vp_model_type(m)[0])
+        json_string(f, vp_model_type(m));
+    else
+        fprintf(f, "null");
+    fprintf(f, ", \"dtype\": ");
+    if (vp_model_dtype(m)[0]) {
+        json_string(f, vp_model_dtype(m));
+        fprintf(f, ", \"dtype_basis\": \"%s\"", vp_model_dtype_assumed(m) ? "assumed" : "computed");
+    } else {
+        fprintf(f, "null");
+    }
+    fprintf(f, ", \"quant_method\": ");
+    if (vp_model_quant_method(m)[0])
+        json_string(f, vp_model_quant_method(m));
+    else
+        fprintf(f, "null");
+    json_u64(f, "parameters", vp_count_value(vp_model_parameters(m)), 1);
+    json_u64(f, "active_parameters", vp_count_value(vp_model_active_parameters(m)), 1);
+    json_u64(f, "weight_bytes", vp_bytes_value(vp_model_role_bytes(m, VP_ROLE_PAYLOAD)), 1);
+    json_u64(f, "quant_metadata_bytes",
+             vp_bytes_value(vp_model_role_bytes(m, VP_ROLE_QUANT_METADATA)), 1);
+    json_u64(f, "unquantized_bytes",
+             vp_bytes_value(vp_model_role_bytes(m, VP_ROLE_UNQUANTIZED)), 1);
+    json_u64(f, "other_bytes", vp_bytes_value(vp_model_role_bytes(m, VP_ROLE_OTHER)), 1);
+    json_u64(f, "total_bytes", vp_bytes_value(vp_model_total_bytes(m)), 1);
+    if (vp_model_kv_bytes_per_token(m, &kv) == VP_OK)
+        json_u64(f, "kv_bytes_per_token", vp_bytes_value(kv), 1);
+    else
+        fprintf(f, ", \"kv_bytes_per_token\": null");
+    if (vp_model_index_total_size(m, &total_size) == VP_OK)
+        json_u64(f, "index_total_size", vp_bytes_value(total_size), 1);
+    if (vp_model_get_format(m) == VP_FORMAT_SAFETENSORS_INDEX) {
+        json_u64(f, "shards", shards, 1);
+        json_u64(f, "shards_read", read, 1);
+    }
+    if (vp_model_has_architecture(m)) {
+        int first = 1;
+        fprintf(f, ", \"architecture\": {");
+        for (size_t i = 0; i < sizeof(arch_keys) / sizeof(arch_keys[0]); i++) {
+            uint64_t v;
+            if (vp_model_arch(m, arch_keys[i].key, &v) == VP_OK) {
+                json_u64(f, arch_keys[i].name, v, !first);
+                first = 0;
+            }
+        }
+        fprintf(f, "}");
+    } else {
+        fprintf(f, ", \"architecture\": null");
+    }
+    if (vp_model_get_format(m) != VP_FORMAT_CONFIG) {
+        json_u64(f, "tensors", vp_model_tensor_count(m), 1);
+        fprintf(f, ", \"dtypes\": {");
+        for (size_t i = 0; i < vp_model_dtype_count(m); i++) {
+            fprintf(f, "%s", i ? ", " : "");
+            json_string(f, vp_model_dtype_name(m, i));
+            fprintf(f, ": %llu", (unsigned long long)vp_bytes_value(vp_model_dtype_bytes(m, i)));
+        }
+        fprintf(f, "}");
+    }
+    if (tensors) {
+        fprintf(f, ", \"tensor_list\": [");
+        for (size_t i = 0; i < vp_model_tensor_count(m); i++) {
+            fprintf(f, "%s{\"name\": ", i ? ", " : "");
+            json_string(f, vp_model_tensor_name(m, i));
+            fprintf(f, ", \"dtype\": ");
+            json_string(f, vp_model_tensor_dtype(m, i));
+            fprintf(f, ", \"shape\": [");
+            for (unsigned d = 0; d < vp_model_tensor_ndim(m, i); d++)
+                fprintf(f, "%s%llu", d ? ", " : "", (unsigned long long)vp_model_tensor_dim(m, i, d));
+            fprintf(f, "], \"bytes\": %llu, \"role\": \"%s\"}",
+                   (unsigned long long)vp_bytes_value(vp_model_tensor_bytes(m, i)),
+                   role_name(vp_model_tensor_role(m, i)));
+        }
+        fprintf(f, "]");
+    }
+    fprintf(f, "}\n");
+}
+
+/* ---- text and Markdown ------------------------------------------------------------------ */
+
+static void bytes_row(table *t, const char *label, vp_bytes x)
+{
+    char grouped[40], gib[32], gb[32];
+    group_thousands(grouped, sizeof(grouped), (unsigned long long)vp_bytes_value(x));
+    gib_text(gib, sizeof(gib), x);
+    gb_text(gb, sizeof(gb), x);
+    const char *cells[] = { label, grouped, gib, gb };
+    table_row(t, cells);
+}
+
+static void inspect_text(FILE *f, const vp_model *m, int tensors, int md, size_t width)
+{
+    char grouped[40], t1[256], t2[256];
+    vp_bytes kv, total_size;
+    static const tcol kv_cols[] = { { "", 'l', 0, 0 }, { "", 'l', COL_WRAP, 0 } };
+    static const tcol kv_md[] = { { "property", 'l', 0, 0 }, { "value", 'l', 0, 0 } };
+    table t;
+    table_init(&t, md ? kv_md : kv_cols, 2);
+    {
+        const char *c0[] = { "format", vp_model_format_name(vp_model_get_format(m)) };
+        table_row(&t, c0);
+        const char *c1[] = { "model_type", vp_model_type(m)[0]
+                             ? shown(t1, sizeof(t1), vp_model_type(m), md)
+                             : "(unknown: no config.json)" };
+        table_row(&t, c1);
+        if (vp_model_dtype(m)[0]) {
+            char d[320];
+            snprintf(d, sizeof(d), "%s%s", shown(t2, sizeof(t2), vp_model_dtype(m), md),
+                     vp_model_dtype_assumed(m) ? " (assumed: config.json declares none)" : "");
+            const char *c2[] = { "dtype", d };
+            table_row(&t, c2);
+        }
+        const char *c3[] = { "quantization", vp_model_quant_method(m)[0]
+                             ? shown(t1, sizeof(t1), vp_model_quant_method(m), md) : "none" };
+        table_row(&t, c3);
+    }
+    table_print(&t, f, width, 0, md);
+    table_free(&t);
+
+    static const tcol count_cols[] = { { "count", 'l', 0, 0 }, { "[values]", 'r', 0, 0 } };
+    table_init(&t, count_cols, 2);
+    group_thousands(grouped, sizeof(grouped), (unsigned long long)vp_count_value(vp_model_parameters(m)));
+    const char *p0[] = { "parameters", grouped };
+    table_row(&t, p0);
+    char active[40];
+    group_thousands(active, sizeof(active),
+                    (unsigned long long)vp_count_value(vp_model_active_parameters(m)));
+    const char *p1[] = { "active parameters", active };
+    table_row(&t, p1);
+    fputc('\n', f);
+    table_print(&t, f, width, 0, md);
+    table_free(&t);
+
+    static const tcol w_cols[] = {
+        { "weights", 'l', COL_FLEX, 0 }, { "bytes [B]", 'r', 0, 0 }, { "[GiB]", 'r', 0, 0 },
+        { "[GB]", 'r', 0, 0 },
+    };
+    table_init(&t, w_cols, 4);
+    bytes_row(&t, "payload", vp_model_role_bytes(m, VP_ROLE_PAYLOAD));
+    bytes_row(&t, "quantization metadata", vp_model_role_bytes(m, VP_ROLE_QUANT_METADATA));
+    bytes_row(&t, "unquantized modules", vp_model_role_bytes(m, VP_ROLE_UNQUANTIZED));
+    bytes_row(&t, "total", vp_model_total_bytes(m));
+    if (vp_bytes_value(vp_model_role_bytes(m, VP_ROLE_OTHER)) > 0)
+        bytes_row(&t, "other buffers (not weights)", vp_model_role_bytes(m, VP_ROLE_OTHER));
+    if (vp_model_index_total_size(m, &total_size) == VP_OK)
+        bytes_row(&t, "index total_size", total_size);
+    fputc('\n', f);
+    table_print(&t, f, width, 0, md);
+    table_free(&t);
+    if (vp_model_kv_bytes_per_token(m, &kv) == VP_OK) {
+        static const tcol kv_c[] = { { "KV cache", 'l', 0, 0 }, { "bytes per token [B]", 'r', 0, 0 } };
+        table_init(&t, kv_c, 2);
+        group_thousands(grouped, sizeof(grouped), (unsigned long long)vp_bytes_value(kv));
+        const char *c[] = { shown(t1, sizeof(t1), vp_model_dtype(m), md), grouped };
+        table_row(&t, c);
+        fputc('\n', f);
+        table_print(&t, f, width, 0, md);
+        table_free(&t);
+    }
+    if (vp_model_get_format(m) == VP_FORMAT_SAFETENSORS_INDEX) {
+        size_t read = 0, n = vp_model_shard_count(m, &read);
+        fprintf(f, "\nshards: %zu named, %zu read beside the index\n", n, read);
+    }
+    if (vp_model_dtype_count(m) > 0) {
+        static const tcol d_cols[] = {
+            { "stored dtype", 'l', COL_FLEX, 0 }, { "bytes [B]", 'r', 0, 0 },
+            { "[GiB]", 'r', 0, 0 }, { "[GB]", 'r', 0, 0 },
+        };
+        table_init(&t, d_cols, 4);
+        for (size_t i = 0; i < vp_model_dtype_count(m); i++)
+            bytes_row(&t, shown(t1, sizeof(t1), vp_model_dtype_name(m, i), md),
+                      vp_model_dtype_bytes(m, i));
+        fputc('\n', f);
+        table_print(&t, f, width, 0, md);
+        table_free(&t);
+    }
+    if (tensors && vp_model_tensor_count(m) > 0) {
+        static const tcol t_cols[] = {
+            { "tensor", 'l', COL_FLEX, 0 }, { "dtype", 'l', 0, 0 }, { "role", 'l', 0, 0 },
+            { "bytes [B]", 'r', 0, 0 },
+        };
+        table_init(&t, t_cols, 4);
+        for (size_t i = 0; i < vp_model_tensor_count(m); i++) {
+            char nm[1024], dt[64];
+            group_thousands(grouped, sizeof(grouped),
+                            (unsigned long long)vp_bytes_value(vp_model_tensor_bytes(m, i)));
+            const char *c[] = { shown(nm, sizeof(nm), vp_model_tensor_name(m, i), md),
+                                shown(dt, sizeof(dt), vp_model_tensor_dtype(m, i), md),
+                                role_name(vp_model_tensor_role(m, i)), grouped };
+            table_row(&t, c);
+        }
+        fputc('\n', f);
+        table_print(&t, f, width, 0, md);
+        if (t.failed)
+            fprintf(f, "(out of memory: the tensors are not listed)\n");
+        table_free(&t);
+    }
+}
+
+int cmd_inspect(int argc, char **argv)
+{
+    const char *path = NULL;
+    int json = 0, tensors = 0, md = 0;
+    size_t width = 0;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--json") == 0)
+            json = 1;
+        else if (strcmp(argv[i], "--markdown") == 0)
+            md = 1;
+        else if (strcmp(argv[i], "--tensors") == 0)
+            tensors = 1;
+        else if (strcmp(argv[i], "--width") == 0) {
+            if (i + 1 >= argc || (width = cli_parse_width(argv[i + 1])) == 0) {
+                fprintf(stderr, "vramplan inspect: --width takes a number of columns, %d to %d\n",
+                        CLI_WIDTH_MIN, CLI_WIDTH_MAX);
+                return EXIT_USAGE;
+            }
+            i++;
+        } else if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
+            help_print(stdout, "inspect");
+            return 0;
+        } else if (argv[i][0] == '-' && argv[i][1] != '\0') {
+            size_t n;
+            const char *const *names = help_options("inspect", &n);
+            const char *near = closest_name(argv[i], names, n);
+            char t1[256];
+            fprintf(stderr, "vramplan inspect: unknown option '%s'", shown(t1, sizeof(t1), argv[i], 0));
+            if (near != NULL)
+                fprintf(stderr, "; did you mean '%s'?", near);
+            fprintf(stderr, " (vramplan inspect --help lists them)\n");
+            return EXIT_USAGE;
+        } else if (path == NULL)
+            path = argv[i];
+        else {
+            fprintf(stderr, "vramplan inspect: one PATH only\n");
+            return EXIT_USAGE;
+        }
+    }
+    if (json && md) {
+        fprintf(stderr, "vramplan inspect: --json and --markdown exclude each other\n");
+        return EXIT_USAGE;
+    }
+    if (path == NULL) {
+        help_usage(stderr, "inspect");
+        return EXIT_USAGE;
+    }
+    vp_model *m;
+    vp_error err = VP_ERROR_INIT;
+    vp_status st = vp_model_from_path(&m, path, &err);
+    if (st != VP_OK)
+        return fail(path, st, &err);
+    char *buf;
+    size_t len;
+    FILE *f = out_open(&buf, &len);
+    if (f == NULL) {
+        vp_model_free(m);
+        return fail(path, VP_ENOMEM, NULL);
+    }
+    if (json)
+        inspect_json(f, m, tensors);
+    else
+        inspect_text(f, m, tensors, md, cli_width(width));
+    vp_model_free(m);
+    return out_close(f, &buf, &len, 0);
+}

@@ -41,6 +41,9 @@ void put_spaces(FILE *f, size_t n);
  * so that no line passes width; continuation lines start with indent spaces. A word
  * longer than a line is cut at the width. Ends with a newline. */
 void wrap(FILE *f, const char *text, size_t col, size_t indent, size_t width);
+/* The same, continuation lines starting with prefix after the indent ("# " in a sheet). */
+void wrap_prefixed(FILE *f, const char *text, size_t col, size_t indent, const char *prefix,
+                   size_t width);
 /* Writes a block of lines (a library's text), each wrapped to width with a hanging indent
  * read from the line: after "  key   " columns, after "N. ", else two more than its own. */
 void wrap_block(FILE *f, const char *text, size_t width);

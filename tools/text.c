@@ -141,11 +141,18 @@ static int is_unit(const char *s)
 
 void wrap(FILE *f, const char *text, size_t col, size_t indent, size_t width)
 {
+    wrap_prefixed(f, text, col, indent, "", width);
+}
+
+void wrap_prefixed(FILE *f, const char *text, size_t col, size_t indent, const char *prefix,
+                   size_t width)
+{
     const char *p = text;
     size_t avail = width > col ? width - col : 1;
     int line_empty = 1;
     if (indent + 10 > width) /* a narrow width: still some text per line */
         indent = width > 10 ? width - 10 : 0;
+    indent += text_cols(prefix);
     while (*p == ' ' && avail > 1) { /* leading blanks are kept (aligned numbers) */
         fputc(' ', f);
         p++;
@@ -171,7 +178,8 @@ void wrap(FILE *f, const char *text, size_t col, size_t indent, size_t width)
         size_t wc = text_cols_n(w, (size_t)(e - w));
         if (!line_empty && spaces + wc > avail) {
             fputc('\n', f);
-            put_spaces(f, indent);
+            put_spaces(f, indent - text_cols(prefix));
+            fputs(prefix, f);
             avail = width > indent ? width - indent : 1;
             line_empty = 1;
             spaces = 0;
@@ -182,7 +190,8 @@ void wrap(FILE *f, const char *text, size_t col, size_t indent, size_t width)
             p = w + b;
             if (*p && *p != ' ') {
                 fputc('\n', f);
-                put_spaces(f, indent);
+                put_spaces(f, indent - text_cols(prefix));
+                fputs(prefix, f);
                 avail = width > indent ? width - indent : 1;
                 line_empty = 1;
             } else {

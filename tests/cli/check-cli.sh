@@ -250,6 +250,16 @@ if command -v python3 >/dev/null 2>&1; then
             passes=$((passes + 1)); else echo "FAIL rt-hostile-json-$c"; fails=$((fails + 1)); fi
     done
 fi
+# tables, Markdown and wrapped text keep every name escaped: no control byte but the newline
+for c in estimate plan diagnose; do
+    for f in "" --markdown; do
+        [ "$c" = diagnose ] && [ -n "$f" ] && continue
+        "$exe" $c "$rt/hostile.toml" $f --width 60 > "$tmp/h" 2>&1
+        if LC_ALL=C tr -d '\n' < "$tmp/h" | LC_ALL=C grep -q "$(printf '[\001-\037\177]')"; then
+            echo "FAIL rt-hostile-escaped-$c$f: a raw control character"; fails=$((fails + 1))
+        else passes=$((passes + 1)); fi
+    done
+done
 run rt-vllm-reserve 0 estimate "$rt/vres.toml" --capacity "80 GB"
 has rt-vllm-reserve-verdict "$tmp/out" "does not fit"
 run rt-quality 0 plan "$rt/quality.toml"

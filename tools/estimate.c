@@ -462,6 +462,8 @@ static void estimate_text(FILE *f, const vp_estimate *e, const vp_sheet *s, cons
                      grouped, gib, vp_phase_name(ph));
             para(f, line, 2, width, md);
         }
+        if (md) /* two paragraphs, not one */
+            fputc('\n', f);
         vp_bytes env = vp_estimate_envelope_bytes(e, g);
         group_thousands(grouped, sizeof(grouped), (unsigned long long)env.b);
         vp_bytes_format(gib, sizeof(gib), env, VP_UNIT_GIB, 2);

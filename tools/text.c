@@ -139,6 +139,20 @@ static int is_unit(const char *s)
     return 0;
 }
 
+/* Whether the word at s would open a Markdown block at the start of a line: "-", "+",
+ * "*", "#...", ">", "1." or "1)". */
+static int is_marker(const char *s)
+{
+    if ((s[0] == '-' || s[0] == '+' || s[0] == '*' || s[0] == '>') && (s[1] == ' ' || s[1] == '\0'))
+        return 1;
+    if (s[0] == '#')
+        return 1;
+    size_t n = 0;
+    while (s[n] >= '0' && s[n] <= '9')
+        n++;
+    return n > 0 && (s[n] == '.' || s[n] == ')') && (s[n + 1] == ' ' || s[n + 1] == '\0');
+}
+
 void wrap(FILE *f, const char *text, size_t col, size_t indent, size_t width)
 {
     wrap_prefixed(f, text, col, indent, "", width);
@@ -167,9 +181,11 @@ void wrap_prefixed(FILE *f, const char *text, size_t col, size_t indent, const c
         const char *e = w;
         while (*e && *e != ' ')
             e++;
-        /* "19.04 GiB" and "= 19.04" stay on one line */
+        /* "19.04 GiB" and "= 19.04" stay on one line, and no line starts with what Markdown
+         * would read as a list item, a heading or a quote */
         while (e[0] == ' ' && e[1] != '\0' && e[1] != ' ' &&
-               (is_unit(e + 1) || (e[-1] == '=' && (e - w == 1 || e[-2] == ' ')))) {
+               (is_unit(e + 1) || (e[-1] == '=' && (e - w == 1 || e[-2] == ' ')) ||
+                is_marker(e + 1))) {
             e++;
             while (*e && *e != ' ')
                 e++;

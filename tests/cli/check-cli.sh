@@ -37,6 +37,15 @@ has seed-header-units "$tmp/out" "bytes [B]"
 has seed-header-gib "$tmp/out" "[GiB]"
 has seed-envelope-label "$tmp/out" "conservative envelope"
 empty seed-stderr "$tmp/err"
+# the README's excerpt of this output is true, line by line
+awk '/alone prints the seed worked example/ { f = 1; next } f && /^```$/ { if (g) exit; g = 1; next } g' \
+    "$tests/../README.md" > "$tmp/excerpt"
+[ -s "$tmp/excerpt" ] && passes=$((passes + 1)) || { echo "FAIL readme-excerpt: not found"; fails=$((fails + 1)); }
+while IFS= read -r line; do
+    [ -z "$line" ] && continue
+    if grep -qxF -- "$line" "$tmp/out"; then passes=$((passes + 1)); else
+        echo "FAIL readme-excerpt: '$line' is not in vramplan's output"; fails=$((fails + 1)); fi
+done < "$tmp/excerpt"
 
 run version 0 --version
 has version-text "$tmp/out" "vramplan $version"

@@ -1,7 +1,11 @@
 /* The options the sheet commands share (estimate, fit, plan, diagnose), loading the sheet
  * with its overrides, and the capacity to check against. */
+#define _XOPEN_SOURCE 700 /* open, fstat, O_NONBLOCK */
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "cli.h"
 
@@ -164,11 +168,18 @@ int parse_opts(int argc, char **argv, opts *o, int allowed, const char *cmd)
 static const char *not_a_sheet(const char *path)
 {
     unsigned char b[16];
-    FILE *f = fopen(path, "rb");
-    if (f == NULL)
+    /* only a regular file is read: opening a FIFO without a writer would block */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    struct stat sb;
+    if (fd < 0)
         return NULL;
-    size_t n = fread(b, 1, sizeof(b), f), i = 0;
-    fclose(f);
+    if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
+        close(fd);
+        return NULL;
+    }
+    ssize_t got = read(fd, b, sizeof(b));
+    close(fd);
+    size_t n = got > 0 ? (size_t)got : 0, i = 0;
     if (n >= 4 && memcmp(b, "GGUF", 4) == 0)
         return "a GGUF model file";
     if (n >= 9 && b[8] == '{' && (b[6] | b[7]) == 0)

@@ -57,6 +57,12 @@ empty json-sheet-stdout "$tmp/out"
 printf '  \n{"a": 1}\n' > "$tmp/other.json"
 run json-sheet-plan 1 plan "$tmp/other.json"
 has json-sheet-plan-says "$tmp/err" "is JSON, not a sheet"
+# telling what a file is never blocks: a FIFO is refused at once, not read
+if command -v mkfifo > /dev/null 2>&1 && command -v timeout > /dev/null 2>&1 && mkfifo "$tmp/fifo"; then
+    timeout 10 "$exe" estimate "$tmp/fifo" > "$tmp/out" 2> "$tmp/err"
+    same fifo-not-blocked "$?" 1
+    has fifo-regular "$tmp/err" "not a regular file"
+fi
 
 # 7e9 where an integer is needed: the error shows the integer to write
 sheet sci '[model]\nparameters = 7e9\n'

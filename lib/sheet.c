@@ -1104,9 +1104,16 @@ vp_status vp_sheet_set(vp_sheet *s, const char *key, const char *value, vp_error
         char hint[96] = "";
         for (size_t j = 0; j < sizeof(plain_tables) / sizeof(plain_tables[0]) && !k.indexed; j++)
             near_try(&n, plain_tables[j], strlen(plain_tables[j]));
+        for (size_t j = 0; j < sizeof(array_tables) / sizeof(array_tables[0]) && k.indexed; j++)
+            near_try(&n, array_tables[j], strlen(array_tables[j]));
         if (n.best != NULL && lookup_field(schema, sizeof(schema) / sizeof(schema[0]), n.best,
-                                           name) != NULL)
-            snprintf(hint, sizeof(hint), "; did you mean \"%s.%s\"?", n.best, name);
+                                           name) != NULL) {
+            if (k.indexed)
+                snprintf(hint, sizeof(hint), "; did you mean \"%s.%s.%s\"?", n.best,
+                         k.index_text, name);
+            else
+                snprintf(hint, sizeof(hint), "; did you mean \"%s.%s\"?", n.best, name);
+        }
         return vp__error_set(err, VP_EUNKNOWNKEY, &w0, "\"%.60s\" is not a sheet key%s", key,
                              hint);
     }

@@ -18,6 +18,10 @@ has key-suggest "$tmp/err" 'did you mean "context"?'
 empty key-stdout "$tmp/out"
 run set-key 1 estimate "$examples/seed.toml" --set workload.concurency=4
 has set-key-suggest "$tmp/err" 'did you mean "workload.concurrency"?'
+run set-table 1 estimate "$examples/seed.toml" --set wrkload.context=4096
+has set-table-suggest "$tmp/err" 'did you mean "workload.context"?'
+run set-array 1 plan "$examples/seed-plan.toml" --set ofer.0.count=2
+has set-array-suggest "$tmp/err" 'did you mean "offer.0.count"?'
 # a misspelled table
 sheet table '[worklaod]\ncontext = 4096\n'
 run table 1 estimate "$tmp/table.toml"

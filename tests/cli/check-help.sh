@@ -3,9 +3,9 @@
 # allowed values of the enumerated keys; every key it names is a key of the sheet, and every
 # list of allowed values is the library's own. The man page comes from the same text.
 # Mistyped commands and options get a suggestion.
-# usage: check-help.sh VRAMPLAN EXAMPLES_DIR
+# usage: check-help.sh VRAMPLAN EXAMPLES_DIR [MAN_PAGE]
 set -u
-exe=$1 examples=$2
+exe=$1 examples=$2 manpage=${3:-}
 . "$(dirname "$0")/lib.sh"
 seed=$examples/seed.toml
 
@@ -93,6 +93,10 @@ has man-th "$tmp/out" ".TH VRAMPLAN 1"
 has man-commands "$tmp/out" ".SH COMMANDS"
 has man-values "$tmp/out" ".SH ALLOWED VALUES"
 has man-estimate "$tmp/out" '.SS "estimate"'
+# the page the build installs is this one
+if [ -n "$manpage" ] && [ -f "$manpage" ]; then
+    if cmp -s "$manpage" "$tmp/out"; then ok; else bad "man: $manpage differs from --man"; fi
+fi
 if command -v groff > /dev/null 2>&1; then
     groff -man -Tutf8 -ww -z "$tmp/out" 2> "$tmp/groff"
     empty man-groff-warnings "$tmp/groff"

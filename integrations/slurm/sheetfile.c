@@ -208,14 +208,28 @@ vp_status vps_read_file(const vps_conf *conf, const char *path, uint32_t uid, ui
         close(fd);
         return fail(err, path, VP_EIO, "changed while it was opened");
     }
-    size_t max = (size_t)conf->max_file_size, n = 0;
-    char *data = malloc(max + 2);
+    /* Sized by the file (a sheet is a few kB), grown only if it grows while read. */
+    size_t max = (size_t)conf->max_file_size, n = 0, cap = (size_t)sb2.st_size + 1;
+    char *data = malloc(cap + 1);
     if (data == NULL) {
         close(fd);
         return vps_error_set(err, VP_ENOMEM, path, 0, 0, 0, "out of memory");
     }
     for (;;) {
-        ssize_t r = read(fd, data + n, max + 1 - n);
+        if (n == cap) {
+            if (n > max)
+                break;
+            size_t grown = cap > max / 2 ? max + 1 : cap * 2;
+            char *d2 = realloc(data, grown + 1);
+            if (d2 == NULL) {
+                close(fd);
+                free(data);
+                return vps_error_set(err, VP_ENOMEM, path, 0, 0, 0, "out of memory");
+            }
+            data = d2;
+            cap = grown;
+        }
+        ssize_t r = read(fd, data + n, cap - n);
         if (r < 0 && errno == EINTR)
             continue;
         if (r < 0) {
@@ -227,11 +241,11 @@ vp_status vps_read_file(const vps_conf *conf, const char *path, uint32_t uid, ui
         if (r == 0)
             break;
         n += (size_t)r;
-        if (n > max) {
-            close(fd);
-            free(data);
-            return fail(err, path, VP_ELIMIT, "larger than max_file_size (%s)", limit);
-        }
+    }
+    if (n > max) {
+        close(fd);
+        free(data);
+        return fail(err, path, VP_ELIMIT, "larger than max_file_size (%s)", limit);
     }
     close(fd);
     data[n] = '\0';

@@ -438,11 +438,12 @@ done:
     return st;
 }
 
-/* A quoted value of a string key: its text in buf. */
-static vp_status read_string_value(cur *c, const char *key, char *buf, size_t cap)
+/* A quoted value of a string key: its text in buf; `what` says what the string is. */
+static vp_status read_string_value(cur *c, const char *key, const char *what, char *buf,
+                                   size_t cap)
 {
     if (c->i >= c->n || (c->t[c->i] != '"' && c->t[c->i] != '\''))
-        return fail_at(c, c->i, VP_ETYPE, "%s is a string", key);
+        return fail_at(c, c->i, VP_ETYPE, "%s is a string: %s", key, what);
     return read_string(c, buf, cap, NULL);
 }
 
@@ -452,7 +453,7 @@ static vp_status read_max_file_size(cur *c, vps_conf *conf)
     size_t at = c->i;
     vp_bytes b;
     vp_error e = VP_ERROR_INIT;
-    vp_status st = read_string_value(c, "max_file_size (a quantity such as \"1 MiB\")", buf,
+    vp_status st = read_string_value(c, "max_file_size", "a quantity such as \"1 MiB\"", buf,
                                      sizeof(buf));
     if (st != VP_OK)
         return st;
@@ -479,8 +480,8 @@ static vp_status read_gpu_type(cur *c, vps_conf *conf, const char *name, size_t 
     if (vps_conf_gpu(conf, name, strlen(name)) != NULL)
         return fail_at(c, key_at, VP_EDUPLICATE,
                        "GPU type '%s' is listed twice (types are compared without case)", name);
-    if ((st = read_string_value(c, "a GPU type (a card of the catalog or a quantity)", buf,
-                                sizeof(buf))) != VP_OK)
+    if ((st = read_string_value(c, name, "a card of the catalog (\"RTX 4090\") or a quantity "
+                                "(\"81920 MiB\")", buf, sizeof(buf))) != VP_OK)
         return st;
     if ((buf[0] >= '0' && buf[0] <= '9') || buf[0] == '.') {
         if ((st = vp_bytes_parse(&cap, buf, strlen(buf), &e)) != VP_OK)

@@ -38,9 +38,10 @@ chmod 755 "$tmp"
 pids=()
 passes=0 fails=0
 
+ctld_pid=
 stop_all() {
-    # Jobs first (their slurmstepd), then every daemon by its PID.
-    if [ -n "${SLURM_CONF:-}" ] && [ ${#pids[@]} -gt 1 ]; then
+    # Jobs first (their slurmstepd), while the controller runs; then every daemon by its PID.
+    if [ -n "$ctld_pid" ] && kill -0 "$ctld_pid" 2>/dev/null; then
         timeout 5 scancel --quiet --user="$user" >/dev/null 2>&1
     fi
     local p i
@@ -169,6 +170,7 @@ export LD_LIBRARY_PATH=$libdir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 
 t0=$(date +%s.%N)
 slurmctld -D -i -f "$SLURM_CONF" >"$tmp/log/slurmctld.out" 2>&1 &
+ctld_pid=$!
 pids+=($!)
 for n in n1 n2; do
     slurmd -D -N "$n" -f "$SLURM_CONF" >"$tmp/log/slurmd-$n.out" 2>&1 &
@@ -176,7 +178,7 @@ for n in n1 n2; do
 done
 ready=0
 for i in $(seq 1 200); do
-    kill -0 "${pids[1]}" 2>/dev/null || die "slurmctld stopped at start"
+    kill -0 "$ctld_pid" 2>/dev/null || die "slurmctld stopped at start"
     if [ "$(sinfo -h -N -o '%t' 2>/dev/null | grep -c '^idle$')" = 2 ]; then ready=1; break; fi
     sleep 0.1
 done
@@ -320,6 +322,38 @@ done
 timeout 5 scancel --quiet --user="$user" >/dev/null 2>&1
 echo "sbatch round trip, median of 15: $(sort -n "$tmp/rt-with" | sed -n 8p) us with a sheet," \
      "$(sort -n "$tmp/rt-without" | sed -n 8p) us without"
+
+# ---- vramplan.conf is read again when it changes; a broken one leaves the previous in use
+conf_text() { # conf_text RTX4090_CAPACITY [EXTRA_LINE]
+    printf 'sheet_dirs = ["%s"]\n[gpu_types]\nrtx4090 = "%s"\nh100 = "H100 SXM"\n%s' \
+        "$tmp/sheets" "$1" "${2:-}"
+}
+conf_text "RTX 4090" 'broken = 80\n' > "$tmp/vramplan.conf"
+submit broken-conf-keeps-previous 1 --gres=gpu:rtx4090:1 --comment="vramplan:$tmp/sheets/13b.toml" --wrap true
+if grep -qF "job_submit/vramplan: $tmp/vramplan.conf:5:10: broken is a string" "$tmp/log/slurmctld.log" &&
+   grep -qF "(the previous configuration stays in use)" "$tmp/log/slurmctld.log"; then pass; else
+    fail "broken-conf-logged: no error with its position in slurmctld's log"; fi
+conf_text "32 GiB" > "$tmp/vramplan.conf"  # a site that says its rtx4090 holds 32 GiB
+submit reloaded-conf 0 --hold --gres=gpu:rtx4090:1 --comment="vramplan:$tmp/sheets/13b.toml" --wrap true &&
+    has reloaded-conf-admin-comment "$(admin_comment "$job")" "gpu:rtx4090 (32 GiB, 32.00 GiB per GPU)"
+timeout 5 scancel --quiet --user="$user" >/dev/null 2>&1
+
+# ---- a broken vramplan.conf stops the controller at start, saying where
+kill -TERM "$ctld_pid"
+wait "$ctld_pid" 2>/dev/null
+conf_text "RTX 4090" 'rtx4090 = "L4"\n' > "$tmp/vramplan.conf"
+slurmctld -D -i -f "$SLURM_CONF" >"$tmp/log/slurmctld-broken.out" 2>&1 &
+ctld_pid=$!
+pids+=($!)
+for i in $(seq 1 100); do kill -0 "$ctld_pid" 2>/dev/null || break; sleep 0.1; done
+if kill -0 "$ctld_pid" 2>/dev/null; then
+    fail "broken-conf-at-start: slurmctld still runs after 10 s"
+else
+    wait "$ctld_pid"; rc=$?
+    if [ "$rc" -ne 0 ] && grep -qF "$tmp/vramplan.conf:5:1: GPU type 'rtx4090' is listed twice" \
+        "$tmp/log/slurmctld.log"; then pass; else
+        fail "broken-conf-at-start: exit $rc"; tail -n 5 "$tmp/log/slurmctld.log"; fi
+fi
 
 echo "$passes passed, $fails failed"
 [ "$fails" -eq 0 ] || { logs; exit 1; }

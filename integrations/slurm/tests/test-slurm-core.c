@@ -91,7 +91,10 @@ START_TEST(conf_errors_say_where)
              "listed twice");
     conf_bad("sheet_dirs = [\"/s\"]\nsheet_dirs = [\"/t\"]\n", VP_EDUPLICATE, 2, 1, "twice");
     conf_bad("sheet_dirs = [\"/s\"]\n[gpu_types]\n[gpu_types]\n", VP_EDUPLICATE, 3, 1, "twice");
-    conf_bad("sheet_dirs = [\"/s\"]\n[gpu_types]\na100 = 80\n", VP_ETYPE, 3, 8, "is a string");
+    conf_bad("sheet_dirs = [\"/s\"]\n[gpu_types]\na100 = 80\n", VP_ETYPE, 3, 8,
+             "a100 is a string: a card of the catalog (\"RTX 4090\") or a quantity (\"81920 MiB\")");
+    conf_bad("sheet_dirs = [\"/s\"]\nmax_file_size = 1\n", VP_ETYPE, 2, 17,
+             "max_file_size is a string: a quantity such as \"1 MiB\"");
     conf_bad("sheet_dirs = [\"/s\"]\n[gpu_types]\na100 = \"80\"\n", VP_EUNIT, 3, 8, "a100:");
     conf_bad("sheet_dirs = [\"/s\"]\n[gpu_types]\nx = \"RTX 9999\"\n", VP_ENOTFOUND, 3, 5, "x:");
     conf_bad("sheet_dirs = [\"/s\"]\n[gpu_types]\na100 = \"A100\"\n", VP_EINVALID, 3, 8, "a100:");

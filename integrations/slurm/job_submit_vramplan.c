@@ -208,11 +208,16 @@ static void decide(const job_desc_msg_t *d, uint32_t submit_uid, const char *wha
     ns_total += dt;
     if (dt > ns_max)
         ns_max = dt;
+    char who[64];
+    if (d->job_id != NO_VAL && d->job_id != 0)
+        snprintf(who, sizeof(who), "job %u (uid %u)", d->job_id, j.uid);
+    else
+        snprintf(who, sizeof(who), "uid %u", j.uid);
     if (r->internal)
-        slurm_error("job_submit/vramplan: %s of uid %u: %s (%.1f us)", what, j.uid, r->text,
+        slurm_error("job_submit/vramplan: %s of %s: %s (%.1f us)", what, who, r->text,
                     (double)dt / 1e3);
     else
-        slurm_info("job_submit/vramplan: %s of uid %u: %s: %s (%.1f us)", what, j.uid,
+        slurm_info("job_submit/vramplan: %s of %s: %s: %s (%.1f us)", what, who,
                    r->action == VPS_REJECT ? "rejected" : "accepted", r->text,
                    (double)dt / 1e3);
 }

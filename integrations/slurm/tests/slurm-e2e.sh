@@ -287,6 +287,24 @@ has missing-sheet-message "$(cat "$tmp/err")" "none.toml: No such file or direct
 submit outside 1 --gres=gpu:h100:1 --comment="vramplan:$tmp/vramplan.conf" --wrap true
 has outside-message "$(cat "$tmp/err")" "not under a folder this cluster reads sheets from"
 
+# 7. an update that restates the sheet and the GPU request is checked (job_modify)
+submit update-held 0 --hold --gres=gpu:h100:1 --comment="vramplan:$tmp/sheets/13b.toml" --wrap true &&
+    { if scontrol update job="$job" comment="vramplan:$tmp/sheets/13b.toml" gres=gpu:rtx4090:1 \
+            >"$tmp/err" 2>&1; then
+          fail "update-to-rtx4090: accepted"
+      else
+          has update-to-rtx4090 "$(cat "$tmp/err")" "Requested node configuration is not available"
+          has update-to-rtx4090-tres "$(field "$job" TresPerNode)" "gres:gpu:h100:1"
+      fi
+      if scontrol update job="$job" comment="vramplan:$tmp/sheets/seed.toml" gres=gpu:rtx4090:1 \
+            >"$tmp/err" 2>&1; then
+          has update-seed-admin-comment "$(admin_comment "$job")" \
+              "vramplan to_confirm gpu:rtx4090 (RTX 4090, 23.61 GiB per GPU): needs at least 19.04 GiB"
+      else
+          fail "update-seed: $(cat "$tmp/err")"
+      fi
+      timeout 5 scancel --quiet "$job" >/dev/null 2>&1; }
+
 # ---- the time the plugin adds per submission, measured by the plugin in slurmctld
 for i in $(seq 1 20); do
     sbatch --hold --parsable -o /dev/null --gres=gpu:rtx4090:1 \

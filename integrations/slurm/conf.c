@@ -252,9 +252,10 @@ static vp_status read_key(cur *c, char *out, size_t cap)
                 return fail_at(c, start, VP_ELIMIT, "a key longer than %zu bytes", cap - 1);
             out[o++] = c->t[c->i++];
         }
+        if (o == 0 && at_eol(c))
+            return fail_at(c, c->i, VP_EPARSE, "a key is missing");
         if (o == 0)
-            return fail_at(c, c->i, VP_EPARSE, at_eol(c) ? "a key is missing" :
-                           "unexpected %s: a key is A-Za-z0-9_- or quoted",
+            return fail_at(c, c->i, VP_EPARSE, "unexpected %s: a key is A-Za-z0-9_- or quoted",
                            shown(b, sizeof(b), (unsigned char)c->t[c->i]));
         out[o] = '\0';
     }

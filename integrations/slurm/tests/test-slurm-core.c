@@ -1,9 +1,11 @@
 /* job_submit/vramplan without Slurm: the vramplan.conf reader, the job's request, the
  * guarded file reader and the decision, with the real library. */
+#define _DEFAULT_SOURCE /* MAP_ANONYMOUS */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -17,11 +19,45 @@
 
 /* ---- vramplan.conf ---- */
 
+/* The text copied to the very end of a mapping followed by an inaccessible page, without
+ * a NUL: a read past its end faults in every build, not only under a sanitizer. */
+typedef struct guarded {
+    char *text;
+    void *base;
+    size_t maplen;
+} guarded;
+
+static guarded guard(const char *text, size_t len)
+{
+    size_t page = (size_t)sysconf(_SC_PAGESIZE), span = (len + page - 1) / page * page;
+    guarded g;
+    g.maplen = span + page;
+    g.base = mmap(NULL, g.maplen, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    ck_assert_ptr_ne(g.base, MAP_FAILED);
+    ck_assert_int_eq(mprotect((char *)g.base + span, page, PROT_NONE), 0);
+    g.text = (char *)g.base + span - len;
+    memcpy(g.text, text, len);
+    return g;
+}
+
+static void unguard(guarded *g)
+{
+    munmap(g->base, g->maplen);
+}
+
+static vp_status conf_parse_guarded(vps_conf **c, const char *text, size_t len, vp_error *e)
+{
+    guarded g = guard(text, len);
+    vp_status st = vps_conf_parse(c, g.text, len, "vramplan.conf", e);
+    unguard(&g);
+    return st;
+}
+
 static vps_conf *conf_ok(const char *text)
 {
     vps_conf *c = NULL;
     vp_error e = VP_ERROR_INIT;
-    vp_status st = vps_conf_parse(&c, text, strlen(text), "vramplan.conf", &e);
+    vp_status st = conf_parse_guarded(&c, text, strlen(text), &e);
     ck_assert_msg(st == VP_OK, "%s:%u:%u: %s", e.source, e.line, e.column, e.message);
     return c;
 }
@@ -32,7 +68,7 @@ static void conf_bad(const char *text, vp_status want, uint32_t line, uint32_t c
 {
     vps_conf *c = (vps_conf *)0x1;
     vp_error e = VP_ERROR_INIT;
-    vp_status st = vps_conf_parse(&c, text, strlen(text), "vramplan.conf", &e);
+    vp_status st = conf_parse_guarded(&c, text, strlen(text), &e);
     ck_assert_msg(st == want, "%s: got %s (%s), want %s", text, vp_status_name(st), e.message,
                   vp_status_name(want));
     ck_assert_ptr_eq(c, (vps_conf *)0x1); /* untouched */
@@ -117,6 +153,18 @@ START_TEST(conf_errors_say_where)
     conf_bad("sheet.dirs = [\"/s\"]\n", VP_EPARSE, 1, 6, "dotted keys");
     conf_bad("sheet_dirs [\"/s\"]\n", VP_EPARSE, 1, 12, "expected '='");
     conf_bad("= 1\n", VP_EPARSE, 1, 1, "a key is");
+    /* the text ends where a key or a table name is due (read one byte past its end) */
+    conf_bad("sheet_dirs = [\"/s\"]\n[", VP_EPARSE, 2, 2, "a key is missing");
+    conf_bad("sheet_dirs = [\"/s\"]\n[gpu_types", VP_EPARSE, 2, 11, "expected ']'");
+    conf_bad("sheet_dirs", VP_EPARSE, 1, 11, "expected '='");
+    conf_bad("sheet_dirs =", VP_ETYPE, 1, 13, "array of strings");
+    conf_bad("sheet_dirs = [", VP_EPARSE, 1, 14, "unterminated array");
+    conf_bad("sheet_dirs = [\"/s", VP_EPARSE, 1, 15, "unterminated string");
+    conf_bad("sheet_dirs = [\"/s\\", VP_EPARSE, 1, 18, "unknown escape");
+    conf_bad("sheet_dirs = [\"/s\\u12", VP_EPARSE, 1, 18, "hexadecimal");
+    conf_bad("sheet_dirs = [\"/s\"]\n[gpu_types]\nx =", VP_ETYPE, 3, 4, "x is a string");
+    conf_bad("sheet_dirs = [\"/s\"]\n\"x", VP_EPARSE, 2, 1, "unterminated string");
+    conf_bad("sheet_dirs = [\"/s\"]\n#\x01", VP_EPARSE, 2, 2, "control character");
     conf_bad("sheet_dirs = [\"/\xc3\xa9\xff\"]\n", VP_EENCODING, 1, 18, "UTF-8");
     conf_bad("sheet_dirs = [\"/s\"]\n# \xc3\n", VP_EENCODING, 2, 3, "UTF-8");
     conf_bad("sheet_dirs = [\"/s\"]\nmax_file_size = \"65 MiB\"\n", VP_ERANGE, 2, 17, "64 MiB");

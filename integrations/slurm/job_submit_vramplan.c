@@ -47,8 +47,15 @@ VPS_EXPORT extern const uint32_t plugin_version;
 VPS_EXPORT int init(void);
 VPS_EXPORT int fini(void);
 VPS_EXPORT int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid, char **err_msg);
+/* Slurm 23.02 gave job_modify() the error message submissions have; 22.05 has none. */
+#if SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(23, 2, 0)
+#define VPS_MODIFY_ERR_MSG 1
+VPS_EXPORT int job_modify(job_desc_msg_t *job_desc, struct job_record *job_ptr,
+                          uint32_t submit_uid, char **err_msg);
+#else
 VPS_EXPORT int job_modify(job_desc_msg_t *job_desc, struct job_record *job_ptr,
                           uint32_t submit_uid);
+#endif
 
 const char plugin_name[] = "vramplan: refuse GPU jobs whose workload sheet cannot fit";
 const char plugin_type[] = "job_submit/vramplan";
@@ -222,6 +229,16 @@ static void decide(const job_desc_msg_t *d, uint32_t submit_uid, const char *wha
                    (double)dt / 1e3);
 }
 
+/* The message Slurm shows the user (it frees it with xfree()). */
+static void set_err_msg(char **err_msg, const char *text)
+{
+    if (err_msg == NULL)
+        return;
+    if (*err_msg != NULL)
+        slurm_xfree((void **)err_msg);
+    *err_msg = slurm_xstrdup(text);
+}
+
 int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid, char **err_msg)
 {
     const char *path, *from;
@@ -235,11 +252,7 @@ int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid, char **err_msg)
         return SLURM_SUCCESS;
     decide(job_desc, submit_uid, "submission", &r);
     if (r.action == VPS_REJECT) {
-        if (err_msg != NULL) {
-            if (*err_msg != NULL)
-                slurm_xfree((void **)err_msg);
-            *err_msg = slurm_xstrdup(r.text);
-        }
+        set_err_msg(err_msg, r.text);
         return ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE;
     }
     if (r.action == VPS_ACCEPT)
@@ -250,7 +263,12 @@ int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid, char **err_msg)
 /* An update carries only the fields it changes, and the job's record is Slurm's private
  * structure: an update is checked when it names both a sheet (comment) and a GPU request;
  * otherwise it is let through (docs/slurm.md, "Updates"). */
+#ifdef VPS_MODIFY_ERR_MSG
+int job_modify(job_desc_msg_t *job_desc, struct job_record *job_ptr, uint32_t submit_uid,
+               char **err_msg)
+#else
 int job_modify(job_desc_msg_t *job_desc, struct job_record *job_ptr, uint32_t submit_uid)
+#endif
 {
     const char *path, *from;
     size_t len;
@@ -267,8 +285,12 @@ int job_modify(job_desc_msg_t *job_desc, struct job_record *job_ptr, uint32_t su
         return SLURM_SUCCESS;
     }
     decide(job_desc, submit_uid, "update", &r);
-    if (r.action == VPS_REJECT)
+    if (r.action == VPS_REJECT) {
+#ifdef VPS_MODIFY_ERR_MSG
+        set_err_msg(err_msg, r.text);
+#endif
         return ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE;
+    }
     if (r.action == VPS_ACCEPT)
         set_admin_comment(job_desc, r.text);
     return SLURM_SUCCESS;

@@ -97,7 +97,6 @@ for i in $(seq 1 50); do [ -S "$sock" ] && break; sleep 0.1; done
 munge -S "$sock" -n 2>/dev/null | unmunge -S "$sock" >/dev/null 2>&1 || die "munged did not start"
 
 # ---- Slurm: one controller, two nodes with one fake GPU each
-ctld_port=$(free_port) && n1_port=$(free_port) && n2_port=$(free_port) || die "no free port"
 host=$(hostname -s)
 # Slurm's own plugins (Debian: /usr/lib/<triplet>/slurm-wlm)
 slurm_plugindir=
@@ -113,6 +112,7 @@ libdir=$(cd "$(dirname "$plugin")/../../lib" 2>/dev/null && pwd)
 [ -n "$libdir" ] && [ -f "$libdir/libvramplan.so.0" ] || die "libvramplan.so.0 not found beside the build"
 
 export SLURM_CONF=$tmp/slurm.conf
+write_slurm_conf() {
 cat > "$SLURM_CONF" <<EOF
 ClusterName=vramplan-test
 SlurmctldHost=$host(127.0.0.1)
@@ -148,6 +148,7 @@ NodeName=n1 NodeHostname=$host NodeAddr=127.0.0.1 Port=$n1_port CPUs=1 RealMemor
 NodeName=n2 NodeHostname=$host NodeAddr=127.0.0.1 Port=$n2_port CPUs=1 RealMemory=500 Gres=gpu:h100:1
 PartitionName=main Nodes=n1,n2 Default=YES MaxTime=INFINITE State=UP
 EOF
+}
 # GPU GRES lines need File=: fake GPUs point at /dev/null.
 cat > "$tmp/gres.conf" <<EOF
 AutoDetect=off
@@ -168,21 +169,37 @@ for v in $(env | awk -F= '/^(SLURM_|SBATCH_|SALLOC_|SRUN_|SQUEUE_|SCONTROL_)/{pr
 done
 export LD_LIBRARY_PATH=$libdir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 
+# Start the controller and the two nodes on free ports; another program may take a port
+# between the check and the bind, so that is retried (three times).
+start_cluster() {
+    local try i n attempt
+    for try in 1 2 3; do
+        ctld_port=$(free_port) && n1_port=$(free_port) && n2_port=$(free_port) || die "no free port"
+        write_slurm_conf
+        slurmctld -D -i -f "$SLURM_CONF" >"$tmp/log/slurmctld.out" 2>&1 &
+        ctld_pid=$!
+        attempt=($!)
+        for n in n1 n2; do
+            slurmd -D -N "$n" -f "$SLURM_CONF" >"$tmp/log/slurmd-$n.out" 2>&1 &
+            attempt+=($!)
+        done
+        pids+=("${attempt[@]}")
+        for i in $(seq 1 200); do
+            kill -0 "$ctld_pid" 2>/dev/null || break
+            if [ "$(sinfo -h -N -o '%t' 2>/dev/null | grep -c '^idle$')" = 2 ]; then return 0; fi
+            sleep 0.1
+        done
+        for n in "${attempt[@]}"; do kill -TERM "$n" 2>/dev/null; done
+        for n in "${attempt[@]}"; do wait "$n" 2>/dev/null; done
+        grep -qs "Address already in use" "$tmp"/log/*.log "$tmp"/log/*.out || return 1
+        echo "a port was taken meanwhile: starting again ($try)"
+        for n in "$tmp"/log/*.log "$tmp"/log/*.out; do mv "$n" "$n.$try"; done
+    done
+    return 1
+}
+
 t0=$(date +%s.%N)
-slurmctld -D -i -f "$SLURM_CONF" >"$tmp/log/slurmctld.out" 2>&1 &
-ctld_pid=$!
-pids+=($!)
-for n in n1 n2; do
-    slurmd -D -N "$n" -f "$SLURM_CONF" >"$tmp/log/slurmd-$n.out" 2>&1 &
-    pids+=($!)
-done
-ready=0
-for i in $(seq 1 200); do
-    kill -0 "$ctld_pid" 2>/dev/null || die "slurmctld stopped at start"
-    if [ "$(sinfo -h -N -o '%t' 2>/dev/null | grep -c '^idle$')" = 2 ]; then ready=1; break; fi
-    sleep 0.1
-done
-[ "$ready" = 1 ] || die "the two nodes did not come up in 20 s"
+start_cluster || die "the controller and the two nodes did not come up in 20 s"
 t1=$(date +%s.%N)
 grep -q 'job_submit/vramplan: .*vramplan.conf: 1 sheet folder(s), 2 GPU type(s)' \
     "$tmp/log/slurmctld.log" || die "the plugin did not load its configuration"

@@ -1,0 +1,2 @@
+/* The evidence classifier: written below. */
+#include "internal.h"

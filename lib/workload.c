@@ -282,10 +282,9 @@ vp_status vp__wl_from_workload(vp__wl *w, const vp_model *m, const vp_workload *
         if (name == NULL)
             return vp__error_set(err, VP_EMISUSE, NULL, "reserve %zu has no name", r);
         size_t n = strlen(name);
-        if (n == 0 || n > VP__LIM_NAME)
-            return vp__error_set(err, n ? VP_ELIMIT : VP_EINVALID, NULL, "reserve %zu: a name "
-                                 "of %zu bytes (1 to %llu)", r, n,
-                                 (unsigned long long)VP__LIM_NAME);
+        if (n > VP__LIM_NAME)
+            return vp__error_set(err, VP_ELIMIT, NULL, "reserve %zu: a name of %zu bytes (at "
+                                 "most %llu)", r, n, (unsigned long long)VP__LIM_NAME);
         for (size_t q = 0; q < r; q++) /* at most 256 reserves: 32,640 comparisons */
             if (strcmp(o.reserve_names[q], name) == 0)
                 return vp__error_set(err, VP_EINVALID, NULL, "two reserves are named \"%s\"",
@@ -340,8 +339,13 @@ vp_status vp__wl_from_workload(vp__wl *w, const vp_model *m, const vp_workload *
     w->sharding = (int)o.sharding;
     w->parameters = o.parameters;
     if (o.gpu_memory_utilization_ppm) {
+        /* the fraction as a sheet writes it: 950000 ppm is 0.95, 95/100 */
         w->util_num = o.gpu_memory_utilization_ppm;
         w->util_den = 1000000;
+        while (w->util_num % 10 == 0 && w->util_den > 1) {
+            w->util_num /= 10;
+            w->util_den /= 10;
+        }
         w->util_set = true;
     }
     w->mnbt = o.max_num_batched_tokens;

@@ -595,6 +595,753 @@ START_TEST(test_every_suite_sheet)
 }
 END_TEST
 
+/* ---- the evidence classifier on structs ------------------------------------------------- */
+
+static vp_estimate *estimate_of(const char *text)
+{
+    vp_sheet *s = vp_test_sheet(text);
+    vp_test_attach(s, "configs/meta-llama__Meta-Llama-3.1-8B/config.json");
+    vp_estimate *e;
+    ck_assert_int_eq(vp_estimate_new(&e), VP_OK);
+    ck_assert_int_eq(vp_estimate_run(e, s, vp_bytes_make(0), NULL), VP_OK);
+    vp_sheet_free(s);
+    return e;
+}
+
+static vp_bytes gib_text_bytes(const char *t)
+{
+    vp_bytes b;
+    ck_assert_int_eq(vp_bytes_parse(&b, t, strlen(t), NULL), VP_OK);
+    return b;
+}
+
+START_TEST(test_classify_evidence)
+{
+    vp_estimate *e = estimate_of("[workload]\nweights = \"bf16\"\ncontext = 4096\n"
+                                 "framework = \"transformers\"\n");
+    const vp_card *rtx4090 = NULL, *a4000 = NULL, *h100 = NULL;
+    ck_assert_int_eq(vp_card_find(&rtx4090, "RTX 4090", NULL), VP_OK);
+    ck_assert_int_eq(vp_card_find(&a4000, "RTX A4000", NULL), VP_OK);
+    ck_assert_int_eq(vp_card_find(&h100, "H100 SXM", NULL), VP_OK);
+    vp_requirement rq = VP_REQUIREMENT_INIT;
+    rq.estimate = e;
+    rq.model = "llama-3.1-8b";
+    rq.weights = "bf16";
+    rq.context = 4096;
+    rq.card = rtx4090;
+    rq.software = "vllm 0.6.3, driver 550.54.15";
+    vp_evidence ev[7];
+    for (int i = 0; i < 7; i++) {
+        vp_evidence z = VP_EVIDENCE_INIT;
+        z.model = "llama-3.1-8b";
+        z.weights = "bf16";
+        z.context = 4096;
+        z.sequences = 1;
+        z.software = "vllm 0.6.3";
+        z.source = VP_SOURCE_MEASUREMENT;
+        ev[i] = z;
+    }
+    /* 0: the offer's device report */
+    ev[0].claim = VP_CLAIM_DEVICE_TOTAL;
+    ev[0].source = VP_SOURCE_DEVICE_REPORT;
+    ev[0].on_offer = 1;
+    ev[0].has_value = 1;
+    ev[0].value = gib_text_bytes("24564 MiB");
+    ev[0].software = NULL;
+    /* 1: a peak on another RTX 4090 with the offer's vLLM */
+    ev[1].claim = VP_CLAIM_PEAK;
+    ev[1].card = rtx4090;
+    ev[1].has_value = 1;
+    ev[1].value = gib_text_bytes("20.1 GiB");
+    /* 2: a larger peak, but another vLLM: it does not count */
+    ev[2] = ev[1];
+    ev[2].value = gib_text_bytes("22 GiB");
+    ev[2].software = "vllm 0.6.4";
+    /* 3: a failure on a card with less memory says nothing about this one */
+    ev[3].claim = VP_CLAIM_OUT_OF_MEMORY;
+    ev[3].card = a4000;
+    /* 4: a peak on another card */
+    ev[4] = ev[1];
+    ev[4].card = h100;
+    /* 5: another model's smaller peak: never reached (the larger one decided) */
+    ev[5] = ev[1];
+    ev[5].model = "other";
+    ev[5].value = gib_text_bytes("10 GiB");
+    /* 6: vendor material proves nothing */
+    ev[6].claim = VP_CLAIM_DEVICE_TOTAL;
+    ev[6].source = VP_SOURCE_VENDOR_MATERIAL;
+    ev[6].on_offer = 1;
+    ev[6].has_value = 1;
+    ev[6].value = gib_text_bytes("24 GB");
+    vp_verdict v = VP_VERDICT_EXCLUDED;
+    vp_verdict_detail d;
+    memset(&d, 0, sizeof(d));
+    d.version = VP_VERDICT_DETAIL_VERSION;
+    vp_evidence_use uses[7];
+    vp_error err = VP_ERROR_INIT;
+    vp_status st = vp_classify_evidence(&v, &d, uses, &rq, ev, 7, NULL, &err);
+    ck_assert_msg(st == VP_OK, "%s", err.message);
+    ck_assert_int_eq(v, VP_VERDICT_FIT);
+    ck_assert_int_eq(d.margin_known, 1);
+    ck_assert_int_eq(vp_bytes_delta_value(d.margin),
+                     (int64_t)(UINT64_C(24564) << 20) - (int64_t)vp_bytes_value(gib_text_bytes("20.1 GiB")));
+    ck_assert_str_eq(d.evidence, "evidence 0; evidence 1");
+    ck_assert_ptr_nonnull(strstr(d.condition, "device-reported total 23.99 GiB; peak 20.10 GiB "
+                                 "measured in scope"));
+    ck_assert_int_eq(uses[0], VP_EVIDENCE_COUNTED);
+    ck_assert_int_eq(uses[1], VP_EVIDENCE_COUNTED);
+    ck_assert_int_eq(uses[2], VP_EVIDENCE_OTHER_VERSION);
+    ck_assert_int_eq(uses[3], VP_EVIDENCE_NOT_READ);
+    ck_assert_int_eq(uses[4], VP_EVIDENCE_NOT_READ);
+    ck_assert_int_eq(uses[5], VP_EVIDENCE_NOT_READ);
+    ck_assert_int_eq(uses[6], VP_EVIDENCE_NOT_READ);
+    /* a failure on another RTX 4090 at the same dimensions excludes the offer */
+    ev[3].card = rtx4090;
+    ck_assert_int_eq(vp_classify_evidence(&v, &d, uses, &rq, ev, 7, NULL, NULL), VP_OK);
+    ck_assert_int_eq(v, VP_VERDICT_EXCLUDED);
+    ck_assert_int_eq(uses[3], VP_EVIDENCE_COUNTED);
+    ck_assert_str_eq(d.evidence, "evidence 3: out of memory on RTX 4090");
+    /* ... but not at a larger context than the requirement's */
+    ev[3].context = 8192;
+    ck_assert_int_eq(vp_classify_evidence(&v, NULL, uses, &rq, ev, 7, NULL, NULL), VP_OK);
+    ck_assert_int_eq(v, VP_VERDICT_FIT);
+    ck_assert_int_eq(uses[3], VP_EVIDENCE_NOT_READ); /* a peak decided before it was read */
+    /* a component the offer does not state keeps it to confirm, and names it */
+    ev[1].software = "vllm 0.6.3, cuda 12.4";
+    ev[2].software = "vllm 0.6.3, cuda 12.4";
+    ck_assert_int_eq(vp_classify_evidence(&v, &d, uses, &rq, ev, 7, NULL, NULL), VP_OK);
+    ck_assert_int_eq(v, VP_VERDICT_TO_CONFIRM);
+    ck_assert_int_eq(uses[1], VP_EVIDENCE_TO_CONFIRM);
+    /* nothing counts now: the runs that do not count are read, with their reasons */
+    ck_assert_int_eq(uses[3], VP_EVIDENCE_DIMENSIONS);
+    ck_assert_int_eq(uses[5], VP_EVIDENCE_OUT_OF_SCOPE);
+    ck_assert_ptr_nonnull(strstr(d.condition, "evidence 3 does not count: it failed at context "
+                                 "8192, more than the sheet's"));
+    ck_assert_ptr_nonnull(strstr(d.condition, "confirm cuda 12.4 on the offered image (the offer "
+                                 "does not state it)"));
+    ck_assert_int_eq(d.margin_known, 0);
+    /* no model named: no run can count */
+    rq.model = NULL;
+    ck_assert_int_eq(vp_classify_evidence(&v, &d, uses, &rq, ev, 7, NULL, NULL), VP_OK);
+    ck_assert_int_eq(v, VP_VERDICT_TO_CONFIRM);
+    ck_assert_int_eq(uses[2], VP_EVIDENCE_OUT_OF_SCOPE);
+    ck_assert_ptr_nonnull(strstr(d.condition, "names no model"));
+    /* without evidence, the nominal capacity read generously decides only what cannot fit */
+    rq.model = "llama-3.1-8b";
+    rq.nominal = gib_text_bytes("16 GB");
+    rq.nominal_text = "16 GB";
+    ck_assert_int_eq(vp_classify_evidence(&v, &d, NULL, &rq, NULL, 0, NULL, NULL), VP_OK);
+    ck_assert_int_eq(v, VP_VERDICT_EXCLUDED);
+    ck_assert_ptr_nonnull(strstr(d.condition, "and even read as 16.00 GiB it is short"));
+    rq.nominal = gib_text_bytes("80 GB");
+    rq.nominal_text = "80 GB";
+    ck_assert_int_eq(vp_classify_evidence(&v, &d, NULL, &rq, NULL, 0, NULL, NULL), VP_OK);
+    ck_assert_int_eq(v, VP_VERDICT_TO_CONFIRM);
+    ck_assert_ptr_nonnull(strstr(d.condition, "documentation reports 24564 MiB for this card model"));
+    vp_estimate_free(e);
+}
+END_TEST
+
+/* A torch counter's peak is completed with the estimate's context, or the assumed one. */
+START_TEST(test_classify_torch_counter)
+{
+    vp_estimate *e = estimate_of("[model]\nname = \"m\"\n[workload]\nweights = \"bf16\"\n"
+                                 "context = 4096\nframework = \"none\"\n");
+    const vp_card *h100 = NULL;
+    ck_assert_int_eq(vp_card_find(&h100, "H100 SXM", NULL), VP_OK);
+    vp_requirement rq = VP_REQUIREMENT_INIT;
+    rq.estimate = e;
+    rq.model = "m";
+    rq.weights = "bf16";
+    rq.context = 4096;
+    rq.card = h100;
+    vp_evidence ev[2] = { VP_EVIDENCE_INIT, VP_EVIDENCE_INIT };
+    ev[0].claim = VP_CLAIM_DEVICE_TOTAL;
+    ev[0].source = VP_SOURCE_DEVICE_REPORT;
+    ev[0].on_offer = 1;
+    ev[0].has_value = 1;
+    ev[0].value = gib_text_bytes("80 GiB");
+    ev[1].claim = VP_CLAIM_PEAK;
+    ev[1].source = VP_SOURCE_MEASUREMENT;
+    ev[1].on_offer = 1;
+    ev[1].model = "m";
+    ev[1].weights = "bf16";
+    ev[1].context = 4096;
+    ev[1].has_value = 1;
+    ev[1].value = gib_text_bytes("20 GiB");
+    ev[1].has_phase = 1;
+    vp_phase ph;
+    ck_assert_int_eq(vp_estimate_peak(e, 0, &(vp_bytes){ 0 }, &ph), VP_OK);
+    ev[1].phase = ph;
+    ev[1].reading = VP_READING_TORCH_ALLOCATED_PEAK;
+    vp_verdict v;
+    vp_verdict_detail d = { VP_VERDICT_DETAIL_VERSION, 0, 0, { 0 }, "", "" };
+    ck_assert_int_eq(vp_classify_evidence(&v, &d, NULL, &rq, ev, 2, NULL, NULL), VP_OK);
+    ck_assert_int_eq(v, VP_VERDICT_FIT);
+    /* no cuda_context item (framework none): 0.5 GiB assumed */
+    ck_assert_int_eq(vp_bytes_delta_value(d.margin), (int64_t)(60 * GIB - 512 * (UINT64_C(1) << 20)));
+    vp_classify_options o = VP_CLASSIFY_OPTIONS_INIT;
+    o.assumed_context = vp_bytes_make(GIB);
+    ck_assert_int_eq(vp_classify_evidence(&v, &d, NULL, &rq, ev, 2, &o, NULL), VP_OK);
+    ck_assert_int_eq(vp_bytes_delta_value(d.margin), (int64_t)(59 * GIB));
+    ck_assert_ptr_nonnull(strstr(d.evidence, "(torch_allocated_peak + the estimate's context"));
+    ck_assert_int_eq(vp_classify_options_init(&o, VP_CLASSIFY_OPTIONS_VERSION), VP_OK);
+    ck_assert_uint_eq(vp_bytes_value(o.assumed_context), 0);
+    vp_estimate_free(e);
+}
+END_TEST
+
+START_TEST(test_classify_errors)
+{
+    vp_estimate *e = estimate_of("[workload]\ncontext = 4096\n");
+    vp_requirement rq = VP_REQUIREMENT_INIT;
+    rq.estimate = e;
+    vp_evidence ev[2] = { VP_EVIDENCE_INIT, VP_EVIDENCE_INIT };
+    vp_verdict v = VP_VERDICT_FIT;
+    vp_error err = VP_ERROR_INIT;
+    ev[1].version = 2; /* one array, one version */
+    ck_assert_int_eq(vp_classify_evidence(&v, NULL, NULL, &rq, ev, 2, NULL, &err), VP_EVERSION);
+    ev[1].version = VP_EVIDENCE_VERSION;
+    ev[1].software = "vllm";
+    ck_assert_int_eq(vp_classify_evidence(&v, NULL, NULL, &rq, ev, 2, NULL, &err), VP_EPARSE);
+    ck_assert(err.flags & VP_ERROR_HAS_OFFSET);
+    ck_assert_uint_eq(err.byte_offset, 0);
+    ev[1].software = "vllm 0.6.3, cuda";
+    ck_assert_int_eq(vp_classify_evidence(&v, NULL, NULL, &rq, ev, 2, NULL, &err), VP_EPARSE);
+    ck_assert_uint_eq(err.byte_offset, 12);
+    ev[1].software = NULL;
+    ev[1].claim = VP_CLAIM_DEVICE_TOTAL;
+    ev[1].has_value = 1; /* 0 B */
+    ck_assert_int_eq(vp_classify_evidence(&v, NULL, NULL, &rq, ev, 2, NULL, &err), VP_ERANGE);
+    ev[1].value = vp_bytes_make((UINT64_C(1) << 50) + 1);
+    ck_assert_int_eq(vp_classify_evidence(&v, NULL, NULL, &rq, ev, 2, NULL, &err), VP_ERANGE);
+    ev[1].has_value = 0;
+    ev[1].claim = (vp_claim)7;
+    ck_assert_int_eq(vp_classify_evidence(&v, NULL, NULL, &rq, ev, 2, NULL, &err), VP_EMISUSE);
+    ev[1].claim = VP_CLAIM_OTHER;
+    ck_assert_int_eq(vp_classify_evidence(&v, NULL, NULL, &rq, ev, 8193, NULL, &err), VP_ELIMIT);
+    ck_assert_int_eq(vp_classify_evidence(&v, NULL, NULL, &rq, NULL, 2, NULL, &err), VP_EMISUSE);
+    rq.software = "driver";
+    ck_assert_int_eq(vp_classify_evidence(&v, NULL, NULL, &rq, ev, 2, NULL, &err), VP_EPARSE);
+    rq.software = NULL;
+    vp_verdict_detail d = { 2, 0, 0, { 0 }, "", "" };
+    ck_assert_int_eq(vp_classify_evidence(&v, &d, NULL, &rq, ev, 2, NULL, &err), VP_EVERSION);
+    rq.estimate = NULL;
+    ck_assert_int_eq(vp_classify_evidence(&v, NULL, NULL, &rq, ev, 2, NULL, &err), VP_EMISUSE);
+    ck_assert_int_eq(v, VP_VERDICT_FIT); /* untouched on every error */
+    vp_estimate_free(e);
+}
+END_TEST
+
+/* ---- a plan's memory verdict is vp_classify_evidence() on the offer's evidence --------- */
+
+/* Strings an evidence item points to. */
+typedef struct {
+    char model[256], revision[256], weights[64], software[256], value_text[256], label[160];
+} ev_text;
+
+static bool sget(const vp_sheet *s, const char *key, char *out, size_t len)
+{
+    char buf[1024];
+    if (vp_sheet_get(s, key, buf, sizeof(buf)) != VP_OK)
+        return false;
+    size_t n = strlen(buf);
+    if (n >= 2 && buf[0] == '"' && buf[n - 1] == '"') {
+        /* a basic string, as the sheet writes it back (TOML's escapes) */
+        size_t k = 0;
+        for (size_t i = 1; i + 1 < n && k + 4 < len; i++) {
+            if (buf[i] != '\\' || i + 2 >= n) {
+                out[k++] = buf[i];
+                continue;
+            }
+            char c = buf[++i];
+            if (c == 'u' || c == 'U') {
+                unsigned long cp = strtoul((char[]){ buf[i + 1], buf[i + 2], buf[i + 3], buf[i + 4],
+                                                     c == 'U' ? buf[i + 5] : 0,
+                                                     c == 'U' ? buf[i + 6] : 0,
+                                                     c == 'U' ? buf[i + 7] : 0,
+                                                     c == 'U' ? buf[i + 8] : 0, 0 }, NULL, 16);
+                i += c == 'u' ? 4 : 8;
+                if (cp < 0x80) {
+                    out[k++] = (char)cp;
+                } else if (cp < 0x800) {
+                    out[k++] = (char)(0xC0 | (cp >> 6));
+                    out[k++] = (char)(0x80 | (cp & 0x3F));
+                } else {
+                    out[k++] = (char)(0xE0 | (cp >> 12));
+                    out[k++] = (char)(0x80 | ((cp >> 6) & 0x3F));
+                    out[k++] = (char)(0x80 | (cp & 0x3F));
+                }
+                continue;
+            }
+            out[k++] = c == 't' ? '\t' : c == 'n' ? '\n' : c == 'r' ? '\r' : c == 'b' ? '\b'
+                       : c == 'f' ? '\f' : c;
+        }
+        out[k] = '\0';
+    } else {
+        snprintf(out, len, "%s", buf);
+    }
+    return true;
+}
+
+static uint64_t num(const char *t)
+{
+    uint64_t x = 0;
+    for (; *t; t++)
+        if (*t >= '0' && *t <= '9')
+            x = x * 10 + (uint64_t)(*t - '0');
+    return x;
+}
+
+/* key of an inline table { a = "x", b = 3 }: its value's text, unquoted. */
+static bool inline_get(const char *table, const char *key, char *out, size_t len)
+{
+    const char *p = table;
+    size_t kl = strlen(key);
+    while ((p = strstr(p, key)) != NULL) {
+        bool start = p == table || p[-1] == '{' || p[-1] == ' ' || p[-1] == ',';
+        const char *q = p + kl;
+        while (*q == ' ')
+            q++;
+        if (!start || *q != '=') {
+            p += kl;
+            continue;
+        }
+        q++;
+        while (*q == ' ')
+            q++;
+        size_t k = 0;
+        if (*q == '"') {
+            for (q++; *q && *q != '"' && k + 1 < len; q++) {
+                if (*q == '\\' && q[1])
+                    q++;
+                out[k++] = *q;
+            }
+        } else {
+            for (; *q && *q != ',' && *q != ' ' && *q != '}' && k + 1 < len; q++)
+                out[k++] = *q;
+        }
+        out[k] = '\0';
+        return true;
+    }
+    return false;
+}
+
+static int task_num(const char *t)
+{
+    return strcmp(t, "lora") == 0 ? 1 : strcmp(t, "qlora") == 0 ? 2 : strcmp(t, "full") == 0 ? 3 : 0;
+}
+
+static const vp_card *card_named(const char *name)
+{
+    const vp_card *c = NULL;
+    vp_card_find(&c, name, NULL);
+    return c;
+}
+
+/* The card of offer `id` of the sheet, or NULL. */
+static const vp_card *offer_card(const vp_sheet *s, const char *id)
+{
+    char key[64], v[256];
+    for (size_t i = 0; i < vp_sheet_count(s, "offer"); i++) {
+        snprintf(key, sizeof(key), "offer.%zu.id", i);
+        if (sget(s, key, v, sizeof(v)) && strcmp(v, id) == 0) {
+            snprintf(key, sizeof(key), "offer.%zu.gpu", i);
+            return sget(s, key, v, sizeof(v)) ? card_named(v) : NULL;
+        }
+    }
+    return NULL;
+}
+
+/* The sheet's [[measurement]] and [[evidence]] entries, as the evidence of offer `id`. */
+static size_t evidence_of(const vp_sheet *s, const char *id, bool inference, vp_evidence *ev,
+                          ev_text *tx)
+{
+    size_t n = 0;
+    char key[96], v[1024];
+    const char *nkey = inference ? "concurrency" : "microbatch";
+    for (size_t k = 0; k < vp_sheet_count(s, "measurement"); k++, n++) {
+        vp_evidence e = VP_EVIDENCE_INIT;
+        ev_text *t = &tx[n];
+#define M(name) (snprintf(key, sizeof(key), "measurement.%zu.%s", k, name), sget(s, key, v, sizeof(v)))
+        e.claim = M("outcome") && strcmp(v, "oom") == 0 ? VP_CLAIM_OUT_OF_MEMORY : VP_CLAIM_PEAK;
+        e.source = VP_SOURCE_MEASUREMENT;
+        if (M("value")) {
+            vp_bytes b;
+            ck_assert_int_eq(vp_bytes_parse(&b, v, strlen(v), NULL), VP_OK);
+            e.has_value = 1;
+            e.value = b;
+        }
+        if (M("model"))
+            e.model = strcpy(t->model, v);
+        if (M("revision"))
+            e.revision = strcpy(t->revision, v);
+        if (M("task"))
+            e.task = (vp_task)task_num(v);
+        if (M("weights"))
+            e.weights = strcpy(t->weights, v);
+        if (M("context"))
+            e.context = num(v);
+        if (M(nkey))
+            e.sequences = num(v);
+        if (M("truncated"))
+            e.truncated = strcmp(v, "true") == 0;
+        if (M("version"))
+            e.software = strcpy(t->software, v);
+        if (M("phase"))
+            for (int p = 0; p < VP_PHASE_COUNT; p++)
+                if (strcmp(vp_phase_name((vp_phase)p), v) == 0) {
+                    e.has_phase = 1;
+                    e.phase = (vp_phase)p;
+                }
+        if (M("counter"))
+            e.reading = strcmp(v, "torch_allocated_peak") == 0 ? VP_READING_TORCH_ALLOCATED_PEAK
+                        : strcmp(v, "torch_reserved_peak") == 0 ? VP_READING_TORCH_RESERVED_PEAK
+                        : strcmp(v, "process_used") == 0 ? VP_READING_PROCESS_USED
+                                                         : VP_READING_DEVICE_USED;
+        char offer[256] = "";
+        if (M("offer"))
+            snprintf(offer, sizeof(offer), "%s", v);
+        e.on_offer = offer[0] && strcmp(offer, id) == 0;
+        e.card = M("card") ? card_named(v) : offer[0] ? offer_card(s, offer) : NULL;
+        snprintf(t->label, sizeof(t->label), "measurement %zu", k);
+        e.label = t->label;
+#undef M
+        ev[n] = e;
+    }
+    for (size_t j = 0; j < vp_sheet_count(s, "evidence"); j++, n++) {
+        vp_evidence e = VP_EVIDENCE_INIT;
+        ev_text *t = &tx[n];
+        char claim[64] = "", source[64] = "", value[256] = "", ver[256] = "", date[64] = "",
+             offer[256] = "", gpu[256] = "", scope[1024] = "";
+#define E(name, out) (snprintf(key, sizeof(key), "evidence.%zu.%s", j, name), \
+                      sget(s, key, out, sizeof(out)))
+        E("claim", claim);
+        E("source", source);
+        bool has_value = E("value", value), has_ver = E("version", ver),
+             has_date = E("date", date), has_scope;
+        E("offer", offer);
+        E("gpu", gpu);
+        has_scope = E("scope", scope);
+#undef E
+        bool oom = strcmp(claim, "defect") == 0 && has_value &&
+                   (strstr(value, "oom") || strstr(value, "out of memory"));
+        e.claim = strcmp(claim, "peak") == 0 ? VP_CLAIM_PEAK : oom ? VP_CLAIM_OUT_OF_MEMORY
+                  : strcmp(claim, "device_total") == 0 ? VP_CLAIM_DEVICE_TOTAL : VP_CLAIM_OTHER;
+        static const char *const sources[] = { "", "measurement", "device_report", "documentation",
+                                               "vendor_material", "catalog", "order_request" };
+        for (int k = 1; k < 7; k++)
+            if (strcmp(source, sources[k]) == 0)
+                e.source = (vp_source)k;
+        vp_bytes b;
+        if ((e.claim == VP_CLAIM_PEAK || e.claim == VP_CLAIM_DEVICE_TOTAL) && has_value &&
+            vp_bytes_parse(&b, value, strlen(value), NULL) == VP_OK) {
+            e.has_value = 1;
+            e.value = b;
+        }
+        if (has_value)
+            e.value_text = strcpy(t->value_text, value);
+        if (has_ver)
+            e.software = strcpy(t->software, ver);
+        e.on_offer = offer[0] && strcmp(offer, id) == 0;
+        /* a run ran on the card it names, else on its offer's; a device total is about the
+         * card it names */
+        e.card = gpu[0] ? card_named(gpu)
+                 : offer[0] && e.claim != VP_CLAIM_DEVICE_TOTAL ? offer_card(s, offer) : NULL;
+        e.no_scope = !has_scope;
+        char x[256];
+        if (has_scope) {
+            if (inline_get(scope, "model", x, sizeof(x)))
+                e.model = strcpy(t->model, x);
+            if (inline_get(scope, "revision", x, sizeof(x)))
+                e.revision = strcpy(t->revision, x);
+            if (inline_get(scope, "task", x, sizeof(x)))
+                e.task = (vp_task)task_num(x);
+            if (inline_get(scope, "weights", x, sizeof(x)))
+                e.weights = strcpy(t->weights, x);
+            if (inline_get(scope, "context", x, sizeof(x)))
+                e.context = num(x);
+            if (inline_get(scope, nkey, x, sizeof(x)))
+                e.sequences = num(x);
+            if (inline_get(scope, "truncated", x, sizeof(x)))
+                e.truncated = strcmp(x, "true") == 0;
+        }
+        snprintf(t->label, sizeof(t->label), "evidence %zu: %.20s%s%.100s%s%.10s", j,
+                 source[0] ? source : "?", has_ver ? ", " : "", has_ver ? ver : "",
+                 has_date ? ", " : "", has_date ? date : "");
+        e.label = t->label;
+        ev[n] = e;
+    }
+    return n;
+}
+
+static size_t plans_compared, offers_compared, verdicts[3], counted, margins;
+
+/* Every offer of the sheet: the plan's memory requirement equals vp_classify_evidence(). */
+static vp_status check_plan(const vp_sheet *s)
+{
+    vp_plan *p = NULL;
+    vp_error perr = VP_ERROR_INIT;
+    if (vp_sheet_count(s, "offer") == 0)
+        return VP_ENOTFOUND;
+    vp_status pst = vp_plan_new(&p, s, NULL, &perr);
+    if (pst != VP_OK) {
+        if (getenv("VP_TEST_VERBOSE"))
+            printf("plan: %s\n", perr.message);
+        return pst;
+    }
+    char task[64] = "inference", model[256], revision[256], weights[64], v[256], key[64];
+    sget(s, "workload.task", task, sizeof(task));
+    bool inference = strcmp(task, "inference") == 0;
+    vp_requirement rq = VP_REQUIREMENT_INIT;
+    rq.estimate = vp_plan_estimate(p);
+    rq.task = (vp_task)task_num(task);
+    if (sget(s, "model.name", model, sizeof(model)))
+        rq.model = model;
+    if (sget(s, "model.revision", revision, sizeof(revision)))
+        rq.revision = revision;
+    if (sget(s, "workload.weights", weights, sizeof(weights)))
+        rq.weights = weights;
+    if (sget(s, "workload.context", v, sizeof(v)))
+        rq.context = num(v);
+    if (sget(s, inference ? "workload.concurrency" : "workload.microbatch", v, sizeof(v)))
+        rq.sequences = num(v);
+    size_t cap = vp_sheet_count(s, "measurement") + vp_sheet_count(s, "evidence") + 1;
+    vp_evidence *ev = calloc(cap, sizeof(*ev));
+    ev_text *tx = calloc(cap, sizeof(*tx));
+    vp_evidence_use *uses = calloc(cap, sizeof(*uses));
+    ck_assert(ev && tx && uses);
+    for (size_t i = 0; i < vp_plan_candidate_count(p); i++) {
+        char id[256], gpu[256], software[256], memory[256];
+        snprintf(key, sizeof(key), "offer.%zu.id", i);
+        ck_assert(sget(s, key, id, sizeof(id)));
+        snprintf(key, sizeof(key), "offer.%zu.gpu", i);
+        rq.card = sget(s, key, gpu, sizeof(gpu)) ? card_named(gpu) : NULL;
+        snprintf(key, sizeof(key), "offer.%zu.software", i);
+        rq.software = sget(s, key, software, sizeof(software)) ? software : NULL;
+        snprintf(key, sizeof(key), "offer.%zu.memory", i);
+        rq.nominal_text = NULL;
+        rq.nominal = vp_bytes_make(0);
+        if (sget(s, key, memory, sizeof(memory))) {
+            rq.nominal_text = memory;
+            ck_assert_int_eq(vp_bytes_parse(&rq.nominal, memory, strlen(memory), NULL), VP_OK);
+        }
+        size_t n = evidence_of(s, id, inference, ev, tx);
+        vp_verdict verdict;
+        vp_verdict_detail d;
+        memset(&d, 0, sizeof(d));
+        d.version = VP_VERDICT_DETAIL_VERSION;
+        vp_error err = VP_ERROR_INIT;
+        vp_status st = vp_classify_evidence(&verdict, &d, uses, &rq, ev, n, NULL, &err);
+        ck_assert_msg(st == VP_OK, "%s: %s", vp_status_name(st), err.message);
+        size_t r = 0;
+        while (strcmp(vp_plan_requirement_id(p, i, r), "memory") != 0)
+            r++;
+        ck_assert_int_eq(verdict, vp_plan_requirement_verdict(p, i, r));
+        ck_assert_int_eq(d.verdict, verdict);
+        ck_assert_str_eq(d.condition, vp_plan_requirement_condition(p, i, r));
+        ck_assert_str_eq(d.evidence, vp_plan_requirement_evidence(p, i, r));
+        vp_bytes_delta margin;
+        vp_status ms = vp_plan_candidate_margin(p, i, &margin);
+        ck_assert_int_eq(ms == VP_OK, d.margin_known);
+        if (ms == VP_OK)
+            ck_assert_int_eq(vp_bytes_delta_value(margin), vp_bytes_delta_value(d.margin));
+        offers_compared++;
+        verdicts[verdict]++;
+        margins += ms == VP_OK;
+        for (size_t k = 0; k < n; k++)
+            counted += uses[k] == VP_EVIDENCE_COUNTED;
+    }
+    plans_compared++;
+    free(ev);
+    free(tx);
+    free(uses);
+    vp_plan_free(p);
+    return VP_OK;
+}
+
+static size_t plan_folder(const char *dir)
+{
+    DIR *d = opendir(dir);
+    ck_assert_msg(d != NULL, "cannot open %s", dir);
+    size_t n = 0;
+    struct dirent *de;
+    while ((de = readdir(d)) != NULL) {
+        if (!has_suffix(de->d_name, ".toml"))
+            continue;
+        char path[2048];
+        snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+        vp_sheet *s = NULL;
+        if (vp_sheet_load(&s, path, NULL) == VP_OK) {
+            check_plan(s);
+            n++;
+        }
+        vp_sheet_free(s);
+    }
+    closedir(d);
+    return n;
+}
+
+/* Random plan sheets (a fixed seed): offers of several cards and software, device reports,
+ * documented totals, peaks and failures from measurements and evidence, in and out of the
+ * sheet's scope, of matching, missing and other versions. */
+static uint64_t rng(uint64_t *x)
+{
+    *x ^= *x << 13;
+    *x ^= *x >> 7;
+    *x ^= *x << 17;
+    return *x;
+}
+
+#define PICK(x, arr) (arr[rng(x) % (sizeof(arr) / sizeof(arr[0]))])
+
+static char *random_plan(uint64_t *x)
+{
+    static const char *const gpus[] = { "RTX 4090", "RTX A4000", "H100 SXM", "A100 80GB", "L4" };
+    static const char *const sws[] = { "", "vllm 1.0", "vllm 1.0, cuda 12.4", "vllm 1.1" };
+    static const char *const vers[] = { "", "vllm 1.0", "vllm 1.1", "cuda 12.4", "vllm 1.0, cuda 12.4" };
+    static const char *const models[] = { "m", "m", "m", "other" };
+    static const char *const values[] = { "17 GiB", "23 GiB", "30 GiB", "12 GiB", "70 GiB" };
+    static const char *const totals[] = { "23.9 GiB", "24564 MiB", "80 GB", "15 GiB" };
+    static const char *const phases[] = { "prefill", "decode", "prefill", "decode", "load",
+                                          "forward" };
+    static const char *const counters[] = { "device_used", "torch_allocated_peak",
+                                            "torch_reserved_peak", "process_used" };
+    static const uint64_t ctxs[] = { 1024, 4096, 8192 };
+    size_t cap = 16384, n = 0;
+    char *t = malloc(cap);
+    ck_assert_ptr_nonnull(t);
+#define W(...) (n += (size_t)snprintf(t + n, cap - n, __VA_ARGS__))
+    if (rng(x) % 8)
+        W("[model]\nname = \"m\"\n");
+    W("[workload]\ntask = \"inference\"\nweights = \"bf16\"\ncontext = 4096\nconcurrency = %u\n"
+      "framework = \"%s\"\n", (unsigned)(1 + rng(x) % 2), rng(x) % 2 ? "transformers" : "vllm");
+    int offers = 1 + (int)(rng(x) % 5);
+    for (int i = 0; i < offers; i++) {
+        W("[[offer]]\nid = \"o%d\"\ngpu = \"%s\"\n", i, PICK(x, gpus));
+        const char *sw = PICK(x, sws);
+        if (sw[0])
+            W("software = \"%s\"\n", sw);
+        if (rng(x) % 2)
+            W("memory = \"%s\"\n", rng(x) % 2 ? "24 GB" : "80 GB");
+    }
+    for (int i = 0; i < offers; i++) /* most offers have a device report */
+        if (rng(x) % 3)
+            W("[[evidence]]\noffer = \"o%d\"\nclaim = \"device_total\"\nvalue = \"%s\"\n"
+              "source = \"device_report\"\n", i, PICK(x, totals));
+    int runs = (int)(rng(x) % 9);
+    for (int k = 0; k < runs; k++) {
+        uint64_t kind = rng(x) % 6;
+        const char *ver = PICK(x, vers);
+        if (kind == 0) { /* a device report or a documented total */
+            if (rng(x) % 2)
+                W("[[evidence]]\noffer = \"o%d\"\nclaim = \"device_total\"\nvalue = \"%s\"\n"
+                  "source = \"%s\"\n", (int)(rng(x) % (uint64_t)offers), PICK(x, totals),
+                  rng(x) % 3 ? "device_report" : "documentation");
+            else
+                W("[[evidence]]\ngpu = \"%s\"\nclaim = \"device_total\"\nvalue = \"%s\"\n"
+                  "source = \"documentation\"\n", PICK(x, gpus), PICK(x, totals));
+            if (ver[0])
+                W("version = \"%s\"\n", ver);
+        } else if (kind <= 2) { /* an [[evidence]] peak or failure */
+            bool oom = kind == 2;
+            W("[[evidence]]\nclaim = \"%s\"\nvalue = \"%s\"\nsource = \"%s\"\n",
+              oom ? "defect" : "peak", oom ? "oom" : PICK(x, values),
+              rng(x) % 4 ? "measurement" : "device_report");
+            if (rng(x) % 2)
+                W("offer = \"o%d\"\n", (int)(rng(x) % (uint64_t)offers));
+            else
+                W("gpu = \"%s\"\n", PICK(x, gpus));
+            if (ver[0])
+                W("version = \"%s\"\n", ver);
+            if (rng(x) % 6)
+                W("scope = { model = \"%s\", task = \"inference\", weights = \"bf16\", context = %llu, "
+                  "concurrency = %u%s }\n", PICK(x, models), (unsigned long long)PICK(x, ctxs),
+                  (unsigned)(1 + rng(x) % 2), rng(x) % 10 ? "" : ", truncated = true");
+        } else { /* a [[measurement]] */
+            bool oom = rng(x) % 4 == 0;
+            W("[[measurement]]\nphase = \"%s\"\ncounter = \"%s\"\nvalue = \"%s\"\nmodel = \"%s\"\n"
+              "task = \"inference\"\nweights = \"bf16\"\ncontext = %llu\nconcurrency = %u\n"
+              "outcome = \"%s\"\n", PICK(x, phases), PICK(x, counters), PICK(x, values),
+              PICK(x, models), (unsigned long long)PICK(x, ctxs), (unsigned)(1 + rng(x) % 2),
+              oom ? "oom" : "ok");
+            if (rng(x) % 2)
+                W("offer = \"o%d\"\n", (int)(rng(x) % (uint64_t)offers));
+            else
+                W("card = \"%s\"\n", PICK(x, gpus));
+            if (ver[0])
+                W("version = \"%s\"\n", ver);
+        }
+    }
+#undef W
+    ck_assert_uint_lt(n, cap - 1);
+    return t;
+}
+
+START_TEST(test_random_plans_one_rule)
+{
+    uint64_t x = 0x9E3779B97F4A7C15u;
+    plans_compared = offers_compared = counted = margins = 0;
+    memset(verdicts, 0, sizeof(verdicts));
+    for (int k = 0; k < 400; k++) {
+        char *text = random_plan(&x);
+        vp_sheet *s = NULL;
+        vp_error err = VP_ERROR_INIT;
+        vp_status st = vp_sheet_parse(&s, text, strlen(text), "r.toml", &err);
+        ck_assert_msg(st == VP_OK, "%s\n%s", err.message, text);
+        vp_test_attach(s, "configs/meta-llama__Meta-Llama-3.1-8B/config.json");
+        ck_assert_int_eq(check_plan(s), VP_OK);
+        vp_sheet_free(s);
+        free(text);
+    }
+    printf("random plans: %zu sheets, %zu offers (fit %zu, to_confirm %zu, excluded %zu; %zu "
+           "margins, %zu items counted): the plan and vp_classify_evidence() agree\n",
+           plans_compared, offers_compared, verdicts[0], verdicts[1], verdicts[2], margins, counted);
+    ck_assert_uint_eq(plans_compared, 400);
+    ck_assert_uint_gt(verdicts[VP_VERDICT_FIT], 10);
+    ck_assert_uint_gt(verdicts[VP_VERDICT_EXCLUDED], 10);
+    ck_assert_uint_gt(verdicts[VP_VERDICT_TO_CONFIRM], 10);
+}
+END_TEST
+
+START_TEST(test_plan_memory_is_the_classifier)
+{
+    char dir[1024];
+    plans_compared = offers_compared = 0;
+    snprintf(dir, sizeof(dir), "%s/../../examples", vp_test_data_dir());
+    plan_folder(dir);
+    plan_folder(vp_test_path(dir, sizeof(dir), "redteam"));
+    /* and the sheets written in the plan suite's source */
+    char path[1024];
+    snprintf(path, sizeof(path), "%s/../test-plan.c", vp_test_data_dir());
+    size_t len;
+    char *src = vp_test_read(path, &len);
+    found_sheet *found = calloc(1024, sizeof(*found));
+    ck_assert_ptr_nonnull(found);
+    size_t n = find_sheets(src, found, 1024);
+    free(src);
+    for (size_t i = 0; i < n; i++) {
+        vp_sheet *s = NULL;
+        if (vp_sheet_parse(&s, found[i].text, strlen(found[i].text), "t.toml", NULL) == VP_OK) {
+            if (found[i].model[0]) {
+                char mp[1024];
+                vp_model *m = NULL;
+                if (vp_model_from_path(&m, vp_test_path(mp, sizeof(mp), found[i].model), NULL) == VP_OK)
+                    ck_assert_int_eq(vp_sheet_attach_model(s, m), VP_OK);
+            }
+            check_plan(s);
+        }
+        vp_sheet_free(s);
+        free(found[i].text);
+    }
+    free(found);
+    printf("plans: %zu sheets, %zu offers: the plan's memory verdict, condition, evidence and "
+           "margin equal vp_classify_evidence()\n", plans_compared, offers_compared);
+    ck_assert_uint_ge(plans_compared, 13);
+    ck_assert_uint_ge(offers_compared, 17);
+}
+END_TEST
+
 Suite *vp_test_suite(void)
 {
     Suite *s = suite_create("components");
@@ -607,5 +1354,10 @@ Suite *vp_test_suite(void)
     VP_ADD_TEST(s, test_every_example_sheet);
     VP_ADD_TEST(s, test_every_data_sheet);
     VP_ADD_TEST(s, test_every_suite_sheet);
+    VP_ADD_TEST(s, test_classify_evidence);
+    VP_ADD_TEST(s, test_classify_torch_counter);
+    VP_ADD_TEST(s, test_classify_errors);
+    VP_ADD_TEST(s, test_plan_memory_is_the_classifier);
+    VP_ADD_TEST(s, test_random_plans_one_rule);
     return s;
 }

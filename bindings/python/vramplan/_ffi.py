@@ -22,8 +22,9 @@ import os
 from ctypes import Array, POINTER, c_char, c_char_p, c_double, c_int, c_int64, c_size_t, \
     c_uint, c_uint32, c_uint64, c_void_p, sizeof
 
-from ._types import ActivationsOptions_t, BitsPerValue_t, Bytes_t, BytesDelta_t, Count_t, \
-    Error_t, KvOptions_t, LoraOptions_t, OptimizerOptions_t, WeightsOptions_t, Workload_t
+from ._types import ActivationsOptions_t, BitsPerValue_t, Bytes_t, BytesDelta_t, \
+    ClassifyOptions_t, Count_t, Error_t, Evidence_t, KvOptions_t, LoraOptions_t, \
+    OptimizerOptions_t, Requirement_t, VerdictDetail_t, WeightsOptions_t, Workload_t
 from .errors import SizeOverflow, error_class
 
 
@@ -239,7 +240,9 @@ def table(check_status, check_optional):
         ("vp_card_reported", [c_void_p, POINTER(Bytes_t)], c_int, check_optional),
         ("vp_card_source", [c_void_p], c_char_p, None),
         ("vp_card_visible", [c_void_p, POINTER(Bytes_t)], c_int, check_optional),
+        ("vp_classify_evidence", [POINTER(c_int), POINTER(VerdictDetail_t), POINTER(c_int), POINTER(Requirement_t), POINTER(Evidence_t), SizeT, POINTER(ClassifyOptions_t), POINTER(Error_t)], c_int, check_status),
         ("vp_classify_memory", [Bytes_t, Bytes_t, Bytes_t], c_int, None),
+        ("vp_classify_options_init", [POINTER(ClassifyOptions_t), UInt], c_int, check_status),
         ("vp_count_add", [POINTER(Count_t), Count_t, Count_t], c_int, check_status),
         ("vp_count_bytes", [POINTER(Bytes_t), Count_t, BitsPerValue_t], c_int, check_status),
         ("vp_count_make", [U64], Count_t, None),

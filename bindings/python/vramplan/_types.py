@@ -149,3 +149,42 @@ OPTIMIZERS = ["adamw", "adamw-8bit", "paged-adamw", "paged-adamw-8bit", "sgd-mom
 CROSS_ENTROPY = ["standard", "inplace", "chunked", "fused"]
 EXPORTS = ["adapter", "merged", "none"]
 ACTIVATION_PARTS = ["forward", "backward", "eval"]
+
+
+class Evidence_t(_Versioned):
+    """vp_evidence, version 1."""
+    _fields_ = [("version", ctypes.c_uint), ("claim", _c_int), ("source", _c_int),
+                ("on_offer", _c_int), ("card", ctypes.c_void_p), ("has_value", _c_int),
+                ("value", Bytes_t), ("value_text", _charp), ("software", _charp),
+                ("label", _charp), ("no_scope", _c_int), ("model", _charp), ("revision", _charp),
+                ("task", _c_int), ("weights", _charp), ("context", _u64), ("sequences", _u64),
+                ("truncated", _c_int), ("has_phase", _c_int), ("phase", _c_int),
+                ("reading", _c_int)]
+
+
+class Requirement_t(_Versioned):
+    """vp_requirement, version 1."""
+    _fields_ = [("version", ctypes.c_uint), ("estimate", ctypes.c_void_p), ("model", _charp),
+                ("revision", _charp), ("task", _c_int), ("weights", _charp), ("context", _u64),
+                ("sequences", _u64), ("card", ctypes.c_void_p), ("software", _charp),
+                ("nominal", Bytes_t), ("nominal_text", _charp)]
+
+
+class ClassifyOptions_t(_Versioned):
+    """vp_classify_options, version 1."""
+    _fields_ = [("version", ctypes.c_uint), ("assumed_context", Bytes_t)]
+
+
+class VerdictDetail_t(_Versioned):
+    """vp_verdict_detail, version 1 (an output)."""
+    _fields_ = [("version", ctypes.c_uint), ("verdict", _c_int), ("margin_known", _c_int),
+                ("margin", BytesDelta_t), ("condition", ctypes.c_char * 512),
+                ("evidence", ctypes.c_char * 200)]
+
+
+CLAIMS = ["other", "peak", "out_of_memory", "device_total"]
+SOURCES = ["", "measurement", "device_report", "documentation", "vendor_material", "catalog",
+           "order_request"]
+READINGS = ["", "device_used", "process_used", "torch_allocated_peak", "torch_reserved_peak"]
+EVIDENCE_USES = ["counted", "not_read", "out_of_scope", "dimensions", "incomplete", "phase",
+                 "other_version", "to_confirm"]

@@ -25,7 +25,9 @@ uint64_t vp__act_layer_bytes(const vp__act_shape *x, uint64_t s, uint64_t b, int
                             bool *ovf)
 {
     uint64_t t = x->tp ? x->tp : 1;
-    uint64_t nq = x->nq / t ? x->nq / t : 1, nkv = x->nkv / t ? x->nkv / t : 1, f = x->f / t;
+    uint64_t nq = vp__fdiv(x->nq, t), nkv = vp__fdiv(x->nkv, t), f = vp__fdiv(x->f, t);
+    nq = nq ? nq : 1;
+    nkv = nkv ? nkv : 1;
     uint64_t sb = mul_sat(s, b, ovf), sbh = mul_sat(sb, x->h, ovf);
     if (mode == 2)
         return mul_sat(2, sbh, ovf);
@@ -51,7 +53,7 @@ static void infer(vp__actres *o, const vp__actreq *r, bool *ovf)
     const vp__arch *a = r->f->a;
     uint64_t d = r->f->dtype_bytes;
     bool is_last = r->stage == r->pp - 1;
-    uint64_t h = a->hidden, f_tp = vp__div_ceil_u64(a->experts ? a->moe_inter : a->inter, r->tp);
+    uint64_t h = a->hidden, f_tp = vp__cdiv(a->experts ? a->moe_inter : a->inter, r->tp);
     uint64_t V = a->vocab;
     if (r->framework == VP_FRAMEWORK_VLLM) {
         /* vLLM profile_run(): a dummy forward of max_num_batched_tokens tokens and a dummy
@@ -86,7 +88,8 @@ static void infer(vp__actres *o, const vp__actreq *r, bool *ovf)
     uint64_t T = mul_sat(r->tokens, r->sequences, ovf);
     if (r->framework == VP_FRAMEWORK_LLAMACPP && T > 512)
         T = 512;
-    uint64_t nq = a->heads / r->tp, nkv = a->kv_heads / r->tp ? a->kv_heads / r->tp : 1;
+    uint64_t nq = vp__fdiv(a->heads, r->tp), nkv = vp__fdiv(a->kv_heads, r->tp);
+    nkv = nkv ? nkv : 1;
     uint64_t width = add_sat(mul_sat(2, h, ovf),
                              mul_sat(add_sat(mul_sat(2, nq, ovf), mul_sat(2, nkv, ovf), ovf),
                                      a->head_dim, ovf), ovf);

@@ -37,6 +37,36 @@ static inline uint64_t vp__add_sat(uint64_t a, uint64_t b, bool *ovf)
     return r;
 }
 
+/* Divisions by a layout's degree, a layer count or a block size: a shift when the divisor
+ * is a power of two (most are), which saves most of a component's time. Exact. */
+static inline int vp__ctz(uint64_t b)
+{
+#if defined(__GNUC__)
+    return __builtin_ctzll(b);
+#else
+    int k = 0;
+    while (!(b & 1)) {
+        b >>= 1;
+        k++;
+    }
+    return k;
+#endif
+}
+
+/* floor(a / b), b > 0 */
+static inline uint64_t vp__fdiv(uint64_t a, uint64_t b)
+{
+    return (b & (b - 1)) == 0 ? a >> vp__ctz(b) : a / b;
+}
+
+/* ceil(a / b), b > 0, without overflow */
+static inline uint64_t vp__cdiv(uint64_t a, uint64_t b)
+{
+    if ((b & (b - 1)) == 0)
+        return (a >> vp__ctz(b)) + ((a & (b - 1)) != 0);
+    return a / b + (a % b != 0);
+}
+
 /* Layers of pipeline stage s of pp, as vLLM splits them (the remainder to the stages before
  * the last one: vllm/distributed/utils.py get_pp_indices). */
 static inline void vp__stage_layers(uint64_t L, uint64_t pp, uint64_t s, uint64_t *first,
@@ -58,14 +88,23 @@ vp_status vp__options_read(void *local, size_t local_size, const void *caller,
 /* The init function of every options struct: zero, then the version. */
 vp_status vp__options_init(void *opts, const size_t *sizes, unsigned int current,
                            unsigned int version);
-/* VP_ELIMIT naming `what` when v > lim. */
-vp_status vp__check_limit(uint64_t v, uint64_t lim, const char *what, vp_error *err);
+/* VP_ELIMIT naming `what` when v > lim (the error out of line: the check stays cheap). */
+vp_status vp__limit_fail(uint64_t v, uint64_t lim, const char *what, vp_error *err);
+static inline vp_status vp__check_limit(uint64_t v, uint64_t lim, const char *what,
+                                        vp_error *err)
+{
+    return v <= lim ? VP_OK : vp__limit_fail(v, lim, what, err);
+}
 /* A layout of the options: 0 read as 1, each degree within its limit (VP_ELIMIT), the stage
  * below pp (VP_EMISUSE). dp may be NULL. */
 vp_status vp__layout_opts(uint64_t *tp, uint64_t *pp, uint64_t stage, uint64_t *dp,
                           vp_error *err);
 /* VP_EMISUSE when an enumeration's value is outside 0 .. max. */
-vp_status vp__enum_check(int v, int max, const char *what, vp_error *err);
+vp_status vp__enum_fail(int v, int max, const char *what, vp_error *err);
+static inline vp_status vp__enum_check(int v, int max, const char *what, vp_error *err)
+{
+    return v >= 0 && v <= max ? VP_OK : vp__enum_fail(v, max, what, err);
+}
 
 /* ---- a model and the format its weights are in (weights.c) ------------------------- */
 

@@ -49,6 +49,14 @@ static const char *const builtin_ids[] = {
     "cuda_context", "workspace", "allocator_slack", "comm_buffers", "export_transient"
 };
 #define ID_CODES ((int)(sizeof(builtin_ids) / sizeof(builtin_ids[0])))
+#define LEN(lit) (sizeof(lit) - 1)
+static const unsigned char builtin_len[] = {
+    0, LEN("weights"), LEN("quant_metadata"), LEN("unquantized_modules"), LEN("load_transient"),
+    LEN("kv_cache"), LEN("activations"), LEN("logits"), LEN("gradients"), LEN("optimizer_state"),
+    LEN("master_weights"), LEN("adapter"), LEN("cuda_context"), LEN("workspace"),
+    LEN("allocator_slack"), LEN("comm_buffers"), LEN("export_transient")
+};
+#undef LEN
 
 /* The moments of a training step (docs/estimate.md, "Moments"): a phase total is the
  * largest of its moments. */
@@ -105,6 +113,7 @@ struct vp_estimate {
 #define TASK_FULL VP_TASK_FULL
 
 #define PH(p) (1u << (p))
+#define ALL_PHASES ((1u << VP_PHASE_COUNT) - 1)
 #define PH_INFER (PH(VP_PHASE_LOAD) | PH(VP_PHASE_PREFILL) | PH(VP_PHASE_DECODE))
 #define PH_RUN (PH(VP_PHASE_PREFILL) | PH(VP_PHASE_DECODE))
 #define PH_TRAIN (PH(VP_PHASE_LOAD) | PH(VP_PHASE_FORWARD) | PH(VP_PHASE_BACKWARD) | \
@@ -237,9 +246,13 @@ static item *add_itemv(stage *s, int code, const char *id, uint64_t bytes, vp_ba
         s->cap = cap;
     }
     item *it = &s->items[s->n++];
-    if (id == NULL)
+    size_t idl;
+    if (id == NULL) {
         id = builtin_ids[code];
-    size_t idl = strlen(id);
+        idl = builtin_len[code];
+    } else {
+        idl = strlen(id);
+    }
     if (idl >= sizeof(it->id)) { /* cannot happen: ids are built-in names or reserve keys */
         s->n--;
         s->failed = true;
@@ -826,14 +839,30 @@ static bool stage_totals(stage *S, unsigned phases_used)
     bool ovf = false;
     memset(S->total, 0, sizeof(S->total));
     bool moments = false;
-    for (size_t i = 0; i < S->n && !moments; i++)
-        moments = S->items[i].moments != 0;
-    if (!moments) {
+    uint64_t all = 0;           /* every item's bytes: when it fits, every sum of them does */
+    for (size_t i = 0; i < S->n; i++) {
+        moments |= S->items[i].moments != 0;
+        all = add_sat(all, S->items[i].bytes, &ovf);
+    }
+    bool fits = !ovf;
+    ovf = false;
+    if (!moments && fits) {
+        /* per phase by the item's own counter, then the counters nest: allocated ⊂
+         * reserved ⊂ device used (no sum can wrap: `all` fits) */
         for (size_t i = 0; i < S->n; i++)
-            for (int p = 0; p < VP_PHASE_COUNT; p++)
-                if (S->items[i].phases & PH(p))
-                    for (int c = (int)S->items[i].counter; c <= VP_COUNTER_DEVICE; c++)
-                        S->total[p][c] = add_sat(S->total[p][c], S->items[i].bytes, &ovf);
+            for (unsigned ph = S->items[i].phases & ALL_PHASES; ph != 0; ph &= ph - 1)
+                S->total[vp__ctz(ph)][S->items[i].counter] += S->items[i].bytes;
+        for (int p = 0; p < VP_PHASE_COUNT; p++) {
+            S->total[p][VP_COUNTER_RESERVED] += S->total[p][VP_COUNTER_ALLOCATED];
+            S->total[p][VP_COUNTER_DEVICE] += S->total[p][VP_COUNTER_RESERVED];
+        }
+    } else if (!moments) {
+        for (size_t i = 0; i < S->n; i++) /* the phases an item is live in, bit by bit */
+            for (unsigned ph = S->items[i].phases & ALL_PHASES; ph != 0; ph &= ph - 1) {
+                int p = vp__ctz(ph);
+                for (int c = (int)S->items[i].counter; c <= VP_COUNTER_DEVICE; c++)
+                    S->total[p][c] = add_sat(S->total[p][c], S->items[i].bytes, &ovf);
+            }
     } else {
         /* training: a phase total is its largest moment; an item without moments is live
          * in every moment of its phases */
@@ -870,14 +899,25 @@ static bool stage_totals(stage *S, unsigned phases_used)
     /* built-in ids: one pass, summed per id code and phase (training stages repeat ids, one
      * item per moment) */
     uint64_t by_code[ID_CODES][VP_PHASE_COUNT];
-    memset(by_code, 0, sizeof(by_code));
-    for (size_t i = 0; i < S->n; i++)
-        if (S->items[i].code)
-            for (int p = 0; p < VP_PHASE_COUNT; p++)
-                if (S->items[i].phases & PH(p))
-                    by_code[S->items[i].code][p] = add_sat(by_code[S->items[i].code][p],
-                                                           S->items[i].bytes, &ovf);
-    for (int k = 1; k < ID_CODES; k++) {
+    uint32_t present = 0; /* the codes seen: only their rows are zeroed and read */
+    for (size_t i = 0; i < S->n; i++) {
+        unsigned k = S->items[i].code;
+        if (k == 0)
+            continue;
+        if (!(present & (UINT32_C(1) << k))) {
+            memset(by_code[k], 0, sizeof(by_code[k]));
+            present |= UINT32_C(1) << k;
+        }
+        for (unsigned ph = S->items[i].phases & ALL_PHASES; ph != 0; ph &= ph - 1) {
+            int p = vp__ctz(ph);
+            if (fits)
+                by_code[k][p] += S->items[i].bytes;
+            else
+                by_code[k][p] = add_sat(by_code[k][p], S->items[i].bytes, &ovf);
+        }
+    }
+    for (uint32_t left = present; left != 0; left &= left - 1) {
+        int k = vp__ctz(left);
         uint64_t mx = 0;
         for (int p = 0; p < VP_PHASE_COUNT; p++)
             mx = by_code[k][p] > mx ? by_code[k][p] : mx;
@@ -1255,7 +1295,12 @@ reserves:;
         const char *name = vp__wl_reserve_name(w, r), *text = vp__wl_reserve_text(w, r);
         uint64_t rb = vp__wl_reserve_bytes(w, r);
         char id[ID_SIZE];
-        snprintf(id, sizeof(id), "reserve:%s", name);
+        size_t nl = strlen(name); /* at most 63 bytes: a sheet key, a checked workload name */
+        if (nl > sizeof(id) - sizeof("reserve:"))
+            nl = sizeof(id) - sizeof("reserve:");
+        memcpy(id, "reserve:", 8);
+        memcpy(id + 8, name, nl);
+        id[8 + nl] = '\0';
         for (uint64_t s = 0; s < w->pp; s++) {
             stage *S = &e->st[s];
             for (size_t i = 0; i < S->n; i++)
@@ -1324,7 +1369,8 @@ vp_status vp_estimate_run(vp_estimate *e, const vp_sheet *s, vp_bytes capacity, 
     if (e == NULL || s == NULL)
         return VP_EMISUSE;
     vp__wl w;
-    vp_status st = vp__wl_from_sheet(&w, s, err);
+    vp__wl_text txt;
+    vp_status st = vp__wl_from_sheet(&w, &txt, s, err);
     if (st == VP_OK)
         st = compute(e, &w, capacity.b, false, err);
     if (st != VP_OK)
@@ -1353,7 +1399,8 @@ vp_status vp__estimate_changed(vp_estimate *e, const vp_sheet *s, vp_bytes capac
     if (e == NULL || s == NULL || c == NULL)
         return VP_EMISUSE;
     vp__wl w;
-    vp_status st = vp__wl_from_sheet(&w, s, err);
+    vp__wl_text txt;
+    vp_status st = vp__wl_from_sheet(&w, &txt, s, err);
     if (st != VP_OK)
         return st;
     if (c->context)
@@ -1702,7 +1749,8 @@ vp_status vp_fit(uint64_t *out, vp_estimate *scratch, const vp_sheet *s, vp_fit_
     if (out == NULL || scratch == NULL || s == NULL || capacity.b == 0)
         return VP_EMISUSE;
     vp__wl w;
-    vp_status st = vp__wl_from_sheet(&w, s, err);
+    vp__wl_text txt;
+    vp_status st = vp__wl_from_sheet(&w, &txt, s, err);
     if (st != VP_OK)
         return st;
     vp__where w0 = { s->source, 0, 0, 0, false };

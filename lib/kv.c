@@ -33,7 +33,7 @@ uint64_t vp__kv_per_layer(const vp__arch *a, uint64_t tp, uint64_t kv_bytes, boo
 {
     if (a->kv_lora_rank) /* MLA latent: replicated */
         return vp__mul_sat(vp__add_sat(a->kv_lora_rank, a->qk_rope, ovf), kv_bytes, ovf);
-    uint64_t heads = a->kv_heads / tp; /* fewer KV heads than GPUs: one replica each */
+    uint64_t heads = vp__fdiv(a->kv_heads, tp); /* fewer KV heads than GPUs: one replica each */
     if (heads == 0)
         heads = 1;
     return vp__mul_sat(vp__mul_sat(2, heads, ovf), vp__mul_sat(a->head_dim, kv_bytes, ovf), ovf);
@@ -42,7 +42,7 @@ uint64_t vp__kv_per_layer(const vp__arch *a, uint64_t tp, uint64_t kv_bytes, boo
 uint64_t vp__kv_stage_layers(const vp__arch *a, uint64_t nl, bool *ovf)
 {
     uint64_t L = a->layers;
-    return a->kv_layers == L ? nl : vp__add_sat(vp__mul_sat(a->kv_layers, nl, ovf), L / 2, ovf) / L;
+    return a->kv_layers == L ? nl : vp__fdiv(vp__add_sat(vp__mul_sat(a->kv_layers, nl, ovf), L / 2, ovf), L);
 }
 
 void vp__kv(vp__kvres *o, const vp__kvreq *r, bool *ovf)
@@ -54,10 +54,10 @@ void vp__kv(vp__kvres *o, const vp__kvreq *r, bool *ovf)
     o->per_layer = vp__kv_per_layer(a, r->tp, r->kv_bytes ? r->kv_bytes : r->f->dtype_bytes, ovf);
     uint64_t tokens = r->tokens;
     if (r->block) /* whole blocks */
-        tokens = vp__mul_sat(vp__div_ceil_u64(tokens, r->block), r->block, ovf);
+        tokens = vp__mul_sat(vp__cdiv(tokens, r->block), r->block, ovf);
     /* layers with an attention cache on this stage (hybrids: fewer than nl) */
     uint64_t kvl = vp__kv_stage_layers(a, nl, ovf);
-    uint64_t sliding = a->window ? vp__add_sat(vp__mul_sat(a->sliding_layers, nl, ovf), L - 1, ovf) / L
+    uint64_t sliding = a->window ? vp__fdiv(vp__add_sat(vp__mul_sat(a->sliding_layers, nl, ovf), L - 1, ovf), L)
                                  : 0;
     if (sliding > kvl)
         sliding = kvl;
@@ -68,7 +68,7 @@ void vp__kv(vp__kvres *o, const vp__kvreq *r, bool *ovf)
         uint64_t span = vp__add_sat(a->window - 1, r->chunk ? r->chunk : tokens, ovf);
         if (span > tokens)
             span = tokens;
-        win = vp__mul_sat(vp__div_ceil_u64(span, r->block) + 1, r->block, ovf);
+        win = vp__mul_sat(vp__cdiv(span, r->block) + 1, r->block, ovf);
         if (win > tokens)
             win = tokens;
     }
@@ -76,7 +76,7 @@ void vp__kv(vp__kvres *o, const vp__kvreq *r, bool *ovf)
                                    vp__mul_sat(vp__mul_sat(win, sliding, ovf), o->per_layer, ovf),
                                    ovf);
     /* hybrid (Mamba) layers: a constant state per sequence, whatever the context */
-    uint64_t ssm_l = a->ssm_layers ? vp__add_sat(vp__mul_sat(a->ssm_layers, nl, ovf), L / 2, ovf) / L
+    uint64_t ssm_l = a->ssm_layers ? vp__fdiv(vp__add_sat(vp__mul_sat(a->ssm_layers, nl, ovf), L / 2, ovf), L)
                                    : 0;
     uint64_t state = vp__mul_sat(vp__mul_sat(ssm_l, a->ssm_values, ovf), r->f->dtype_bytes, ovf);
     per_seq = vp__add_sat(per_seq, state, ovf);

@@ -38,11 +38,11 @@ int vp__recipe_resolve(vp__recipe *r, const vp__fmt *f, bool full, bool transfor
 uint64_t vp__trainable_share(uint64_t trainable, const vp__arch *a, uint64_t tp, uint64_t pp,
                              uint64_t stage, bool *ovf)
 {
-    uint64_t tr = vp__div_ceil_u64(trainable, tp * pp);
+    uint64_t tr = vp__cdiv(trainable, tp * pp);
     if (a && a->layers && pp > 1) {
         uint64_t first, nl;
         vp__stage_layers(a->layers, pp, stage, &first, &nl);
-        tr = mul_sat(vp__div_ceil_u64(trainable, tp), nl, ovf) / a->layers;
+        tr = vp__fdiv(mul_sat(vp__cdiv(trainable, tp), nl, ovf), a->layers);
     }
     return tr;
 }
@@ -74,7 +74,7 @@ void vp__optimizer(vp__optres *o, const vp__optreq *r, bool *ovf)
     memset(o, 0, sizeof(*o));
     uint64_t tr = vp__trainable_share(r->trainable, f->a, r->tp, r->pp, r->stage, ovf);
     o->share = tr;
-    o->gradients = vp__div_ceil_u64(mul_sat(tr, r->rc->gbytes, ovf), r->shard_grads);
+    o->gradients = vp__cdiv(mul_sat(tr, r->rc->gbytes, ovf), r->shard_grads);
     uint64_t s;
     if (r->optimizer == VP_OPTIMIZER_ADAFACTOR) {
         /* factored second moments: 4(R + C) per matrix, 4·n for vectors */
@@ -89,14 +89,14 @@ void vp__optimizer(vp__optres *o, const vp__optreq *r, bool *ovf)
             }
         else
             s = mul_sat(tr, 4, ovf) / 1000; /* no shapes: rows + cols ≪ rows × cols */
-        s = vp__div_ceil_u64(s, split);
+        s = vp__cdiv(s, split);
         o->estimated = !(m && m->has_lt) && !r->lora;
     } else {
         s = opt_state_bytes(r->optimizer, tr, r->rc->sbytes, ovf);
     }
-    o->states = vp__div_ceil_u64(s, r->shard_states);
+    o->states = vp__cdiv(s, r->shard_states);
     if (r->rc->master)
-        o->master = vp__div_ceil_u64(mul_sat(tr, 4, ovf), r->shard_states);
+        o->master = vp__cdiv(mul_sat(tr, 4, ovf), r->shard_states);
 }
 
 /* ---- LoRA ------------------------------------------------------------------------------ */

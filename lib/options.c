@@ -12,8 +12,8 @@ vp_status vp__options_read(void *local, size_t local_size, const void *caller,
                            const size_t *sizes, unsigned int current, const char *what,
                            vp_error *err)
 {
-    memset(local, 0, local_size);
     if (caller == NULL) {
+        memset(local, 0, local_size);
         memcpy(local, &current, sizeof(current));
         return VP_OK;
     }
@@ -22,7 +22,10 @@ vp_status vp__options_read(void *local, size_t local_size, const void *caller,
     if (v == 0 || v > current)
         return vp__error_set(err, VP_EVERSION, NULL, "%s version %u: this library knows 1 to %u",
                              what, v, current);
-    memcpy(local, caller, sizes[v] < local_size ? sizes[v] : local_size);
+    size_t n = sizes[v] < local_size ? sizes[v] : local_size;
+    memcpy(local, caller, n); /* the caller's version's bytes, never more */
+    if (n < local_size)
+        memset((char *)local + n, 0, local_size - n);
     return VP_OK;
 }
 
@@ -38,10 +41,8 @@ vp_status vp__options_init(void *opts, const size_t *sizes, unsigned int current
     return VP_OK;
 }
 
-vp_status vp__check_limit(uint64_t v, uint64_t lim, const char *what, vp_error *err)
+vp_status vp__limit_fail(uint64_t v, uint64_t lim, const char *what, vp_error *err)
 {
-    if (v <= lim)
-        return VP_OK;
     return vp__error_set(err, VP_ELIMIT, NULL, "%s = %llu is beyond the limit of %llu", what,
                          (unsigned long long)v, (unsigned long long)lim);
 }
@@ -67,10 +68,8 @@ vp_status vp__layout_opts(uint64_t *tp, uint64_t *pp, uint64_t stage, uint64_t *
     return VP_OK;
 }
 
-vp_status vp__enum_check(int v, int max, const char *what, vp_error *err)
+vp_status vp__enum_fail(int v, int max, const char *what, vp_error *err)
 {
-    if (v >= 0 && v <= max)
-        return VP_OK;
     return vp__error_set(err, VP_EMISUSE, NULL, "%s = %d is not one of its values (0 to %d)",
                          what, v, max);
 }

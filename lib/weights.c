@@ -160,15 +160,39 @@ bool vp__weights_sum(const vp__ltlist *l, const vp__qformat *q, uint64_t dtype_b
                         uint64_t tp, uint64_t layers[4], uint64_t first[4], uint64_t last[4],
                         uint64_t *params, uint64_t *active)
 {
-    bool experts = has_experts(l);
+    uint64_t acc[3][3] = { { 0, 0, 0 }, { 0, 0, 0 }, { 0, 0, 0 } };
     for (int r = 0; r < 4; r++)
         layers[r] = first[r] = last[r] = 0;
-    *params = *active = 0;
+    if (q->method == VP__Q_NONE && params == NULL) {
+        /* every module in dtype_bytes-byte values: the common case, kept short */
+        for (int i = 0; i < l->n; i++) {
+            const vp__ltensor *t = &l->t[i];
+            uint64_t v;
+            if (vp__mul_u64(&v, t->rows, t->cols) || vp__mul_u64(&v, v, t->count) ||
+                vp__mul_u64(&v, v, dtype_bytes))
+                return false;
+            if (tp > 1 && tp_split(t->kind) && v)
+                v = vp__cdiv(v, tp);
+            int cat = t->per_layer ? 0 : (t->kind == VP__K_EMBED || t->kind == VP__K_POS) ? 1 : 2;
+            if (vp__add_u64(&acc[cat][VP_ROLE_PAYLOAD], acc[cat][VP_ROLE_PAYLOAD], v))
+                return false;
+        }
+        layers[VP_ROLE_PAYLOAD] = acc[0][VP_ROLE_PAYLOAD];
+        first[VP_ROLE_PAYLOAD] = acc[1][VP_ROLE_PAYLOAD];
+        last[VP_ROLE_PAYLOAD] = acc[2][VP_ROLE_PAYLOAD];
+        return true;
+    }
+    bool experts = q->method == VP__Q_MXFP4 && has_experts(l); /* only MXFP4 asks */
+    /* params and active may be NULL: the counts do not depend on the format or the layout,
+     * and were checked when the model was read */
+    if (params != NULL)
+        *params = *active = 0;
     for (int i = 0; i < l->n; i++) {
         const vp__ltensor *t = &l->t[i];
         uint64_t pay = 0, meta = 0, plain = 0;
         int r;
-        if (!mac3(params, t->rows, t->cols, t->count) || !mac3(active, t->rows, t->cols, t->active))
+        if (params != NULL &&
+            (!mac3(params, t->rows, t->cols, t->count) || !mac3(active, t->rows, t->cols, t->active)))
             return false;
         if (quantized(q, t, experts)) {
             if (!quant_bytes(q, t, &pay, &meta) || vp__mul_u64(&pay, pay, t->count) ||
@@ -179,17 +203,22 @@ bool vp__weights_sum(const vp__ltlist *l, const vp__qformat *q, uint64_t dtype_b
             return false;
         }
         if (tp > 1 && tp_split(t->kind)) {
-            pay = vp__div_ceil_u64(pay, tp);
-            meta = vp__div_ceil_u64(meta, tp);
-            plain = vp__div_ceil_u64(plain, tp);
+            pay = pay ? vp__cdiv(pay, tp) : 0;
+            meta = meta ? vp__cdiv(meta, tp) : 0;
+            plain = plain ? vp__cdiv(plain, tp) : 0;
         }
-        uint64_t *dst = t->per_layer ? layers
-                        : (t->kind == VP__K_EMBED || t->kind == VP__K_POS) ? first : last;
+        /* summed in locals (the outputs may alias nothing, but the compiler cannot know) */
+        int cat = t->per_layer ? 0 : (t->kind == VP__K_EMBED || t->kind == VP__K_POS) ? 1 : 2;
         r = q->method == VP__Q_NONE ? VP_ROLE_PAYLOAD : VP_ROLE_UNQUANTIZED;
-        if (vp__add_u64(&dst[VP_ROLE_PAYLOAD], dst[VP_ROLE_PAYLOAD], pay) ||
-            vp__add_u64(&dst[VP_ROLE_QUANT_METADATA], dst[VP_ROLE_QUANT_METADATA], meta) ||
-            vp__add_u64(&dst[r], dst[r], plain))
+        if (vp__add_u64(&acc[cat][VP_ROLE_PAYLOAD], acc[cat][VP_ROLE_PAYLOAD], pay) ||
+            vp__add_u64(&acc[cat][VP_ROLE_QUANT_METADATA], acc[cat][VP_ROLE_QUANT_METADATA], meta) ||
+            vp__add_u64(&acc[cat][r], acc[cat][r], plain))
             return false;
+    }
+    for (int k = 0; k < 3; k++) {
+        layers[k] = acc[0][k];
+        first[k] = acc[1][k];
+        last[k] = acc[2][k];
     }
     return true;
 }
@@ -201,8 +230,7 @@ vp_status vp__model_weights(const vp_model *m, const vp__qformat *fmt, uint64_t 
         return VP_ENOTFOUND;
     const vp__qformat *q = fmt != NULL ? fmt : &m->q;
     uint64_t dtype = q->dtype_bytes ? q->dtype_bytes : m->arch.dtype_bytes;
-    uint64_t params, active;
-    return vp__weights_sum(&m->lt, q, dtype, tp ? tp : 1, layers, first, last, &params, &active)
+    return vp__weights_sum(&m->lt, q, dtype, tp ? tp : 1, layers, first, last, NULL, NULL)
                ? VP_OK
                : VP_EOVERFLOW;
 }
@@ -216,26 +244,28 @@ vp_status vp__qformat_parse(vp__qformat *out, const char *text)
     memset(&q, 0, sizeof(q));
     unsigned bits = 0, group = 0;
     char tail;
-    if (strcmp(text, "fp32") == 0 || strcmp(text, "float32") == 0)
+    /* the first character first: most texts are decided without a string comparison */
+#define EQ(lit) (text[0] == (lit)[0] && strcmp(text, (lit)) == 0)
+    if (EQ("fp32") || EQ("float32"))
         q.dtype_bytes = 4;
-    else if (strcmp(text, "bf16") == 0 || strcmp(text, "fp16") == 0 ||
-             strcmp(text, "bfloat16") == 0 || strcmp(text, "float16") == 0)
+    else if (EQ("bf16") || EQ("fp16") ||
+             EQ("bfloat16") || EQ("float16"))
         q.dtype_bytes = 2;
-    else if (strcmp(text, "fp8") == 0 || strcmp(text, "int8") == 0 ||
-             strcmp(text, "w8a8") == 0) {
+    else if (EQ("fp8") || EQ("int8") ||
+             EQ("w8a8")) {
         q.method = VP__Q_FP8;
         q.per_channel = true;
-    } else if (strcmp(text, "fp8-block128") == 0) {
+    } else if (EQ("fp8-block128")) {
         q.method = VP__Q_FP8;
         q.block_rows = q.block_cols = 128;
-    } else if (strcmp(text, "nf4") == 0 || strcmp(text, "fp4") == 0) {
+    } else if (EQ("nf4") || EQ("fp4")) {
         q.method = VP__Q_BNB4;
-    } else if (strcmp(text, "nf4-dq") == 0 || strcmp(text, "fp4-dq") == 0) {
+    } else if (EQ("nf4-dq") || EQ("fp4-dq")) {
         q.method = VP__Q_BNB4;
         q.double_quant = true;
-    } else if (strcmp(text, "int8-bnb") == 0) {
+    } else if (EQ("int8-bnb")) {
         q.method = VP__Q_BNB8;
-    } else if (strcmp(text, "mxfp4") == 0) {
+    } else if (EQ("mxfp4")) {
         q.method = VP__Q_MXFP4;
     } else if (sscanf(text, "gptq-int%u-g%u%c", &bits, &group, &tail) == 2 && bits >= 2 &&
                bits <= 8 && group >= 1 && group <= 4096) {
@@ -250,9 +280,14 @@ vp_status vp__qformat_parse(vp__qformat *out, const char *text)
     } else {
         return VP_EUNSUPPORTED;
     }
-    snprintf(q.name, sizeof(q.name), "%s", text);
+    size_t nl = strlen(text); /* cut as snprintf cuts (the sheet's formats are short) */
+    if (nl >= sizeof(q.name))
+        nl = sizeof(q.name) - 1;
+    memcpy(q.name, text, nl);
+    q.name[nl] = '\0';
     *out = q;
     return VP_OK;
+#undef EQ
 }
 
 
@@ -261,17 +296,20 @@ vp_status vp__qformat_parse(vp__qformat *out, const char *text)
 void vp__fmt_init(vp__fmt *f, const vp_model *m, const vp__qformat *named, bool gguf,
                   uint64_t parameters)
 {
-    memset(f, 0, sizeof(*f));
     f->m = m;
     f->a = m && m->has_arch ? &m->arch : NULL;
     f->named = named != NULL;
     f->gguf = gguf;
+    f->has_q = false;
     if (named != NULL) {
         f->q = *named;
         f->has_q = true;
     } else if (m && m->has_lt) {
         f->q = m->q;
         f->has_q = true;
+    } else {
+        f->q.method = VP__Q_NONE; /* never read without has_q */
+        f->q.dtype_bytes = 0;
     }
     f->quantized = f->has_q && f->q.method != VP__Q_NONE;
     f->by_layer = m && m->has_lt && !gguf;
@@ -393,13 +431,13 @@ vp_status vp__weights_sums(vp__wsums *s, const vp__fmt *f, uint64_t tp, uint64_t
                      m->format == VP_FORMAT_SAFETENSORS_INDEX) && m->n_tensors > 0) {
         /* a checkpoint's stored bytes by role, divided evenly over the GPUs */
         for (int r = 0; r < 3; r++)
-            s->wl[r] = vp__div_ceil_u64(m->role_bytes[r], tp);
+            s->wl[r] = vp__cdiv(m->role_bytes[r], tp);
         s->kind = VP__W_CHECKPOINT;
     } else if (f->params && f->has_q) {
         uint64_t nominal;
         bool known;
         vp__weights_nominal(f, &nominal, &known, ovf);
-        s->wl[VP_ROLE_PAYLOAD] = vp__div_ceil_u64(nominal, tp * pp);
+        s->wl[VP_ROLE_PAYLOAD] = vp__cdiv(nominal, tp * pp);
         s->kind = VP__W_NOMINAL;
     } else {
         s->needs = f->params ? "workload.weights (the weight format)"
@@ -421,18 +459,38 @@ void vp__weights_stage(vp__wres *o, const vp__wsums *s, const vp__fmt *f, uint64
 {
     uint64_t L = f->L, first_layer = 0, nl = L;
     memset(o, 0, sizeof(*o));
-    if (f->a != NULL)
+    if (pp == 1 && shards <= 1) {
+        /* one stage holds every module: the sums themselves */
+        for (int r = 0; r < 3; r++) {
+            uint64_t ends = vp__add_sat(s->wf[r], s->wlast[r], ovf);
+            if (s->kind == VP__W_LAYERS && L)
+                (void)vp__mul_sat(s->wl[r], L, ovf); /* as the general case checks it */
+            o->root = vp__add_sat(o->root, ends, ovf);
+            o->role[r] = vp__add_sat(s->wl[r], ends, ovf);
+        }
+        if (rotary) {
+            o->rotary = vp__rotary_bytes(f, ovf);
+            o->role[VP_ROLE_PAYLOAD] = vp__add_sat(o->role[VP_ROLE_PAYLOAD], o->rotary, ovf);
+        }
+        return;
+    }
+    if (f->a != NULL && pp > 1)
         vp__stage_layers(L, pp, stage, &first_layer, &nl);
     bool is_first = stage == 0, is_last = stage == pp - 1;
     bool by_layer = s->kind == VP__W_LAYERS;
     for (int r = 0; r < 3; r++) {
-        uint64_t layer_part = by_layer && L ? vp__mul_sat(s->wl[r], nl, ovf) / L : s->wl[r];
+        uint64_t layer_part = s->wl[r];
+        if (by_layer && L) { /* the stage's share of the layers (all of them: no division) */
+            uint64_t prod = vp__mul_sat(s->wl[r], nl, ovf);
+            layer_part = nl == L ? s->wl[r] : vp__fdiv(prod, L);
+        }
         uint64_t ends = vp__add_sat(is_first ? s->wf[r] : 0, is_last ? s->wlast[r] : 0, ovf);
         o->root = vp__add_sat(o->root, ends, ovf);
-        if (L)
-            o->unit = vp__add_sat(o->unit, vp__div_ceil_u64(by_layer ? s->wl[r] : layer_part, L),
+        if (L && shards > 1) /* the gathered units of ZeRO-3 / FSDP */
+            o->unit = vp__add_sat(o->unit, vp__cdiv(by_layer ? s->wl[r] : layer_part, L),
                                   ovf);
-        o->role[r] = vp__div_ceil_u64(vp__add_sat(layer_part, ends, ovf), shards ? shards : 1);
+        uint64_t sum = vp__add_sat(layer_part, ends, ovf);
+        o->role[r] = shards > 1 ? vp__cdiv(sum, shards) : sum;
     }
     if (rotary) {
         o->rotary = vp__rotary_bytes(f, ovf);

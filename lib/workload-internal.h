@@ -36,8 +36,7 @@ typedef struct vp__wl {
     const char *od_name, *uq_name;
     int ce, exp;                /* vp_cross_entropy, vp_export */
     size_t n_targets;           /* 0: PEFT's default */
-    const char *targets[VP__LIM_TARGETS];
-    char target_buf[VP__LIM_TARGETS][VP__TARGET_SIZE];
+    const char *const *targets;
     /* what the workload states (the assumptions name the rest) */
     bool framework_set, weights_set, kv_stated, concurrency_set, microbatch_set,
          optimizer_set, checkpointing_set, gpus_set, util_set, master_set;
@@ -67,8 +66,15 @@ static inline const char *vp__wl_reserve_text(const vp__wl *w, size_t r)
     return w->rsec ? w->rsec->e[r].text : NULL;
 }
 
-/* The sheet's workload (VP_ELIMIT, VP_EINVALID for a layout beyond the limits). */
-vp_status vp__wl_from_sheet(vp__wl *w, const vp_sheet *s, vp_error *err);
+/* Storage for what a sheet's text gives the workload (its LoRA targets). */
+typedef struct {
+    const char *targets[VP__LIM_TARGETS];
+    char buf[VP__LIM_TARGETS][VP__TARGET_SIZE];
+} vp__wl_text;
+
+/* The sheet's workload (VP_ELIMIT, VP_EINVALID for a layout beyond the limits); w points
+ * into *txt and the sheet. */
+vp_status vp__wl_from_sheet(vp__wl *w, vp__wl_text *txt, const vp_sheet *s, vp_error *err);
 /* A caller's workload: every field checked against the limits of internal.h. */
 vp_status vp__wl_from_workload(vp__wl *w, const vp_model *m, const vp_workload *in,
                                vp_error *err);

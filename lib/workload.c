@@ -50,7 +50,7 @@ static void defaults(vp__wl *w)
 
 /* lora_targets as the sheet holds it, the canonical text ["a", "b"]: quotes never occur
  * inside module names; at most 64 targets of at most 47 bytes are read. */
-static void read_targets(vp__wl *w, const vp__entry *tg)
+static void read_targets(vp__wl *w, vp__wl_text *txt, const vp__entry *tg)
 {
     const char *p = tg->text;
     size_t nt = 0;
@@ -63,13 +63,14 @@ static void read_targets(vp__wl *w, const vp__entry *tg)
             break;
         size_t k = (size_t)(r - q - 1) < VP__LIM_TARGET_NAME ? (size_t)(r - q - 1)
                                                               : VP__LIM_TARGET_NAME;
-        memcpy(w->target_buf[nt], q + 1, k);
-        w->target_buf[nt][k] = '\0';
-        w->targets[nt] = w->target_buf[nt];
+        memcpy(txt->buf[nt], q + 1, k);
+        txt->buf[nt][k] = '\0';
+        txt->targets[nt] = txt->buf[nt];
         nt++;
         p = r + 1;
     }
     w->n_targets = nt;
+    w->targets = txt->targets;
     w->e_targets = tg;
 }
 
@@ -79,7 +80,7 @@ static uint64_t dtype_text_bytes(const char *s)
 }
 
 /* One pass over the [workload] table (keys are unique). */
-static void read_workload_table(vp__wl *w, const vp__section *ws)
+static void read_workload_table(vp__wl *w, vp__wl_text *txt, const vp__section *ws)
 {
     for (size_t i = 0; ws != NULL && i < ws->n; i++) {
         const vp__entry *v = &ws->e[i];
@@ -143,7 +144,7 @@ static void read_workload_table(vp__wl *w, const vp__section *ws)
         } else if (strcmp(k, "grad_accumulation") == 0) {
             w->grad_accum = v->u;
         } else if (strcmp(k, "lora_targets") == 0) {
-            read_targets(w, v);
+            read_targets(w, txt, v);
         } else if (strcmp(k, "optimizer_dtype") == 0) {
             w->od_bytes = dtype_text_bytes(v->str);
             w->od_name = v->str;
@@ -163,12 +164,12 @@ static void read_workload_table(vp__wl *w, const vp__section *ws)
     }
 }
 
-vp_status vp__wl_from_sheet(vp__wl *w, const vp_sheet *s, vp_error *err)
+vp_status vp__wl_from_sheet(vp__wl *w, vp__wl_text *txt, const vp_sheet *s, vp_error *err)
 {
     defaults(w);
     w->source = s->source;
     w->model = s->model;
-    read_workload_table(w, vp__sheet_section(s, "workload", 0));
+    read_workload_table(w, txt, vp__sheet_section(s, "workload", 0));
     const vp__entry *t = NULL, *p = NULL, *g = NULL, *sh = NULL;
     const vp__section *ls = vp__sheet_section(s, "layout", 0);
     for (size_t i = 0; ls != NULL && i < ls->n; i++) {
@@ -303,9 +304,9 @@ vp_status vp__wl_from_workload(vp__wl *w, const vp_model *m, const vp_workload *
             return vp__error_set(err, n ? VP_ELIMIT : VP_EINVALID, NULL, "LoRA target %zu: %zu "
                                  "bytes (1 to %llu)", i, n,
                                  (unsigned long long)VP__LIM_TARGET_NAME);
-        w->targets[i] = t;
     }
     w->n_targets = o.n_lora_targets;
+    w->targets = o.lora_targets;
     if (o.weights != NULL) {
         w->weights_set = true;
         snprintf(w->weights_text, sizeof(w->weights_text), "%.39s", o.weights);

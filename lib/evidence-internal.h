@@ -76,6 +76,7 @@ void vp__run_scope(vp__run *r, const vp_evidence *ev, const vp__req *rq);
 typedef struct {
     uint64_t peak;
     bool peak_in, oom, torch;
+    bool quiet;               /* the verdict alone: no text (nor the uses texts decide) */
     char peak_ev[160], oom_ev[200], version_cond[200], not_counted[360];
     size_t nc;
 } vp__runs_verdict;
@@ -97,13 +98,15 @@ typedef struct {
 } vp__run_iter;
 
 /* The runs on the offer, on its card, and failures on cards with no less memory, read up to
- * the first that decides. software: the offer's (NULL: none stated; must parse). */
+ * the first that decides. o[no]: the offer's software (offer_states: it states some).
+ * quiet: the verdict alone (its texts, and which runs that cannot count are read, differ). */
 void vp__runs_decide(vp__runs_verdict *v, const vp__run_iter *it, const vp_card *ocard,
-                     const char *software);
+                     const vp__vcomp *o, int no, bool offer_states, bool quiet);
 
 /* ---- the verdict ------------------------------------------------------------------------- */
 
 typedef struct {
+    bool quiet;               /* the verdict and margin alone: no text */
     uint64_t total;           /* the offer's device-reported total; 0: none */
     const char *total_ev;     /* its label */
     const char *hint;         /* the documented total of its card model, or "" */

@@ -124,7 +124,16 @@ bool vp__is_run(const vp_evidence *ev)
 
 /* Does the run count for the requirement at all (model, revision, task, format, dimensions,
  * phase, counter)? Independent of the offer; the offer adds its card and software. */
+static void run_scope(vp__run *r, const vp_evidence *ev, const vp__req *rq, bool versions);
+
 void vp__run_scope(vp__run *r, const vp_evidence *ev, const vp__req *rq)
+{
+    run_scope(r, ev, rq, true);
+}
+
+/* versions: parse the run's software (only a run that counts is compared with the offer's;
+ * ordering a card's runs needs their kind and what they prove alone). */
+static void run_scope(vp__run *r, const vp_evidence *ev, const vp__req *rq, bool versions)
 {
     r->kind = VP__RUN_NO;
     r->use = VP_EVIDENCE_COUNTED;
@@ -140,7 +149,7 @@ void vp__run_scope(vp__run *r, const vp_evidence *ev, const vp__req *rq)
         r->n_ver = -1;
         NO(VP_EVIDENCE_OUT_OF_SCOPE, "it states no scope (model, task, format, dimensions)");
     }
-    r->n_ver = ev->software ? vp__version_parse(ev->software, r->ver, &bad) : -1;
+    r->n_ver = -1; /* parsed below for a run that may count */
     if (ev->truncated)
         NO(VP_EVIDENCE_OUT_OF_SCOPE, "the run was truncated: it validates nothing");
     /* the requirement must say what it is to be compared with */
@@ -171,6 +180,8 @@ void vp__run_scope(vp__run *r, const vp_evidence *ev, const vp__req *rq)
                ev->sequences ? "" : "(not stated) ", (unsigned long long)ev->sequences,
                ev->sequences ? ", more than the sheet's" : "");
         r->kind = VP__RUN_OOM;
+        if (versions && ev->software)
+            r->n_ver = vp__version_parse(ev->software, r->ver, &bad);
         return;
     }
     if (need_c && (!ev->context || ev->context < need_c))
@@ -222,6 +233,8 @@ void vp__run_scope(vp__run *r, const vp_evidence *ev, const vp__req *rq)
         r->torch = true;
     }
     r->kind = VP__RUN_PEAK;
+    if (versions && ev->software)
+        r->n_ver = vp__version_parse(ev->software, r->ver, &bad);
 #undef NO
 }
 
@@ -279,7 +292,8 @@ static uint64_t card_bytes(const vp_card *c)
 /* The catalog index of a card (the catalog is small and constant). */
 static size_t card_index(const vp_card *c)
 {
-    for (size_t i = 0; c != NULL && i < vp_card_count(); i++)
+    size_t n = vp_card_count();
+    for (size_t i = 0; c != NULL && i < n; i++)
         if (vp_card_at(i) == c)
             return i;
     return SIZE_MAX;
@@ -301,7 +315,7 @@ static int consider(vp__runs_verdict *v, const vp__run *ev, const char *label, b
     if (ev->kind == VP__RUN_NO) {
         if (!(here || rcard == ocard)) /* runs of other cards are not this offer's business */
             return VP_EVIDENCE_NOT_READ;
-        if (v->nc < sizeof(v->not_counted))
+        if (!v->quiet && v->nc < sizeof(v->not_counted))
             v->nc += (size_t)snprintf(v->not_counted + v->nc, sizeof(v->not_counted) - v->nc,
                                       "%s%.60s does not count: %.120s", v->nc ? "; " : "",
                                       label, ev->why);
@@ -317,6 +331,8 @@ static int consider(vp__runs_verdict *v, const vp__run *ev, const char *label, b
     }
     /* the text of a reason is written only while there is room to show it */
     int vf = run_version(ev, os->o, os->no, os->offer_states, here, NULL, 0);
+    if (vf != 0 && v->quiet)
+        return vf == 1 ? VP_EVIDENCE_TO_CONFIRM : VP_EVIDENCE_OTHER_VERSION;
     if (vf != 0) {
         bool room = v->nc + 1 < sizeof(v->not_counted) || (vf == 1 && !v->version_cond[0]);
         if (!room)
@@ -333,7 +349,7 @@ static int consider(vp__runs_verdict *v, const vp__run *ev, const char *label, b
         return vf == 1 ? VP_EVIDENCE_TO_CONFIRM : VP_EVIDENCE_OTHER_VERSION;
     }
     if (ev->kind == VP__RUN_OOM) {
-        if (!v->oom)
+        if (!v->oom && !v->quiet)
             snprintf(v->oom_ev, sizeof(v->oom_ev), "%.100s: out of memory%s%.20s%s%.30s",
                      label, ev->phase ? " in " : "", ev->phase ? ev->phase : "",
                      rcard ? " on " : "", rcard ? vp_card_name(rcard) : "");
@@ -342,7 +358,9 @@ static int consider(vp__runs_verdict *v, const vp__run *ev, const char *label, b
         v->peak = ev->covered;
         v->peak_in = true;
         v->torch = ev->torch;
-        if (ev->counter != NULL)
+        if (v->quiet)
+            ;
+        else if (ev->counter != NULL)
             snprintf(v->peak_ev, sizeof(v->peak_ev), "%.60s (%.24s%s)", label, ev->counter,
                      ev->torch ? " + the estimate's context and non-torch items" : "");
         else
@@ -369,24 +387,22 @@ static int consider_at(vp__runs_verdict *v, const vp__run_iter *it, size_t r, co
 }
 
 void vp__runs_decide(vp__runs_verdict *v, const vp__run_iter *it, const vp_card *ocard,
-                     const char *software)
+                     const vp__vcomp *o, int no, bool offer_states, bool quiet)
 {
-    vp__vcomp o[VP__MAX_VCOMP];
-    size_t bad;
     memset(v, 0, sizeof(*v));
-    int no = software ? vp__version_parse(software, o, &bad) : 0;
-    if (no < 0)
-        no = 0; /* checked by the caller */
-    offer_sw os = { o, no, software != NULL, ocard };
+    v->quiet = quiet;
+    offer_sw os = { o, no, offer_states, ocard };
     for (size_t r = it->own(it->ctx, SIZE_MAX); r != SIZE_MAX; r = it->own(it->ctx, r))
         consider_at(v, it, r, &os, NULL, NULL);
     if (ocard == NULL || v->oom)
         return;
-    size_t own = card_index(ocard);
-    for (size_t c = 0; c < vp_card_count(); c++) { /* failures on cards with no less memory */
-        if (c != own && card_bytes(vp_card_at(c)) < card_bytes(ocard))
+    size_t own = card_index(ocard), nc = vp_card_count();
+    uint64_t obytes = card_bytes(ocard);
+    for (size_t c = 0; c < nc; c++) { /* failures on cards with no less memory */
+        size_t first = it->card(it->ctx, c, SIZE_MAX);
+        if (first == SIZE_MAX || (c != own && card_bytes(vp_card_at(c)) < obytes))
             continue;
-        for (size_t r = it->card(it->ctx, c, SIZE_MAX); r != SIZE_MAX; r = it->card(it->ctx, c, r)) {
+        for (size_t r = first; r != SIZE_MAX; r = it->card(it->ctx, c, r)) {
             const char *label;
             bool here;
             const vp_card *rcard;
@@ -425,10 +441,26 @@ void vp__memory_verdict(vp__mem_out *out, const vp__mem_in *in, const vp__runs_v
     char captxt[32], gentxt[32], needtxt[32];
     uint64_t need = rq->need, total = in->total;
     const char *total_ev = in->total_ev ? in->total_ev : "";
-    gib_text(needtxt, sizeof(needtxt), need);
     out->margin_known = false;
     out->margin = 0;
     out->evidence[0] = '\0';
+    out->condition[0] = '\0';
+    if (in->quiet) { /* the same decisions, without a word */
+        if (rv->oom) {
+            out->verdict = VP_VERDICT_EXCLUDED;
+        } else if (total && rv->peak_in) {
+            out->verdict = rv->peak <= total ? VP_VERDICT_FIT : VP_VERDICT_EXCLUDED;
+            out->margin_known = rv->peak <= total;
+            out->margin = out->margin_known ? (int64_t)total - (int64_t)rv->peak : 0;
+        } else if ((total && need > total) ||
+                   (!total && in->nominal_text && need > vp__generous(in->nominal, in->nominal_text))) {
+            out->verdict = VP_VERDICT_EXCLUDED;
+        } else {
+            out->verdict = VP_VERDICT_TO_CONFIRM;
+        }
+        return;
+    }
+    gib_text(needtxt, sizeof(needtxt), need);
 #define SAY(v, ev, ...) do { out->verdict = (v);                                             \
                              snprintf(out->evidence, sizeof(out->evidence), "%s", (ev));     \
                              snprintf(out->condition, sizeof(out->condition), __VA_ARGS__); \
@@ -520,24 +552,36 @@ typedef struct {
     size_t n, stride;
     const vp__req *rq;
     vp_evidence_use *uses;
+    uint64_t cards;           /* catalog indices of the cards runs name (bit i: card i) */
+    bool all_cards;           /* a catalog too large for the mask: every card is looked at */
     vp__run scratch;          /* the run handed out by flat_run() */
     char label[32];
 } flat;
 
-/* Item i as a current-version struct (the caller's version's bytes, the rest zero). */
+/* Item i as a current-version struct (the caller's version's bytes, the rest zero): the
+ * caller's own when it is of this version, else a copy in *buf. */
+static const vp_evidence *flat_at(const flat *f, size_t i, vp_evidence *buf)
+{
+    if (f->stride == sizeof(*buf))
+        return (const vp_evidence *)(const void *)(f->base + i * f->stride);
+    memset(buf, 0, sizeof(*buf));
+    memcpy(buf, f->base + i * f->stride, f->stride < sizeof(*buf) ? f->stride : sizeof(*buf));
+    return buf;
+}
+
 static void flat_item(const flat *f, size_t i, vp_evidence *out)
 {
-    memset(out, 0, sizeof(*out));
-    memcpy(out, f->base + i * f->stride, f->stride < sizeof(*out) ? f->stride : sizeof(*out));
+    vp_evidence buf;
+    *out = *flat_at(f, i, &buf);
 }
 
 static size_t flat_own(void *ctx, size_t cur)
 {
     const flat *f = ctx;
-    vp_evidence ev;
+    vp_evidence buf;
     for (size_t i = cur == SIZE_MAX ? 0 : cur + 1; i < f->n; i++) {
-        flat_item(f, i, &ev);
-        if (vp__is_run(&ev) && ev.on_offer)
+        const vp_evidence *ev = flat_at(f, i, &buf);
+        if (vp__is_run(ev) && ev->on_offer)
             return i;
     }
     return SIZE_MAX;
@@ -562,14 +606,15 @@ static bool key_before(int ra, uint64_t ca, size_t ia, int rb, uint64_t cb, size
 static size_t flat_card(void *ctx, size_t c, size_t cur)
 {
     const flat *f = ctx;
+    if (!f->all_cards && (c >= 64 || !(f->cards & (UINT64_C(1) << c))))
+        return SIZE_MAX; /* no run names this card */
     const vp_card *card = vp_card_at(c);
-    vp_evidence ev;
+    vp_evidence buf;
     vp__run r;
     int rc = -1;
     uint64_t cc = 0;
     if (cur != SIZE_MAX) {
-        flat_item(f, cur, &ev);
-        vp__run_scope(&r, &ev, f->rq);
+        run_scope(&r, flat_at(f, cur, &buf), f->rq, false);
         rc = rank_of(&r);
         cc = r.covered;
     }
@@ -577,10 +622,10 @@ static size_t flat_card(void *ctx, size_t c, size_t cur)
     int br = 0;
     uint64_t bc = 0;
     for (size_t i = 0; i < f->n; i++) {
-        flat_item(f, i, &ev);
-        if (!vp__is_run(&ev) || ev.card != card)
+        const vp_evidence *ev = flat_at(f, i, &buf);
+        if (!vp__is_run(ev) || ev->card != card)
             continue;
-        vp__run_scope(&r, &ev, f->rq);
+        run_scope(&r, ev, f->rq, false);
         int ri = rank_of(&r);
         if (cur != SIZE_MAX && !key_before(rc, cc, cur, ri, r.covered, i))
             continue; /* not after the cursor */
@@ -597,17 +642,27 @@ static const vp__run *flat_run(void *ctx, size_t r, const char **label, bool *he
                                const vp_card **card)
 {
     flat *f = ctx;
-    vp_evidence ev;
-    flat_item(f, r, &ev);
-    vp__run_scope(&f->scratch, &ev, f->rq);
-    if (ev.label != NULL) {
-        *label = ev.label;
-    } else {
-        snprintf(f->label, sizeof(f->label), "evidence %zu", r);
+    vp_evidence buf;
+    const vp_evidence *ev = flat_at(f, r, &buf);
+    vp__run_scope(&f->scratch, ev, f->rq);
+    if (ev->label != NULL) {
+        *label = ev->label;
+    } else { /* "evidence <r>", without stdio */
+        char dig[24];
+        int k = 0;
+        size_t v = r;
+        do
+            dig[k++] = (char)('0' + v % 10);
+        while ((v /= 10) != 0);
+        memcpy(f->label, "evidence ", 9);
+        int n = 9;
+        while (k > 0)
+            f->label[n++] = dig[--k];
+        f->label[n] = '\0';
         *label = f->label;
     }
-    *here = ev.on_offer != 0;
-    *card = ev.card;
+    *here = ev->on_offer != 0;
+    *card = ev->card;
     return &f->scratch;
 }
 
@@ -697,6 +752,13 @@ vp_status vp_classify_evidence(vp_verdict *verdict, vp_verdict_detail *detail,
                                  "GPU: %llu B", i, (unsigned long long)ev.value.b);
         if (uses != NULL)
             uses[i] = VP_EVIDENCE_NOT_READ;
+        if (vp__is_run(&ev) && ev.card != NULL) {
+            size_t ci = card_index(ev.card);
+            if (ci < 64)
+                f.cards |= UINT64_C(1) << ci;
+            else
+                f.all_cards = true;
+        }
         if (ev.claim != VP_CLAIM_DEVICE_TOTAL)
             continue;
         if (ev.on_offer && ev.has_value && (ev.source == VP_SOURCE_DEVICE_REPORT ||
@@ -710,12 +772,17 @@ vp_status vp_classify_evidence(vp_verdict *verdict, vp_verdict_detail *detail,
     f.rq = &rq;
     vp__run_iter it = { &f, flat_own, flat_card, flat_run, flat_note };
     vp__runs_verdict rv;
-    vp__runs_decide(&rv, &it, rqs.card, rqs.software);
+    vp__vcomp osw[VP__MAX_VCOMP];
+    size_t bad;
+    int no = rqs.software ? vp__version_parse(rqs.software, osw, &bad) : 0; /* checked above */
+    bool quiet = detail == NULL && uses == NULL;
+    vp__runs_decide(&rv, &it, rqs.card, osw, no < 0 ? 0 : no, rqs.software != NULL, quiet);
 
     char total_label[32] = "";
     vp__mem_in in;
     memset(&in, 0, sizeof(in));
     in.rq = &rq;
+    in.quiet = quiet;
     if (total_at != SIZE_MAX) {
         vp_evidence ev;
         flat_item(&f, total_at, &ev);
@@ -732,9 +799,13 @@ vp_status vp_classify_evidence(vp_verdict *verdict, vp_verdict_detail *detail,
     char card_hint[96] = "";
     vp_bytes cb;
     vp_evidence hev;
+    if (quiet)
+        hint_at = SIZE_MAX; /* a text */
     if (hint_at != SIZE_MAX)
         flat_item(&f, hint_at, &hev);
-    if (hint_at != SIZE_MAX && hev.has_value && hev.value_text != NULL) {
+    if (quiet) {
+        /* no text */
+    } else if (hint_at != SIZE_MAX && hev.has_value && hev.value_text != NULL) {
         snprintf(card_hint, sizeof(card_hint), "%.60s", hev.value_text);
     } else if (hint_at != SIZE_MAX && hev.has_value) {
         vp_bytes_format(card_hint, sizeof(card_hint), hev.value, VP_UNIT_MIB, 0);
@@ -742,11 +813,12 @@ vp_status vp_classify_evidence(vp_verdict *verdict, vp_verdict_detail *detail,
         vp_bytes_format(card_hint, sizeof(card_hint), cb, VP_UNIT_MIB, 0);
     }
     in.hint = card_hint;
-    char nominal_buf[48];
+    char nominal_buf[48] = "GB"; /* read as decimal, like a catalog's */
     if (rqs.nominal_text != NULL) {
         in.nominal_text = rqs.nominal_text;
     } else if (rqs.nominal.b != 0) {
-        vp_bytes_format(nominal_buf, sizeof(nominal_buf), rqs.nominal, VP_UNIT_GB, 2);
+        if (!quiet)
+            vp_bytes_format(nominal_buf, sizeof(nominal_buf), rqs.nominal, VP_UNIT_GB, 2);
         in.nominal_text = nominal_buf;
     }
     in.nominal = rqs.nominal.b;

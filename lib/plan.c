@@ -824,7 +824,12 @@ static void runs_for_offer(vp__runs_verdict *v, const run_index *ri, const plan_
     offer_runs ctx = { ri, oi };
     vp__run_iter it = { &ctx, it_own, it_card, it_run, NULL };
     const vp__entry *sw = F(x->offers[oi], "software");
-    vp__runs_decide(v, &it, x->offer_card[oi], sw ? sw->str : NULL);
+    vp__vcomp o[VP__MAX_VCOMP];
+    size_t bad;
+    int no = sw ? vp__version_parse(sw->str, o, &bad) : 0;
+    if (no < 0)
+        no = 0; /* checked when the plan was indexed */
+    vp__runs_decide(v, &it, x->offer_card[oi], o, no, sw != NULL, false);
 }
 
 /* Offers ordered by (card, software), so that offers with the same card and software and no
@@ -878,7 +883,8 @@ static void memory_requirement(cand *c, const plan_index *x, const vp__req *rq, 
         snprintf(hint, sizeof(hint), "%.60s", doc_hint);
     else if (card && vp_card_reported(card, &cb) == VP_OK)
         vp_bytes_format(hint, sizeof(hint), cb, VP_UNIT_MIB, 0);
-    vp__mem_in in = { total, total_ev, hint, mem ? mem->str : NULL, mem ? mem->bytes.b : 0, rq };
+    vp__mem_in in = { false, total, total_ev, hint, mem ? mem->str : NULL,
+                      mem ? mem->bytes.b : 0, rq };
     vp__mem_out out;
     vp__memory_verdict(&out, &in, rv);
     if (out.margin_known) {

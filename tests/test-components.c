@@ -879,7 +879,9 @@ static bool sget(const vp_sheet *s, const char *key, char *out, size_t len)
         }
         out[k] = '\0';
     } else {
-        snprintf(out, len, "%s", buf);
+        n = n < len ? n : len - 1;
+        memcpy(out, buf, n);
+        out[n] = '\0';
     }
     return true;
 }
@@ -1139,6 +1141,10 @@ static vp_status check_plan(const vp_sheet *s)
             r++;
         ck_assert_int_eq(verdict, vp_plan_requirement_verdict(p, i, r));
         ck_assert_int_eq(d.verdict, verdict);
+        /* without texts (no detail, no uses): the same verdict */
+        vp_verdict quiet = (vp_verdict)-1;
+        ck_assert_int_eq(vp_classify_evidence(&quiet, NULL, NULL, &rq, ev, n, NULL, NULL), VP_OK);
+        ck_assert_int_eq(quiet, verdict);
         ck_assert_str_eq(d.condition, vp_plan_requirement_condition(p, i, r));
         ck_assert_str_eq(d.evidence, vp_plan_requirement_evidence(p, i, r));
         vp_bytes_delta margin;

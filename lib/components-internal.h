@@ -79,28 +79,17 @@ static inline void vp__stage_layers(uint64_t L, uint64_t pp, uint64_t s, uint64_
     *count = base + ((s >= pp - 1 - rem && s < pp - 1) ? 1 : 0);
 }
 
-/* Options read against the caller's struct version (docs/abi.md): NULL gives the defaults
- * (all zero, version current); otherwise 0 < version <= current, and only sizes[version]
- * bytes of the caller's struct are read, the rest of *local zero-filled. */
-vp_status vp__options_read(void *local, size_t local_size, const void *caller,
-                           const size_t *sizes, unsigned int current, const char *what,
-                           vp_error *err);
-/* The init function of every options struct: zero, then the version. */
-vp_status vp__options_init(void *opts, const size_t *sizes, unsigned int current,
-                           unsigned int version);
+/* Options structs (options.c): reading a caller's version, init functions, checks. */
+#include "options.h"
+
 /* VP_ELIMIT naming `what` when v > lim (the error out of line: the check stays cheap). */
-vp_status vp__limit_fail(uint64_t v, uint64_t lim, const char *what, vp_error *err);
 static inline vp_status vp__check_limit(uint64_t v, uint64_t lim, const char *what,
                                         vp_error *err)
 {
     return v <= lim ? VP_OK : vp__limit_fail(v, lim, what, err);
 }
-/* A layout of the options: 0 read as 1, each degree within its limit (VP_ELIMIT), the stage
- * below pp (VP_EMISUSE). dp may be NULL. */
-vp_status vp__layout_opts(uint64_t *tp, uint64_t *pp, uint64_t stage, uint64_t *dp,
-                          vp_error *err);
+
 /* VP_EMISUSE when an enumeration's value is outside 0 .. max. */
-vp_status vp__enum_fail(int v, int max, const char *what, vp_error *err);
 static inline vp_status vp__enum_check(int v, int max, const char *what, vp_error *err)
 {
     return v >= 0 && v <= max ? VP_OK : vp__enum_fail(v, max, what, err);

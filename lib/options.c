@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "components-internal.h"
+#include "options.h"
 
 vp_status vp__options_read(void *local, size_t local_size, const void *caller,
                            const size_t *sizes, unsigned int current, const char *what,
@@ -50,17 +50,19 @@ vp_status vp__limit_fail(uint64_t v, uint64_t lim, const char *what, vp_error *e
 vp_status vp__layout_opts(uint64_t *tp, uint64_t *pp, uint64_t stage, uint64_t *dp,
                           vp_error *err)
 {
-    vp_status st;
     *tp = *tp ? *tp : 1;
     *pp = *pp ? *pp : 1;
     if (dp != NULL)
         *dp = *dp ? *dp : 1;
-    if ((st = vp__check_limit(*tp, VP__LIM_GPUS, "tensor_parallel", err)) != VP_OK ||
-        (st = vp__check_limit(*pp, VP__LIM_STAGES, "pipeline_parallel", err)) != VP_OK ||
-        (st = vp__check_limit(*tp * *pp, VP__LIM_GPUS, "tensor_parallel × pipeline_parallel",
-                              err)) != VP_OK ||
-        (dp != NULL && (st = vp__check_limit(*dp, VP__LIM_GPUS, "data_parallel", err)) != VP_OK))
-        return st;
+    if (*tp > VP__LIM_GPUS)
+        return vp__limit_fail(*tp, VP__LIM_GPUS, "tensor_parallel", err);
+    if (*pp > VP__LIM_STAGES)
+        return vp__limit_fail(*pp, VP__LIM_STAGES, "pipeline_parallel", err);
+    if (*tp * *pp > VP__LIM_GPUS) /* both bounded above: no wrap */
+        return vp__limit_fail(*tp * *pp, VP__LIM_GPUS, "tensor_parallel × pipeline_parallel",
+                              err);
+    if (dp != NULL && *dp > VP__LIM_GPUS)
+        return vp__limit_fail(*dp, VP__LIM_GPUS, "data_parallel", err);
     if (stage >= *pp)
         return vp__error_set(err, VP_EMISUSE, NULL, "stage %llu of %llu pipeline stages: stages "
                              "are numbered from 0", (unsigned long long)stage,

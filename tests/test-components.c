@@ -7,6 +7,8 @@
  */
 #define _GNU_SOURCE
 #include <dirent.h>
+#include <sys/mman.h>
+#include <unistd.h>
 #include <inttypes.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -384,6 +386,84 @@ START_TEST(test_no_allocation)
     vp_estimate_free(e);
     vp_model_free(m);
 #endif
+}
+END_TEST
+
+/* The library reads no byte past the caller's version's size: each version-1 struct ends
+ * exactly where a page the process may not touch begins. */
+static void *guarded(size_t size, void **map, size_t *maplen)
+{
+    long page = sysconf(_SC_PAGESIZE);
+    *maplen = 2 * (size_t)page;
+    char *p = mmap(NULL, *maplen, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    ck_assert_ptr_ne(p, MAP_FAILED);
+    ck_assert_int_eq(mprotect(p + page, (size_t)page, PROT_NONE), 0);
+    *map = p;
+    return p + page - size;
+}
+
+START_TEST(test_no_read_past_the_version)
+{
+    vp_model *m = model("configs/meta-llama__Meta-Llama-3.1-8B/config.json");
+    void *map;
+    size_t len;
+    vp_bytes b;
+    vp_kv_options *ko = guarded(sizeof(*ko), &map, &len);
+    ck_assert_int_eq(vp_kv_options_init(ko, 1), VP_OK);
+    ko->tokens = 1;
+    ck_assert_int_eq(vp_kv_cache_bytes(&b, m, ko, NULL), VP_OK);
+    ck_assert_uint_eq(vp_bytes_value(b), 131072);
+    munmap(map, len);
+    vp_weights_options *wo = guarded(sizeof(*wo), &map, &len);
+    ck_assert_int_eq(vp_weights_options_init(wo, 1), VP_OK);
+    ck_assert_int_eq(vp_weights_bytes(&b, NULL, NULL, m, wo, NULL), VP_OK);
+    munmap(map, len);
+    vp_activations_options *ao = guarded(sizeof(*ao), &map, &len);
+    ck_assert_int_eq(vp_activations_options_init(ao, 1), VP_OK);
+    ao->tokens = 10;
+    ck_assert_int_eq(vp_activations_bytes(&b, NULL, m, ao, NULL), VP_OK);
+    munmap(map, len);
+    vp_optimizer_options *oo = guarded(sizeof(*oo), &map, &len);
+    ck_assert_int_eq(vp_optimizer_options_init(oo, 1), VP_OK);
+    ck_assert_int_eq(vp_optimizer_state_bytes(&b, NULL, m, vp_count_make(10), oo, NULL), VP_OK);
+    munmap(map, len);
+    vp_lora_options *lo = guarded(sizeof(*lo), &map, &len);
+    ck_assert_int_eq(vp_lora_options_init(lo, 1), VP_OK);
+    lo->rank = 8;
+    vp_count n;
+    ck_assert_int_eq(vp_lora_parameters(&n, m, lo, NULL), VP_OK);
+    munmap(map, len);
+    vp_workload *w = guarded(sizeof(*w), &map, &len);
+    ck_assert_int_eq(vp_workload_init(w, 1), VP_OK);
+    w->context = 100;
+    vp_estimate *e;
+    ck_assert_int_eq(vp_estimate_new(&e), VP_OK);
+    ck_assert_int_eq(vp_estimate_run_workload(e, m, w, vp_bytes_make(0), NULL), VP_OK);
+    munmap(map, len);
+    /* an array of evidence, the requirement, the options and the detail written back */
+    vp_evidence *ev = guarded(2 * sizeof(*ev), &map, &len);
+    vp_evidence z = VP_EVIDENCE_INIT;
+    ev[0] = z;
+    ev[1] = z;
+    void *map2, *map3, *map4;
+    size_t len2, len3, len4;
+    vp_requirement *rq = guarded(sizeof(*rq), &map2, &len2);
+    vp_requirement rz = VP_REQUIREMENT_INIT;
+    *rq = rz;
+    rq->estimate = e;
+    vp_classify_options *co = guarded(sizeof(*co), &map3, &len3);
+    ck_assert_int_eq(vp_classify_options_init(co, 1), VP_OK);
+    vp_verdict_detail *d = guarded(sizeof(*d), &map4, &len4);
+    d->version = 1;
+    vp_verdict v;
+    ck_assert_int_eq(vp_classify_evidence(&v, d, NULL, rq, ev, 2, co, NULL), VP_OK);
+    ck_assert_int_eq(d->verdict, v);
+    munmap(map, len);
+    munmap(map2, len2);
+    munmap(map3, len3);
+    munmap(map4, len4);
+    vp_estimate_free(e);
+    vp_model_free(m);
 }
 END_TEST
 
@@ -1357,6 +1437,7 @@ Suite *vp_test_suite(void)
     VP_ADD_TEST(s, test_component_errors);
     VP_ADD_TEST(s, test_workload_limits);
     VP_ADD_TEST(s, test_no_allocation);
+    VP_ADD_TEST(s, test_no_read_past_the_version);
     VP_ADD_TEST(s, test_every_example_sheet);
     VP_ADD_TEST(s, test_every_data_sheet);
     VP_ADD_TEST(s, test_every_suite_sheet);

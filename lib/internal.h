@@ -226,9 +226,9 @@ vp_status vp__config_read(vp_model *m, const char *json, size_t len, const char 
 vp_status vp__kv_bytes_per_token(const vp__arch *a, uint64_t dtype_bytes, uint64_t *out);
 /* weights.c: parse a sheet weight format ("bf16", "fp8", "gptq-int4-g128", "nf4", …). */
 vp_status vp__qformat_parse(vp__qformat *out, const char *text);
-/* weights.c: weight bytes per GPU by role for tensor-parallel degree tp in format fmt (NULL: the
- * model's own): decoder layers (all of them), first stage (embeddings), last stage (final
- * norm, lm_head). Needs m->has_lt. */
+/* weights.c: weight bytes per GPU by role for tensor-parallel degree tp in format fmt
+ * (NULL: the model's own): decoder layers (all of them), first stage (embeddings), last
+ * stage (final norm, lm_head). Needs m->has_lt. */
 vp_status vp__model_weights(const vp_model *m, const vp__qformat *fmt, uint64_t tp,
                             uint64_t layers[4], uint64_t first[4], uint64_t last[4]);
 /* weights.c: the sums vp__model_weights() makes, over a list of logical tensors, with the

@@ -42,7 +42,9 @@ uint64_t vp__kv_per_layer(const vp__arch *a, uint64_t tp, uint64_t kv_bytes, boo
 uint64_t vp__kv_stage_layers(const vp__arch *a, uint64_t nl, bool *ovf)
 {
     uint64_t L = a->layers;
-    return a->kv_layers == L ? nl : vp__fdiv(vp__add_sat(vp__mul_sat(a->kv_layers, nl, ovf), L / 2, ovf), L);
+    if (a->kv_layers == L)
+        return nl;
+    return vp__fdiv(vp__add_sat(vp__mul_sat(a->kv_layers, nl, ovf), L / 2, ovf), L);
 }
 
 void vp__kv(vp__kvres *o, const vp__kvreq *r, bool *ovf)
@@ -57,8 +59,9 @@ void vp__kv(vp__kvres *o, const vp__kvreq *r, bool *ovf)
         tokens = vp__mul_sat(vp__cdiv(tokens, r->block), r->block, ovf);
     /* layers with an attention cache on this stage (hybrids: fewer than nl) */
     uint64_t kvl = vp__kv_stage_layers(a, nl, ovf);
-    uint64_t sliding = a->window ? vp__fdiv(vp__add_sat(vp__mul_sat(a->sliding_layers, nl, ovf), L - 1, ovf), L)
-                                 : 0;
+    uint64_t sliding = 0;
+    if (a->window)
+        sliding = vp__fdiv(vp__add_sat(vp__mul_sat(a->sliding_layers, nl, ovf), L - 1, ovf), L);
     if (sliding > kvl)
         sliding = kvl;
     uint64_t full = kvl - sliding;
@@ -76,8 +79,9 @@ void vp__kv(vp__kvres *o, const vp__kvreq *r, bool *ovf)
                                    vp__mul_sat(vp__mul_sat(win, sliding, ovf), o->per_layer, ovf),
                                    ovf);
     /* hybrid (Mamba) layers: a constant state per sequence, whatever the context */
-    uint64_t ssm_l = a->ssm_layers ? vp__fdiv(vp__add_sat(vp__mul_sat(a->ssm_layers, nl, ovf), L / 2, ovf), L)
-                                   : 0;
+    uint64_t ssm_l = 0;
+    if (a->ssm_layers)
+        ssm_l = vp__fdiv(vp__add_sat(vp__mul_sat(a->ssm_layers, nl, ovf), L / 2, ovf), L);
     uint64_t state = vp__mul_sat(vp__mul_sat(ssm_l, a->ssm_values, ovf), r->f->dtype_bytes, ovf);
     per_seq = vp__add_sat(per_seq, state, ovf);
     o->bytes = vp__mul_sat(per_seq, r->sequences ? r->sequences : 1, ovf);

@@ -13,8 +13,14 @@
 #include <vramplan/units.h>
 #include <vramplan/model.h>
 #include <vramplan/sheet.h>
+#include <vramplan/workload.h>
+#include <vramplan/weights.h>
+#include <vramplan/kv.h>
+#include <vramplan/activations.h>
+#include <vramplan/optimizer.h>
 #include <vramplan/estimate.h>
 #include <vramplan/plan.h>
+#include <vramplan/evidence.h>
 #include <vramplan/cards.h>
 
 #endif /* VRAMPLAN_H */

@@ -1,21 +1,28 @@
 /*
- * The estimate engine: a sheet's workload → items per GPU with basis, phases and counter;
- * per-phase totals, peak and envelope; framework profiles; the vLLM KV pool; inverse
- * solvers. Formulas and their sources: docs/estimate.md (model, KV cache, activations,
- * logits, framework overheads). Item storage grows on the first runs and is kept, so
- * repeated vp_estimate_run() / vp_fit() calls on one estimate allocate nothing.
+ * The estimate engine: a workload (a sheet's, or a caller's vp_workload) → items per GPU with
+ * basis, phases and counter; per-phase totals, peak and envelope; framework profiles; the
+ * vLLM KV pool; inverse solvers. The sizes of the weights, the KV cache, the activations and
+ * logits, the gradients and the optimizer's states are the component estimators' (weights.c,
+ * kv.c, activations.c, optimizer.c), called per pipeline stage with the workload's values:
+ * an item equals the public vp_*_bytes() function's result by construction. What stays here
+ * is what composes them: which items a task has, their phases and moments, the framework
+ * profiles, layouts' communication buffers, named reserves, the totals. Formulas and their
+ * sources: docs/estimate.md. Item storage grows on the first runs and is kept, so repeated
+ * vp_estimate_run() / vp_fit() calls on one estimate allocate nothing.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "sheet-internal.h"
+#include "workload-internal.h"
 
 #define MAX_STAGES VP__LIM_STAGES
 #define MAX_NOTES 32                     /* unknown items: one per item id at most */
 #define MAX_WARNINGS ((int)VP__LIM_STAGES + 32) /* one per stage at most, and a few others */
-#define GIB ((uint64_t)1 << 30)
-#define MIB ((uint64_t)1 << 20)
+#define GIB VP__GIB
+#define MIB VP__MIB
+#define mul_sat vp__mul_sat
+#define add_sat vp__add_sat
 
 /* An item id: the longest is "reserve:" + a sheet key (at most 63 bytes): ids are whole. */
 #define ID_SIZE (sizeof("reserve:") + sizeof(((vp__entry *)0)->key))
@@ -33,20 +40,23 @@ typedef struct {
 } item;
 
 /* The built-in item ids (docs/estimate.md): the envelope sums them by index. */
+enum { ID_OTHER, ID_WEIGHTS, ID_QUANT_METADATA, ID_UNQUANTIZED, ID_LOAD_TRANSIENT, ID_KV,
+       ID_ACTIVATIONS, ID_LOGITS, ID_GRADIENTS, ID_OPTIMIZER_STATE, ID_MASTER, ID_ADAPTER,
+       ID_CUDA_CONTEXT, ID_WORKSPACE, ID_SLACK, ID_COMM, ID_EXPORT };
 static const char *const builtin_ids[] = {
     "", "weights", "quant_metadata", "unquantized_modules", "load_transient", "kv_cache",
     "activations", "logits", "gradients", "optimizer_state", "master_weights", "adapter",
     "cuda_context", "workspace", "allocator_slack", "comm_buffers", "export_transient"
 };
 #define ID_CODES ((int)(sizeof(builtin_ids) / sizeof(builtin_ids[0])))
-
-static unsigned char id_code(const char *id)
-{
-    for (int k = 1; k < ID_CODES; k++)
-        if (builtin_ids[k][0] == id[0] && strcmp(builtin_ids[k], id) == 0)
-            return (unsigned char)k;
-    return 0;
-}
+#define LEN(lit) (sizeof(lit) - 1)
+static const unsigned char builtin_len[] = {
+    0, LEN("weights"), LEN("quant_metadata"), LEN("unquantized_modules"), LEN("load_transient"),
+    LEN("kv_cache"), LEN("activations"), LEN("logits"), LEN("gradients"), LEN("optimizer_state"),
+    LEN("master_weights"), LEN("adapter"), LEN("cuda_context"), LEN("workspace"),
+    LEN("allocator_slack"), LEN("comm_buffers"), LEN("export_transient")
+};
+#undef LEN
 
 /* The moments of a training step (docs/estimate.md, "Moments"): a phase total is the
  * largest of its moments. */
@@ -62,7 +72,7 @@ typedef struct {
     uint64_t layers;        /* decoder layers on this stage */
     uint64_t kv_budget;     /* vLLM pool (capacity known) */
     bool kv_budget_known;
-    bool quiet;             /* skip the "how" text (inverse solvers) */
+    bool quiet;             /* skip the "how" text (inverse solvers, structured workloads) */
     uint64_t total[VP_PHASE_COUNT][VP_COUNTER_DEVICE + 1]; /* per phase and counter */
     uint64_t envelope, peak;
     vp_phase peak_phase;
@@ -92,41 +102,18 @@ struct vp_estimate {
     uint64_t trainable;
 };
 
-enum { FW_NONE, FW_VLLM, FW_TRANSFORMERS, FW_LLAMACPP, FW_OTHER };
-enum { TASK_INFERENCE, TASK_LORA, TASK_QLORA, TASK_FULL };
-enum { OPT_ADAMW, OPT_ADAMW8, OPT_PAGED_ADAMW, OPT_PAGED_ADAMW8, OPT_SGDM, OPT_SGD, OPT_ADAFACTOR,
-       OPT_NONE };
-enum { SH_NONE, SH_DDP, SH_ZERO1, SH_ZERO2, SH_ZERO3, SH_FSDP };
-
-/* The workload as the engine reads it from a sheet (values overridable by vp_fit). */
-typedef struct {
-    int task, framework;
-    bool have_format;
-    vp__qformat fmt;
-    bool gguf_format;
-    char weights_text[40];
-    uint64_t kv_bytes;      /* 0: the model's dtype */
-    char kv_text[16];
-    uint64_t context;       /* 0: unknown */
-    uint64_t concurrency;
-    uint64_t microbatch;
-    uint64_t tp, pp, dp;
-    uint64_t util_num, util_den;
-    uint64_t mnbt, mns, block;
-    bool mnbt_set, mns_set;
-    uint64_t parameters;    /* 0: unknown */
-    /* training */
-    int optimizer;          /* OPT_* */
-    int master;             /* -1: default */
-    int checkpointing;      /* 0 none, 1 selective, 2 full */
-    uint64_t lora_rank, grad_accum;
-    const vp__entry *lora_targets;
-    int sharding;           /* SH_* */
-    const vp_sheet *sheet;
-    const vp_model *model;
-} workload;
+#define FW_NONE VP_FRAMEWORK_NONE
+#define FW_VLLM VP_FRAMEWORK_VLLM
+#define FW_TRANSFORMERS VP_FRAMEWORK_TRANSFORMERS
+#define FW_LLAMACPP VP_FRAMEWORK_LLAMACPP
+#define FW_OTHER VP_FRAMEWORK_OTHER
+#define TASK_INFERENCE VP_TASK_INFERENCE
+#define TASK_LORA VP_TASK_LORA
+#define TASK_QLORA VP_TASK_QLORA
+#define TASK_FULL VP_TASK_FULL
 
 #define PH(p) (1u << (p))
+#define ALL_PHASES ((1u << VP_PHASE_COUNT) - 1)
 #define PH_INFER (PH(VP_PHASE_LOAD) | PH(VP_PHASE_PREFILL) | PH(VP_PHASE_DECODE))
 #define PH_RUN (PH(VP_PHASE_PREFILL) | PH(VP_PHASE_DECODE))
 #define PH_TRAIN (PH(VP_PHASE_LOAD) | PH(VP_PHASE_FORWARD) | PH(VP_PHASE_BACKWARD) | \
@@ -136,52 +123,15 @@ typedef struct {
 
 static const char *fw_name(int fw)
 {
-    static const char *const names[] = { "none", "vllm", "transformers", "llama.cpp", "other" };
+    static const char *const names[] = { "none", "none", "vllm", "transformers", "llama.cpp",
+                                         "other" };
     return names[fw];
 }
 
-static void add_warning(vp_estimate *e, const char *fmt, ...) VP__PRINTF(2, 3);
-static void add_warning(vp_estimate *e, const char *fmt, ...)
-{
-    if (e->n_warning >= MAX_WARNINGS)
-        return;
-    if (e->n_warning == MAX_WARNINGS - 1) { /* never reached by a valid sheet; never silent */
-        snprintf(e->warning[e->n_warning++], sizeof(e->warning[0]), "further warnings omitted");
-        return;
-    }
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(e->warning[e->n_warning++], sizeof(e->warning[0]), fmt, ap);
-    va_end(ap);
-}
-
-static void add_unknown(vp_estimate *e, const char *id, const char *needs)
-{
-    for (int i = 0; i < e->n_unknown; i++)
-        if (strcmp(e->unknown[i].id, id) == 0)
-            return;
-    if (e->n_unknown >= MAX_NOTES)
-        return;
-    snprintf(e->unknown[e->n_unknown].id, sizeof(e->unknown[0].id), "%s", id);
-    snprintf(e->unknown[e->n_unknown].needs, sizeof(e->unknown[0].needs), "%s", needs);
-    e->n_unknown++;
-}
-
-/* What the estimate took for granted because the sheet was silent (shown first). */
-static void add_assumption(vp_estimate *e, const char *fmt, ...) VP__PRINTF(2, 3);
-static void add_assumption(vp_estimate *e, const char *fmt, ...)
-{
-    if (e->n_assumption >= MAX_NOTES)
-        return; /* a fixed, small set of call sites: never reached */
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(e->assumption[e->n_assumption++], sizeof(e->assumption[0]), fmt, ap);
-    va_end(ap);
-}
-
-/* vsnprintf for the "how" texts, several times faster than the C library's (an estimate
- * formats one per item): %s, %u, %llu and %% give the same output and the same truncation;
- * false (nothing usable written) at any other conversion, for vsnprintf to do. */
+/* vsnprintf for the "how" texts, assumptions and warnings, several times faster than the C
+ * library's (an estimate formats one per item): %s, %u, %llu and %% give the same output
+ * and the same truncation; false (nothing usable written) at any other conversion, for
+ * vsnprintf to do. */
 static bool fmt_how(char *out, size_t cap, const char *f, va_list ap)
 {
     size_t n = 0, room = cap - 1;
@@ -229,10 +179,60 @@ static bool fmt_how(char *out, size_t cap, const char *f, va_list ap)
     return true;
 }
 
-static item *add_itemv(stage *s, const char *id, uint64_t bytes, vp_basis basis, unsigned phases,
-                       vp_counter counter, const char *fmt, va_list ap) VP__PRINTF(7, 0);
-static item *add_itemv(stage *s, const char *id, uint64_t bytes, vp_basis basis, unsigned phases,
-                       vp_counter counter, const char *fmt, va_list ap)
+static void format_text(char *out, size_t cap, const char *fmt, va_list ap) VP__PRINTF(3, 0);
+static void format_text(char *out, size_t cap, const char *fmt, va_list ap)
+{
+    va_list ap2;
+    va_copy(ap2, ap);
+    if (!fmt_how(out, cap, fmt, ap2))
+        vsnprintf(out, cap, fmt, ap);
+    va_end(ap2);
+}
+
+static void add_warning(vp_estimate *e, const char *fmt, ...) VP__PRINTF(2, 3);
+static void add_warning(vp_estimate *e, const char *fmt, ...)
+{
+    if (e->n_warning >= MAX_WARNINGS)
+        return;
+    if (e->n_warning == MAX_WARNINGS - 1) { /* never reached by a valid sheet; never silent */
+        snprintf(e->warning[e->n_warning++], sizeof(e->warning[0]), "further warnings omitted");
+        return;
+    }
+    va_list ap;
+    va_start(ap, fmt);
+    format_text(e->warning[e->n_warning++], sizeof(e->warning[0]), fmt, ap);
+    va_end(ap);
+}
+
+static void add_unknown(vp_estimate *e, const char *id, const char *needs)
+{
+    for (int i = 0; i < e->n_unknown; i++)
+        if (strcmp(e->unknown[i].id, id) == 0)
+            return;
+    if (e->n_unknown >= MAX_NOTES)
+        return;
+    snprintf(e->unknown[e->n_unknown].id, sizeof(e->unknown[0].id), "%s", id);
+    snprintf(e->unknown[e->n_unknown].needs, sizeof(e->unknown[0].needs), "%s", needs);
+    e->n_unknown++;
+}
+
+/* What the estimate took for granted because the workload was silent (shown first). */
+static void add_assumption(vp_estimate *e, const char *fmt, ...) VP__PRINTF(2, 3);
+static void add_assumption(vp_estimate *e, const char *fmt, ...)
+{
+    if (e->n_assumption >= MAX_NOTES)
+        return; /* a fixed, small set of call sites: never reached */
+    va_list ap;
+    va_start(ap, fmt);
+    format_text(e->assumption[e->n_assumption++], sizeof(e->assumption[0]), fmt, ap);
+    va_end(ap);
+}
+
+static item *add_itemv(stage *s, int code, const char *id, uint64_t bytes, vp_basis basis,
+                       unsigned phases, vp_counter counter, const char *fmt, va_list ap)
+    VP__PRINTF(8, 0);
+static item *add_itemv(stage *s, int code, const char *id, uint64_t bytes, vp_basis basis,
+                       unsigned phases, vp_counter counter, const char *fmt, va_list ap)
 {
     if (s->n == s->cap) {
         /* grown once and kept: later runs on the same estimate allocate nothing */
@@ -246,7 +246,13 @@ static item *add_itemv(stage *s, const char *id, uint64_t bytes, vp_basis basis,
         s->cap = cap;
     }
     item *it = &s->items[s->n++];
-    size_t idl = strlen(id);
+    size_t idl;
+    if (id == NULL) {
+        id = builtin_ids[code];
+        idl = builtin_len[code];
+    } else {
+        idl = strlen(id);
+    }
     if (idl >= sizeof(it->id)) { /* cannot happen: ids are built-in names or reserve keys */
         s->n--;
         s->failed = true;
@@ -259,193 +265,43 @@ static item *add_itemv(stage *s, const char *id, uint64_t bytes, vp_basis basis,
     it->counter = counter;
     it->unique = false;
     it->moments = 0;
-    it->code = id_code(id);
+    it->code = (unsigned char)code;
     if (s->quiet) { /* the solvers need bytes, not accounts */
         it->how[0] = '\0';
         return it;
     }
-    va_list ap2;
-    va_copy(ap2, ap);
-    if (!fmt_how(it->how, sizeof(it->how), fmt, ap2))
-        vsnprintf(it->how, sizeof(it->how), fmt, ap);
-    va_end(ap2);
+    format_text(it->how, sizeof(it->how), fmt, ap);
     return it;
 }
 
-static item *add_item(stage *s, const char *id, uint64_t bytes, vp_basis basis, unsigned phases,
+/* A built-in item (ID_*). */
+static item *add_item(stage *s, int code, uint64_t bytes, vp_basis basis, unsigned phases,
                       vp_counter counter, const char *fmt, ...) VP__PRINTF(7, 8);
-static item *add_item(stage *s, const char *id, uint64_t bytes, vp_basis basis, unsigned phases,
+static item *add_item(stage *s, int code, uint64_t bytes, vp_basis basis, unsigned phases,
                       vp_counter counter, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    item *it = add_itemv(s, id, bytes, basis, phases, counter, fmt, ap);
+    item *it = add_itemv(s, code, NULL, bytes, basis, phases, counter, fmt, ap);
     va_end(ap);
     return it;
 }
 
-/* ---- reading the workload --------------------------------------------------------- */
-
-static const vp__entry *W(const vp_sheet *s, const char *key)
+/* An item of another id (a named reserve). */
+static item *add_named(stage *s, const char *id, uint64_t bytes, vp_basis basis,
+                       unsigned phases, vp_counter counter, const char *fmt, ...)
+    VP__PRINTF(7, 8);
+static item *add_named(stage *s, const char *id, uint64_t bytes, vp_basis basis,
+                       unsigned phases, vp_counter counter, const char *fmt, ...)
 {
-    return vp__sheet_find(s, "workload", 0, key);
-}
-
-static vp_status read_workload(workload *w, const vp_sheet *s, vp_error *err)
-{
-    memset(w, 0, sizeof(*w));
-    w->sheet = s;
-    w->model = s->model;
-    const vp__entry *v;
-    w->task = TASK_INFERENCE;
-    if ((v = W(s, "task")) != NULL)
-        w->task = strcmp(v->str, "lora") == 0 ? TASK_LORA : strcmp(v->str, "qlora") == 0 ? TASK_QLORA
-                  : strcmp(v->str, "full") == 0 ? TASK_FULL : TASK_INFERENCE;
-    w->framework = FW_NONE;
-    if ((v = W(s, "framework")) != NULL)
-        w->framework = strcmp(v->str, "vllm") == 0 ? FW_VLLM
-                       : strcmp(v->str, "transformers") == 0 ? FW_TRANSFORMERS
-                       : strcmp(v->str, "llama.cpp") == 0 ? FW_LLAMACPP
-                       : strcmp(v->str, "other") == 0 ? FW_OTHER : FW_NONE;
-    if ((v = W(s, "weights")) != NULL) {
-        snprintf(w->weights_text, sizeof(w->weights_text), "%.39s", v->str);
-        if (strncmp(v->str, "gguf-", 5) == 0) {
-            w->gguf_format = true;
-        } else if (vp__qformat_parse(&w->fmt, v->str) == VP_OK) {
-            w->have_format = true;
-        }
-    }
-    if ((v = W(s, "kv_cache")) != NULL) {
-        snprintf(w->kv_text, sizeof(w->kv_text), "%.15s", v->str);
-        w->kv_bytes = strcmp(v->str, "fp8") == 0 ? 1 : strcmp(v->str, "fp32") == 0 ? 4
-                      : strcmp(v->str, "auto") == 0 ? 0 : 2;
-    }
-    w->context = (v = W(s, "context")) ? v->u : 0;
-    w->concurrency = (v = W(s, "concurrency")) ? v->u : 1;
-    w->microbatch = (v = W(s, "microbatch")) ? v->u : 1;
-    w->util_num = 9;                       /* vLLM's default gpu_memory_utilization 0.9 */
-    w->util_den = 10;
-    if ((v = W(s, "gpu_memory_utilization")) != NULL) {
-        w->util_num = v->num;
-        w->util_den = v->den;
-    }
-    if ((v = W(s, "max_num_batched_tokens")) != NULL) {
-        w->mnbt = v->u;
-        w->mnbt_set = true;
-    }
-    if ((v = W(s, "max_num_seqs")) != NULL) {
-        w->mns = v->u;
-        w->mns_set = true;
-    }
-    w->block = (v = W(s, "block_size")) ? v->u : 16; /* vLLM CacheConfig.DEFAULT_BLOCK_SIZE */
-    const vp__entry *t = vp__sheet_find(s, "layout", 0, "tensor_parallel");
-    const vp__entry *p = vp__sheet_find(s, "layout", 0, "pipeline_parallel");
-    const vp__entry *g = vp__sheet_find(s, "layout", 0, "gpus");
-    w->tp = t ? t->u : 1;
-    w->pp = p ? p->u : 1;
-    /* The sheet reader checks the layout, but vp_sheet_set() can change it afterwards:
-     * every GPU count is checked again here before anything divides by it. */
-    uint64_t mp = 0;
-    const vp__entry *bad = w->pp > MAX_STAGES ? p : w->tp > VP__LIM_GPUS ? t
-                           : g && g->u > VP__LIM_GPUS ? g : NULL;
-    if (bad != NULL) {
-        vp__where wh = { s->source, bad->line, bad->column, 0, bad->line != 0 };
-        return vp__error_set(err, VP_ELIMIT, &wh, "layout.%s = %llu is beyond the limit of %llu",
-                             bad->key, (unsigned long long)bad->u,
-                             (unsigned long long)(bad == p ? MAX_STAGES : VP__LIM_GPUS));
-    }
-    if (w->tp == 0 || w->pp == 0 || vp__mul_u64(&mp, w->tp, w->pp) ||
-        (g && (g->u % mp != 0 || g->u < mp))) {
-        const vp__entry *at = g ? g : t ? t : p;
-        vp__where wh = { s->source, at ? at->line : 0, at ? at->column : 0, 0, false };
-        return vp__error_set(err, VP_EINVALID, &wh, "layout: gpus = %llu is not a multiple of "
-                             "tensor_parallel × pipeline_parallel = %llu × %llu",
-                             (unsigned long long)(g ? g->u : mp), (unsigned long long)w->tp,
-                             (unsigned long long)w->pp);
-    }
-    if (mp > VP__LIM_GPUS) {
-        vp__where wh = { s->source, t ? t->line : 0, t ? t->column : 0, 0, false };
-        return vp__error_set(err, VP_ELIMIT, &wh, "tensor_parallel × pipeline_parallel = %llu "
-                             "GPUs is beyond the limit of %llu", (unsigned long long)mp,
-                             (unsigned long long)VP__LIM_GPUS);
-    }
-    w->dp = g ? g->u / mp : 1;
-    if ((v = vp__sheet_find(s, "model", 0, "parameters")) != NULL)
-        w->parameters = v->u;
-    w->optimizer = OPT_ADAMW;
-    if ((v = W(s, "optimizer")) != NULL) {
-        static const char *const names[] = { "adamw", "adamw-8bit", "paged-adamw",
-                                             "paged-adamw-8bit", "sgd-momentum", "sgd",
-                                             "adafactor", "none" };
-        for (int i = 0; i < 8; i++)
-            if (strcmp(v->str, names[i]) == 0)
-                w->optimizer = i;
-    }
-    w->master = (v = W(s, "master_weights")) ? v->b : -1;
-    w->checkpointing = 0;
-    if ((v = W(s, "checkpointing")) != NULL)
-        w->checkpointing = strcmp(v->str, "full") == 0 ? 2 : strcmp(v->str, "selective") == 0 ? 1 : 0;
-    w->lora_rank = (v = W(s, "lora_rank")) ? v->u : 0;
-    w->grad_accum = (v = W(s, "grad_accumulation")) ? v->u : 1;
-    w->lora_targets = W(s, "lora_targets");
-    w->sharding = SH_NONE;
-    if ((v = vp__sheet_find(s, "layout", 0, "sharding")) != NULL) {
-        static const char *const names[] = { "none", "ddp", "zero1", "zero2", "zero3", "fsdp" };
-        for (int i = 0; i < 6; i++)
-            if (strcmp(v->str, names[i]) == 0)
-                w->sharding = i;
-    }
-    return VP_OK;
+    va_list ap;
+    va_start(ap, fmt);
+    item *it = add_itemv(s, ID_OTHER, id, bytes, basis, phases, counter, fmt, ap);
+    va_end(ap);
+    return it;
 }
 
 /* ---- helpers ------------------------------------------------------------------------ */
-
-static uint64_t mul_sat(uint64_t a, uint64_t b, bool *ovf)
-{
-    uint64_t r;
-    if (vp__mul_u64(&r, a, b)) {
-        *ovf = true;
-        return UINT64_MAX;
-    }
-    return r;
-}
-
-static uint64_t add_sat(uint64_t a, uint64_t b, bool *ovf)
-{
-    uint64_t r;
-    if (vp__add_u64(&r, a, b)) {
-        *ovf = true;
-        return UINT64_MAX;
-    }
-    return r;
-}
-
-/* nominal bits per value of a format, for the weights-only figure */
-static uint64_t nominal_bits(const vp__qformat *q, uint64_t dtype_bytes)
-{
-    switch (q->method) {
-    case VP__Q_NONE: return 8 * (q->dtype_bytes ? q->dtype_bytes : dtype_bytes);
-    case VP__Q_FP8:
-    case VP__Q_BNB8: return 8;
-    case VP__Q_GPTQ:
-    case VP__Q_AWQ: return q->bits;
-    case VP__Q_BNB4:
-    case VP__Q_MXFP4: return 4;
-    }
-    return 16;
-}
-
-/* Layers of pipeline stage s of pp, as vLLM splits them (remainder to the later stages,
- * the last one excepted: vllm/distributed/utils.py get_pp_indices). */
-static void stage_layers(uint64_t L, uint64_t pp, uint64_t s, uint64_t *first, uint64_t *count)
-{
-    uint64_t base = L / pp, rem = L % pp;
-    uint64_t start = 0;
-    for (uint64_t i = 0; i < s; i++)
-        start += base + ((i >= pp - 1 - rem && i < pp - 1) ? 1 : 0);
-    *first = start;
-    *count = base + ((s >= pp - 1 - rem && s < pp - 1) ? 1 : 0);
-}
 
 /* Pipeline stage s: its first layer and layer count (all L layers on every stage when the
  * architecture is unknown), recorded in the stage. */
@@ -455,7 +311,7 @@ static stage *stage_at(vp_estimate *e, uint64_t pp, bool arch_known, uint64_t L,
     *first_layer = 0;
     *nl = L;
     if (arch_known)
-        stage_layers(L, pp, s, first_layer, nl);
+        vp__stage_layers(L, pp, s, first_layer, nl);
     e->st[s].layers = *nl;
     return &e->st[s];
 }
@@ -471,6 +327,28 @@ static uint64_t vllm_nontorch(uint64_t tp, uint64_t pp)
     if (pp >= 2)
         return 72 * MIB;
     return 256 * MIB;
+}
+
+/* The largest linear (rows × cols values, one instance, split by TP). */
+static uint64_t largest_linear(const vp_model *m, uint64_t tp, bool *ovf)
+{
+    uint64_t big = 0;
+    for (int j = 0; j < m->lt.n; j++)
+        if (m->lt.t[j].kind == VP__K_LINEAR || m->lt.t[j].kind == VP__K_EXPERT) {
+            uint64_t v = mul_sat(m->lt.t[j].rows, m->lt.t[j].cols, ovf);
+            if (v > big)
+                big = v;
+        }
+    return vp__div_ceil_u64(big, tp);
+}
+
+/* vLLM's batch defaults by device size (vllm/engine/arg_utils.py get_batch_defaults, API
+ * server: >= 70 GiB or unknown: 8192 tokens / 1024 sequences; otherwise 2048 / 256). */
+static void vllm_batch(const vp__wl *w, uint64_t capacity, uint64_t *mnbt, uint64_t *mns)
+{
+    bool big = capacity == 0 || capacity >= 70 * GIB;
+    *mnbt = w->mnbt_set ? w->mnbt : (big ? 8192 : 2048);
+    *mns = w->mns_set ? w->mns : (big ? 1024 : 256);
 }
 
 /* ---- training and adaptation ------------------------------------------------------- */
@@ -500,66 +378,29 @@ static unsigned mo_phases(unsigned moments)
            (moments & MO(MO_EXPORT) ? PH(VP_PHASE_EXPORT) : 0);
 }
 
-/* A training item: live in `moments` (its phases are theirs). Nothing is added for 0 B
- * unless `keep` (an item the user expects to see, such as the weights). */
-static item *add_titem(stage *s, const char *id, uint64_t bytes, vp_basis basis, unsigned moments,
+/* A training item: live in `moments` (its phases are theirs). */
+static item *add_titem(stage *s, int code, uint64_t bytes, vp_basis basis, unsigned moments,
                        vp_counter counter, const char *fmt, ...) VP__PRINTF(7, 8);
-static item *add_titem(stage *s, const char *id, uint64_t bytes, vp_basis basis, unsigned moments,
+static item *add_titem(stage *s, int code, uint64_t bytes, vp_basis basis, unsigned moments,
                        vp_counter counter, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    item *it = add_itemv(s, id, bytes, basis, mo_phases(moments), counter, fmt, ap);
+    item *it = add_itemv(s, code, NULL, bytes, basis, mo_phases(moments), counter, fmt, ap);
     va_end(ap);
     if (it != NULL)
         it->moments = moments;
     return it;
 }
 
+/* What compute() established before the task's own items. */
 typedef struct {
-    const workload *w;
-    const vp_model *m;
-    const vp__arch *a;
-    const uint64_t *wl, *wf, *wlast;
-    bool weights_known, by_layer;
+    const vp__wl *w;
+    const vp__fmt *f;
+    const vp__wsums *ws;
     vp_basis wbasis;
     const char *whow;
-    uint64_t dtype_bytes, params;
-    bool quiet;
 } train_in;
-
-/*
- * Activation bytes one transformer layer saves for backward, for s tokens × b sequences
- * (docs/estimate.md). Korthikanti et al.'s itemization, with switches: eager attention
- * keeps the 2as²b softmax output (+ 3as²b of dropout mask and output with dropout);
- * FlashAttention keeps a 4·b·a·s fp32 log-sum-exp instead; gated MLPs save 8sbf, GeLU MLPs
- * 4sbf; dropout adds 1-byte masks. Attention heads and the MLP width are per GPU (tensor parallel); the
- * hidden-size terms are not split (no sequence parallelism).
- * mode: 0 none, 1 selective (the attention core is recomputed), 2 full (layer input only).
- */
-uint64_t vp__act_layer_bytes(const vp__act_shape *x, uint64_t s, uint64_t b, int mode,
-                            bool *ovf)
-{
-    uint64_t t = x->tp ? x->tp : 1;
-    uint64_t nq = x->nq / t ? x->nq / t : 1, nkv = x->nkv / t ? x->nkv / t : 1, f = x->f / t;
-    uint64_t sb = mul_sat(s, b, ovf), sbh = mul_sat(sb, x->h, ovf);
-    if (mode == 2)
-        return mul_sat(2, sbh, ovf);
-    /* two norm inputs 4sbh, QKV input 2sbh, MLP input 2sbh; Q, K, V 2sb(nq + 2nkv)d;
-     * output projection input 2sb·nq·d; MLP intermediates 8sbf (gated) or 4sbf */
-    uint64_t width = add_sat(mul_sat(2, mul_sat(add_sat(nq, mul_sat(2, nkv, ovf), ovf), x->d, ovf), ovf),
-                             mul_sat(2, mul_sat(nq, x->d, ovf), ovf), ovf);
-    uint64_t v = add_sat(mul_sat(8, sbh, ovf), mul_sat(sb, width, ovf), ovf);
-    v = add_sat(v, mul_sat(mul_sat(sb, f, ovf), x->gated ? 8 : 4, ovf), ovf);
-    if (x->dropout)
-        v = add_sat(v, mul_sat(2, sbh, ovf), ovf);      /* attention and MLP dropout masks */
-    if (x->flash)                                       /* log-sum-exp, fp32 */
-        v = add_sat(v, mul_sat(mul_sat(4, b, ovf), mul_sat(nq, s, ovf), ovf), ovf);
-    else if (mode == 0)                                 /* softmax (+ dropout mask and output) */
-        v = add_sat(v, mul_sat(mul_sat(x->dropout ? 5u : 2u, nq, ovf),
-                               mul_sat(mul_sat(s, s, ovf), b, ovf), ovf), ovf);
-    return v;
-}
 
 static const char *opt_name(int o)
 {
@@ -573,83 +414,31 @@ static const char *dtype_name(uint64_t bytes)
     return bytes == 4 ? "fp32" : bytes == 1 ? "8-bit" : "16-bit";
 }
 
-/* Does LoRA target `target` name a module whose last path component is `last`? */
-static bool lora_hits_last(const char *target, const char *last)
+static vp__where where_of(const vp__wl *w, const vp__entry *v)
 {
-    if (target[0] == last[0] && strcmp(last, target) == 0)
-        return true;
-    if (target[0] == 'q' && strcmp(target, "qkv_proj") == 0)
-        return strcmp(last, "q_proj") == 0 || strcmp(last, "k_proj") == 0 || strcmp(last, "v_proj") == 0;
-    if (target[0] == 'g' && strcmp(target, "gate_up_proj") == 0)
-        return strcmp(last, "gate_proj") == 0 || strcmp(last, "up_proj") == 0;
-    return false;
-}
-
-/* Optimizer state bytes for `n` trainable values with `state_bytes`-byte states (torch
- * allocates them like the parameter — zeros_like — unless a master copy exists). */
-static uint64_t opt_state_bytes(int opt, uint64_t n, uint64_t state_bytes, bool *ovf)
-{
-    switch (opt) {
-    case OPT_ADAMW:
-    case OPT_PAGED_ADAMW:
-        return mul_sat(n, 2 * state_bytes, ovf);            /* m and v */
-    case OPT_ADAMW8:
-    case OPT_PAGED_ADAMW8:
-        /* uint8 m and v + one fp32 absmax per 256-value block each (bnb blockwise) */
-        return add_sat(mul_sat(n, 2, ovf), mul_sat(vp__div_ceil_u64(n, 256), 8, ovf), ovf);
-    case OPT_SGDM:
-        return mul_sat(n, state_bytes, ovf);                /* momentum buffer */
-    default:
-        return 0;
-    }
-}
-
-/* The new [workload] keys of the training estimate (docs/sheet.md). */
-enum { CE_STANDARD, CE_CHUNKED, CE_FUSED, CE_INPLACE };
-enum { EXPORT_ADAPTER, EXPORT_MERGED, EXPORT_NONE };
-
-static uint64_t dtype_bytes_of(const char *s)
-{
-    return strcmp(s, "fp32") == 0 ? 4 : 2;
-}
-
-static vp__where where_of(const workload *w, const vp__entry *v)
-{
-    vp__where wh = { w->sheet->source, v ? v->line : 0, v ? v->column : 0, 0, false };
+    vp__where wh = { w->source, v ? v->line : 0, v ? v->column : 0, 0, false };
     return wh;
-}
-
-/* The largest linear (rows × cols values, one instance, split by TP). */
-static uint64_t largest_linear(const vp_model *m, uint64_t tp, bool *ovf)
-{
-    uint64_t big = 0;
-    for (int j = 0; j < m->lt.n; j++)
-        if (m->lt.t[j].kind == VP__K_LINEAR || m->lt.t[j].kind == VP__K_EXPERT) {
-            uint64_t v = mul_sat(m->lt.t[j].rows, m->lt.t[j].cols, ovf);
-            if (v > big)
-                big = v;
-        }
-    return vp__div_ceil_u64(big, tp);
 }
 
 static vp_status compute_training(vp_estimate *e, const train_in *in, vp_error *err)
 {
-    const workload *w = in->w;
-    const vp_model *m = in->m;
-    const vp__arch *a = in->a;
-    const vp_sheet *sh = w->sheet;
+    const vp__wl *w = in->w;
+    const vp__fmt *F = in->f;
+    const vp_model *m = F->m;
+    const vp__arch *a = F->a;
     bool ovf = false;
-    vp__where w0 = { sh->source, 0, 0, 0, false };
+    vp__where w0 = { w->source, 0, 0, 0, false };
     uint64_t N = w->dp;                       /* data-parallel (sharding) degree */
-    uint64_t L = a ? a->layers : 0;
+    uint64_t L = F->L;
     bool lora = w->task == TASK_LORA || w->task == TASK_QLORA;
     bool full = w->task == TASK_FULL;
-    bool zero1 = w->sharding >= SH_ZERO1, zero2 = w->sharding >= SH_ZERO2,
-         zero3 = w->sharding == SH_ZERO3 || w->sharding == SH_FSDP;
+    bool zero1 = w->sharding >= VP_SHARDING_ZERO1, zero2 = w->sharding >= VP_SHARDING_ZERO2,
+         zero3 = w->sharding == VP_SHARDING_ZERO3 || w->sharding == VP_SHARDING_FSDP;
     /* DeepSpeed ZeRO steps with its own fused optimizer; DDP, FSDP and one GPU with torch's */
-    bool torch_opt = w->sharding == SH_NONE || w->sharding == SH_DDP || w->sharding == SH_FSDP;
-    const vp__qformat *fmt = w->have_format ? &w->fmt : (m && m->has_lt ? &m->q : NULL);
-    bool quantized = fmt != NULL && fmt->method != VP__Q_NONE;
+    bool torch_opt = w->sharding == VP_SHARDING_NONE || w->sharding == VP_SHARDING_DDP ||
+                     w->sharding == VP_SHARDING_FSDP;
+    const vp__qformat *fmt = F->has_q ? &F->q : NULL;
+    bool quantized = F->quantized;
 
     if (w->task == TASK_QLORA && !(w->have_format && w->fmt.method == VP__Q_BNB4) &&
         !(m && m->q.method == VP__Q_BNB4 && !w->have_format))
@@ -665,99 +454,79 @@ static vp_status compute_training(vp_estimate *e, const train_in *in, vp_error *
         return vp__error_set(err, VP_ERANGE, &w0, "microbatch must be positive");
 
     /* ---- the precision recipe (docs/estimate.md, "Precision recipes") */
-    const vp__entry *mw = NULL, *od = NULL, *uq = NULL, *ce_v = NULL, *ex_v = NULL;
-    const vp__section *ws = vp__sheet_section(sh, "workload", 0);
-    for (size_t i = 0; ws != NULL && i < ws->n; i++) { /* one pass for five keys */
-        const vp__entry *v = &ws->e[i];
-        switch (v->key[0]) {
-        case 'm': mw = strcmp(v->key, "master_weights") == 0 ? v : mw; break;
-        case 'o': od = strcmp(v->key, "optimizer_dtype") == 0 ? v : od; break;
-        case 'u': uq = strcmp(v->key, "unquantized_dtype") == 0 ? v : uq; break;
-        case 'c': ce_v = strcmp(v->key, "cross_entropy") == 0 ? v : ce_v; break;
-        case 'e': ex_v = strcmp(v->key, "export") == 0 ? v : ex_v; break;
-        default: break;
-        }
-    }
-    uint64_t wbytes = in->dtype_bytes;              /* weights as stored (unquantized ones) */
-    uint64_t unq = uq ? dtype_bytes_of(uq->str) : 0; /* 0: the model's dtype */
-    if (uq && (!quantized || w->task == TASK_INFERENCE))
+    uint64_t wbytes = F->dtype_bytes;               /* weights as stored (unquantized ones) */
+    uint64_t unq = w->uq_bytes;                     /* 0: the model's dtype */
+    if (unq && !quantized)
         add_warning(e, "unquantized_dtype = \"%s\" applies to the modules a quantized base "
-                    "leaves unquantized; the %s weights are not quantized: ignored", uq->str,
+                    "leaves unquantized; the %s weights are not quantized: ignored", w->uq_name,
                     fmt ? fmt->name : "model's");
     if (!quantized)
         unq = 0;
-    if (od && mw && mw->b && strcmp(od->str, "fp32") != 0) {
-        vp__where wh = where_of(w, od);
+    bool transformers = w->framework == FW_TRANSFORMERS;
+    vp__recipe rc;
+    switch (vp__recipe_resolve(&rc, F, full, transformers, w->master, w->od_bytes)) {
+    case 1: {
+        vp__where wh = where_of(w, w->e_od);
         char at[32] = "set after parsing";
-        if (mw->line)
-            snprintf(at, sizeof(at), "line %u", mw->line);
+        if (w->e_mw == NULL)
+            snprintf(at, sizeof(at), "in the workload");
+        else if (w->e_mw->line)
+            snprintf(at, sizeof(at), "line %u", w->e_mw->line);
         return vp__error_set(err, VP_EINVALID, &wh, "optimizer_dtype = \"%s\" contradicts "
                              "master_weights = true (%s): a master copy keeps fp32 optimizer "
-                             "states", od->str, at);
+                             "states", w->od_name, at);
     }
-    bool transformers = w->framework == FW_TRANSFORMERS;
-    int master;
-    if (!full)
-        master = 0;                                 /* PEFT keeps adapters in fp32 already */
-    else if (mw)
-        master = mw->b;
-    else if (od)
-        master = wbytes == 2 && strcmp(od->str, "fp32") == 0; /* fp32 states need a master */
-    else
-        master = wbytes == 2 && !transformers;      /* Trainer: no master copy unless asked */
-    if (full && od && !master && wbytes == 2 && strcmp(od->str, "fp32") == 0) {
-        vp__where wh = where_of(w, od);
+    case 2: {
+        vp__where wh = where_of(w, w->e_od);
         return vp__error_set(err, VP_EINVALID, &wh, "optimizer_dtype = \"fp32\" contradicts "
                              "master_weights = false: without a master copy torch allocates the "
                              "optimizer states like the 16-bit parameters (zeros_like); set "
                              "master_weights = true or optimizer_dtype = \"%s\"",
                              wbytes == 2 ? "bf16" : "fp32");
     }
-    uint64_t tbytes = full ? wbytes : 4;            /* trainable values (PEFT: fp32) */
-    uint64_t gbytes = tbytes;                       /* gradients like the parameter */
-    uint64_t sbytes = od ? dtype_bytes_of(od->str) : master ? 4 : tbytes; /* states */
-    bool eight_bit = w->optimizer == OPT_ADAMW8 || w->optimizer == OPT_PAGED_ADAMW8;
-    bool paged = w->optimizer == OPT_PAGED_ADAMW || w->optimizer == OPT_PAGED_ADAMW8;
-    char recipe[160];
+    default:
+        break;
+    }
+    bool master = rc.master;
+    uint64_t gbytes = rc.gbytes, sbytes = rc.sbytes;
+    bool eight_bit = w->optimizer == VP_OPTIMIZER_ADAMW_8BIT ||
+                     w->optimizer == VP_OPTIMIZER_PAGED_ADAMW_8BIT;
+    bool paged = w->optimizer == VP_OPTIMIZER_PAGED_ADAMW ||
+                 w->optimizer == VP_OPTIMIZER_PAGED_ADAMW_8BIT;
+    char recipe[160] = "";
     if (full)
         snprintf(recipe, sizeof(recipe), "%s weights and gradients, %s, states in %s",
                  dtype_name(wbytes), master ? "fp32 master copy" : "no master copy",
                  eight_bit ? "8-bit" : dtype_name(sbytes));
-    else
+    else if (!e->st[0].quiet)
         snprintf(recipe, sizeof(recipe), "frozen %s base, fp32 adapters, states in %s",
                  quantized ? fmt->name : dtype_name(wbytes), eight_bit ? "8-bit" : dtype_name(sbytes));
-    if (full && !mw && !od && w->optimizer != OPT_NONE && w->optimizer != OPT_SGD)
+    if (full && !w->master_set && !w->od_bytes && w->optimizer != VP_OPTIMIZER_NONE &&
+        w->optimizer != VP_OPTIMIZER_SGD)
         add_warning(e, "precision recipe assumed for %s: %s (%s); master_weights and "
                     "optimizer_dtype state another", opt_name(w->optimizer), recipe, transformers
                     ? "the Trainer's default" : "mixed precision");
 
-    int ce = CE_STANDARD;
-    if (ce_v)
-        ce = strcmp(ce_v->str, "chunked") == 0 ? CE_CHUNKED : strcmp(ce_v->str, "fused") == 0
-             ? CE_FUSED : strcmp(ce_v->str, "inplace") == 0 ? CE_INPLACE : CE_STANDARD;
-    int exp = EXPORT_ADAPTER;
-    if (ex_v)
-        exp = strcmp(ex_v->str, "merged") == 0 ? EXPORT_MERGED
-              : strcmp(ex_v->str, "none") == 0 ? EXPORT_NONE : EXPORT_ADAPTER;
-    if (full && exp == EXPORT_MERGED) {
+    int ce = w->ce, exp = w->exp;
+    if (full && exp == VP_EXPORT_MERGED) {
         add_warning(e, "export = \"merged\" merges adapters; full fine-tuning saves its weights "
                     "as they are");
-        exp = EXPORT_ADAPTER;
+        exp = VP_EXPORT_ADAPTER;
     }
     unsigned mo_all = (unsigned)(MO(MO_COUNT) - 1);
-    if (exp == EXPORT_NONE) {
+    if (exp == VP_EXPORT_NONE) {
         mo_all &= ~MO(MO_EXPORT);
         e->phases_used &= ~PH(VP_PHASE_EXPORT);
     }
 
-    if (w->sharding >= SH_ZERO1 && N == 1)
-        add_warning(e, "%s on one data-parallel rank shards nothing", w->sharding == SH_FSDP
-                    ? "fsdp" : w->sharding == SH_ZERO3 ? "zero3" : w->sharding == SH_ZERO2
-                    ? "zero2" : "zero1");
-    if (w->sharding == SH_NONE && N > 1)
+    if (w->sharding >= VP_SHARDING_ZERO1 && N == 1)
+        add_warning(e, "%s on one data-parallel rank shards nothing",
+                    w->sharding == VP_SHARDING_FSDP ? "fsdp" : w->sharding == VP_SHARDING_ZERO3
+                    ? "zero3" : w->sharding == VP_SHARDING_ZERO2 ? "zero2" : "zero1");
+    if (w->sharding == VP_SHARDING_NONE && N > 1)
         add_warning(e, "gpus = %llu with sharding = \"none\": each data-parallel rank holds a "
                     "full replica (DDP)", (unsigned long long)(N * w->tp * w->pp));
-    if (w->checkpointing == 1)
+    if (w->checkpointing == VP_CHECKPOINTING_SELECTIVE)
         add_warning(e, "selective recomputation recomputes the attention core, which "
                     "FlashAttention does not store: same as none here");
 
@@ -765,74 +534,31 @@ static vp_status compute_training(vp_estimate *e, const train_in *in, vp_error *
     uint64_t trainable = 0;
     bool trainable_known = true;
     if (full) {
-        trainable = in->params;
-        trainable_known = in->params != 0;
+        trainable = F->params;
+        trainable_known = F->params != 0;
+    } else if (m && m->has_lt && w->e_targets != NULL && w->n_targets == 0) {
+        trainable = 0;                            /* lora_targets = []: nothing targeted */
     } else if (m && m->has_lt) {
-        const vp__entry *tg = w->lora_targets;
-        static const char *const deflt[] = { "q_proj", "v_proj" }; /* PEFT's Llama default */
-        const char *targets[64];
-        char local[64][48];
-        size_t nt = 0;
-        if (tg != NULL) {
-            /* the canonical text ["a", "b"]: quotes never occur inside module names */
-            const char *p = tg->text;
-            while (*p && nt < 64) {
-                const char *q = strchr(p, '"');
-                if (q == NULL)
-                    break;
-                const char *r = strchr(q + 1, '"');
-                if (r == NULL)
-                    break;
-                size_t k = (size_t)(r - q - 1) < 47 ? (size_t)(r - q - 1) : 47;
-                memcpy(local[nt], q + 1, k);
-                local[nt][k] = '\0';
-                targets[nt] = local[nt];
-                nt++;
-                p = r + 1;
-            }
-        } else {
-            targets[0] = deflt[0];
-            targets[1] = deflt[1];
-            nt = 2;
-        }
-        /* PEFT ignores a target that matches nothing as long as another one matches
-         * (peft/tuners/tuners_utils.py inject_adapter raises only when none does) */
-        bool hit_t[64], all_linear[64];
-        for (size_t i = 0; i < nt; i++) {
-            hit_t[i] = false;
-            all_linear[i] = strcmp(targets[i], "all-linear") == 0;
-        }
-        for (int j = 0; j < m->lt.n; j++) {
-            const vp__ltensor *t = &m->lt.t[j];
-            if (t->kind != VP__K_LINEAR && t->kind != VP__K_EXPERT)
-                continue;
-            bool hit = false;
-            const char *last = strrchr(t->name, '.');
-            last = last ? last + 1 : t->name;
-            for (size_t i = 0; i < nt; i++)
-                if (all_linear[i] || lora_hits_last(targets[i], last)) {
-                    hit_t[i] = true;
-                    hit = true;
-                }
-            if (!hit)
-                continue;
-            uint64_t mn = t->rows < t->cols ? t->rows : t->cols;
-            if (w->lora_rank > mn)
+        bool hit[VP__LIM_TARGETS];
+        uint64_t wide;
+        static const char *const deflt[] = { "q_proj", "v_proj" };
+        const char *const *targets = w->n_targets ? w->targets : deflt;
+        size_t nt = w->n_targets ? w->n_targets : 2;
+        bool any = vp__lora_count(m, w->lora_rank, targets, nt, &trainable, hit, &wide, &ovf);
+        for (int j = 0; wide != 0 && j < m->lt.n; j++)
+            if (wide & (UINT64_C(1) << j)) {
+                const vp__ltensor *t = &m->lt.t[j];
+                uint64_t mn = t->rows < t->cols ? t->rows : t->cols;
                 add_warning(e, "lora_rank %llu exceeds min(in, out) = %llu of %s",
                             (unsigned long long)w->lora_rank, (unsigned long long)mn, t->name);
-            trainable = add_sat(trainable, mul_sat(mul_sat(w->lora_rank, add_sat(t->rows, t->cols, &ovf), &ovf),
-                                                   t->count, &ovf), &ovf);
-        }
-        size_t matched = 0;
-        for (size_t i = 0; i < nt; i++)
-            matched += hit_t[i];
-        if (nt > 0 && matched == 0) {
-            vp__where wh = where_of(w, tg);
+            }
+        if (!any) {
+            vp__where wh = where_of(w, w->e_targets);
             return vp__error_set(err, VP_EINVALID, &wh, "no LoRA target matches a linear module "
                                  "of %s (first target \"%s\")", m->model_type, targets[0]);
         }
         for (size_t i = 0; i < nt; i++)
-            if (!hit_t[i])
+            if (!hit[i])
                 add_warning(e, "LoRA target \"%s\" matches no linear module of %s; PEFT ignores "
                             "it since another target matches", targets[i], m->model_type);
     } else {
@@ -843,239 +569,178 @@ static vp_status compute_training(vp_estimate *e, const train_in *in, vp_error *
     e->trainable_known = trainable_known;
 
     /* ---- weights: the unquantized modules in unquantized_dtype */
-    uint64_t wl[4], wf[4], wlast[4];
-    memcpy(wl, in->wl, sizeof(wl));
-    memcpy(wf, in->wf, sizeof(wf));
-    memcpy(wlast, in->wlast, sizeof(wlast));
-    if (unq && in->by_layer && m && m->has_lt) {
-        vp__qformat f2 = *fmt;
-        f2.dtype_bytes = unq;
-        if (vp__model_weights(m, &f2, w->tp, wl, wf, wlast) != VP_OK)
+    vp__wsums ws2;
+    const vp__wsums *ws = in->ws;
+    if (unq && F->by_layer) {
+        vp_status st = vp__weights_sums(&ws2, F, w->tp, w->pp, unq, &ovf);
+        if (st != VP_OK)
             return vp__error_set(err, VP_EOVERFLOW, &w0, "weight bytes overflow");
+        ws = &ws2;
     } else if (unq) {
         add_warning(e, "unquantized_dtype needs model.config (the modules by name): ignored");
         unq = 0;
     }
-    /* activations: the residual stream takes the dtype the unquantized norms return
-     * (bitsandbytes and GPTQ linears cast their output back to the input dtype) */
-    uint64_t ab = (!quantized && wbytes == 4) || unq == 4 ? 4 : 2;
-    uint64_t lb16 = !quantized && wbytes == 4 ? 0 : 2; /* the lm_head's 16-bit logits */
+    bool weights_known = ws->kind != VP__W_UNKNOWN;
 
     uint64_t shard_w = zero3 ? N : 1, shard_g = zero2 ? N : 1, shard_o = zero1 ? N : 1;
     uint64_t split = w->tp * w->pp;                 /* model parallel division */
     bool gathered = zero3 && N > 1;
-
-    /* activation shape */
-    vp__act_shape shape = { 0 };
-    bool act_known = false;
     uint64_t s = w->context, b = w->microbatch;
-    if (a && s) {
-        shape.h = a->hidden;
-        shape.nq = a->heads;
-        shape.nkv = a->kv_heads ? a->kv_heads : a->heads;
-        shape.d = a->kv_lora_rank ? (a->qk_nope + a->qk_rope) : a->head_dim;
-        shape.f = a->experts ? a->top_k * a->moe_inter : a->inter;
-        shape.gated = a->gated_mlp;
-        shape.flash = true;
-        shape.dropout = false;
-        shape.tp = w->tp;
-        act_known = true;
-    } else {
-        add_unknown(e, "activations", a ? "workload.context (sequence length)"
-                                        : "model.config (hidden size, layers, heads, vocabulary) "
-                                          "and workload.context (sequence length)");
-        add_unknown(e, "logits", a ? "workload.context (sequence length)"
-                                   : "model.config (vocabulary size) and workload.context");
+
+    /* activations and logits (the component), per stage; their unknowns come first */
+    vp__actreq ar = { F, w->task, w->framework, s, b, w->tp, w->pp, 0, 0, 0, w->checkpointing,
+                      ce, w->grad_accum, unq, zero3 ? N : 1 };
+    vp__actres act0;
+    vp__activations(&act0, &ar, &ovf);
+    if (!act0.known) {
+        add_unknown(e, "activations", act0.needs_act);
+        add_unknown(e, "logits", act0.needs_logits);
     }
+    vp__optreq orq = { F, &rc, w->optimizer, lora, w->lora_rank, trainable, w->tp, w->pp, 0,
+                       shard_o, shard_g };
 
     for (uint64_t st = 0; st < w->pp; st++) {
         uint64_t first_layer, nl;
         stage *S = stage_at(e, w->pp, a != NULL, L, st, &first_layer, &nl);
         bool is_first = st == 0, is_last = st == w->pp - 1;
+        (void)is_first;
 
         /* weights (frozen base or trainable), per stage and per GPU; FSDP and ZeRO-3 shard
          * every parameter, frozen and quantized ones included */
-        uint64_t root = 0, unit = 0;            /* non-layer modules; one decoder layer */
-        if (in->weights_known) {
-            uint64_t role[3];
-            for (int r = 0; r < 3; r++) {
-                uint64_t layer_part = in->by_layer && L ? mul_sat(wl[r], nl, &ovf) / L : wl[r];
-                uint64_t ends = add_sat(is_first ? wf[r] : 0, is_last ? wlast[r] : 0, &ovf);
-                root = add_sat(root, ends, &ovf);
-                if (L)
-                    unit = add_sat(unit, vp__div_ceil_u64(in->by_layer ? wl[r] : layer_part, L), &ovf);
-                role[r] = vp__div_ceil_u64(add_sat(layer_part, ends, &ovf), shard_w);
-            }
+        vp__wres wr = { { 0, 0, 0 }, 0, 0, 0 };
+        if (weights_known) {
+            vp__weights_stage(&wr, ws, F, w->pp, st, shard_w, false, &ovf);
             const char *tail = gathered ? ", sharded over the data-parallel ranks (FSDP/ZeRO-3)"
                                : N > 1 ? ", replicated on every data-parallel rank" : "";
-            add_titem(S, "weights", role[0], in->wbasis, mo_all, VP_COUNTER_ALLOCATED, "%s%s%s",
-                      in->whow, lora ? " (frozen)" : "", tail);
-            if (role[1])
-                add_titem(S, "quant_metadata", role[1], in->wbasis, mo_all, VP_COUNTER_ALLOCATED,
-                          "quantization constants of the frozen %s base%s", fmt ? fmt->name : "",
-                          gathered ? ", sharded" : "");
-            if (role[2])
-                add_titem(S, "unquantized_modules", role[2], in->wbasis, mo_all,
+            add_titem(S, ID_WEIGHTS, wr.role[0], in->wbasis, mo_all, VP_COUNTER_ALLOCATED,
+                      "%s%s%s", in->whow, lora ? " (frozen)" : "", tail);
+            if (wr.role[1])
+                add_titem(S, ID_QUANT_METADATA, wr.role[1], in->wbasis, mo_all,
+                          VP_COUNTER_ALLOCATED, "quantization constants of the frozen %s base%s",
+                          fmt ? fmt->name : "", gathered ? ", sharded" : "");
+            if (wr.role[2])
+                add_titem(S, ID_UNQUANTIZED, wr.role[2], in->wbasis, mo_all,
                           VP_COUNTER_ALLOCATED, "embeddings, lm_head and norms kept in %s%s%s",
                           dtype_name(unq ? unq : wbytes), unq == 4 ? " (unquantized_dtype: "
                           "PEFT's k-bit preparation upcasts them)" : "", gathered ? ", sharded" : "");
         }
 
-        /* trainable values on this GPU */
+        /* trainable values on this GPU: gradients, states, master copy (the component) */
+        vp__optres opt = { 0, 0, 0, 0, false };
         uint64_t tr = 0;
         if (trainable_known) {
-            tr = vp__div_ceil_u64(trainable, split);
-            if (a && L && w->pp > 1)
-                tr = mul_sat(vp__div_ceil_u64(trainable, w->tp), nl, &ovf) / L;
+            orq.stage = st;
+            vp__optimizer(&opt, &orq, &ovf);
+            tr = opt.share;
         }
         uint64_t adapter = 0;
         if (lora && trainable_known) {
             adapter = vp__div_ceil_u64(mul_sat(tr, 4, &ovf), zero3 ? N : 1);
-            add_titem(S, "adapter", adapter, VP_BASIS_COMPUTED, mo_all, VP_COUNTER_ALLOCATED,
+            add_titem(S, ID_ADAPTER, adapter, VP_BASIS_COMPUTED, mo_all, VP_COUNTER_ALLOCATED,
                       "LoRA r = %llu: %llu trainable values × 4 B (PEFT keeps adapters in fp32)",
                       (unsigned long long)w->lora_rank, (unsigned long long)trainable);
         }
         if (trainable_known) {
-            uint64_t g = vp__div_ceil_u64(mul_sat(tr, gbytes, &ovf), shard_g);
             /* set_to_none: gradients exist from the backward of the bottom layer until the
              * step; with accumulation the earlier micro-batches' sums are live throughout */
             unsigned gmo = w->grad_accum > 1 ? MO(MO_FWD) | MO(MO_BWD_LOSS) | MO_BWD_LAYER | MO(MO_STEP)
                                              : MO(MO_BWD_BOTTOM) | MO(MO_STEP);
-            add_titem(S, "gradients", g, VP_BASIS_COMPUTED, gmo, VP_COUNTER_ALLOCATED,
+            add_titem(S, ID_GRADIENTS, opt.gradients, VP_BASIS_COMPUTED, gmo, VP_COUNTER_ALLOCATED,
                       "%llu trainable values × %llu B%s%s", (unsigned long long)trainable,
                       (unsigned long long)gbytes, zero2 ? ", sharded (ZeRO-2/3, FSDP)" : "",
                       w->grad_accum > 1 ? "; accumulated over the micro-batches"
                                         : "; complete once backward reaches the first layer");
-            uint64_t o;
-            if (w->optimizer == OPT_ADAFACTOR) {
-                /* factored second moments: 4(R + C) per matrix, 4·n for vectors */
-                o = 0;
-                if (lora)
-                    o = mul_sat(tr, 8, &ovf) / (w->lora_rank ? w->lora_rank : 1) / 2; /* rows+cols */
-                else if (m && m->has_lt)
-                    for (int j = 0; j < m->lt.n; j++) {
-                        const vp__ltensor *t = &m->lt.t[j];
-                        uint64_t per = mul_sat(4, t->cols > 1 ? add_sat(t->rows, t->cols, &ovf) : t->rows, &ovf);
-                        o = add_sat(o, mul_sat(per, t->count, &ovf), &ovf);
-                    }
-                else
-                    o = mul_sat(tr, 4, &ovf) / 1000; /* no shapes: rows + cols ≪ rows × cols */
-                o = vp__div_ceil_u64(o, split);
-            } else {
-                o = opt_state_bytes(w->optimizer, tr, sbytes, &ovf);
-            }
-            o = vp__div_ceil_u64(o, shard_o);
-            if (w->optimizer != OPT_NONE && w->optimizer != OPT_SGD)
-                add_titem(S, "optimizer_state", o, w->optimizer == OPT_ADAFACTOR && !(m && m->has_lt) && !lora
-                          ? VP_BASIS_ESTIMATED : VP_BASIS_COMPUTED, MO_STEPS,
+            if (w->optimizer != VP_OPTIMIZER_NONE && w->optimizer != VP_OPTIMIZER_SGD)
+                add_titem(S, ID_OPTIMIZER_STATE, opt.states,
+                          opt.estimated ? VP_BASIS_ESTIMATED : VP_BASIS_COMPUTED, MO_STEPS,
                           paged ? VP_COUNTER_DEVICE : VP_COUNTER_ALLOCATED,
                           "%s states, %llu values%s; recipe: %s%s", opt_name(w->optimizer),
                           (unsigned long long)trainable, zero1 ? ", sharded" : "", recipe,
                           paged ? "; paged: CUDA managed memory" : "");
             if (master)
-                add_titem(S, "master_weights", vp__div_ceil_u64(mul_sat(tr, 4, &ovf), shard_o),
-                          VP_BASIS_COMPUTED, MO_STEPS, VP_COUNTER_ALLOCATED,
-                          "fp32 master copy of %llu values; recipe: %s%s",
+                add_titem(S, ID_MASTER, opt.master, VP_BASIS_COMPUTED, MO_STEPS,
+                          VP_COUNTER_ALLOCATED, "fp32 master copy of %llu values; recipe: %s%s",
                           (unsigned long long)trainable, recipe, zero1 ? ", sharded" : "");
             /* the step's own temporaries (docs/estimate.md, "Optimizer step") */
             uint64_t temp = 0;
             const char *why = "";
-            if (w->optimizer == OPT_ADAMW && torch_opt) {
+            if (w->optimizer == VP_OPTIMIZER_ADAMW && torch_opt) {
                 temp = vp__div_ceil_u64(mul_sat(tr, master ? 4 : sbytes, &ovf), shard_o);
                 why = "torch AdamW (foreach): exp_avg_sq.sqrt() for every state tensor at once "
                       "(torch/optim/adamw.py _multi_tensor_adamw), one state-sized temporary";
-            } else if (w->optimizer == OPT_ADAFACTOR && m && m->has_lt) {
+            } else if (w->optimizer == VP_OPTIMIZER_ADAFACTOR && m && m->has_lt) {
                 temp = mul_sat(mul_sat(largest_linear(m, w->tp, &ovf), 4, &ovf), 2, &ovf);
                 why = "Adafactor (transformers): grad² and the update of one parameter in fp32 "
                       "(transformers/optimization.py Adafactor.step)";
             }
             if (temp)
-                add_titem(S, "workspace", temp, VP_BASIS_ESTIMATED, MO(MO_STEP),
+                add_titem(S, ID_WORKSPACE, temp, VP_BASIS_ESTIMATED, MO(MO_STEP),
                           VP_COUNTER_ALLOCATED, "optimizer step: %s", why);
         } else if (full) {
             add_unknown(e, "gradients", "model.parameters or model.config");
             add_unknown(e, "optimizer_state", "model.parameters or model.config");
         }
 
-        /* ---- activations and logits at their moments */
+        /* ---- activations and logits at their moments (the component) */
         uint64_t act = 0, logits = 0;
-        if (act_known) {
-            uint64_t sbh = mul_sat(mul_sat(s, b, &ovf), a->hidden, &ovf);
-            uint64_t per = vp__act_layer_bytes(&shape, s, b, w->checkpointing == 2 ? 2 : 0, &ovf);
-            uint64_t one = vp__act_layer_bytes(&shape, s, b, 0, &ovf);
-            if (ab == 4) {
-                per = mul_sat(per, 2, &ovf);
-                one = mul_sat(one, 2, &ovf);
+        if (act0.known) {
+            vp__actres ac;
+            if (st == 0) {
+                ac = act0;
+            } else {
+                ar.stage = st;
+                vp__activations(&ac, &ar, &ovf);
             }
-            /* Hugging Face's (and torchtune's) RMSNorm saves the fp32 copy of its input (4sbh
-             * where the formula has the 2sbh input) and, when its weight trains, its
-             * normalized output: per layer (two norms) 4sbh + 2·2sbh for full fine-tuning */
-            if (a->gated_mlp) /* the RMSNorm families (LayerNorm saves the 16-bit input) */
-                one = add_sat(one, mul_sat(sbh, (ab == 2 ? 4 : 0) + (full ? 2 * ab : 0), &ovf), &ovf);
-            if (w->checkpointing != 2)
-                per = one;
-            uint64_t inflight = w->pp > 1 && is_first ? (w->grad_accum < w->pp ? w->grad_accum : w->pp) : 1;
-            act = mul_sat(mul_sat(per, nl, &ovf), inflight, &ovf);
-            if (is_last) /* the final norm: its (fp32) input copy and its output */
-                act = add_sat(act, mul_sat(sbh, (a->gated_mlp ? 4 : ab) + ab, &ovf), &ovf);
-            add_titem(S, "activations", act, VP_BASIS_ESTIMATED,
+            act = ac.saved;
+            add_titem(S, ID_ACTIVATIONS, act, VP_BASIS_ESTIMATED,
                       MO(MO_FWD) | MO(MO_BWD_LOSS) | MO(MO_BWD_TOP), VP_COUNTER_ALLOCATED,
                       "%s: %llu layers, s %llu × b %llu, %llu-byte values%s%s%s",
-                      w->checkpointing == 2 ? "checkpointed layer inputs 2sbh"
+                      w->checkpointing == VP_CHECKPOINTING_FULL ? "checkpointed layer inputs 2sbh"
                       : "saved per layer s·b·(12h (+4h) + 2(nq+2nkv)d + 2nq·d + 8f)",
                       (unsigned long long)nl, (unsigned long long)s, (unsigned long long)b,
-                      (unsigned long long)ab, is_last ? " + the final norm" : "",
-                      inflight > 1 ? " × micro-batches in flight" : "",
+                      (unsigned long long)ac.residual_bytes, is_last ? " + the final norm" : "",
+                      ac.inflight > 1 ? " × micro-batches in flight" : "",
                       w->tp > 1 ? "; heads and MLP split by TP" : "");
-            add_titem(S, "activations", one, VP_BASIS_ESTIMATED, MO_BWD_LAYER, VP_COUNTER_ALLOCATED,
-                      "backward through one layer: %s and its gradients (%s)",
-                      w->checkpointing == 2 ? "the layer recomputed" : "its saved activations",
+            add_titem(S, ID_ACTIVATIONS, ac.layer, VP_BASIS_ESTIMATED, MO_BWD_LAYER,
+                      VP_COUNTER_ALLOCATED, "backward through one layer: %s and its gradients (%s)",
+                      w->checkpointing == VP_CHECKPOINTING_FULL ? "the layer recomputed"
+                                                                : "its saved activations",
                       a->experts ? "k experts' MLP" : "the largest layer");
             if (is_last) {
-                uint64_t sbv = mul_sat(mul_sat(s, b, &ovf), a->vocab, &ovf);
-                uint64_t fwd, bwd;
                 const char *how;
                 switch (ce) {
-                case CE_INPLACE:
-                    fwd = mul_sat(sbv, lb16 + 8, &ovf);
-                    bwd = mul_sat(sbv, 8, &ovf);
+                case VP_CROSS_ENTROPY_INPLACE:
                     how = "inplace: logits + fp32 upcast + shifted copy; gradient written into the "
                           "copy (Unsloth fast_cross_entropy_loss)";
                     break;
-                case CE_CHUNKED:
-                    fwd = bwd = add_sat(mul_sat(sbv, lb16 + 4, &ovf), sbv / 8 * 8, &ovf);
+                case VP_CROSS_ENTROPY_CHUNKED:
                     how = "chunked: 16-bit logits + saved log-softmax, one of 8 chunks upcast at a "
                           "time (torchtune CEWithChunkedOutputLoss)";
                     break;
-                case CE_FUSED:
-                    fwd = bwd = mul_sat(sbh, 16, &ovf);
+                case VP_CROSS_ENTROPY_FUSED:
                     how = "fused: no full logits; one chunk of about s·b·h logits and the input "
                           "gradient, 16·s·b·h B (Liger's fused linear cross-entropy)";
                     break;
                 default:
-                    fwd = mul_sat(sbv, lb16 + 12, &ovf);
-                    bwd = mul_sat(sbv, 12, &ovf);
                     how = "standard: logits + fp32 upcast + shifted copy + saved log-softmax "
                           "(transformers ForCausalLMLoss)";
                     break;
                 }
-                /* FSDP/ZeRO-3: the loss backward starts in the root unit with the fp32 logits
-                 * still referenced (4 B per element more, measured on the 2-GPU FSDP runs) */
-                if (gathered && ce != CE_FUSED)
-                    bwd = add_sat(bwd, mul_sat(sbv, 4, &ovf), &ovf);
-                logits = fwd > bwd ? fwd : bwd;
-                add_titem(S, "logits", fwd, VP_BASIS_ESTIMATED, MO(MO_FWD), VP_COUNTER_ALLOCATED,
-                          "at the loss, s·b·V = %llu·%llu·%llu: %s", (unsigned long long)s,
-                          (unsigned long long)b, (unsigned long long)a->vocab, how);
-                add_titem(S, "logits", bwd, VP_BASIS_ESTIMATED, MO(MO_BWD_LOSS), VP_COUNTER_ALLOCATED,
-                          "backward at the loss: %s%s", ce == CE_STANDARD
+                logits = ac.logits_fwd > ac.logits_bwd ? ac.logits_fwd : ac.logits_bwd;
+                add_titem(S, ID_LOGITS, ac.logits_fwd, VP_BASIS_ESTIMATED, MO(MO_FWD),
+                          VP_COUNTER_ALLOCATED, "at the loss, s·b·V = %llu·%llu·%llu: %s",
+                          (unsigned long long)s, (unsigned long long)b,
+                          (unsigned long long)a->vocab, how);
+                add_titem(S, ID_LOGITS, ac.logits_bwd, VP_BASIS_ESTIMATED, MO(MO_BWD_LOSS),
+                          VP_COUNTER_ALLOCATED, "backward at the loss: %s%s",
+                          ce == VP_CROSS_ENTROPY_STANDARD
                           ? "log-probs, their gradient, the logits' gradient (fp32)"
-                          : ce == CE_INPLACE ? "the in-place gradient + the unshifted zero-filled one"
+                          : ce == VP_CROSS_ENTROPY_INPLACE
+                          ? "the in-place gradient + the unshifted zero-filled one"
                           : "as at the loss",
-                          gathered && ce != CE_FUSED ? " + the fp32 logits (FSDP/ZeRO-3)" : "");
-                /* evaluation: no autograd, one layer's transient + logits (16-bit + fp32) */
-                uint64_t ev = add_sat(one / 2, mul_sat(sbv, 6, &ovf), &ovf);
-                add_titem(S, "activations", ev, VP_BASIS_ESTIMATED, MO(MO_EVAL),
+                          gathered && ce != VP_CROSS_ENTROPY_FUSED
+                          ? " + the fp32 logits (FSDP/ZeRO-3)" : "");
+                add_titem(S, ID_ACTIVATIONS, ac.eval, VP_BASIS_ESTIMATED, MO(MO_EVAL),
                           VP_COUNTER_ALLOCATED, "evaluation forward (no autograd) of one "
                           "micro-batch: one layer's transient + logits (16-bit + fp32)");
             }
@@ -1083,21 +748,21 @@ static vp_status compute_training(vp_estimate *e, const train_in *in, vp_error *
         /* a quantized base is dequantized one linear at a time to 16 bits (bitsandbytes
          * 4-bit matmul; GPTQ/AWQ kernels in backward) */
         if (lora && quantized && m && m->has_lt)
-            add_titem(S, "workspace", mul_sat(largest_linear(m, w->tp, &ovf), 2, &ovf),
+            add_titem(S, ID_WORKSPACE, mul_sat(largest_linear(m, w->tp, &ovf), 2, &ovf),
                       VP_BASIS_ESTIMATED, MO_BWD_LAYER | MO(MO_EVAL), VP_COUNTER_ALLOCATED,
                       "dequantization buffer of the %s base: the largest linear in 16 bits",
                       fmt->name);
         /* export (docs/estimate.md, "Export") */
-        if (exp == EXPORT_ADAPTER && lora && trainable_known)
-            add_titem(S, "export_transient", adapter, VP_BASIS_ESTIMATED, MO(MO_EXPORT),
+        if (exp == VP_EXPORT_ADAPTER && lora && trainable_known)
+            add_titem(S, ID_EXPORT, adapter, VP_BASIS_ESTIMATED, MO(MO_EXPORT),
                       VP_COUNTER_ALLOCATED, "export = \"adapter\": saving the adapter's state "
                       "dict (at most its size)");
-        if (exp == EXPORT_MERGED && lora && m && m->has_lt && in->weights_known) {
+        if (exp == VP_EXPORT_MERGED && lora && m && m->has_lt && weights_known) {
             uint64_t delta = mul_sat(largest_linear(m, w->tp, &ovf), 4, &ovf);
             uint64_t x = delta;
             if (w->task == TASK_QLORA) /* the base dequantized to 16 bits, then merged */
                 x = add_sat(mul_sat(vp__div_ceil_u64(m->params, split), 2, &ovf), delta, &ovf);
-            add_titem(S, "export_transient", x, VP_BASIS_ESTIMATED, MO(MO_EXPORT),
+            add_titem(S, ID_EXPORT, x, VP_BASIS_ESTIMATED, MO(MO_EXPORT),
                       VP_COUNTER_ALLOCATED, w->task == TASK_QLORA
                       ? "export = \"merged\": the 4-bit base dequantized to a 16-bit model on the "
                         "GPU and the adapters merged into it (one module's fp32 delta at a time)"
@@ -1106,21 +771,21 @@ static vp_status compute_training(vp_estimate *e, const train_in *in, vp_error *
         }
         /* ---- layouts */
         if (N > 1 && trainable_known && !zero2)
-            add_titem(S, "comm_buffers", mul_sat(tr, gbytes, &ovf), VP_BASIS_ESTIMATED, MO_STEPS,
+            add_titem(S, ID_COMM, mul_sat(tr, gbytes, &ovf), VP_BASIS_ESTIMATED, MO_STEPS,
                       VP_COUNTER_ALLOCATED, "DDP gradient buckets: one more copy of the gradients, "
                       "allocated with the reducer (unless gradient_as_bucket_view=True)");
-        if (gathered && in->weights_known && L) {
-            if (root)
-                add_titem(S, "comm_buffers", root, VP_BASIS_ESTIMATED,
+        if (gathered && weights_known && L) {
+            if (wr.root)
+                add_titem(S, ID_COMM, wr.root, VP_BASIS_ESTIMATED,
                           MO(MO_FWD) | MO(MO_BWD_LOSS) | MO_BWD_LAYER | MO(MO_EVAL),
                           VP_COUNTER_ALLOCATED, "FSDP/ZeRO-3: the non-layer modules (embeddings, "
                           "final norm, lm_head) unsharded from the forward to the end of backward "
                           "(FSDP's root unit)");
-            add_titem(S, "comm_buffers", unit, VP_BASIS_ESTIMATED,
+            add_titem(S, ID_COMM, wr.unit, VP_BASIS_ESTIMATED,
                       MO(MO_BWD_LOSS) | MO_BWD_LAYER | MO(MO_EVAL), VP_COUNTER_ALLOCATED,
                       "FSDP/ZeRO-3: one decoder layer unsharded in its stored format (prefetched "
                       "when backward starts: BACKWARD_PRE)");
-            add_titem(S, "comm_buffers", unit, VP_BASIS_ESTIMATED, MO_BWD_LAYER,
+            add_titem(S, ID_COMM, wr.unit, VP_BASIS_ESTIMATED, MO_BWD_LAYER,
                       VP_COUNTER_ALLOCATED, "FSDP/ZeRO-3: the layer being computed besides the "
                       "prefetched one");
         } else if (gathered) {
@@ -1129,17 +794,17 @@ static vp_status compute_training(vp_estimate *e, const train_in *in, vp_error *
         }
         /* ---- framework overheads (every moment of their phases) */
         if (w->framework != FW_NONE && w->framework != FW_VLLM) {
-            add_item(S, "cuda_context", 512 * MIB, VP_BASIS_ASSUMED, PH_TRAIN, VP_COUNTER_DEVICE,
+            add_item(S, ID_CUDA_CONTEXT, 512 * MIB, VP_BASIS_ASSUMED, PH_TRAIN, VP_COUNTER_DEVICE,
                      "CUDA context with lazy module loading: 0.3–0.6 GiB (docs/estimate.md)");
-            add_item(S, "workspace", 64 * MIB, VP_BASIS_ASSUMED, PH_STEPS, VP_COUNTER_DEVICE,
+            add_item(S, ID_WORKSPACE, 64 * MIB, VP_BASIS_ASSUMED, PH_STEPS, VP_COUNTER_DEVICE,
                      "cuBLAS + cuBLASLt workspaces (docs/estimate.md)");
             uint64_t grow = add_sat(act, logits, &ovf);
-            add_item(S, "allocator_slack", grow / 10, VP_BASIS_ASSUMED,
+            add_item(S, ID_SLACK, grow / 10, VP_BASIS_ASSUMED,
                      PH(VP_PHASE_FORWARD) | PH(VP_PHASE_BACKWARD), VP_COUNTER_RESERVED,
                      "PyTorch caching allocator: 10%% of activations and logits (5–15%%, "
                      "docs/estimate.md)");
             if (N > 1 || w->tp > 1 || w->pp > 1)
-                add_item(S, "comm_buffers", 512 * MIB, VP_BASIS_ASSUMED, PH_STEPS, VP_COUNTER_DEVICE,
+                add_item(S, ID_COMM, 512 * MIB, VP_BASIS_ASSUMED, PH_STEPS, VP_COUNTER_DEVICE,
                          "NCCL buffers (docs/estimate.md)");
         }
     }
@@ -1174,14 +839,30 @@ static bool stage_totals(stage *S, unsigned phases_used)
     bool ovf = false;
     memset(S->total, 0, sizeof(S->total));
     bool moments = false;
-    for (size_t i = 0; i < S->n && !moments; i++)
-        moments = S->items[i].moments != 0;
-    if (!moments) {
+    uint64_t all = 0;           /* every item's bytes: when it fits, every sum of them does */
+    for (size_t i = 0; i < S->n; i++) {
+        moments |= S->items[i].moments != 0;
+        all = add_sat(all, S->items[i].bytes, &ovf);
+    }
+    bool fits = !ovf;
+    ovf = false;
+    if (!moments && fits) {
+        /* per phase by the item's own counter, then the counters nest: allocated ⊂
+         * reserved ⊂ device used (no sum can wrap: `all` fits) */
         for (size_t i = 0; i < S->n; i++)
-            for (int p = 0; p < VP_PHASE_COUNT; p++)
-                if (S->items[i].phases & PH(p))
-                    for (int c = (int)S->items[i].counter; c <= VP_COUNTER_DEVICE; c++)
-                        S->total[p][c] = add_sat(S->total[p][c], S->items[i].bytes, &ovf);
+            for (unsigned ph = S->items[i].phases & ALL_PHASES; ph != 0; ph &= ph - 1)
+                S->total[vp__ctz(ph)][S->items[i].counter] += S->items[i].bytes;
+        for (int p = 0; p < VP_PHASE_COUNT; p++) {
+            S->total[p][VP_COUNTER_RESERVED] += S->total[p][VP_COUNTER_ALLOCATED];
+            S->total[p][VP_COUNTER_DEVICE] += S->total[p][VP_COUNTER_RESERVED];
+        }
+    } else if (!moments) {
+        for (size_t i = 0; i < S->n; i++) /* the phases an item is live in, bit by bit */
+            for (unsigned ph = S->items[i].phases & ALL_PHASES; ph != 0; ph &= ph - 1) {
+                int p = vp__ctz(ph);
+                for (int c = (int)S->items[i].counter; c <= VP_COUNTER_DEVICE; c++)
+                    S->total[p][c] = add_sat(S->total[p][c], S->items[i].bytes, &ovf);
+            }
     } else {
         /* training: a phase total is its largest moment; an item without moments is live
          * in every moment of its phases */
@@ -1218,14 +899,25 @@ static bool stage_totals(stage *S, unsigned phases_used)
     /* built-in ids: one pass, summed per id code and phase (training stages repeat ids, one
      * item per moment) */
     uint64_t by_code[ID_CODES][VP_PHASE_COUNT];
-    memset(by_code, 0, sizeof(by_code));
-    for (size_t i = 0; i < S->n; i++)
-        if (S->items[i].code)
-            for (int p = 0; p < VP_PHASE_COUNT; p++)
-                if (S->items[i].phases & PH(p))
-                    by_code[S->items[i].code][p] = add_sat(by_code[S->items[i].code][p],
-                                                           S->items[i].bytes, &ovf);
-    for (int k = 1; k < ID_CODES; k++) {
+    uint32_t present = 0; /* the codes seen: only their rows are zeroed and read */
+    for (size_t i = 0; i < S->n; i++) {
+        unsigned k = S->items[i].code;
+        if (k == 0)
+            continue;
+        if (!(present & (UINT32_C(1) << k))) {
+            memset(by_code[k], 0, sizeof(by_code[k]));
+            present |= UINT32_C(1) << k;
+        }
+        for (unsigned ph = S->items[i].phases & ALL_PHASES; ph != 0; ph &= ph - 1) {
+            int p = vp__ctz(ph);
+            if (fits)
+                by_code[k][p] += S->items[i].bytes;
+            else
+                by_code[k][p] = add_sat(by_code[k][p], S->items[i].bytes, &ovf);
+        }
+    }
+    for (uint32_t left = present; left != 0; left &= left - 1) {
+        int k = vp__ctz(left);
         uint64_t mx = 0;
         for (int p = 0; p < VP_PHASE_COUNT; p++)
             mx = by_code[k][p] > mx ? by_code[k][p] : mx;
@@ -1261,16 +953,15 @@ static bool stage_totals(stage *S, unsigned phases_used)
 
 /* ---- assumptions ------------------------------------------------------------------------ */
 
-/* The defaults the estimate took because the sheet is silent, and the profile it applied:
- * the first lines a reader sees, so that no headline reads like a full answer when it is
- * not one. */
-static void note_assumptions(vp_estimate *e, const workload *w, const vp__qformat *fmt,
+/* The defaults the estimate took because the workload is silent, and the profile it
+ * applied: the first lines a reader sees, so that no headline reads like a full answer when
+ * it is not one. */
+static void note_assumptions(vp_estimate *e, const vp__wl *w, const vp__qformat *fmt,
                              uint64_t dtype_bytes, uint64_t capacity)
 {
-    const vp_sheet *s = w->sheet;
     const vp_model *m = w->model;
     bool infer = w->task == TASK_INFERENCE;
-    if (W(s, "framework") == NULL)
+    if (!w->framework_set)
         add_warning(e, "workload.framework is not set: no CUDA context, workspace, allocator "
                     "slack or communication buffer is counted; set it (vllm, transformers, "
                     "llama.cpp, other) for a runtime's overhead");
@@ -1279,18 +970,18 @@ static void note_assumptions(vp_estimate *e, const workload *w, const vp__qforma
                        w->framework == FW_NONE ? " (nothing assumed beyond the sheet's reserves)"
                        : w->framework == FW_VLLM ? " (vLLM v0.19 start-up profile, docs/estimate.md)"
                                                  : " (CUDA context, workspaces, allocator slack)");
-    if (W(s, "weights") == NULL && fmt != NULL)
+    if (!w->weights_set && fmt != NULL)
         add_assumption(e, "weights: the checkpoint's own format (%s%s)",
                        fmt->method != VP__Q_NONE ? fmt->name : m && m->dtype[0] ? m->dtype : "16-bit",
                        m && m->dtype_assumed ? ", dtype assumed: config.json declares none" : "");
     if (infer) {
-        if (W(s, "kv_cache") == NULL || strcmp(W(s, "kv_cache")->str, "auto") == 0)
+        if (!w->kv_stated)
             add_assumption(e, "kv_cache: the dtype the weights run in (%llu-byte values)",
                            (unsigned long long)(w->kv_bytes ? w->kv_bytes : dtype_bytes));
-        if (W(s, "concurrency") == NULL)
+        if (!w->concurrency_set)
             add_assumption(e, "concurrency: 1 sequence (workload.concurrency not set)");
         if (w->framework == FW_VLLM) {
-            if (W(s, "gpu_memory_utilization") == NULL)
+            if (!w->util_set)
                 add_assumption(e, "gpu_memory_utilization: vLLM's default 0.9");
             if (!w->mnbt_set || !w->mns_set)
                 add_assumption(e, "max_num_batched_tokens / max_num_seqs: vLLM's defaults for %s",
@@ -1299,26 +990,29 @@ static void note_assumptions(vp_estimate *e, const workload *w, const vp__qforma
                                                       : "a GPU under 70 GiB (2048 / 256)");
         }
     } else {
-        if (W(s, "microbatch") == NULL)
+        if (!w->microbatch_set)
             add_assumption(e, "microbatch: 1 sequence (workload.microbatch not set)");
-        if (W(s, "optimizer") == NULL)
+        if (!w->optimizer_set)
             add_assumption(e, "optimizer: adamw (workload.optimizer not set)");
-        if (W(s, "checkpointing") == NULL)
+        if (!w->checkpointing_set)
             add_assumption(e, "checkpointing: none (every layer's activations are kept)");
     }
-    if (vp__sheet_find(s, "layout", 0, "gpus") == NULL && w->tp * w->pp == 1)
+    if (!w->gpus_set && w->tp * w->pp == 1)
         add_assumption(e, "layout: one GPU ([layout] not set)");
 }
 
 /* ---- the computation ------------------------------------------------------------------ */
 
-static vp_status compute(vp_estimate *e, const workload *w, uint64_t capacity, bool quiet,
+static vp_status compute(vp_estimate *e, const vp__wl *w, uint64_t capacity, bool quiet,
                          vp_error *err)
 {
     const vp_model *m = w->model;
-    const vp__arch *a = m && m->has_arch ? &m->arch : NULL;
+    vp__fmt F;
+    vp__fmt_init(&F, m, w->have_format ? &w->fmt : NULL, w->gguf_format, w->parameters);
+    const vp__arch *a = F.a;
     bool ovf = false;
-    vp__where where0 = { w->sheet->source, 0, 0, 0, false };
+    bool how = !quiet && w->how;
+    vp__where where0 = { w->source, 0, 0, 0, false };
 
     /* reset without touching the item arrays (no 0.5 MB memset per run) */
     e->n_stages = 0;
@@ -1332,7 +1026,7 @@ static vp_status compute(vp_estimate *e, const workload *w, uint64_t capacity, b
         e->st[s].failed = false;
         e->st[s].kv_budget = 0;
         e->st[s].kv_budget_known = false;
-        e->st[s].quiet = quiet;
+        e->st[s].quiet = !how;
     }
     e->tp = w->tp;
     e->pp = w->pp;
@@ -1340,19 +1034,10 @@ static vp_status compute(vp_estimate *e, const workload *w, uint64_t capacity, b
     e->n_stages = (int)w->pp;
     e->phases_used = w->task == TASK_INFERENCE ? PH_INFER : PH_TRAIN;
 
-    uint64_t L = a ? a->layers : 0;
-    if (a && w->pp > L)
-        return vp__error_set(err, VP_EINVALID, &where0,
-                             "pipeline_parallel = %llu exceeds the model's %llu layers",
-                             (unsigned long long)w->pp, (unsigned long long)L);
-    if (a && w->tp > 1 && a->heads % w->tp != 0)
-        return vp__error_set(err, VP_EINVALID, &where0,
-                             "tensor_parallel = %llu does not divide the %llu attention heads",
-                             (unsigned long long)w->tp, (unsigned long long)a->heads);
-    if (a && w->tp > 1 && !a->kv_lora_rank && a->kv_heads % w->tp != 0 && w->tp % a->kv_heads != 0)
-        return vp__error_set(err, VP_EINVALID, &where0,
-                             "tensor_parallel = %llu and the %llu KV heads do not divide",
-                             (unsigned long long)w->tp, (unsigned long long)a->kv_heads);
+    uint64_t L = F.L;
+    vp_status lst = vp__layout_check(a, w->tp, w->pp, &where0, err);
+    if (lst != VP_OK)
+        return lst;
     if (a && w->tp > a->kv_heads && !a->kv_lora_rank)
         add_warning(e, "tensor_parallel = %llu exceeds the %llu KV heads: each GPU keeps a "
                     "replica (vLLM get_num_kv_heads)", (unsigned long long)w->tp,
@@ -1363,121 +1048,95 @@ static vp_status compute(vp_estimate *e, const workload *w, uint64_t capacity, b
                     (unsigned long long)w->context, (unsigned long long)a->max_ctx);
 
     /* ---- weight format and the weights-only figure */
-    const vp__qformat *fmt = w->have_format ? &w->fmt : (m && m->has_lt ? &m->q : NULL);
-    uint64_t dtype_bytes = a ? a->dtype_bytes : 2;
-    if (fmt && fmt->dtype_bytes)
-        dtype_bytes = fmt->dtype_bytes;
-    uint64_t params = m && m->params ? m->params : w->parameters;
-    if (params && (fmt || w->gguf_format || (m && m->has_arch))) {
-        uint64_t bits = fmt ? nominal_bits(fmt, dtype_bytes) : 8 * dtype_bytes;
-        if (w->gguf_format && m && m->params) {
-            e->weights_only = vp_bytes_value(vp_model_total_bytes(m));
-        } else {
-            uint64_t b = mul_sat(params, bits, &ovf);
-            e->weights_only = b / 8 + (b % 8 != 0);
-        }
-        e->weights_only_known = true;
-    }
+    const vp__qformat *fmt = F.has_q ? &F.q : NULL;
+    uint64_t dtype_bytes = F.dtype_bytes;
+    uint64_t params = F.params;
+    vp__weights_nominal(&F, &e->weights_only, &e->weights_only_known, &ovf);
     if (w->gguf_format && (m == NULL || m->format != VP_FORMAT_GGUF))
         return vp__error_set(err, VP_EUNSUPPORTED, &where0,
                              "weights = \"%s\" needs the .gguf file as [model] checkpoint",
                              w->weights_text);
 
-    /* ---- weights per stage */
-    uint64_t wl[4] = { 0 }, wf[4] = { 0 }, wlast[4] = { 0 };
-    bool weights_known = false, by_layer = false;
+    /* ---- the weights (the component): sums over the model once, per stage below */
+    vp__wsums ws;
+    vp_status wst = vp__weights_sums(&ws, &F, w->tp, w->pp, 0, &ovf);
+    if (wst != VP_OK)
+        return vp__error_set(err, wst, &where0, "weight bytes overflow");
+    bool weights_known = ws.kind != VP__W_UNKNOWN;
     vp_basis wbasis = VP_BASIS_COMPUTED;
     char whow[160] = "";
-    if (m && m->has_lt && !w->gguf_format) {
-        vp_status st = vp__model_weights(m, w->have_format ? &w->fmt : NULL, w->tp, wl, wf, wlast);
-        if (st != VP_OK)
-            return vp__error_set(err, st, &where0, "weight bytes overflow");
-        weights_known = by_layer = true;
-        snprintf(whow, sizeof(whow), "Σ tensors of %s in %s%s", m->model_type,
-                 w->have_format ? w->fmt.name : (m->quant[0] ? m->quant : m->dtype),
-                 w->tp > 1 ? ", split over tensor_parallel" : "");
-    } else if (m && (m->format == VP_FORMAT_GGUF || m->format == VP_FORMAT_SAFETENSORS ||
-                     m->format == VP_FORMAT_SAFETENSORS_INDEX) && m->n_tensors > 0) {
-        for (int r = 0; r < 3; r++)
-            wl[r] = vp__div_ceil_u64(m->role_bytes[r], w->tp);
-        weights_known = true;
+    if (ws.kind == VP__W_LAYERS) {
+        if (how)
+            snprintf(whow, sizeof(whow), "Σ tensors of %s in %s%s", m->model_type,
+                     w->have_format ? w->fmt.name : (m->quant[0] ? m->quant : m->dtype),
+                     w->tp > 1 ? ", split over tensor_parallel" : "");
+    } else if (ws.kind == VP__W_CHECKPOINT) {
         wbasis = w->tp > 1 || w->pp > 1 ? VP_BASIS_ESTIMATED : VP_BASIS_COMPUTED;
-        snprintf(whow, sizeof(whow), "stored tensor bytes of the %s checkpoint%s",
-                 vp_model_format_name(m->format),
-                 w->tp > 1 || w->pp > 1 ? ", divided evenly over the GPUs" : "");
-    } else if (params && fmt) {
-        wl[VP_ROLE_PAYLOAD] = vp__div_ceil_u64(e->weights_only, w->tp * w->pp);
-        weights_known = true;
+        if (how)
+            snprintf(whow, sizeof(whow), "stored tensor bytes of the %s checkpoint%s",
+                     vp_model_format_name(m->format),
+                     w->tp > 1 || w->pp > 1 ? ", divided evenly over the GPUs" : "");
+    } else if (ws.kind == VP__W_NOMINAL) {
         wbasis = fmt->method == VP__Q_NONE ? VP_BASIS_COMPUTED : VP_BASIS_ESTIMATED;
-        snprintf(whow, sizeof(whow), "%llu parameters × %llu bits%s",
-                 (unsigned long long)params, (unsigned long long)nominal_bits(fmt, dtype_bytes),
-                 fmt->method == VP__Q_NONE ? "" : " (every parameter in the format's nominal bits)");
+        if (how)
+            snprintf(whow, sizeof(whow), "%llu parameters × %llu bits%s",
+                     (unsigned long long)params,
+                     (unsigned long long)vp__nominal_bits(fmt, dtype_bytes),
+                     fmt->method == VP__Q_NONE ? "" : " (every parameter in the format's nominal bits)");
     } else {
-        add_unknown(e, "weights", params ? "workload.weights (the weight format)"
-                                         : "model.parameters, model.config or model.checkpoint");
+        add_unknown(e, "weights", ws.needs);
     }
     note_assumptions(e, w, fmt, dtype_bytes, capacity);
     if (w->task != TASK_INFERENCE) {
-        train_in tin = { w, m, a, wl, wf, wlast, weights_known, by_layer, wbasis, whow,
-                         dtype_bytes, params, quiet };
+        train_in tin = { w, &F, &ws, wbasis, whow };
         vp_status tst = compute_training(e, &tin, err);
         if (tst != VP_OK)
             return tst;
         goto reserves;
     }
-    /* vLLM keeps a rotary cos/sin cache of max_position × head_dim in the model dtype with
-     * the weights ("Model loading took … GiB" includes it: 14.99 GiB for Llama-3.1-8B). */
-    uint64_t rotary = 0;
-    if (w->framework == FW_VLLM && a && a->max_ctx && !a->kv_lora_rank)
-        rotary = mul_sat(mul_sat(a->max_ctx, a->head_dim, &ovf), dtype_bytes, &ovf);
+    bool vllm = w->framework == FW_VLLM;
 
     /* ---- KV cache per token per layer on one GPU */
     /* "auto" follows the dtype the weights run in (fp32 weights: fp32 cache) */
     uint64_t kvb = w->kv_bytes ? w->kv_bytes : dtype_bytes;
     uint64_t kv_per_layer = 0; /* bytes per token per layer per GPU */
-    if (a) {
-        if (a->kv_lora_rank) /* MLA latent: replicated */
-            kv_per_layer = mul_sat(add_sat(a->kv_lora_rank, a->qk_rope, &ovf), kvb, &ovf);
-        else {
-            uint64_t heads = a->kv_heads / w->tp;
-            if (heads == 0)
-                heads = 1;
-            kv_per_layer = mul_sat(mul_sat(2, heads, &ovf), mul_sat(a->head_dim, kvb, &ovf), &ovf);
-        }
-    } else {
+    if (a)
+        kv_per_layer = vp__kv_per_layer(a, w->tp, kvb, &ovf);
+    else
         add_unknown(e, "kv_cache", "model.config or model.checkpoint (layers, KV heads, head "
                                    "dimension)");
-    }
     if (a && !w->context)
         add_unknown(e, "kv_cache", "workload.context (tokens per sequence)");
 
-    /* vLLM batch defaults by device size (vllm/engine/arg_utils.py get_batch_defaults,
-     * API server: >= 70 GiB: 8192 tokens / 1024 sequences; otherwise 2048 / 256). */
-    bool big = capacity == 0 || capacity >= 70 * GIB;
-    uint64_t mnbt = w->mnbt_set ? w->mnbt : (big ? 8192 : 2048);
-    uint64_t mns = w->mns_set ? w->mns : (big ? 1024 : 256);
-    if (w->framework == FW_VLLM && w->concurrency > mns)
+    uint64_t mnbt, mns;
+    vllm_batch(w, capacity, &mnbt, &mns);
+    if (vllm && w->concurrency > mns)
         add_warning(e, "concurrency %llu exceeds max_num_seqs %llu: vLLM queues the rest",
                     (unsigned long long)w->concurrency, (unsigned long long)mns);
 
-    e->vllm_known = w->framework == FW_VLLM && a && capacity > 0 && weights_known;
-    if (w->framework == FW_VLLM && a && a->ssm_layers)
+    e->vllm_known = vllm && a && capacity > 0 && weights_known;
+    if (vllm && a && a->ssm_layers)
         add_warning(e, "vLLM pads hybrid (Mamba) pages to the attention page size; the pool "
                     "figures assume attention pages only and are not calibrated for hybrids");
     uint64_t min_blocks = UINT64_MAX;
     /* named reserves are memory the user keeps for something else: vLLM's KV pool is what
      * is left after them too (they are added as items below, after the pool) */
     uint64_t reserved = 0;
-    const vp__section *rsec = vp__sheet_section(w->sheet, "reserve", 0);
-    for (size_t r = 0; rsec && r < rsec->n; r++)
-        reserved = add_sat(reserved, vp_bytes_value(rsec->e[r].bytes), &ovf);
+    for (size_t r = 0; r < w->n_reserves; r++)
+        reserved = add_sat(reserved, vp__wl_reserve_bytes(w, r), &ovf);
+
+    /* the component requests; only the stage changes below */
+    vp__kvreq kq = { &F, w->kv_bytes, w->context, w->concurrency, w->tp, w->pp, 0,
+                     vllm ? w->block : 0, vllm ? mnbt : 0 };
+    vp__actreq aq = { &F, w->task, w->framework, w->context, w->concurrency, w->tp, w->pp, 0,
+                      mnbt, mns, 0, 0, 1, 0, 1 };
 
     for (uint64_t s = 0; s < w->pp; s++) {
         uint64_t first_layer, nl;
         stage *S = stage_at(e, w->pp, a != NULL, L, s, &first_layer, &nl);
         bool is_first = s == 0, is_last = s == w->pp - 1;
         char where[64] = "";
-        if (w->pp > 1)
+        if (how && w->pp > 1)
             snprintf(where, sizeof(where), "; stage %llu: layers %llu-%llu%s%s",
                      (unsigned long long)s, (unsigned long long)first_layer,
                      (unsigned long long)(first_layer + nl - 1),
@@ -1486,24 +1145,20 @@ static vp_status compute(vp_estimate *e, const workload *w, uint64_t capacity, b
         /* weights by role */
         uint64_t wsum = 0;
         if (weights_known) {
-            uint64_t role[3];
-            for (int r = 0; r < 3; r++) {
-                uint64_t layer_part = by_layer && L ? mul_sat(wl[r], nl, &ovf) / L : wl[r];
-                role[r] = add_sat(add_sat(layer_part, is_first ? wf[r] : 0, &ovf),
-                                  is_last ? wlast[r] : 0, &ovf);
-            }
-            role[VP_ROLE_PAYLOAD] = add_sat(role[VP_ROLE_PAYLOAD], rotary, &ovf);
-            add_item(S, "weights", role[VP_ROLE_PAYLOAD], wbasis, PH_INFER, VP_COUNTER_ALLOCATED,
-                     "%s%s%s", whow, rotary ? "; + vLLM rotary cos/sin cache" : "", where);
-            if (role[VP_ROLE_QUANT_METADATA])
-                add_item(S, "quant_metadata", role[VP_ROLE_QUANT_METADATA], wbasis, PH_INFER,
+            vp__wres wr;
+            vp__weights_stage(&wr, &ws, &F, w->pp, s, 1, vllm, &ovf);
+            add_item(S, ID_WEIGHTS, wr.role[VP_ROLE_PAYLOAD], wbasis, PH_INFER,
+                     VP_COUNTER_ALLOCATED, "%s%s%s", whow,
+                     wr.rotary ? "; + vLLM rotary cos/sin cache" : "", where);
+            if (wr.role[VP_ROLE_QUANT_METADATA])
+                add_item(S, ID_QUANT_METADATA, wr.role[VP_ROLE_QUANT_METADATA], wbasis, PH_INFER,
                          VP_COUNTER_ALLOCATED, "scales, zero points and other quantization "
                          "constants of %s%s", w->have_format ? w->fmt.name : m->quant, where);
-            if (role[VP_ROLE_UNQUANTIZED])
-                add_item(S, "unquantized_modules", role[VP_ROLE_UNQUANTIZED], wbasis, PH_INFER,
+            if (wr.role[VP_ROLE_UNQUANTIZED])
+                add_item(S, ID_UNQUANTIZED, wr.role[VP_ROLE_UNQUANTIZED], wbasis, PH_INFER,
                          VP_COUNTER_ALLOCATED, "embeddings, lm_head, norms and routers kept in "
                          "%llu-byte values%s", (unsigned long long)dtype_bytes, where);
-            wsum = add_sat(add_sat(role[0], role[1], &ovf), role[2], &ovf);
+            wsum = add_sat(add_sat(wr.role[0], wr.role[1], &ovf), wr.role[2], &ovf);
         }
 
         /* load-time transient: the largest tensor materialized once more while loading */
@@ -1512,137 +1167,76 @@ static vp_status compute(vp_estimate *e, const workload *w, uint64_t capacity, b
             for (int i = 0; i < m->lt.n; i++) {
                 const vp__ltensor *t = &m->lt.t[i];
                 uint64_t b = mul_sat(t->rows, t->cols, &ovf);
-                if (t->kind == VP__K_EXPERT && a->experts)
-                    b = mul_sat(b, 1, &ovf);
                 if (b > big_t)
                     big_t = b;
             }
             big_t = mul_sat(vp__div_ceil_u64(big_t, w->tp), dtype_bytes, &ovf);
-            add_item(S, "load_transient", big_t, VP_BASIS_ASSUMED, PH(VP_PHASE_LOAD),
+            add_item(S, ID_LOAD_TRANSIENT, big_t, VP_BASIS_ASSUMED, PH(VP_PHASE_LOAD),
                      VP_COUNTER_ALLOCATED, "one copy of the largest tensor (%s-byte values) "
                      "while loading or quantizing", dtype_bytes == 4 ? "4" : "2");
         }
 
-        /* KV cache the workload needs */
+        /* KV cache the workload needs (the component) */
         uint64_t kv_need = 0;
         if (a && w->context) {
-            uint64_t tokens = w->context;
-            if (w->framework == FW_VLLM)
-                tokens = mul_sat(vp__div_ceil_u64(tokens, w->block), w->block, &ovf); /* whole blocks */
-            /* layers with an attention cache on this stage (hybrids: fewer than nl) */
-            uint64_t kvl = a->kv_layers == L ? nl : add_sat(mul_sat(a->kv_layers, nl, &ovf), L / 2, &ovf) / L;
-            uint64_t sliding = a->window ? add_sat(mul_sat(a->sliding_layers, nl, &ovf), L - 1, &ovf) / L : 0;
-            if (sliding > kvl)
-                sliding = kvl;
-            uint64_t full = kvl - sliding;
-            uint64_t win = a->window && a->window < tokens ? a->window : tokens;
-            if (w->framework == FW_VLLM && a->window && sliding) {
-                /* SlidingWindowSpec: cdiv(min(W − 1 + max_num_batched_tokens, len), block) + 1 */
-                uint64_t span = add_sat(a->window - 1, mnbt, &ovf);
-                if (span > tokens)
-                    span = tokens;
-                win = mul_sat(vp__div_ceil_u64(span, w->block) + 1, w->block, &ovf);
-                if (win > tokens)
-                    win = tokens;
-            }
-            uint64_t per_seq = add_sat(mul_sat(mul_sat(tokens, full, &ovf), kv_per_layer, &ovf),
-                                       mul_sat(mul_sat(win, sliding, &ovf), kv_per_layer, &ovf), &ovf);
-            /* hybrid (Mamba) layers: a constant state per sequence, whatever the context */
-            uint64_t ssm_l = a->ssm_layers ? add_sat(mul_sat(a->ssm_layers, nl, &ovf), L / 2, &ovf) / L : 0;
-            uint64_t state = mul_sat(mul_sat(ssm_l, a->ssm_values, &ovf), dtype_bytes, &ovf);
-            per_seq = add_sat(per_seq, state, &ovf);
-            kv_need = mul_sat(per_seq, w->concurrency, &ovf);
-            add_item(S, "kv_cache", kv_need, VP_BASIS_COMPUTED, PH_RUN, VP_COUNTER_ALLOCATED,
+            vp__kvres kr;
+            kq.stage = s;
+            vp__kv(&kr, &kq, &ovf);
+            kv_need = kr.bytes;
+            add_item(S, ID_KV, kv_need, VP_BASIS_COMPUTED, PH_RUN, VP_COUNTER_ALLOCATED,
                      "%s × %llu tokens × %llu sequences × %llu layers × %llu B/token/layer "
                      "(%s, %s%s)%s%s",
-                     a->kv_lora_rank ? "MLA latent" : ssm_l ? "K+V (+ Mamba state per sequence)" : "K+V",
-                     (unsigned long long)tokens, (unsigned long long)w->concurrency,
-                     (unsigned long long)kvl, (unsigned long long)kv_per_layer,
+                     a->kv_lora_rank ? "MLA latent" : kr.ssm_layers ? "K+V (+ Mamba state per sequence)" : "K+V",
+                     (unsigned long long)kr.tokens, (unsigned long long)w->concurrency,
+                     (unsigned long long)kr.layers, (unsigned long long)kr.per_layer,
                      w->kv_text[0] ? w->kv_text : "model dtype",
                      a->kv_lora_rank ? "replicated on every GPU" : "KV heads split by TP",
-                     sliding ? "; sliding layers keep the window" : "",
-                     w->framework == FW_VLLM ? "; rounded to 16-token blocks" : "", where);
+                     kr.sliding ? "; sliding layers keep the window" : "",
+                     vllm ? "; rounded to 16-token blocks" : "", where);
         }
 
-        /* activations and logits */
-        uint64_t act = 0, logits = 0;
-        if (a) {
-            uint64_t h = a->hidden, f_tp = vp__div_ceil_u64(a->experts ? a->moe_inter : a->inter, w->tp);
-            uint64_t V = a->vocab;
-            if (w->framework == FW_VLLM) {
-                /* vLLM profile_run(): a dummy forward of max_num_batched_tokens tokens and
-                 * a dummy sampler over R = min(max_num_seqs, tokens) rows. Fitted on the 35
-                 * v0.19 H100 runs (docs/estimate.md form): layer transient
-                 * 232 MiB + T·(7/6·h·dtype + f/TP·dtype/2) + MoE T·k·2·f/TP·dtype. */
-                uint64_t T = mnbt, R = mns < T ? mns : T;
-                uint64_t d = dtype_bytes;
-                act = 232 * MIB;
-                act = add_sat(act, mul_sat(mul_sat(T, h, &ovf), 7 * d, &ovf) / 6, &ovf);
-                act = add_sat(act, mul_sat(mul_sat(T, f_tp, &ovf), d, &ovf) / 2, &ovf);
-                if (a->experts)
-                    act = add_sat(act, mul_sat(mul_sat(mul_sat(T, a->top_k, &ovf), 2 * f_tp, &ovf), d, &ovf), &ovf);
-                /* sampler: 12.6 B per row per vocabulary entry (fp32 logits, probabilities,
-                 * top-k/top-p buffers); only the last pipeline stage samples. */
-                if (is_last)
-                    logits = mul_sat(mul_sat(R, V, &ovf), 63, &ovf) / 5;
-                if (w->pp > 1)
-                    logits /= w->pp; /* v0.19 profiles less under PP: 1.05–1.10 GiB (8B) */
-                add_item(S, "activations", act, VP_BASIS_ESTIMATED, PH_RUN, VP_COUNTER_ALLOCATED,
-                         "vLLM profile: forward of max_num_batched_tokens = %llu tokens "
-                         "(fit to vLLM v0.19 logs)", (unsigned long long)T);
-                if (logits)
-                    add_item(S, "logits", logits, VP_BASIS_ESTIMATED, PH_RUN, VP_COUNTER_ALLOCATED,
-                             "vLLM dummy sampler: %llu rows × %llu vocabulary × 12.6 B",
-                             (unsigned long long)R, (unsigned long long)V);
-            } else if (w->context) {
-                /* prefill of every sequence at once: one layer's transient (no autograd):
-                 * T·dtype·(2h + (n_q + 2 n_kv)·d + n_q·d + 3f) (docs/estimate.md);
-                 * llama.cpp processes n_ubatch = 512 tokens at a time. */
-                uint64_t T = mul_sat(w->context, w->concurrency, &ovf);
-                if (w->framework == FW_LLAMACPP && T > 512)
-                    T = 512;
-                uint64_t nq = a->heads / w->tp, nkv = a->kv_heads / w->tp ? a->kv_heads / w->tp : 1;
-                uint64_t width = add_sat(mul_sat(2, h, &ovf),
-                                         mul_sat(add_sat(mul_sat(2, nq, &ovf), mul_sat(2, nkv, &ovf), &ovf),
-                                                 a->head_dim, &ovf), &ovf);
-                width = add_sat(width, a->experts ? add_sat(mul_sat(mul_sat(3, a->top_k, &ovf), f_tp, &ovf),
-                                                            mul_sat(a->experts, 2, &ovf), &ovf)
-                                                  : mul_sat(3, f_tp, &ovf), &ovf);
-                act = mul_sat(mul_sat(T, width, &ovf), dtype_bytes, &ovf);
-                add_item(S, "activations", act, VP_BASIS_ESTIMATED, PH(VP_PHASE_PREFILL),
-                         VP_COUNTER_ALLOCATED, "one layer's transient for %llu prefill tokens "
-                         "(%s): T·%llu B·(2h + qkv + o + 3f)", (unsigned long long)T,
-                         w->framework == FW_LLAMACPP ? "n_ubatch" : "context × concurrency",
-                         (unsigned long long)dtype_bytes);
-                if (is_last) {
-                    /* logits of the last token of each sequence, upcast to fp32 */
-                    logits = mul_sat(mul_sat(w->concurrency, V, &ovf), dtype_bytes + 4, &ovf);
-                    add_item(S, "logits", logits, VP_BASIS_ESTIMATED, PH_RUN, VP_COUNTER_ALLOCATED,
-                             "last-token logits: %llu sequences × %llu vocabulary × (%llu + 4 "
-                             "fp32) B", (unsigned long long)w->concurrency, (unsigned long long)V,
-                             (unsigned long long)dtype_bytes);
-                }
-            } else {
-                add_unknown(e, "activations", "workload.context (tokens per sequence)");
-            }
+        /* activations and logits (the component) */
+        vp__actres ac;
+        aq.stage = s;
+        vp__activations(&ac, &aq, &ovf);
+        uint64_t act = ac.act, logits = ac.logits;
+        if (!ac.known) {
+            add_unknown(e, "activations", ac.needs_act);
+            if (ac.needs_logits != NULL)
+                add_unknown(e, "logits", ac.needs_logits);
+        } else if (vllm) {
+            add_item(S, ID_ACTIVATIONS, act, VP_BASIS_ESTIMATED, PH_RUN, VP_COUNTER_ALLOCATED,
+                     "vLLM profile: forward of max_num_batched_tokens = %llu tokens "
+                     "(fit to vLLM v0.19 logs)", (unsigned long long)ac.T);
+            if (logits)
+                add_item(S, ID_LOGITS, logits, VP_BASIS_ESTIMATED, PH_RUN, VP_COUNTER_ALLOCATED,
+                         "vLLM dummy sampler: %llu rows × %llu vocabulary × 12.6 B",
+                         (unsigned long long)ac.R, (unsigned long long)a->vocab);
         } else {
-            add_unknown(e, "activations", "model.config (hidden size, layers, vocabulary) and "
-                                          "workload.context");
-            add_unknown(e, "logits", "model.config (vocabulary size)");
+            add_item(S, ID_ACTIVATIONS, act, VP_BASIS_ESTIMATED, PH(VP_PHASE_PREFILL),
+                     VP_COUNTER_ALLOCATED, "one layer's transient for %llu prefill tokens "
+                     "(%s): T·%llu B·(2h + qkv + o + 3f)", (unsigned long long)ac.T,
+                     w->framework == FW_LLAMACPP ? "n_ubatch" : "context × concurrency",
+                     (unsigned long long)dtype_bytes);
+            if (is_last)
+                add_item(S, ID_LOGITS, logits, VP_BASIS_ESTIMATED, PH_RUN, VP_COUNTER_ALLOCATED,
+                         "last-token logits: %llu sequences × %llu vocabulary × (%llu + 4 "
+                         "fp32) B", (unsigned long long)w->concurrency,
+                         (unsigned long long)a->vocab, (unsigned long long)dtype_bytes);
         }
 
         /* framework overheads (assumed; a named reserve of the same name replaces one) */
-        if (w->framework == FW_VLLM) {
-            add_item(S, "cuda_context", 522 * MIB, VP_BASIS_ASSUMED, PH_INFER | PH(VP_PHASE_LOAD),
+        if (vllm) {
+            add_item(S, ID_CUDA_CONTEXT, 522 * MIB, VP_BASIS_ASSUMED, PH_INFER | PH(VP_PHASE_LOAD),
                      VP_COUNTER_DEVICE, "CUDA context and vLLM start-up: 0.51 GiB used before "
                      "loading in the v0.19 H100 logs");
             uint64_t nt = vllm_nontorch(w->tp, w->pp);
-            add_item(S, "workspace", add_sat(w->tp > 1 ? 256 * MIB : nt, 870 * MIB, &ovf),
+            add_item(S, ID_WORKSPACE, add_sat(w->tp > 1 ? 256 * MIB : nt, 870 * MIB, &ovf),
                      VP_BASIS_ASSUMED, PH_RUN, VP_COUNTER_DEVICE,
                      "non-torch workspaces (%s GiB) + CUDA graph pool 0.85 GiB (v0.19 logs)",
                      w->tp > 1 ? "0.25" : w->pp > 1 ? "0.07" : "0.25");
             if (w->tp > 1)
-                add_item(S, "comm_buffers", add_sat(nt - 256 * MIB, GIB, &ovf), VP_BASIS_ASSUMED,
+                add_item(S, ID_COMM, add_sat(nt - 256 * MIB, GIB, &ovf), VP_BASIS_ASSUMED,
                          PH_INFER, VP_COUNTER_DEVICE, "NCCL and custom all-reduce buffers at "
                          "TP = %llu: 1.0 GiB at start + %.2f GiB in profiling (v0.19 logs)",
                          (unsigned long long)w->tp, (double)(nt - 256 * MIB) / (double)GIB);
@@ -1655,7 +1249,7 @@ static vp_status compute(vp_estimate *e, const workload *w, uint64_t capacity, b
                                                   nt, &ovf), reserved, &ovf);
                 S->kv_budget = req > non_kv ? req - non_kv : 0;
                 S->kv_budget_known = true;
-                uint64_t kvl_pool = a->kv_layers == L ? nl : add_sat(mul_sat(a->kv_layers, nl, &ovf), L / 2, &ovf) / L;
+                uint64_t kvl_pool = vp__kv_stage_layers(a, nl, &ovf);
                 uint64_t page = mul_sat(mul_sat(kv_per_layer, w->block, &ovf), kvl_pool ? kvl_pool : 1, &ovf);
                 uint64_t blocks = page ? S->kv_budget / page : 0;
                 if (blocks < min_blocks) {
@@ -1670,20 +1264,20 @@ static vp_status compute(vp_estimate *e, const workload *w, uint64_t capacity, b
         } else if (w->framework == FW_TRANSFORMERS || w->framework == FW_OTHER ||
                    w->framework == FW_LLAMACPP) {
             bool cpp = w->framework == FW_LLAMACPP;
-            add_item(S, "cuda_context", cpp ? 300 * MIB : 512 * MIB, VP_BASIS_ASSUMED,
+            add_item(S, ID_CUDA_CONTEXT, cpp ? 300 * MIB : 512 * MIB, VP_BASIS_ASSUMED,
                      PH_INFER, VP_COUNTER_DEVICE, cpp ? "CUDA context without PyTorch: ~0.3 GiB"
                      : "CUDA context with lazy module loading: 0.3–0.6 GiB (docs/estimate.md)");
-            add_item(S, "workspace", cpp ? 256 * MIB : 64 * MIB, VP_BASIS_ASSUMED, PH_RUN,
+            add_item(S, ID_WORKSPACE, cpp ? 256 * MIB : 64 * MIB, VP_BASIS_ASSUMED, PH_RUN,
                      VP_COUNTER_DEVICE, cpp ? "llama.cpp compute buffers besides activations"
                      : "cuBLAS + cuBLASLt workspaces, 32 MiB each on Hopper (docs/estimate.md)");
             if (!cpp) {
                 uint64_t slack = add_sat(add_sat(act, kv_need, &ovf), logits, &ovf) / 10;
-                add_item(S, "allocator_slack", slack, VP_BASIS_ASSUMED, PH_RUN,
+                add_item(S, ID_SLACK, slack, VP_BASIS_ASSUMED, PH_RUN,
                          VP_COUNTER_RESERVED, "PyTorch caching allocator: 10%% of the growing "
                          "tensors (KV cache, activations), docs/estimate.md");
             }
             if (w->tp > 1 || w->pp > 1)
-                add_item(S, "comm_buffers", 512 * MIB, VP_BASIS_ASSUMED, PH_INFER,
+                add_item(S, ID_COMM, 512 * MIB, VP_BASIS_ASSUMED, PH_INFER,
                          VP_COUNTER_DEVICE, "NCCL buffers: hundreds of MiB per communicator "
                          "(docs/estimate.md)");
         }
@@ -1697,24 +1291,31 @@ static vp_status compute(vp_estimate *e, const workload *w, uint64_t capacity, b
 
 reserves:;
     /* named reserves: every stage; a reserve named like an item replaces it */
-    const vp__section *res = vp__sheet_section(w->sheet, "reserve", 0);
-    for (size_t r = 0; res && r < res->n; r++) {
-        const vp__entry *rv = &res->e[r];
+    for (size_t r = 0; r < w->n_reserves; r++) {
+        const char *name = vp__wl_reserve_name(w, r), *text = vp__wl_reserve_text(w, r);
+        uint64_t rb = vp__wl_reserve_bytes(w, r);
+        char id[ID_SIZE];
+        size_t nl = strlen(name); /* at most 63 bytes: a sheet key, a checked workload name */
+        if (nl > sizeof(id) - sizeof("reserve:"))
+            nl = sizeof(id) - sizeof("reserve:");
+        memcpy(id, "reserve:", 8);
+        memcpy(id + 8, name, nl);
+        id[8 + nl] = '\0';
         for (uint64_t s = 0; s < w->pp; s++) {
             stage *S = &e->st[s];
             for (size_t i = 0; i < S->n; i++)
-                if (strcmp(S->items[i].id, rv->key) == 0 && S->items[i].basis == VP_BASIS_ASSUMED) {
+                if (strcmp(S->items[i].id, name) == 0 && S->items[i].basis == VP_BASIS_ASSUMED) {
                     memmove(&S->items[i], &S->items[i + 1], (S->n - i - 1) * sizeof(item));
                     S->n--;
                     break;
                 }
-            char id[ID_SIZE];
-            snprintf(id, sizeof(id), "reserve:%s", rv->key);
-            item *it = add_item(S, id, vp_bytes_value(rv->bytes), VP_BASIS_ASSUMED,
-                                e->phases_used, VP_COUNTER_DEVICE,
-                                "named reserve [reserve] %s = %s", rv->key, rv->text);
+            item *it = text != NULL
+                       ? add_named(S, id, rb, VP_BASIS_ASSUMED, e->phases_used, VP_COUNTER_DEVICE,
+                                   "named reserve [reserve] %s = %s", name, text)
+                       : add_named(S, id, rb, VP_BASIS_ASSUMED, e->phases_used, VP_COUNTER_DEVICE,
+                                   "named reserve %s = %llu B", name, (unsigned long long)rb);
             if (it != NULL)
-                it->unique = true; /* keys of a table are unique */
+                it->unique = true; /* names of the reserves are unique */
         }
     }
     for (uint64_t s = 0; s < w->pp; s++)
@@ -1731,7 +1332,6 @@ reserves:;
                                  (unsigned long long)s);
     if (w->task != TASK_INFERENCE)
         training_notes(e);
-    (void)fw_name;
     return VP_OK;
 }
 
@@ -1757,19 +1357,38 @@ void vp_estimate_free(vp_estimate *e)
     free(e);
 }
 
+static void clear(vp_estimate *e)
+{
+    e->n_stages = 0; /* reads as empty: nothing partial */
+    e->n_unknown = e->n_warning = e->n_assumption = 0;
+    e->vllm_known = e->weights_only_known = false;
+}
+
 vp_status vp_estimate_run(vp_estimate *e, const vp_sheet *s, vp_bytes capacity, vp_error *err)
 {
     if (e == NULL || s == NULL)
         return VP_EMISUSE;
-    workload w;
-    vp_status st = read_workload(&w, s, err);
+    vp__wl w;
+    vp__wl_text txt;
+    vp_status st = vp__wl_from_sheet(&w, &txt, s, err);
     if (st == VP_OK)
         st = compute(e, &w, capacity.b, false, err);
-    if (st != VP_OK) {
-        e->n_stages = 0; /* reads as empty: nothing partial */
-        e->n_unknown = e->n_warning = e->n_assumption = 0;
-        e->vllm_known = e->weights_only_known = false;
-    }
+    if (st != VP_OK)
+        clear(e);
+    return st;
+}
+
+vp_status vp_estimate_run_workload(vp_estimate *e, const vp_model *model,
+                                   const vp_workload *workload, vp_bytes capacity, vp_error *err)
+{
+    if (e == NULL || workload == NULL)
+        return vp__error_set(err, VP_EMISUSE, NULL, "vp_estimate_run_workload: a NULL argument");
+    vp__wl w;
+    vp_status st = vp__wl_from_workload(&w, model, workload, err);
+    if (st == VP_OK)
+        st = compute(e, &w, capacity.b, false, err);
+    if (st != VP_OK)
+        clear(e);
     return st;
 }
 
@@ -1779,8 +1398,9 @@ vp_status vp__estimate_changed(vp_estimate *e, const vp_sheet *s, vp_bytes capac
 {
     if (e == NULL || s == NULL || c == NULL)
         return VP_EMISUSE;
-    workload w;
-    vp_status st = read_workload(&w, s, err);
+    vp__wl w;
+    vp__wl_text txt;
+    vp_status st = vp__wl_from_sheet(&w, &txt, s, err);
     if (st != VP_OK)
         return st;
     if (c->context)
@@ -1804,8 +1424,9 @@ vp_status vp__estimate_changed(vp_estimate *e, const vp_sheet *s, vp_bytes capac
     }
     if (c->checkpointing >= 0)
         w.checkpointing = c->checkpointing;
-    if (c->master >= 0)
-        w.master = c->master;
+    /* c->master is not applied: the training recipe reads master_weights as the sheet
+     * states it (as it always has; the diagnosis keeps a change only if it lowers the
+     * phase, so this suggestion is never kept) */
     if (c->sharding >= 0)
         w.sharding = c->sharding;
     if (c->optimizer != NULL) {
@@ -2103,7 +1724,7 @@ const char *vp_counter_name(vp_counter c)
 
 /* Does the workload fit? vLLM: the KV the workload needs fits the pool on every stage;
  * otherwise: every GPU's modeled peak <= capacity. */
-static int fits(vp_estimate *e, const workload *w, uint64_t capacity, vp_error *err,
+static int fits(vp_estimate *e, const vp__wl *w, uint64_t capacity, vp_error *err,
                 vp_status *st)
 {
     *st = compute(e, w, capacity, true, err);
@@ -2127,8 +1748,9 @@ vp_status vp_fit(uint64_t *out, vp_estimate *scratch, const vp_sheet *s, vp_fit_
 {
     if (out == NULL || scratch == NULL || s == NULL || capacity.b == 0)
         return VP_EMISUSE;
-    workload w;
-    vp_status st = read_workload(&w, s, err);
+    vp__wl w;
+    vp__wl_text txt;
+    vp_status st = vp__wl_from_sheet(&w, &txt, s, err);
     if (st != VP_OK)
         return st;
     vp__where w0 = { s->source, 0, 0, 0, false };

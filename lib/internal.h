@@ -71,6 +71,17 @@ static inline bool vp__mul_u64(uint64_t *out, uint64_t a, uint64_t b)
 #define VP__LIM_DEPTH     128                 /* nesting of JSON arrays and objects */
 #define VP__LIM_JSON_VALUES (UINT64_C(1) << 22) /* values in one JSON document (an index of
                                                  100k tensors has about 100k) */
+#define VP__LIM_BATCH     (UINT64_C(1) << 24) /* sequences served at once, micro-batch, gradient
+                                                 accumulation steps, vLLM max_num_seqs */
+#define VP__LIM_PARAMETERS (UINT64_C(1) << 50) /* a parameter or trainable-value count given as
+                                                 a number (10^15: far above any model) */
+#define VP__LIM_RESERVES  UINT64_C(256)       /* named reserves of a workload (a sheet table
+                                                 holds at most 256 keys) */
+#define VP__LIM_TARGETS   UINT64_C(64)        /* LoRA target names */
+#define VP__LIM_NAME      UINT64_C(63)        /* a reserve name, in bytes (a sheet key's limit) */
+#define VP__LIM_TARGET_NAME UINT64_C(47)      /* a LoRA target name, in bytes */
+#define VP__LIM_EVIDENCE  (2 * VP__LIM_ENTRIES) /* evidence items in one classification: a
+                                                 sheet's [[evidence]] and [[measurement]] */
 /* Bytes read from one input file (the whole file, or the header of a checkpoint). */
 #define VP__LIM_CONFIG_FILE ((size_t)16 << 20)  /* config.json: real ones are under 100 kB */
 #define VP__LIM_INDEX_FILE  ((size_t)64 << 20)  /* *.index.json: about 100 B per tensor, so
@@ -211,14 +222,20 @@ vp_status vp__model_finish_checkpoint(vp_model *m);
 /* Read config.json text into m's architecture (m->has_arch, model_type, dtype...). */
 vp_status vp__config_read(vp_model *m, const char *json, size_t len, const char *source,
                           vp_error *err, bool account_weights);
+/* kv.c: KV bytes per token over every layer with a cache, at dtype_bytes, on one GPU. */
 vp_status vp__kv_bytes_per_token(const vp__arch *a, uint64_t dtype_bytes, uint64_t *out);
-/* Parse a sheet weight format ("bf16", "fp8", "gptq-int4-g128", "nf4", …). */
+/* weights.c: parse a sheet weight format ("bf16", "fp8", "gptq-int4-g128", "nf4", …). */
 vp_status vp__qformat_parse(vp__qformat *out, const char *text);
-/* Weight bytes per GPU by role for tensor-parallel degree tp in format fmt (NULL: the
- * model's own): decoder layers (all of them), first stage (embeddings), last stage (final
- * norm, lm_head). Needs m->has_lt. */
+/* weights.c: weight bytes per GPU by role for tensor-parallel degree tp in format fmt
+ * (NULL: the model's own): decoder layers (all of them), first stage (embeddings), last
+ * stage (final norm, lm_head). Needs m->has_lt. */
 vp_status vp__model_weights(const vp_model *m, const vp__qformat *fmt, uint64_t tp,
                             uint64_t layers[4], uint64_t first[4], uint64_t last[4]);
+/* weights.c: the sums vp__model_weights() makes, over a list of logical tensors, with the
+ * parameter counts (model.c accounts a config.json with it). False on overflow. */
+bool vp__weights_sum(const vp__ltlist *l, const vp__qformat *q, uint64_t dtype_bytes,
+                     uint64_t tp, uint64_t layers[4], uint64_t first[4], uint64_t last[4],
+                     uint64_t *params, uint64_t *active);
 
 /* safetensors.c */
 vp_status vp__safetensors_read(vp_model *m, const unsigned char *data, size_t len,
@@ -247,7 +264,7 @@ vp_status vp__read_file_opt(const char *path, size_t max, unsigned flags, const 
                             unsigned char **buf, size_t *len, uint64_t *file_size,
                             vp_error *err);
 
-/* estimate.c: activation bytes saved per transformer layer (white-box tested). */
+/* activations.c: activation bytes saved per transformer layer (white-box tested). */
 typedef struct vp__act_shape {
     uint64_t h, nq, nkv, d, f, tp;
     bool gated, flash, dropout;

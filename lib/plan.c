@@ -7,15 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "evidence-internal.h"
 #include "sheet-internal.h"
 
 #define MAX_REQ 10
 #define GIB ((uint64_t)1 << 30)
-/* No GPU holds a petabyte: a larger measured or reported figure is a typo. */
-#define VP__PLAN_MAX_GPU_BYTES ((uint64_t)1 << 50)
-/* A torch counter does not see the CUDA context: 0.5 GiB is assumed when the estimate has
- * no context item of its own (the profiles' figure, docs/estimate.md). */
-#define VP__ASSUMED_CONTEXT ((uint64_t)512 << 20)
 
 typedef struct {
     char id[24];
@@ -138,23 +134,6 @@ static sheet_scope scope_of(const vp_sheet *s)
     return c;
 }
 
-/* A decimal figure read with every GB as a GiB (10^9 → 2^30, rounded down): the most
- * generous reading of a catalog's nominal size ("24 GB" → 24 GiB, "24000 MB" → 24 GiB). */
-static uint64_t generous_bytes(uint64_t nominal)
-{
-    uint64_t whole = nominal / 1000000000u, r;
-    if (vp__mul_u64(&r, whole, GIB))
-        return UINT64_MAX;
-    uint64_t part = (nominal % 1000000000u) * GIB / 1000000000u; /* < 2^60: no wrap */
-    return vp__add_u64(&r, r, part) ? UINT64_MAX : r;
-}
-
-/* An offer's nominal memory read generously, unless it was written in binary units. */
-static uint64_t generous(const vp__entry *mem)
-{
-    return strstr(mem->str, "iB") != NULL ? mem->bytes.b : generous_bytes(mem->bytes.b);
-}
-
 /* A decimal number ("0.45", "71.3", "-2") read without the C locale (no atof/strtod); *end
  * is where it stops. */
 static double decimal_at(const char *p, bool *ok, const char **end)
@@ -234,16 +213,6 @@ static int quality_meets(const char *criterion, const char *value, bool *parsed)
     return got == need;
 }
 
-vp_verdict vp_classify_memory(vp_bytes need, vp_bytes reported_free, vp_bytes nominal)
-{
-    if (reported_free.b != 0)
-        return need.b <= reported_free.b ? VP_VERDICT_FIT : VP_VERDICT_EXCLUDED;
-    /* a catalog figure read generously: the decimal number in binary units (the same
-     * reading the plan gives an offer's memory) */
-    uint64_t gen = generous_bytes(nominal.b);
-    return nominal.b != 0 && need.b > gen ? VP_VERDICT_EXCLUDED : VP_VERDICT_TO_CONFIRM;
-}
-
 static vp_status plan_fail(vp_error *err, const vp_sheet *s, uint32_t line, uint32_t col,
                            vp_status code, const char *fmt, ...) VP__PRINTF(6, 7);
 static vp_status plan_fail(vp_error *err, const vp_sheet *s, uint32_t line, uint32_t col,
@@ -312,66 +281,12 @@ static void index_free(plan_index *x)
 
 /* ---- versions: "driver 550.54.15, CUDA 12.4, vllm 0.6.3" ------------------------------ */
 
-#define MAX_VCOMP 16
-typedef struct {
-    char name[24];            /* lowercase */
-    char ver[48];
-} vcomp;
-
-/* Reads comma- or semicolon-separated "name version" pairs. Returns the count, or -1 with
- * *bad the byte offset of what cannot be read. */
-static int version_parse(const char *t, vcomp *out, size_t *bad)
-{
-    int n = 0;
-    const char *p = t;
-    for (;;) {
-        while (*p == ' ' || *p == '\t')
-            p++;
-        const char *ns = p;
-        while ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
-               (p > ns && ((*p >= '0' && *p <= '9') || *p == '-' || *p == '_' || *p == '.')))
-            p++;
-        size_t nl = (size_t)(p - ns);
-        if (nl == 0 || nl >= sizeof(out[0].name) || *p != ' ') {
-            *bad = (size_t)(ns - t);
-            return -1;
-        }
-        while (*p == ' ')
-            p++;
-        const char *vs = p;
-        if (*p == 'v' || *p == 'V')
-            p++;
-        if (!(*p >= '0' && *p <= '9')) {
-            *bad = (size_t)(vs - t);
-            return -1;
-        }
-        while (*p && *p != ',' && *p != ';' && *p != ' ' && *p != '\t')
-            p++;
-        size_t vl = (size_t)(p - vs);
-        while (*p == ' ' || *p == '\t')
-            p++;
-        if (vl >= sizeof(out[0].ver) || n >= MAX_VCOMP || (*p && *p != ',' && *p != ';')) {
-            *bad = (size_t)(p - t);
-            return -1;
-        }
-        for (size_t i = 0; i < nl; i++)
-            out[n].name[i] = (char)((ns[i] >= 'A' && ns[i] <= 'Z') ? ns[i] - 'A' + 'a' : ns[i]);
-        out[n].name[nl] = '\0';
-        memcpy(out[n].ver, *vs == 'v' || *vs == 'V' ? vs + 1 : vs, vl - (*vs == 'v' || *vs == 'V'));
-        out[n].ver[vl - (*vs == 'v' || *vs == 'V')] = '\0';
-        n++;
-        if (*p == '\0')
-            return n;
-        p++;
-    }
-}
-
 /* A version string of the sheet that cannot be read: an error at its position. */
 static vp_status check_version(const vp_sheet *s, const vp__entry *v, vp_error *err)
 {
-    vcomp tmp[MAX_VCOMP];
+    vp__vcomp tmp[VP__MAX_VCOMP];
     size_t bad = 0;
-    if (v == NULL || version_parse(v->str, tmp, &bad) >= 0)
+    if (v == NULL || vp__version_parse(v->str, tmp, &bad) >= 0)
         return VP_OK;
     vp__where w = { s->source, v->line, v->column + 1 + (uint32_t)bad, 0, false };
     return vp__error_set(err, VP_EPARSE, &w, "%s \"%.60s\" cannot be read: write "
@@ -527,7 +442,7 @@ static vp_status index_sheet(plan_index *x, const vp_sheet *s, vp_error *err)
                 st = vp__error_set(err, sub.code, &w, "evidence value: %s", sub.message);
                 break;
             }
-            if (b.b == 0 || b.b > VP__PLAN_MAX_GPU_BYTES) {
+            if (b.b == 0 || b.b > VP__MAX_GPU_BYTES) {
                 st = plan_fail(err, s, value->line, value->column, VP_ERANGE,
                                "impossible %s for one GPU: \"%.40s\"", claim->str, value->str);
                 break;
@@ -560,7 +475,7 @@ static vp_status index_sheet(plan_index *x, const vp_sheet *s, vp_error *err)
         const vp__section *m = x->meas[i];
         const vp__entry *v = F(m, "value"), *o = F(m, "offer");
         /* 0 B is an idle GPU's peak; more than a petabyte is a typo */
-        if (v && v->bytes.b > VP__PLAN_MAX_GPU_BYTES) {
+        if (v && v->bytes.b > VP__MAX_GPU_BYTES) {
             st = plan_fail(err, s, v->line, v->column, VP_ERANGE,
                            "impossible measured value \"%.40s\" for one GPU", v->str);
             goto fail;
@@ -635,185 +550,60 @@ static void heap_sort_idx(size_t *a, size_t n, idx_cmp cmp, const void *ctx)
 
 
 
-/* The largest capacity a card name stands for (to compare cards: "no more memory"). */
-static uint64_t card_bytes(const vp_card *c)
-{
-    vp_bytes b = { 0 };
-    if (c != NULL)
-        vp_card_capacity(c, &b, NULL);
-    return b.b;
-}
-
-enum { M_NO, M_PEAK, M_OOM };
+/* ---- the memory requirement: the rule of evidence.c over the sheet's tables ----------- */
 
 /*
  * A run, as a [[measurement]] or an [[evidence]] of claim "peak" or "defect" (out of
- * memory) records it: one rule serves both tables (docs/estimate.md, "memory").
+ * memory) records it, becomes a vp_evidence: one rule serves both tables (evidence.c,
+ * docs/estimate.md "memory"), and vp_classify_evidence() applies the same rule to a caller's
+ * array.
  */
-typedef struct {
-    const vp__entry *model, *revision, *task, *weights, *context, *n, *truncated, *phase,
-                    *counter, *version;
-    uint64_t value;
-    bool has_value, oom;
-} run_facts;
-
-typedef struct {
-    int kind;                 /* M_PEAK, M_OOM or M_NO */
-    uint64_t covered;         /* M_PEAK: the device memory the run proves the workload needs */
-    bool torch;               /* M_PEAK from a torch counter (completed from the estimate) */
-    const char *counter;      /* the counter a [[measurement]] names, or NULL */
-    const char *phase;        /* its phase, or NULL */
-    char why[160];            /* M_NO: the reason */
-    vcomp ver[MAX_VCOMP];     /* the run's software, parsed once */
-    int n_ver;                /* -1: no version stated */
-} run_eval;
-
-/* Does the run count for the sheet at all (model, revision, task, format, dimensions,
- * phase, counter)? Independent of the offer; the offer adds its card and software. */
-static void run_scope(run_eval *r, const run_facts *f, const sheet_scope *sc, const vp_estimate *e)
+static int task_of(const vp__entry *t)
 {
-    r->kind = M_NO;
-    r->why[0] = '\0';
-    r->torch = false;
-    r->counter = f->counter ? f->counter->str : NULL;
-    r->phase = f->phase ? f->phase->str : NULL;
-    size_t bad;
-    r->n_ver = f->version ? version_parse(f->version->str, r->ver, &bad) : -1;
-#define NO(...) do { snprintf(r->why, sizeof(r->why), __VA_ARGS__); return; } while (0)
-    if (f->truncated && f->truncated->b)
-        NO("the run was truncated: it validates nothing");
-    /* the sheet must say what it is to be compared with */
-    if (!sc->mn)
-        NO("the sheet names no model (model.name) to compare the run with");
-    if (!f->model || strcmp(f->model->str, sc->mn->str) != 0)
-        NO("its model is not %.60s", sc->mn->str);
-    if (sc->mr && (!f->revision || strcmp(f->revision->str, sc->mr->str) != 0))
-        NO("its revision is not %.40s", sc->mr->str);
-    const char *want_task = sc->wt ? sc->wt->str : "inference";
-    if (strcmp(f->task ? f->task->str : "inference", want_task) != 0)
-        NO("it ran task %.20s, not %.20s", f->task ? f->task->str : "inference", want_task);
-    if ((sc->ww == NULL) != (f->weights == NULL) ||
-        (sc->ww && strcmp(f->weights->str, sc->ww->str) != 0))
-        NO("its weight format is not %.30s", sc->ww ? sc->ww->str : "the sheet's (unstated)");
-    uint64_t need_c = sc->wc ? sc->wc->u : 0, need_n = sc->wn ? sc->wn->u : 1;
-    const char *what_n = sc->inference ? "concurrency" : "micro-batch";
-    if (f->oom) {
-        /* a failure proves the sheet fails only at dimensions no larger than its own */
-        if (!f->context || (need_c && f->context->u > need_c))
-            NO("it failed at context %s%llu%s", f->context ? "" : "(not stated) ",
-               f->context ? (unsigned long long)f->context->u : 0ULL,
-               f->context ? ", more than the sheet's" : "");
-        if (!f->n || f->n->u > need_n)
-            NO("it failed at %s %s%llu%s", what_n, f->n ? "" : "(not stated) ",
-               f->n ? (unsigned long long)f->n->u : 0ULL, f->n ? ", more than the sheet's" : "");
-        r->kind = M_OOM;
-        return;
-    }
-    if (need_c && (!f->context || f->context->u < need_c))
-        NO("it ran context %llu < %llu", f->context ? (unsigned long long)f->context->u : 0ULL,
-           (unsigned long long)need_c);
-    if ((f->n ? f->n->u : 1) < need_n)
-        NO("it ran %s %llu < %llu", what_n, f->n ? (unsigned long long)f->n->u : 1ULL,
-           (unsigned long long)need_n);
-    if (!f->has_value)
-        NO("it states no value");
-    /* the phase: the modeled peak's; while the model is incomplete, a phase that runs the
-     * workload (prefill or decode; forward, backward or optimizer step), never load */
-    size_t g = vp_estimate_peak_gpu(e);
-    vp_bytes known;
-    vp_phase mph = VP_PHASE_LOAD;
-    bool model_known = vp_estimate_peak(e, g, &known, &mph) == VP_OK;
-    int phase = -1;
-    for (int k = 0; f->phase && k < VP_PHASE_COUNT; k++)
-        if (strcmp(vp_phase_name((vp_phase)k), f->phase->str) == 0)
-            phase = k;
-    if (f->phase != NULL) { /* an [[evidence]] peak is the peak of the whole run */
-        if (phase < 0)
-            NO("it states no phase");
-        if (model_known && phase != (int)mph)
-            NO("it measured %.20s; the modeled peak is in %s", f->phase->str, vp_phase_name(mph));
-        if (!model_known && (phase == VP_PHASE_LOAD || phase == VP_PHASE_EVAL ||
-                             phase == VP_PHASE_EXPORT))
-            NO("it measured %.20s, which does not run the workload", f->phase->str);
-    }
-    /* the counter: device_used and process_used include the CUDA context; torch counters
-     * do not: the estimate's items of the wider counters live in that phase are added
-     * (named reserves excepted: the user's stand-in for what the run has now measured), and
-     * a CUDA context of 0.5 GiB is assumed when the estimate has none */
-    const char *ct = f->counter ? f->counter->str : "device_used";
-    vp_counter have = strcmp(ct, "torch_allocated_peak") == 0 ? VP_COUNTER_ALLOCATED
-                      : strcmp(ct, "torch_reserved_peak") == 0 ? VP_COUNTER_RESERVED
-                                                               : VP_COUNTER_DEVICE;
-    if (f->phase != NULL && f->counter == NULL)
-        NO("it states no counter");
-    r->covered = f->value;
-    if (have != VP_COUNTER_DEVICE) {
-        uint64_t extra = 0, sum;
-        bool context = false;
-        int ph = phase >= 0 ? phase : (int)mph;
-        for (size_t i = 0; i < vp_estimate_item_count(e, g); i++) {
-            const char *iid = vp_estimate_item_id(e, g, i);
-            if (!(vp_estimate_item_phases(e, g, i) & (1u << ph)) ||
-                vp_estimate_item_counter(e, g, i) <= have || strncmp(iid, "reserve:", 8) == 0)
-                continue;
-            context |= strcmp(iid, "cuda_context") == 0;
-            extra += vp_bytes_value(vp_estimate_item_bytes(e, g, i)); /* within a checked total */
-        }
-        if (!context)
-            extra += VP__ASSUMED_CONTEXT;
-        r->covered = vp__add_u64(&sum, r->covered, extra) ? UINT64_MAX : sum;
-        r->torch = true;
-    }
-    r->kind = M_PEAK;
-#undef NO
+    if (t == NULL)
+        return VP_TASK_INFERENCE;
+    return strcmp(t->str, "lora") == 0 ? VP_TASK_LORA : strcmp(t->str, "qlora") == 0 ? VP_TASK_QLORA
+           : strcmp(t->str, "full") == 0 ? VP_TASK_FULL : VP_TASK_INFERENCE;
 }
 
-/* The run's software against the offer's: 0 counts, 1 a component the offer does not
- * state (to confirm; *what names it), 2 a different version (does not count). A run on the
- * offer itself used its software unless it names another version; a run on another
- * machine of the card counts only for the software the offer states. */
-static int run_version(const run_eval *r, const vcomp *o, int no, bool offer_states, bool here,
-                       char *what, size_t wl)
+static vp_reading reading_of(const vp__entry *c)
 {
-    if (r->n_ver < 0) {
-        if (here)
-            return 0;
-        if (what != NULL)
-            snprintf(what, wl, "it states no version to compare with the offer's software");
-        return 2;
-    }
-    int missing = -1;
-    for (int i = 0; i < r->n_ver; i++) {
-        int hit = -1;
-        for (int j = 0; j < no; j++)
-            if (strcmp(r->ver[i].name, o[j].name) == 0)
-                hit = j;
-        if (hit < 0) {
-            if (missing < 0)
-                missing = i;
-        } else if (strcmp(r->ver[i].ver, o[hit].ver) != 0) {
-            if (what != NULL)
-                snprintf(what, wl, "it ran %.23s %.47s; the offer states %.23s %.47s",
-                         r->ver[i].name, r->ver[i].ver, o[hit].name, o[hit].ver);
-            return 2;
+    if (c == NULL)
+        return VP_READING_UNSTATED;
+    return strcmp(c->str, "torch_allocated_peak") == 0 ? VP_READING_TORCH_ALLOCATED_PEAK
+           : strcmp(c->str, "torch_reserved_peak") == 0 ? VP_READING_TORCH_RESERVED_PEAK
+           : strcmp(c->str, "process_used") == 0 ? VP_READING_PROCESS_USED
+                                                : VP_READING_DEVICE_USED;
+}
+
+static void phase_of(const vp__entry *ph, vp_evidence *ev)
+{
+    for (int k = 0; ph && k < VP_PHASE_COUNT; k++)
+        if (strcmp(vp_phase_name((vp_phase)k), ph->str) == 0) {
+            ev->has_phase = 1;
+            ev->phase = (vp_phase)k;
         }
-    }
-    if (missing >= 0 && !here) {
-        if (what != NULL)
-            snprintf(what, wl, "confirm %s %s on the offered image (the offer %s)",
-                     r->ver[missing].name, r->ver[missing].ver,
-                     offer_states ? "does not state it" : "states no software");
-        return 1;
-    }
-    return 0;
+}
+
+/* The sheet's scope, as the requirement every offer shares. */
+static vp_requirement requirement_of(const sheet_scope *sc, const vp_estimate *e)
+{
+    vp_requirement r = VP_REQUIREMENT_INIT;
+    r.estimate = e;
+    r.model = sc->mn ? sc->mn->str : NULL;
+    r.revision = sc->mr ? sc->mr->str : NULL;
+    r.task = (vp_task)task_of(sc->wt);
+    r.weights = sc->ww ? sc->ww->str : NULL;
+    r.context = sc->wc ? sc->wc->u : 0;
+    r.sequences = sc->wn ? sc->wn->u : 0;
+    return r;
 }
 
 /* Runs indexed for the plan: every [[measurement]] and every [[evidence]] of claim "peak" or
  * out-of-memory "defect", evaluated once; linked per offer and per card. */
 typedef struct {
-    run_eval *ev;             /* evaluations */
-    const char **label;       /* "measurement 3" / "evidence 2: measurement, torch 2.4.0" */
-    char (*labels)[120];
+    vp__run *ev;              /* evaluations */
+    char (*labels)[120];      /* "measurement 3" / "evidence 2: measurement, torch 2.4.0" */
     size_t n;
     size_t *off_first, *off_next;    /* runs on an offer (offer = "id") */
     size_t *card_first, *card_next;  /* runs on a card, by catalog index (including the
@@ -850,15 +640,15 @@ static bool is_oom_defect(const vp__section *ev)
     return claim_is(ev, "defect") && val && (strstr(val->str, "oom") || strstr(val->str, "out of memory"));
 }
 
-static int run_rank(const run_eval *ev)
+static int run_rank(const vp__run *ev)
 {
-    return ev->kind == M_OOM ? 0 : ev->kind == M_PEAK ? 1 : 2;
+    return ev->kind == VP__RUN_OOM ? 0 : ev->kind == VP__RUN_PEAK ? 1 : 2;
 }
 
 static int cmp_run_order(const void *ctx, size_t a, size_t b)
 {
     const run_index *ri = ctx;
-    const run_eval *x = &ri->ev[a], *y = &ri->ev[b];
+    const vp__run *x = &ri->ev[a], *y = &ri->ev[b];
     int ra = run_rank(x), rb = run_rank(y);
     if (ra != rb)
         return ra - rb;
@@ -868,7 +658,7 @@ static int cmp_run_order(const void *ctx, size_t a, size_t b)
 }
 
 static vp_status runs_index(run_index *ri, const plan_index *x, const sheet_scope *sc,
-                            const vp_estimate *e)
+                            const vp__req *rq)
 {
     memset(ri, 0, sizeof(*ri));
     size_t n = x->n_meas + x->n_ev, nc = vp_card_count();
@@ -897,16 +687,28 @@ static vp_status runs_index(run_index *ri, const plan_index *x, const sheet_scop
         return VP_ENOMEM;
     }
     for (size_t k = 0; k < x->n_meas + x->n_ev; k++) {
-        run_facts f;
-        memset(&f, 0, sizeof(f));
+        vp_evidence f = VP_EVIDENCE_INIT;
         size_t r = ri->n;
         if (k < x->n_meas) {
             const vp__section *m = x->meas[k];
-            const vp__entry *v = F(m, "value"), *oc = F(m, "outcome");
-            f = (run_facts){ F(m, "model"), F(m, "revision"), F(m, "task"), F(m, "weights"),
-                             F(m, "context"), F(m, sc->inference ? "concurrency" : "microbatch"),
-                             F(m, "truncated"), F(m, "phase"), F(m, "counter"), F(m, "version"),
-                             v ? v->bytes.b : 0, v != NULL, oc && strcmp(oc->str, "oom") == 0 };
+            const vp__entry *v = F(m, "value"), *oc = F(m, "outcome"), *ctx = F(m, "context"),
+                            *nn = F(m, sc->inference ? "concurrency" : "microbatch"),
+                            *tr = F(m, "truncated"), *model = F(m, "model"),
+                            *rev = F(m, "revision"), *wt = F(m, "weights"), *ver = F(m, "version");
+            f.claim = oc && strcmp(oc->str, "oom") == 0 ? VP_CLAIM_OUT_OF_MEMORY : VP_CLAIM_PEAK;
+            f.source = VP_SOURCE_MEASUREMENT;
+            f.has_value = v != NULL;
+            f.value = vp_bytes_make(v ? v->bytes.b : 0);
+            f.model = model ? model->str : NULL;
+            f.revision = rev ? rev->str : NULL;
+            f.task = (vp_task)task_of(F(m, "task"));
+            f.weights = wt ? wt->str : NULL;
+            f.context = ctx ? ctx->u : 0;
+            f.sequences = nn ? nn->u : 0;
+            f.truncated = tr && tr->b;
+            f.software = ver ? ver->str : NULL;
+            phase_of(F(m, "phase"), &f);
+            f.reading = reading_of(F(m, "counter"));
             ri->run_offer[r] = x->meas_offer[k];
             ri->run_card[r] = x->meas_card[k];
             snprintf(ri->labels[r], sizeof(ri->labels[0]), "measurement %zu", k);
@@ -917,14 +719,27 @@ static vp_status runs_index(run_index *ri, const plan_index *x, const sheet_scop
             if (!(peak || oom) || !source_is(ev, "measurement", "device_report"))
                 continue; /* not a run: device totals and other claims are read elsewhere */
             const vp__entry *scope = scope_get_entry(ev), *val = F(ev, "value"), *g = F(ev, "gpu"),
-                            *o = F(ev, "offer");
+                            *o = F(ev, "offer"), *ver = F(ev, "version");
             vp_bytes b = { 0 };
             bool has = peak && val && vp_bytes_parse(&b, val->str, strlen(val->str), NULL) == VP_OK;
-            f = (run_facts){ scope_get(scope, "model"), scope_get(scope, "revision"),
-                             scope_get(scope, "task"), scope_get(scope, "weights"),
-                             scope_get(scope, "context"),
-                             scope_get(scope, sc->inference ? "concurrency" : "microbatch"),
-                             scope_get(scope, "truncated"), NULL, NULL, F(ev, "version"), b.b, has, oom };
+            const vp__entry *sm = scope_get(scope, "model"), *sr = scope_get(scope, "revision"),
+                            *sw = scope_get(scope, "weights"), *sctx = scope_get(scope, "context"),
+                            *sn = scope_get(scope, sc->inference ? "concurrency" : "microbatch"),
+                            *st = scope_get(scope, "truncated");
+            f.claim = oom ? VP_CLAIM_OUT_OF_MEMORY : VP_CLAIM_PEAK;
+            f.source = source_is(ev, "measurement", NULL) ? VP_SOURCE_MEASUREMENT
+                                                          : VP_SOURCE_DEVICE_REPORT;
+            f.has_value = has;
+            f.value = b;
+            f.no_scope = scope == NULL;
+            f.model = sm ? sm->str : NULL;
+            f.revision = sr ? sr->str : NULL;
+            f.task = (vp_task)task_of(scope_get(scope, "task"));
+            f.weights = sw ? sw->str : NULL;
+            f.context = sctx ? sctx->u : 0;
+            f.sequences = sn ? sn->u : 0;
+            f.truncated = st && st->b;
+            f.software = ver ? ver->str : NULL;
             ri->run_offer[r] = o ? offer_by_id(x, o->str) : SIZE_MAX;
             const vp_card *card = NULL;
             if (g != NULL)
@@ -932,16 +747,8 @@ static vp_status runs_index(run_index *ri, const plan_index *x, const sheet_scop
             ri->run_card[r] = card ? card
                               : ri->run_offer[r] != SIZE_MAX ? x->offer_card[ri->run_offer[r]] : NULL;
             ev_label(ri->labels[r], sizeof(ri->labels[0]), j, ev);
-            if (scope == NULL) {
-                ri->ev[r].kind = M_NO;
-                ri->ev[r].n_ver = -1;
-                snprintf(ri->ev[r].why, sizeof(ri->ev[r].why), "it states no scope (model, task, "
-                         "format, dimensions)");
-                goto link;
-            }
         }
-        run_scope(&ri->ev[r], &f, sc, e);
-link:
+        vp__run_scope(&ri->ev[r], &f, rq);
         ri->off_next[r] = ri->card_next[r] = SIZE_MAX;
         if (ri->run_offer[r] != SIZE_MAX) {
             size_t o = ri->run_offer[r];
@@ -984,111 +791,45 @@ link:
     return VP_OK;
 }
 
-/* What the runs say about memory for one offer. */
+/* The index as the runs an offer reads (evidence.c walks them). */
 typedef struct {
-    uint64_t peak;
-    bool peak_in, oom, torch;
-    char peak_ev[160], oom_ev[200], version_cond[200], not_counted[360];
-    size_t nc;
-} run_verdict;
+    const run_index *ri;
+    size_t oi;
+} offer_runs;
 
-static bool run_consider(run_verdict *v, const run_index *ri, size_t r, size_t oi,
-                         const plan_index *x, const vcomp *o, int no, bool offer_states)
+static size_t it_own(void *ctx, size_t cur)
 {
-    const run_eval *ev = &ri->ev[r];
-    bool here = ri->run_offer[r] == oi;
-    const vp_card *ocard = x->offer_card[oi], *rcard = ri->run_card[r];
-    char what[200];
-    if (ev->kind == M_NO) {
-        if (here || rcard == ocard) /* runs of other cards are not this offer's business */
-            goto not_counted_why;
-        return false;
-    }
-    if (!here) {
-        /* another machine: the same card for a peak; no more memory for a failure */
-        if (ev->kind == M_PEAK && (rcard == NULL || rcard != ocard))
-            return false;
-        if (ev->kind == M_OOM && (rcard == NULL || ocard == NULL || card_bytes(ocard) > card_bytes(rcard)))
-            return false;
-    }
-    /* the text of a reason is written only while there is room to show it */
-    int vf = run_version(ev, o, no, offer_states, here, NULL, 0);
-    if (vf != 0) {
-        bool room = v->nc + 1 < sizeof(v->not_counted) || (vf == 1 && !v->version_cond[0]);
-        if (!room)
-            return false;
-        run_version(ev, o, no, offer_states, here, what, sizeof(what));
-    }
-    if (vf == 1 && !v->version_cond[0])
-        snprintf(v->version_cond, sizeof(v->version_cond), "%s", what);
-    if (vf != 0) {
-        if (v->nc < sizeof(v->not_counted))
-            v->nc += (size_t)snprintf(v->not_counted + v->nc, sizeof(v->not_counted) - v->nc,
-                                      "%s%.60s does not count: %.120s", v->nc ? "; " : "",
-                                      ri->labels[r], what);
-        return false;
-    }
-    if (ev->kind == M_OOM) {
-        if (!v->oom)
-            snprintf(v->oom_ev, sizeof(v->oom_ev), "%.100s: out of memory%s%.20s%s%.30s",
-                     ri->labels[r], ev->phase ? " in " : "", ev->phase ? ev->phase : "",
-                     rcard ? " on " : "", rcard ? vp_card_name(rcard) : "");
-        v->oom = true;
-    } else if (ev->covered > v->peak || !v->peak_in) {
-        v->peak = ev->covered;
-        v->peak_in = true;
-        v->torch = ev->torch;
-        if (ev->counter != NULL)
-            snprintf(v->peak_ev, sizeof(v->peak_ev), "%.60s (%.24s%s)", ri->labels[r], ev->counter,
-                     ev->torch ? " + the estimate's context and non-torch items" : "");
-        else
-            snprintf(v->peak_ev, sizeof(v->peak_ev), "%.120s", ri->labels[r]);
-    }
-    return true;
-not_counted_why:
-    if (v->nc < sizeof(v->not_counted))
-        v->nc += (size_t)snprintf(v->not_counted + v->nc, sizeof(v->not_counted) - v->nc,
-                                  "%s%.60s does not count: %.120s", v->nc ? "; " : "",
-                                  ri->labels[r], ev->why);
-    return false;
+    const offer_runs *or = ctx;
+    return cur == SIZE_MAX ? or->ri->off_first[or->oi] : or->ri->off_next[cur];
 }
 
-/* The runs on this offer, on its card, and failures on cards with no more memory, read in
- * each card's order (failures, then peaks largest first) up to the first that decides. */
-static void runs_for_offer(run_verdict *v, const run_index *ri, const plan_index *x, size_t oi)
+static size_t it_card(void *ctx, size_t c, size_t cur)
 {
-    memset(v, 0, sizeof(*v));
+    const offer_runs *or = ctx;
+    return cur == SIZE_MAX ? or->ri->card_first[c] : or->ri->card_next[cur];
+}
+
+static const vp__run *it_run(void *ctx, size_t r, const char **label, bool *here,
+                             const vp_card **card)
+{
+    const offer_runs *or = ctx;
+    *label = or->ri->labels[r];
+    *here = or->ri->run_offer[r] == or->oi;
+    *card = or->ri->run_card[r];
+    return &or->ri->ev[r];
+}
+
+static void runs_for_offer(vp__runs_verdict *v, const run_index *ri, const plan_index *x, size_t oi)
+{
+    offer_runs ctx = { ri, oi };
+    vp__run_iter it = { &ctx, it_own, it_card, it_run, NULL };
     const vp__entry *sw = F(x->offers[oi], "software");
-    vcomp o[MAX_VCOMP];
+    vp__vcomp o[VP__MAX_VCOMP];
     size_t bad;
-    int no = sw ? version_parse(sw->str, o, &bad) : 0;
+    int no = sw ? vp__version_parse(sw->str, o, &bad) : 0;
     if (no < 0)
         no = 0; /* checked when the plan was indexed */
-    for (size_t r = ri->off_first[oi]; r != SIZE_MAX; r = ri->off_next[r])
-        run_consider(v, ri, r, oi, x, o, no, sw != NULL);
-    const vp_card *ocard = x->offer_card[oi];
-    if (ocard == NULL || v->oom)
-        return;
-    size_t own = card_index(ocard);
-    for (size_t c = 0; c < vp_card_count(); c++) { /* failures on cards with no less memory */
-        if (c != own && card_bytes(vp_card_at(c)) < card_bytes(ocard))
-            continue;
-        for (size_t r = ri->card_first[c]; r != SIZE_MAX && ri->ev[r].kind == M_OOM;
-             r = ri->card_next[r])
-            if (ri->run_offer[r] != oi && run_consider(v, ri, r, oi, x, o, no, sw != NULL))
-                return; /* excluded: nothing else matters */
-    }
-    for (size_t r = ri->card_first[own]; r != SIZE_MAX; r = ri->card_next[r]) {
-        const run_eval *ev = &ri->ev[r];
-        if (ev->kind == M_OOM || ri->run_offer[r] == oi)
-            continue;
-        if (ev->kind == M_PEAK && v->peak_in && ev->covered <= v->peak)
-            break; /* sorted: no later peak proves more */
-        if (ev->kind == M_NO && (v->peak_in || v->nc + 1 >= sizeof(v->not_counted)))
-            break; /* reasons matter only while nothing counts, and only as many as shown */
-        if (run_consider(v, ri, r, oi, x, o, no, sw != NULL) && ev->kind == M_PEAK)
-            continue; /* a counted peak: the next ones are at most as large; the check above ends it */
-    }
+    vp__runs_decide(v, &it, x->offer_card[oi], o, no, sw != NULL, false);
 }
 
 /* Offers ordered by (card, software), so that offers with the same card and software and no
@@ -1115,21 +856,10 @@ static void sort_offers_by_key(const plan_index *x, size_t *a, size_t n)
     heap_sort_idx(a, n, cmp_offer_key_ctx, x);
 }
 
-typedef struct {
-    const vp_sheet *s;
-    const plan_index *x;
-    const run_index *ri;
-    const vp_plan *p;
-    const char *needtxt;
-    bool unknowns;
-    const vp__entry *wc, *wn;
-    int inference;
-} mem_ctx;
-
-static void memory_requirement(cand *c, const mem_ctx *mc, size_t oi, const run_verdict *rv)
+/* The offer's device report and its card's documented total, then the rule's verdict. */
+static void memory_requirement(cand *c, const plan_index *x, const vp__req *rq, size_t oi,
+                               const vp__runs_verdict *rv)
 {
-    const plan_index *x = mc->x;
-    const vp_plan *p = mc->p;
     const vp__section *o = x->offers[oi];
     const vp__entry *id = F(o, "id"), *mem = F(o, "memory");
     const vp_card *card = x->offer_card[oi];
@@ -1153,69 +883,15 @@ static void memory_requirement(cand *c, const mem_ctx *mc, size_t oi, const run_
         snprintf(hint, sizeof(hint), "%.60s", doc_hint);
     else if (card && vp_card_reported(card, &cb) == VP_OK)
         vp_bytes_format(hint, sizeof(hint), cb, VP_UNIT_MIB, 0);
-
-    char captxt[32], gentxt[32];
-    uint64_t need = p->need;  /* the modeled peak, or its lower bound when items are unknown */
-    if (rv->oom) {
-        add_req(c, "memory", VP_VERDICT_EXCLUDED, rv->oom_ev, "an out-of-memory failure was "
-                "measured within the sheet's scope, at dimensions no larger than its own");
-    } else if (total && rv->peak_in) {
-        gib_text(captxt, sizeof(captxt), total);
-        gib_text(gentxt, sizeof(gentxt), rv->peak);
-        char both[200];
-        snprintf(both, sizeof(both), "%.95s; %.95s", total_ev, rv->peak_ev);
-        if (rv->peak <= total) {
-            /* evidence decides: the margin is what the measured run leaves (both below 2^51) */
-            c->margin_known = true;
-            c->margin = (int64_t)total - (int64_t)rv->peak;
-            add_req(c, "memory", VP_VERDICT_FIT, both, "device-reported total %s; peak %s measured "
-                    "in scope%s; modeled peak %s%s%s", captxt, gentxt,
-                    rv->torch ? " (a torch counter: the CUDA context and non-torch memory added "
-                                "from the estimate's assumed items, or 0.5 GiB)" : "",
-                    mc->needtxt, mc->unknowns ? " (a lower bound)" : "",
-                    !mc->unknowns && need > total ? ": the model overestimates this run" : "");
-        } else {
-            add_req(c, "memory", VP_VERDICT_EXCLUDED, both, "the peak %s measured in scope exceeds "
-                    "the device-reported total %s", gentxt, captxt);
-        }
-    } else if (total && need > total) {
-        gib_text(captxt, sizeof(captxt), total);
-        add_req(c, "memory", VP_VERDICT_EXCLUDED, total_ev, "the modeled peak %s%s per GPU exceeds "
-                "the device-reported total %s", mc->unknowns ? "lower bound " : "", mc->needtxt, captxt);
-    } else if (!total && mem && need > generous(mem)) {
-        gib_text(captxt, sizeof(captxt), mem->bytes.b);
-        gib_text(gentxt, sizeof(gentxt), generous(mem));
-        add_req(c, "memory", VP_VERDICT_EXCLUDED, "", "%s needed per GPU; \"%s\" is %s, and even "
-                "read as %s it is short", mc->needtxt, mem->str, captxt, gentxt);
-    } else {
-        char cond[1024];
-        size_t k = 0;
-        k += (size_t)snprintf(cond + k, sizeof(cond) - k, "confirm ");
-        if (!total)
-            k += (size_t)snprintf(cond + k, sizeof(cond) - k, "the device-reported total and free "
-                                  "bytes after context creation on the offered image%s%s%s; ",
-                                  hint[0] ? " (documentation reports " : "", hint,
-                                  hint[0] ? " for this card model)" : "");
-        if (!rv->peak_in && k < sizeof(cond))
-            k += (size_t)snprintf(cond + k, sizeof(cond) - k, "a peak measured with the sheet's "
-                                  "model, task and format at context >= %llu and %s >= %llu; ",
-                                  mc->wc ? (unsigned long long)mc->wc->u : 0ULL,
-                                  mc->inference ? "concurrency" : "micro-batch",
-                                  mc->wn ? (unsigned long long)mc->wn->u : 1ULL);
-        if (rv->version_cond[0] && k < sizeof(cond))
-            k += (size_t)snprintf(cond + k, sizeof(cond) - k, "%s; ", rv->version_cond);
-        if (rv->nc && k < sizeof(cond))
-            k += (size_t)snprintf(cond + k, sizeof(cond) - k, "(%s); ", rv->not_counted);
-        if (mc->unknowns && k < sizeof(cond))
-            k += (size_t)snprintf(cond + k, sizeof(cond) - k, "the estimate has unknowns: %s is "
-                                  "a lower bound; ", mc->needtxt);
-        if (mem && k < sizeof(cond))
-            k += (size_t)snprintf(cond + k, sizeof(cond) - k, "the catalog's \"%s\" is nominal and "
-                                  "decimal, not usable memory", mem->str);
-        while (k >= 2 && k < sizeof(cond) && cond[k - 2] == ';' && cond[k - 1] == ' ')
-            cond[k -= 2] = '\0'; /* no dangling separator */
-        add_req(c, "memory", VP_VERDICT_TO_CONFIRM, total_ev[0] ? total_ev : "", "%s", cond);
+    vp__mem_in in = { false, total, total_ev, hint, mem ? mem->str : NULL,
+                      mem ? mem->bytes.b : 0, rq };
+    vp__mem_out out;
+    vp__memory_verdict(&out, &in, rv);
+    if (out.margin_known) {
+        c->margin_known = true;
+        c->margin = out.margin;
     }
+    add_req(c, "memory", out.verdict, out.evidence, "%s", out.condition);
 }
 
 vp_status vp_plan_new(vp_plan **out, const vp_sheet *s, const char *rank, vp_error *err)
@@ -1287,16 +963,18 @@ vp_status vp_plan_new(vp_plan **out, const vp_sheet *s, const char *rank, vp_err
     const vp__entry *whr = vp__sheet_find(s, "workload", 0, "host_ram");
     const vp__entry *sstart = vp__sheet_find(s, "sheet", 0, "start");
     const vp__entry *sdur = vp__sheet_find(s, "sheet", 0, "duration");
-    char needtxt[32];
-    gib_text(needtxt, sizeof(needtxt), p->need);
-    bool unknowns = vp_estimate_unknown_count(p->e) > 0;
+    /* the requirement every offer shares (the sheet's scope and its estimate), as the rule
+     * of vp_classify_evidence() reads it */
+    const vp_requirement need_req = requirement_of(&scope, p->e);
+    vp__req rq;
+    vp__req_init(&rq, &need_req, 0);
 
     /* the runs (measurements, peak and failure evidence), evaluated once; offers of the same
      * card and software without runs of their own share one verdict on them */
     run_index ri;
-    run_verdict *rvs = calloc(n_offers ? n_offers : 1, sizeof(*rvs));
+    vp__runs_verdict *rvs = calloc(n_offers ? n_offers : 1, sizeof(*rvs));
     size_t *ord = calloc(n_offers ? n_offers : 1, sizeof(*ord));
-    if (rvs == NULL || ord == NULL || runs_index(&ri, &x, &scope, p->e) != VP_OK) {
+    if (rvs == NULL || ord == NULL || runs_index(&ri, &x, &scope, &rq) != VP_OK) {
         free(rvs);
         free(ord);
         free(ranked);
@@ -1320,7 +998,6 @@ vp_status vp_plan_new(vp_plan **out, const vp_sheet *s, const char *rank, vp_err
     }
     free(ord);
 
-    mem_ctx mc = { s, &x, &ri, p, needtxt, unknowns, wc, wn, inference };
     for (size_t i = 0; i < n_offers; i++) {
         const vp__section *o = x.offers[i];
         cand *c = &p->c[i];
@@ -1335,7 +1012,7 @@ vp_status vp_plan_new(vp_plan **out, const vp_sheet *s, const char *rank, vp_err
         }
         c->available = avail ? avail->i : INT64_MAX;
 
-        memory_requirement(c, &mc, i, &rvs[i]);
+        memory_requirement(c, &x, &rq, i, &rvs[i]);
 
         /* placement */
         uint64_t count = cnt ? cnt->u : 1;

@@ -13,6 +13,7 @@
 #include <vramplan.h>
 
 #include "ck-util.h"
+#include "components-check.h"
 
 #define GIB ((uint64_t)1 << 30)
 
@@ -23,6 +24,8 @@ static vp_estimate *run(const vp_sheet *s, uint64_t capacity)
     ck_assert_int_eq(vp_estimate_new(&e), VP_OK);
     vp_status st = vp_estimate_run(e, s, vp_bytes_make(capacity), &err);
     ck_assert_msg(st == VP_OK, "%s: %s", vp_status_name(st), err.message);
+    /* every item a component gives is that component's figure (components-check.h) */
+    vp_test_check_components(s, capacity);
     return e;
 }
 

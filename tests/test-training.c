@@ -14,6 +14,7 @@
 #include <vramplan.h>
 
 #include "ck-util.h"
+#include "components-check.h"
 
 static vp_estimate *run_ok(const vp_sheet *s)
 {
@@ -22,6 +23,8 @@ static vp_estimate *run_ok(const vp_sheet *s)
     ck_assert_int_eq(vp_estimate_new(&e), VP_OK);
     vp_status st = vp_estimate_run(e, s, vp_bytes_make(0), &err);
     ck_assert_msg(st == VP_OK, "%s: %s", vp_status_name(st), err.message);
+    /* every item a component gives is that component's figure (components-check.h) */
+    vp_test_check_components(s, 0);
     return e;
 }
 

@@ -40,6 +40,7 @@
 #include <vramplan/sheet.h>
 #include <vramplan/status.h>
 #include <vramplan/units.h>
+#include <vramplan/workload.h>
 
 VP_BEGIN_DECLS
 
@@ -127,6 +128,41 @@ VP_API void vp_estimate_free(vp_estimate *e);
  */
 VP_API vp_status vp_estimate_run(vp_estimate *e, const vp_sheet *s, vp_bytes capacity,
                                  vp_error *err);
+
+/**
+ * @brief Estimate a structured workload, per GPU of its layout: vp_estimate_run() without
+ *        any text.
+ *
+ * The same engine as vp_estimate_run() on a sheet that states the same keys: the same
+ * items, totals, unknowns and warnings (the items' how-texts only with #VP_WORKLOAD_HOW in
+ * @p workload's flags; without it vp_estimate_item_how() gives "" and the estimate takes a
+ * fraction of the time). Every count of @p workload is checked against the limits of
+ * docs/errors.md before anything is computed. Allocates nothing once @p e has grown.
+ * On error the previous contents of @p e are lost (it reads as empty).
+ * @param e the estimate to fill
+ * @param model the model (read, not owned), or NULL for a parameter count alone
+ *        (workload->parameters)
+ * @param workload the workload (#VP_WORKLOAD_INIT, then the keys it states)
+ * @param capacity bytes of one GPU, or vp_bytes_make(0) (see vp_estimate_run())
+ * @param[out] err filled on error (source "<workload>"); may be NULL
+ * @retval VP_OK on success (check the unknowns and warnings)
+ * @retval VP_EMISUSE @p e or @p workload is NULL, an enumeration value out of range, a
+ *         NULL name or array where a count says there are some
+ * @retval VP_EVERSION a workload version this library does not know
+ * @retval VP_ELIMIT a count beyond its limit (docs/errors.md), a reserve name over 63 bytes
+ *         or a LoRA target over 47
+ * @retval VP_ERANGE gpu_memory_utilization_ppm above 1,000,000
+ * @retval VP_EINVALID an impossible layout, two reserves of one name, an empty name, a
+ *         contradicting precision recipe, a LoRA target list that matches nothing
+ * @retval VP_EUNSUPPORTED an unknown weight format; the errors of vp_estimate_run()
+ * @retval VP_EOVERFLOW a size exceeds 2^64 − 1 bytes
+ * @since 0.2
+ * Thread safety: one estimate per thread at a time; a model and a workload may be read by
+ * several estimates at once.
+ */
+VP_API vp_status vp_estimate_run_workload(vp_estimate *e, const vp_model *model,
+                                          const vp_workload *workload, vp_bytes capacity,
+                                          vp_error *err);
 
 /**
  * @brief Number of GPUs of the layout (tensor × pipeline × data parallel).

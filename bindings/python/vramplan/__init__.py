@@ -32,6 +32,11 @@ from . import _ffi, _lib, _toml
 from ._ffi import cstr as _cstr, in_range as _in_range, integer as _integer
 from ._types import (ARCH_KEYS, BASES, COUNTERS, FORMATS, PHASES, ROLES, UNITS, VERDICTS,
                      BitsPerValue_t, Bytes_t, BytesDelta_t, Count_t, Error_t)
+from ._types import (ACTIVATION_PARTS, CHECKPOINTING, CLAIMS, CROSS_ENTROPY, DTYPES,
+                     EVIDENCE_USES, EXPORTS, FRAMEWORKS, OPTIMIZERS, READINGS, SHARDINGS,
+                     SOURCES, TASKS, ActivationsOptions_t, ClassifyOptions_t, Evidence_t,
+                     KvOptions_t, LoraOptions_t, OptimizerOptions_t, Requirement_t,
+                     VerdictDetail_t, WeightsOptions_t, Workload_t)
 from .errors import (InvalidInput, IOError_, LimitExceeded, Misuse, NotFound, OutOfMemory,
                      ParseError, SizeOverflow, UnitError, Unsupported, VersionMismatch,
                      VramplanError)
@@ -735,3 +740,371 @@ def diagnose(sheet, as_json=False):
     L.vp_diagnose(s._h, ctypes.byref(out), 1 if as_json else 0, ctypes.byref(_err()))
     text = _text(out)
     return _json.loads(text) if as_json else text
+
+
+# ---- component estimators, the structured workload, evidence (library 0.2) -------------
+
+def _choice(value, names, what):
+    """An enumeration value by its name (the sheet's words), or None for the default."""
+    if value is None:
+        return 0
+    if isinstance(value, str) and value in names:
+        return names.index(value)
+    raise ValueError("%s must be one of %s, not %r" % (what, ", ".join(n for n in names if n), value))
+
+
+def _cs(value, what):
+    """A string for a const char * field: bytes kept by the caller's struct holder."""
+    return None if value is None else _cstr(value, what)
+
+
+def _model_h(model):
+    if model is None:
+        return None
+    if not isinstance(model, Model):
+        raise TypeError("model must be a vramplan.Model (vramplan.inspect(path)), not %s"
+                        % type(model).__name__)
+    return model._live
+
+
+def _u64(v, what):
+    return _in_range(0 if v is None else v, 0, _U64_MAX, what)
+
+
+def weights_split(model=None, format=None, tp=1, pp=1, stage=0, task="inference",
+                  framework=None, sharding=None, data_parallel=1, unquantized_dtype=None,
+                  parameters=None):
+    """Stored weight bytes on one GPU of pipeline stage `stage`, by role: a dict of Bytes
+    with "payload", "quant_metadata" and "unquantized" (vp_weights_bytes())."""
+    o = WeightsOptions_t()
+    fmt = _cs(format, "a weight format")
+    o.format = fmt
+    o.task = _choice(task, TASKS, "task")
+    o.framework = _choice(framework, FRAMEWORKS, "framework")
+    o.tensor_parallel, o.pipeline_parallel = _u64(tp, "tp"), _u64(pp, "pp")
+    o.stage = _u64(stage, "stage")
+    o.sharding = _choice(sharding, SHARDINGS, "sharding")
+    o.data_parallel = _u64(data_parallel, "data_parallel")
+    o.unquantized_dtype = _choice(unquantized_dtype, DTYPES, "unquantized_dtype")
+    o.parameters = _u64(parameters, "parameters")
+    pay, meta, unq = Bytes_t(), Bytes_t(), Bytes_t()
+    L.vp_weights_bytes(ctypes.byref(pay), ctypes.byref(meta), ctypes.byref(unq), _model_h(model),
+                       ctypes.byref(o), ctypes.byref(_err()))
+    return {"payload": Bytes(pay.b), "quant_metadata": Bytes(meta.b), "unquantized": Bytes(unq.b)}
+
+
+def weights_bytes(model=None, format=None, tp=1, **kw):
+    """All stored weight bytes on one GPU (payload + quantization metadata + unquantized
+    modules) for a format and a layout; keywords as weights_split()."""
+    split = weights_split(model, format=format, tp=tp, **kw)
+    return split["payload"] + split["quant_metadata"] + split["unquantized"]
+
+
+def quant_metadata_bytes(model=None, format=None, tp=1, **kw):
+    """The quantization metadata alone (vp_quant_metadata_bytes())."""
+    return weights_split(model, format=format, tp=tp, **kw)["quant_metadata"]
+
+
+def kv_cache_bytes(model, tokens, sequences=1, kv_dtype=None, tp=1, block_size=0, format=None,
+                   pp=1, stage=0, prefill_chunk=0):
+    """KV-cache bytes on one GPU for tokens per sequence × sequences (vp_kv_cache_bytes()):
+    kv_dtype "auto" (None), "bf16", "fp16", "fp32" or "fp8"; block_size pages the pool."""
+    o = KvOptions_t()
+    o.tokens, o.sequences = _u64(tokens, "tokens"), _u64(sequences, "sequences")
+    o.kv_dtype = _choice(kv_dtype, DTYPES, "kv_dtype")
+    fmt = _cs(format, "a weight format")
+    o.format = fmt
+    o.tensor_parallel, o.pipeline_parallel = _u64(tp, "tp"), _u64(pp, "pp")
+    o.stage = _u64(stage, "stage")
+    o.block_size, o.prefill_chunk = _u64(block_size, "block_size"), _u64(prefill_chunk, "prefill_chunk")
+    out = Bytes_t()
+    L.vp_kv_cache_bytes(ctypes.byref(out), _model_h(model), ctypes.byref(o), ctypes.byref(_err()))
+    return Bytes(out.b)
+
+
+def _activations(model, tokens, sequences, microbatch, checkpointing, training, task, part,
+                 framework, format, tp, pp, stage, max_num_batched_tokens, max_num_seqs,
+                 grad_accumulation, cross_entropy, unquantized_dtype, sharding, data_parallel):
+    o = ActivationsOptions_t()
+    if task is None:
+        task = "full" if training else "inference"
+    o.task = _choice(task, TASKS, "task")
+    o.framework = _choice(framework, FRAMEWORKS, "framework")
+    fmt = _cs(format, "a weight format")
+    o.format = fmt
+    o.part = _choice(part, ACTIVATION_PARTS, "part")
+    o.tokens = _u64(tokens, "tokens")
+    o.sequences = _u64(microbatch if microbatch is not None else sequences, "sequences")
+    o.tensor_parallel, o.pipeline_parallel = _u64(tp, "tp"), _u64(pp, "pp")
+    o.stage = _u64(stage, "stage")
+    o.max_num_batched_tokens = _u64(max_num_batched_tokens, "max_num_batched_tokens")
+    o.max_num_seqs = _u64(max_num_seqs, "max_num_seqs")
+    o.checkpointing = _choice(checkpointing, CHECKPOINTING, "checkpointing")
+    o.grad_accumulation = _u64(grad_accumulation, "grad_accumulation")
+    o.cross_entropy = _choice(cross_entropy, CROSS_ENTROPY, "cross_entropy")
+    o.unquantized_dtype = _choice(unquantized_dtype, DTYPES, "unquantized_dtype")
+    o.sharding = _choice(sharding, SHARDINGS, "sharding")
+    o.data_parallel = _u64(data_parallel, "data_parallel")
+    act, lg = Bytes_t(), Bytes_t()
+    L.vp_activations_bytes(ctypes.byref(act), ctypes.byref(lg), _model_h(model), ctypes.byref(o),
+                           ctypes.byref(_err()))
+    return Bytes(act.b), Bytes(lg.b)
+
+
+def activations_bytes(model, tokens, microbatch=None, checkpointing=None, training=False,
+                      sequences=1, task=None, part="forward", framework=None, format=None, tp=1,
+                      pp=1, stage=0, max_num_batched_tokens=0, max_num_seqs=0,
+                      grad_accumulation=0, cross_entropy=None, unquantized_dtype=None,
+                      sharding=None, data_parallel=1):
+    """Activation bytes on one GPU (vp_activations_bytes()): inference, one layer's prefill
+    transient (vLLM: its profile); training (training=True: full fine-tuning unless `task`
+    says lora or qlora), what is saved for backward at `part` "forward", one layer in
+    "backward", the evaluation forward in "eval". The logits are logits_bytes()."""
+    return _activations(model, tokens, sequences, microbatch, checkpointing, training, task, part,
+                        framework, format, tp, pp, stage, max_num_batched_tokens, max_num_seqs,
+                        grad_accumulation, cross_entropy, unquantized_dtype, sharding,
+                        data_parallel)[0]
+
+
+def logits_bytes(model, tokens, microbatch=None, checkpointing=None, training=False,
+                 sequences=1, task=None, part="forward", framework=None, format=None, tp=1,
+                 pp=1, stage=0, max_num_batched_tokens=0, max_num_seqs=0, grad_accumulation=0,
+                 cross_entropy=None, unquantized_dtype=None, sharding=None, data_parallel=1):
+    """The logits as their own output of vp_activations_bytes() (0 off the last stage)."""
+    return _activations(model, tokens, sequences, microbatch, checkpointing, training, task, part,
+                        framework, format, tp, pp, stage, max_num_batched_tokens, max_num_seqs,
+                        grad_accumulation, cross_entropy, unquantized_dtype, sharding,
+                        data_parallel)[1]
+
+
+def _optimizer_options(optimizer, state_dtype, shards, sharding, task, format, framework,
+                       master_weights, lora_rank, tp, pp, stage):
+    o = OptimizerOptions_t()
+    o.optimizer = _choice(optimizer, OPTIMIZERS, "optimizer")
+    o.task = _choice(task, TASKS, "task")
+    fmt = _cs(format, "a weight format")
+    o.format = fmt
+    o.framework = _choice(framework, FRAMEWORKS, "framework")
+    o.master_weights = 0 if master_weights is None else (1 if master_weights else 2)
+    o.state_dtype = _choice(state_dtype, DTYPES, "state_dtype")
+    o.lora_rank = _u64(lora_rank, "lora_rank")
+    o.tensor_parallel, o.pipeline_parallel = _u64(tp, "tp"), _u64(pp, "pp")
+    o.stage = _u64(stage, "stage")
+    n = _u64(shards, "shards")
+    o.sharding = _choice(sharding if sharding is not None else ("zero1" if n > 1 else None),
+                         SHARDINGS, "sharding")
+    o.data_parallel = n
+    return o, fmt
+
+
+def optimizer_state_bytes(trainable, optimizer="adamw", state_dtype=None, shards=1, model=None,
+                          sharding=None, task="full", format=None, framework=None,
+                          master_weights=None, lora_rank=0, tp=1, pp=1, stage=0, master=False):
+    """Optimizer-state bytes on one GPU for `trainable` values (vp_optimizer_state_bytes()),
+    sharded over `shards` ranks (ZeRO-1 unless `sharding` says otherwise); master=True gives
+    (states, fp32 master copy)."""
+    o, fmt = _optimizer_options(optimizer, state_dtype, shards, sharding, task, format,
+                                framework, master_weights, lora_rank, tp, pp, stage)
+    states, mst = Bytes_t(), Bytes_t()
+    L.vp_optimizer_state_bytes(ctypes.byref(states), ctypes.byref(mst), _model_h(model),
+                               Count_t(_u64(trainable, "trainable")), ctypes.byref(o),
+                               ctypes.byref(_err()))
+    return (Bytes(states.b), Bytes(mst.b)) if master else Bytes(states.b)
+
+
+def gradients_bytes(trainable, shards=1, model=None, sharding=None, task="full", format=None,
+                    framework=None, optimizer="adamw", tp=1, pp=1, stage=0):
+    """Gradient bytes on one GPU (vp_gradients_bytes()): sharded by ZeRO-2, ZeRO-3 and FSDP."""
+    o, fmt = _optimizer_options(optimizer, None, shards, sharding, task, format, framework,
+                                None, 0, tp, pp, stage)
+    out = Bytes_t()
+    L.vp_gradients_bytes(ctypes.byref(out), _model_h(model), Count_t(_u64(trainable, "trainable")),
+                         ctypes.byref(o), ctypes.byref(_err()))
+    return Bytes(out.b)
+
+
+def lora_parameters(model, rank, targets=None):
+    """Trainable values of LoRA adapters of rank r over the targets (PEFT's q_proj, v_proj by
+    default): an int (vp_lora_parameters())."""
+    o = LoraOptions_t()
+    o.rank = _u64(rank, "rank")
+    keep = [_cstr(t, "a LoRA target") for t in (targets or [])]
+    arr = (ctypes.c_char_p * max(len(keep), 1))(*keep)
+    o.n_targets = len(keep)
+    o.targets = ctypes.cast(arr, ctypes.POINTER(ctypes.c_char_p)) if keep else None
+    out = Count_t()
+    L.vp_lora_parameters(ctypes.byref(out), _model_h(model), ctypes.byref(o), ctypes.byref(_err()))
+    return out.n
+
+
+_WORKLOAD_KEYS = {"task", "framework", "weights", "kv_cache", "context", "concurrency",
+                  "microbatch", "gpus", "tensor_parallel", "pipeline_parallel", "tp", "pp",
+                  "sharding", "parameters", "reserves", "gpu_memory_utilization",
+                  "max_num_batched_tokens", "max_num_seqs", "block_size", "optimizer",
+                  "master_weights", "optimizer_dtype", "unquantized_dtype", "checkpointing",
+                  "lora_rank", "lora_targets", "grad_accumulation", "cross_entropy", "export"}
+
+
+def _ppm(value):
+    """A fraction (0.9, "0.95") in exact millionths."""
+    import decimal
+    try:
+        d = decimal.Decimal(str(value)) * 1000000
+    except decimal.InvalidOperation:
+        raise ValueError("gpu_memory_utilization must be a number, not %r" % (value,)) from None
+    if d != d.to_integral_value() or not 0 < d <= 1000000:
+        raise ValueError("gpu_memory_utilization %r is not a fraction in (0, 1] with at most 6 "
+                         "decimals" % (value,))
+    return int(d)
+
+
+class _Workload:
+    """A vp_workload and the storage its pointers need."""
+
+    def __init__(self, keys, how):
+        unknown = set(keys) - _WORKLOAD_KEYS
+        if unknown:
+            raise ValueError("unknown workload keys: %s" % ", ".join(sorted(unknown)))
+        w = self.w = Workload_t()
+        w.flags = 1 if how else 0
+        w.task = _choice(keys.get("task"), TASKS, "task")
+        w.framework = _choice(keys.get("framework"), FRAMEWORKS, "framework")
+        self._weights = _cs(keys.get("weights"), "a weight format")
+        w.weights = self._weights
+        w.kv_cache = _choice(keys.get("kv_cache"), DTYPES, "kv_cache")
+        for k in ("context", "concurrency", "microbatch", "gpus", "parameters",
+                  "max_num_batched_tokens", "max_num_seqs", "block_size", "lora_rank",
+                  "grad_accumulation"):
+            setattr(w, k, _u64(keys.get(k), k))
+        w.tensor_parallel = _u64(keys.get("tensor_parallel", keys.get("tp")), "tensor_parallel")
+        w.pipeline_parallel = _u64(keys.get("pipeline_parallel", keys.get("pp")), "pipeline_parallel")
+        w.sharding = _choice(keys.get("sharding"), SHARDINGS, "sharding")
+        if keys.get("gpu_memory_utilization") is not None:
+            w.gpu_memory_utilization_ppm = _ppm(keys["gpu_memory_utilization"])
+        w.optimizer = _choice(keys.get("optimizer"), OPTIMIZERS, "optimizer")
+        mw = keys.get("master_weights")
+        w.master_weights = 0 if mw is None else (1 if mw else 2)
+        w.optimizer_dtype = _choice(keys.get("optimizer_dtype"), DTYPES, "optimizer_dtype")
+        w.unquantized_dtype = _choice(keys.get("unquantized_dtype"), DTYPES, "unquantized_dtype")
+        w.checkpointing = _choice(keys.get("checkpointing"), CHECKPOINTING, "checkpointing")
+        w.cross_entropy = _choice(keys.get("cross_entropy"), CROSS_ENTROPY, "cross_entropy")
+        w.export_mode = _choice(keys.get("export"), EXPORTS, "export")
+        reserves = keys.get("reserves") or {}
+        self._rnames = [_cstr(n, "a reserve name") for n in reserves]
+        self._rn = (ctypes.c_char_p * max(len(reserves), 1))(*self._rnames)
+        self._rb = (Bytes_t * max(len(reserves), 1))(
+            *[Bytes_t(_bytes_or_parse(v).bytes) for v in reserves.values()])
+        w.n_reserves = len(reserves)
+        w.reserve_names = ctypes.cast(self._rn, ctypes.POINTER(ctypes.c_char_p))
+        w.reserve_bytes = ctypes.cast(self._rb, ctypes.POINTER(Bytes_t))
+        targets = keys.get("lora_targets") or []
+        self._tnames = [_cstr(t, "a LoRA target") for t in targets]
+        self._tn = (ctypes.c_char_p * max(len(targets), 1))(*self._tnames)
+        w.n_lora_targets = len(targets)
+        w.lora_targets = ctypes.cast(self._tn, ctypes.POINTER(ctypes.c_char_p))
+
+
+def estimate_workload(model=None, capacity=None, how=True, **workload):
+    """An Estimate of a structured workload (vp_estimate_run_workload()): the sheet's keys as
+    keywords (task, framework, weights, kv_cache, context, concurrency, microbatch, gpus,
+    tp, pp, sharding, parameters, reserves={"other": "6 GiB"}, …), no text at all; how=False
+    leaves the items' how-texts empty (faster)."""
+    wl = _Workload(workload, how)
+    est = Estimate.__new__(Estimate)
+    est._sheet = None
+    est._model = model
+    est._h = ctypes.c_void_p()
+    L.vp_estimate_new(ctypes.byref(est._h))
+    L.vp_estimate_run_workload(est._h, _model_h(model), ctypes.byref(wl.w),
+                               Bytes_t(_bytes_or_parse(capacity).bytes), ctypes.byref(_err()))
+    return est
+
+
+def _card_h(name):
+    return None if name is None else card(name)._h
+
+
+def classify(requirement, evidence=(), assumed_context=None):
+    """Classify an offer's memory requirement on its evidence (vp_classify_evidence()).
+
+    requirement: a dict with "estimate" (an Estimate, required), "model", "revision",
+    "task", "weights", "context", "sequences", "card" (a catalog name), "software"
+    ("driver 550.54.15, vllm 0.6.3"), "nominal" ("24 GB").
+    evidence: dicts with "claim" ("peak", "out_of_memory", "device_total", "other"),
+    "source" ("measurement", "device_report", "documentation", …), "on_offer", "card",
+    "value" ("20.1 GiB" or Bytes), "software", "label", and the scope: "model", "revision",
+    "task", "weights", "context", "sequences", "truncated", "phase", "reading"
+    ("torch_allocated_peak", …), "no_scope".
+    Returns a dict: "verdict", "condition", "evidence", "margin_bytes" (None unless
+    established by evidence) and "uses" (for each item, "counted" or why not)."""
+    keep = []
+
+    def s(v, what):
+        b = _cs(v, what)
+        keep.append(b)
+        return b
+
+    rq = Requirement_t()
+    est = requirement.get("estimate")
+    if not isinstance(est, Estimate):
+        raise TypeError("requirement[\"estimate\"] must be a vramplan.Estimate")
+    rq.estimate = est._h.value
+    rq.model = s(requirement.get("model"), "model")
+    rq.revision = s(requirement.get("revision"), "revision")
+    rq.task = _choice(requirement.get("task"), TASKS, "task")
+    rq.weights = s(requirement.get("weights"), "weights")
+    rq.context = _u64(requirement.get("context"), "context")
+    rq.sequences = _u64(requirement.get("sequences"), "sequences")
+    rq.card = _card_h(requirement.get("card"))
+    rq.software = s(requirement.get("software"), "software")
+    nominal = requirement.get("nominal")
+    if nominal is not None:
+        rq.nominal = Bytes_t(_bytes_or_parse(nominal).bytes)
+        rq.nominal_text = s(nominal if isinstance(nominal, str) else None, "nominal")
+    items = list(evidence)
+    arr = (Evidence_t * max(len(items), 1))()
+    for i, e in enumerate(items):
+        ev = arr[i]
+        ev.version = 1
+        ev.claim = _choice(e.get("claim"), CLAIMS, "claim")
+        ev.source = _choice(e.get("source"), SOURCES, "source")
+        ev.on_offer = 1 if e.get("on_offer") else 0
+        ev.card = _card_h(e.get("card"))
+        if e.get("value") is not None:
+            ev.has_value = 1
+            ev.value = Bytes_t(_bytes_or_parse(e["value"]).bytes)
+            if isinstance(e["value"], str):
+                ev.value_text = s(e["value"], "value")
+        ev.software = s(e.get("software"), "software")
+        ev.label = s(e.get("label"), "label")
+        ev.no_scope = 1 if e.get("no_scope") else 0
+        ev.model = s(e.get("model"), "model")
+        ev.revision = s(e.get("revision"), "revision")
+        ev.task = _choice(e.get("task"), TASKS, "task")
+        ev.weights = s(e.get("weights"), "weights")
+        ev.context = _u64(e.get("context"), "context")
+        ev.sequences = _u64(e.get("sequences"), "sequences")
+        ev.truncated = 1 if e.get("truncated") else 0
+        if e.get("phase") is not None:
+            ev.has_phase = 1
+            ev.phase = _choice(e["phase"], PHASES, "phase")
+        ev.reading = _choice(e.get("reading"), READINGS, "reading")
+    opts = ClassifyOptions_t()
+    if assumed_context is not None:
+        opts.assumed_context = Bytes_t(_bytes_or_parse(assumed_context).bytes)
+    verdict = ctypes.c_int()
+    detail = VerdictDetail_t()
+    uses = (ctypes.c_int * max(len(items), 1))()
+    L.vp_classify_evidence(ctypes.byref(verdict), ctypes.byref(detail), uses, ctypes.byref(rq),
+                           arr if items else None, len(items), ctypes.byref(opts),
+                           ctypes.byref(_err()))
+    return {"verdict": VERDICTS[verdict.value],
+            "condition": detail.condition.decode("utf-8", "replace"),
+            "evidence": detail.evidence.decode("utf-8", "replace") or None,
+            "margin_bytes": detail.margin.b if detail.margin_known else None,
+            "uses": [EVIDENCE_USES[uses[i]] for i in range(len(items))]}
+
+
+__all__ += ["weights_bytes", "weights_split", "quant_metadata_bytes", "kv_cache_bytes",
+            "activations_bytes", "logits_bytes", "optimizer_state_bytes", "gradients_bytes",
+            "lora_parameters", "estimate_workload", "classify"]

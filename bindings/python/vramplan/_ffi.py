@@ -22,7 +22,9 @@ import os
 from ctypes import Array, POINTER, c_char, c_char_p, c_double, c_int, c_int64, c_size_t, \
     c_uint, c_uint32, c_uint64, c_void_p, sizeof
 
-from ._types import BitsPerValue_t, Bytes_t, BytesDelta_t, Count_t, Error_t
+from ._types import ActivationsOptions_t, BitsPerValue_t, Bytes_t, BytesDelta_t, \
+    ClassifyOptions_t, Count_t, Error_t, Evidence_t, KvOptions_t, LoraOptions_t, \
+    OptimizerOptions_t, Requirement_t, VerdictDetail_t, WeightsOptions_t, Workload_t
 from .errors import SizeOverflow, error_class
 
 
@@ -210,6 +212,8 @@ def make_checks(lib):
 
 def table(check_status, check_optional):
     return [
+        ("vp_activations_bytes", [POINTER(Bytes_t), POINTER(Bytes_t), c_void_p, POINTER(ActivationsOptions_t), POINTER(Error_t)], c_int, check_status),
+        ("vp_activations_options_init", [POINTER(ActivationsOptions_t), UInt], c_int, check_status),
         ("vp_basis_name", [Int], c_char_p, None),
         ("vp_bits_per_value_make", [U32, U32], BitsPerValue_t, None),
         ("vp_bytes_add", [POINTER(Bytes_t), Bytes_t, Bytes_t], c_int, check_status),
@@ -236,7 +240,9 @@ def table(check_status, check_optional):
         ("vp_card_reported", [c_void_p, POINTER(Bytes_t)], c_int, check_optional),
         ("vp_card_source", [c_void_p], c_char_p, None),
         ("vp_card_visible", [c_void_p, POINTER(Bytes_t)], c_int, check_optional),
+        ("vp_classify_evidence", [POINTER(c_int), POINTER(VerdictDetail_t), POINTER(c_int), POINTER(Requirement_t), POINTER(Evidence_t), SizeT, POINTER(ClassifyOptions_t), POINTER(Error_t)], c_int, check_status),
         ("vp_classify_memory", [Bytes_t, Bytes_t, Bytes_t], c_int, None),
+        ("vp_classify_options_init", [POINTER(ClassifyOptions_t), UInt], c_int, check_status),
         ("vp_count_add", [POINTER(Count_t), Count_t, Count_t], c_int, check_status),
         ("vp_count_bytes", [POINTER(Bytes_t), Count_t, BitsPerValue_t], c_int, check_status),
         ("vp_count_make", [U64], Count_t, None),
@@ -267,6 +273,7 @@ def table(check_status, check_optional):
         ("vp_estimate_phase_bytes", [c_void_p, SizeT, Int, Int], Bytes_t, None),
         ("vp_estimate_phase_used", [c_void_p, Int], c_int, None),
         ("vp_estimate_run", [c_void_p, c_void_p, Bytes_t, POINTER(Error_t)], c_int, check_status),
+        ("vp_estimate_run_workload", [c_void_p, c_void_p, POINTER(Workload_t), Bytes_t, POINTER(Error_t)], c_int, check_status),
         ("vp_estimate_stage_count", [c_void_p], c_size_t, None),
         ("vp_estimate_stage_gpu", [c_void_p, SizeT], c_size_t, None),
         ("vp_estimate_stage_gpus", [c_void_p, SizeT], c_size_t, None),
@@ -279,6 +286,11 @@ def table(check_status, check_optional):
         ("vp_estimate_weights_only", [c_void_p, POINTER(Bytes_t)], c_int, check_optional),
         ("vp_fit", [POINTER(c_uint64), c_void_p, c_void_p, Int, Bytes_t, POINTER(Error_t)], c_int, check_status),
         ("vp_free", [c_void_p], None, None),
+        ("vp_gradients_bytes", [POINTER(Bytes_t), c_void_p, Count_t, POINTER(OptimizerOptions_t), POINTER(Error_t)], c_int, check_status),
+        ("vp_kv_cache_bytes", [POINTER(Bytes_t), c_void_p, POINTER(KvOptions_t), POINTER(Error_t)], c_int, check_status),
+        ("vp_kv_options_init", [POINTER(KvOptions_t), UInt], c_int, check_status),
+        ("vp_lora_options_init", [POINTER(LoraOptions_t), UInt], c_int, check_status),
+        ("vp_lora_parameters", [POINTER(Count_t), c_void_p, POINTER(LoraOptions_t), POINTER(Error_t)], c_int, check_status),
         ("vp_model_active_parameters", [c_void_p], Count_t, None),
         ("vp_model_arch", [c_void_p, Int, POINTER(c_uint64)], c_int, check_optional),
         ("vp_model_dtype", [c_void_p], c_char_p, None),
@@ -310,6 +322,8 @@ def table(check_status, check_optional):
         ("vp_model_tensor_role", [c_void_p, SizeT], c_int, None),
         ("vp_model_total_bytes", [c_void_p], Bytes_t, None),
         ("vp_model_type", [c_void_p], c_char_p, None),
+        ("vp_optimizer_options_init", [POINTER(OptimizerOptions_t), UInt], c_int, check_status),
+        ("vp_optimizer_state_bytes", [POINTER(Bytes_t), POINTER(Bytes_t), c_void_p, Count_t, POINTER(OptimizerOptions_t), POINTER(Error_t)], c_int, check_status),
         ("vp_phase_name", [Int], c_char_p, None),
         ("vp_plan_candidate_cost", [c_void_p, SizeT], c_char_p, None),
         ("vp_plan_candidate_count", [c_void_p], c_size_t, None),
@@ -326,6 +340,7 @@ def table(check_status, check_optional):
         ("vp_plan_requirement_id", [c_void_p, SizeT, SizeT], c_char_p, None),
         ("vp_plan_requirement_verdict", [c_void_p, SizeT, SizeT], c_int, None),
         ("vp_plan_sizing_sheet", [c_void_p, c_void_p, POINTER(c_void_p), Int], c_int, check_status),
+        ("vp_quant_metadata_bytes", [POINTER(Bytes_t), c_void_p, POINTER(WeightsOptions_t), POINTER(Error_t)], c_int, check_status),
         ("vp_sheet_attach_model", [c_void_p, c_void_p], c_int, check_status),
         ("vp_sheet_count", [c_void_p, CStr], c_size_t, None),
         ("vp_sheet_free", [c_void_p], None, None),
@@ -345,6 +360,9 @@ def table(check_status, check_optional):
         ("vp_verdict_name", [Int], c_char_p, None),
         ("vp_version_number", [], c_uint, None),
         ("vp_version_string", [], c_char_p, None),
+        ("vp_weights_bytes", [POINTER(Bytes_t), POINTER(Bytes_t), POINTER(Bytes_t), c_void_p, POINTER(WeightsOptions_t), POINTER(Error_t)], c_int, check_status),
+        ("vp_weights_options_init", [POINTER(WeightsOptions_t), UInt], c_int, check_status),
+        ("vp_workload_init", [POINTER(Workload_t), UInt], c_int, check_status),
     ]
 
 

@@ -61,3 +61,130 @@ ARCH_KEYS = ["vocab_size", "hidden_size", "num_layers", "num_attention_heads", "
              "head_dim", "intermediate_size", "experts", "experts_per_token", "max_context",
              "kv_lora_rank", "qk_rope_head_dim", "sliding_window", "sliding_layers",
              "moe_intermediate_size"]
+
+
+# ---- component estimators and the structured workload (since 0.2) ---------------------
+# Mirrors of the version-1 structs; each carries its version, set by the constructor.
+_c_int = ctypes.c_int
+_u64 = ctypes.c_uint64
+_charp = ctypes.c_char_p
+_size = ctypes.c_size_t
+
+
+class _Versioned(ctypes.Structure):
+    VERSION = 1
+
+    def __init__(self):
+        super().__init__()
+        self.version = self.VERSION
+
+
+class WeightsOptions_t(_Versioned):
+    """vp_weights_options, version 1."""
+    _fields_ = [("version", ctypes.c_uint), ("format", _charp), ("task", _c_int),
+                ("framework", _c_int), ("tensor_parallel", _u64), ("pipeline_parallel", _u64),
+                ("stage", _u64), ("sharding", _c_int), ("data_parallel", _u64),
+                ("unquantized_dtype", _c_int), ("parameters", _u64)]
+
+
+class KvOptions_t(_Versioned):
+    """vp_kv_options, version 1."""
+    _fields_ = [("version", ctypes.c_uint), ("tokens", _u64), ("sequences", _u64),
+                ("kv_dtype", _c_int), ("format", _charp), ("tensor_parallel", _u64),
+                ("pipeline_parallel", _u64), ("stage", _u64), ("block_size", _u64),
+                ("prefill_chunk", _u64)]
+
+
+class ActivationsOptions_t(_Versioned):
+    """vp_activations_options, version 1."""
+    _fields_ = [("version", ctypes.c_uint), ("task", _c_int), ("framework", _c_int),
+                ("format", _charp), ("part", _c_int), ("tokens", _u64), ("sequences", _u64),
+                ("tensor_parallel", _u64), ("pipeline_parallel", _u64), ("stage", _u64),
+                ("max_num_batched_tokens", _u64), ("max_num_seqs", _u64),
+                ("checkpointing", _c_int), ("grad_accumulation", _u64),
+                ("cross_entropy", _c_int), ("unquantized_dtype", _c_int), ("sharding", _c_int),
+                ("data_parallel", _u64)]
+
+
+class OptimizerOptions_t(_Versioned):
+    """vp_optimizer_options, version 1."""
+    _fields_ = [("version", ctypes.c_uint), ("optimizer", _c_int), ("task", _c_int),
+                ("format", _charp), ("framework", _c_int), ("master_weights", _c_int),
+                ("state_dtype", _c_int), ("lora_rank", _u64), ("tensor_parallel", _u64),
+                ("pipeline_parallel", _u64), ("stage", _u64), ("sharding", _c_int),
+                ("data_parallel", _u64)]
+
+
+class LoraOptions_t(_Versioned):
+    """vp_lora_options, version 1."""
+    _fields_ = [("version", ctypes.c_uint), ("rank", _u64), ("n_targets", _size),
+                ("targets", ctypes.POINTER(_charp))]
+
+
+class Workload_t(_Versioned):
+    """vp_workload, version 1."""
+    _fields_ = [("version", ctypes.c_uint), ("flags", ctypes.c_uint), ("task", _c_int),
+                ("framework", _c_int), ("weights", _charp), ("kv_cache", _c_int),
+                ("context", _u64), ("concurrency", _u64), ("microbatch", _u64), ("gpus", _u64),
+                ("tensor_parallel", _u64), ("pipeline_parallel", _u64), ("sharding", _c_int),
+                ("parameters", _u64), ("n_reserves", _size),
+                ("reserve_names", ctypes.POINTER(_charp)),
+                ("reserve_bytes", ctypes.POINTER(Bytes_t)),
+                ("gpu_memory_utilization_ppm", ctypes.c_uint32),
+                ("max_num_batched_tokens", _u64), ("max_num_seqs", _u64), ("block_size", _u64),
+                ("optimizer", _c_int), ("master_weights", _c_int), ("optimizer_dtype", _c_int),
+                ("unquantized_dtype", _c_int), ("checkpointing", _c_int), ("lora_rank", _u64),
+                ("n_lora_targets", _size), ("lora_targets", ctypes.POINTER(_charp)),
+                ("grad_accumulation", _u64), ("cross_entropy", _c_int), ("export_mode", _c_int)]
+
+
+# Pinned values of the workload vocabulary (vramplan/workload.h).
+TASKS = ["inference", "lora", "qlora", "full"]
+FRAMEWORKS = ["", "none", "vllm", "transformers", "llama.cpp", "other"]
+DTYPES = ["auto", "fp32", "bf16", "fp16", "fp8"]
+SHARDINGS = ["none", "ddp", "zero1", "zero2", "zero3", "fsdp"]
+CHECKPOINTING = ["none", "selective", "full"]
+OPTIMIZERS = ["adamw", "adamw-8bit", "paged-adamw", "paged-adamw-8bit", "sgd-momentum", "sgd",
+              "adafactor", "none"]
+CROSS_ENTROPY = ["standard", "inplace", "chunked", "fused"]
+EXPORTS = ["adapter", "merged", "none"]
+ACTIVATION_PARTS = ["forward", "backward", "eval"]
+
+
+class Evidence_t(_Versioned):
+    """vp_evidence, version 1."""
+    _fields_ = [("version", ctypes.c_uint), ("claim", _c_int), ("source", _c_int),
+                ("on_offer", _c_int), ("card", ctypes.c_void_p), ("has_value", _c_int),
+                ("value", Bytes_t), ("value_text", _charp), ("software", _charp),
+                ("label", _charp), ("no_scope", _c_int), ("model", _charp), ("revision", _charp),
+                ("task", _c_int), ("weights", _charp), ("context", _u64), ("sequences", _u64),
+                ("truncated", _c_int), ("has_phase", _c_int), ("phase", _c_int),
+                ("reading", _c_int)]
+
+
+class Requirement_t(_Versioned):
+    """vp_requirement, version 1."""
+    _fields_ = [("version", ctypes.c_uint), ("estimate", ctypes.c_void_p), ("model", _charp),
+                ("revision", _charp), ("task", _c_int), ("weights", _charp), ("context", _u64),
+                ("sequences", _u64), ("card", ctypes.c_void_p), ("software", _charp),
+                ("nominal", Bytes_t), ("nominal_text", _charp)]
+
+
+class ClassifyOptions_t(_Versioned):
+    """vp_classify_options, version 1."""
+    _fields_ = [("version", ctypes.c_uint), ("assumed_context", Bytes_t)]
+
+
+class VerdictDetail_t(_Versioned):
+    """vp_verdict_detail, version 1 (an output)."""
+    _fields_ = [("version", ctypes.c_uint), ("verdict", _c_int), ("margin_known", _c_int),
+                ("margin", BytesDelta_t), ("condition", ctypes.c_char * 512),
+                ("evidence", ctypes.c_char * 200)]
+
+
+CLAIMS = ["other", "peak", "out_of_memory", "device_total"]
+SOURCES = ["", "measurement", "device_report", "documentation", "vendor_material", "catalog",
+           "order_request"]
+READINGS = ["", "device_used", "process_used", "torch_allocated_peak", "torch_reserved_peak"]
+EVIDENCE_USES = ["counted", "not_read", "out_of_scope", "dimensions", "incomplete", "phase",
+                 "other_version", "to_confirm"]

@@ -1,0 +1,576 @@
+/*
+ * Component: stored weight bytes (vramplan/weights.h). A model's logical tensors in a weight
+ * format, quantized the way each method quantizes them, split by tensor parallelism and by
+ * pipeline stage; a checkpoint's stored bytes; or parameters × nominal bits. The estimate's
+ * weights, quant_metadata and unquantized_modules items are vp__weights_stage() figures.
+ *
+ * Formulas and sources: docs/estimate.md; bytes per weight by format: the quantization
+ * methods' own storage layouts (bitsandbytes, GPTQ, AWQ, fp8, MXFP4), commented below.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "components-internal.h"
+
+/* ---- module sums --------------------------------------------------------------------- */
+
+static bool quantized(const vp__qformat *q, const vp__ltensor *t, bool has_experts)
+{
+    if (q->method == VP__Q_NONE || t->skip)
+        return false;
+    switch (q->method) {
+    case VP__Q_MXFP4:
+        /* gpt-oss: only the MoE experts; a dense model: its linears */
+        return has_experts ? t->kind == VP__K_EXPERT : t->kind == VP__K_LINEAR;
+    case VP__Q_BNB4:
+    case VP__Q_BNB8:
+        /* bitsandbytes replaces every nn.Linear except lm_head (routers are Linear) */
+        return t->kind == VP__K_LINEAR || t->kind == VP__K_EXPERT || t->kind == VP__K_ROUTER;
+    default:
+        return t->kind == VP__K_LINEAR || t->kind == VP__K_EXPERT;
+    }
+}
+
+/* acc += a * b * c, checked */
+static bool mac3(uint64_t *acc, uint64_t a, uint64_t b, uint64_t c)
+{
+    uint64_t p;
+    return !vp__mul_u64(&p, a, b) && !vp__mul_u64(&p, p, c) && !vp__add_u64(acc, *acc, p);
+}
+
+/* ceil(n × bits / 8) for bits ≤ 64, without an intermediate beyond the result. */
+static bool bits_to_bytes(uint64_t *out, uint64_t n, uint64_t bits)
+{
+    uint64_t whole;
+    return !vp__mul_u64(&whole, n / 8, bits) &&
+           !vp__add_u64(out, whole, vp__div_ceil_u64((n % 8) * bits, 8));
+}
+
+/* *acc += a × b, checked. */
+static bool add_mul(uint64_t *acc, uint64_t a, uint64_t b)
+{
+    uint64_t p;
+    return !vp__mul_u64(&p, a, b) && !vp__add_u64(acc, *acc, p);
+}
+
+/* Bytes of one instance of quantized tensor t: payload and metadata (formulas.md §3).
+ * Checked: a module can hold up to 2^64 − 1 values, so no product may be trusted. */
+static bool quant_bytes(const vp__qformat *q, const vp__ltensor *t, uint64_t *payload, uint64_t *meta)
+{
+    uint64_t out = t->rows, in = t->cols, numel, blocks, m = 0;
+    if (vp__mul_u64(&numel, out, in))
+        return false;
+    switch (q->method) {
+    case VP__Q_BNB4:
+        /* two 4-bit codes per byte; fp32 absmax per 64-value block, or with double
+         * quantization a uint8 code per block + fp32 absmax per 256 blocks + fp32 offset
+         * + a 256-entry fp32 nested code table; plus the 16-entry fp32 quant map.
+         * blocks < 2^58: the sums below cannot wrap. */
+        *payload = vp__div_ceil_u64(numel, 2);
+        blocks = vp__div_ceil_u64(numel, 64);
+        if (q->double_quant)
+            *meta = blocks + 4 * vp__div_ceil_u64(blocks, 256) + 4 + 256 * 4 + 16 * 4;
+        else
+            *meta = 4 * blocks + 16 * 4;
+        return true;
+    case VP__Q_BNB8:
+        *payload = numel;              /* int8 CB */
+        /* fp32 SCB, one per row, + the uint8 weight_format */
+        if (!add_mul(&m, 4, out) || vp__add_u64(&m, m, 1))
+            return false;
+        *meta = m;
+        return true;
+    case VP__Q_GPTQ: {
+        uint64_t g = q->group ? q->group : in;
+        uint64_t groups = vp__div_ceil_u64(in, g), cells, packed;
+        /* qweight int32 (in·bits/32, out); qzeros int32 (groups, out·bits/32);
+         * scales fp16 (groups, out); g_idx int32 (in) */
+        if (!bits_to_bytes(payload, numel, q->bits) || vp__mul_u64(&cells, groups, out) ||
+            !bits_to_bytes(&packed, cells, q->bits))
+            return false;
+        m = packed;
+        if (!add_mul(&m, 2, cells) || !add_mul(&m, 4, in))
+            return false;
+        *meta = m;
+        return true;
+    }
+    case VP__Q_AWQ: {
+        uint64_t g = q->group ? q->group : in;
+        uint64_t groups = vp__div_ceil_u64(in, g), cells;
+        /* qweight int32 (in, out/8); qzeros int32 (groups, out/8); scales fp16 (groups, out) */
+        *payload = vp__div_ceil_u64(numel, 2);
+        if (vp__mul_u64(&cells, groups, out))
+            return false;
+        m = vp__div_ceil_u64(cells, 2);
+        if (!add_mul(&m, 2, cells))
+            return false;
+        *meta = m;
+        return true;
+    }
+    case VP__Q_FP8:
+        *payload = numel;
+        if (q->block_rows) {           /* fp32 weight_scale_inv per block */
+            uint64_t cells;
+            if (vp__mul_u64(&cells, vp__div_ceil_u64(out, q->block_rows),
+                            vp__div_ceil_u64(in, q->block_cols)))
+                return false;
+            if (!add_mul(&m, 4, cells))
+                return false;
+        } else if (q->per_channel) {   /* one fp32 scale per output channel */
+            if (!add_mul(&m, 4, out))
+                return false;
+        } else {
+            m = 4;                     /* one fp32 scale per tensor */
+        }
+        *meta = m;
+        return true;
+    case VP__Q_MXFP4:
+        /* E2M1 codes, two per byte, + one E8M0 scale byte per 32 values */
+        *payload = vp__div_ceil_u64(numel, 2);
+        *meta = vp__div_ceil_u64(numel, 32);
+        return true;
+    case VP__Q_NONE:
+        break;
+    }
+    return false;
+}
+
+static bool has_experts(const vp__ltlist *l)
+{
+    for (int i = 0; i < l->n; i++)
+        if (l->t[i].kind == VP__K_EXPERT)
+            return true;
+    return false;
+}
+
+/* Tensor parallelism splits these (column/row-parallel linears, vocab-parallel
+ * embeddings and lm_head, each expert's width); norms, biases, routers are replicated. */
+static bool tp_split(vp__lkind k)
+{
+    return k == VP__K_LINEAR || k == VP__K_EXPERT || k == VP__K_EMBED || k == VP__K_LM_HEAD ||
+           k == VP__K_POS;
+}
+
+/*
+ * Sums weight bytes by role, per GPU of a tp-way tensor-parallel group, into decoder
+ * layers / first stage (embeddings, positions) / last stage (final norm, lm_head), and
+ * counts parameters. Returns false on overflow. (model.c accounts a config.json with it.)
+ */
+bool vp__weights_sum(const vp__ltlist *l, const vp__qformat *q, uint64_t dtype_bytes,
+                        uint64_t tp, uint64_t layers[4], uint64_t first[4], uint64_t last[4],
+                        uint64_t *params, uint64_t *active)
+{
+    uint64_t acc[3][3] = { { 0, 0, 0 }, { 0, 0, 0 }, { 0, 0, 0 } };
+    for (int r = 0; r < 4; r++)
+        layers[r] = first[r] = last[r] = 0;
+    if (q->method == VP__Q_NONE && params == NULL) {
+        /* every module in dtype_bytes-byte values: the common case, kept short */
+        for (int i = 0; i < l->n; i++) {
+            const vp__ltensor *t = &l->t[i];
+            uint64_t v;
+            if (vp__mul_u64(&v, t->rows, t->cols) || vp__mul_u64(&v, v, t->count) ||
+                vp__mul_u64(&v, v, dtype_bytes))
+                return false;
+            if (tp > 1 && tp_split(t->kind) && v)
+                v = vp__cdiv(v, tp);
+            int cat = t->per_layer ? 0 : (t->kind == VP__K_EMBED || t->kind == VP__K_POS) ? 1 : 2;
+            if (vp__add_u64(&acc[cat][VP_ROLE_PAYLOAD], acc[cat][VP_ROLE_PAYLOAD], v))
+                return false;
+        }
+        layers[VP_ROLE_PAYLOAD] = acc[0][VP_ROLE_PAYLOAD];
+        first[VP_ROLE_PAYLOAD] = acc[1][VP_ROLE_PAYLOAD];
+        last[VP_ROLE_PAYLOAD] = acc[2][VP_ROLE_PAYLOAD];
+        return true;
+    }
+    bool experts = q->method == VP__Q_MXFP4 && has_experts(l); /* only MXFP4 asks */
+    /* params and active may be NULL: the counts do not depend on the format or the layout,
+     * and were checked when the model was read */
+    if (params != NULL)
+        *params = *active = 0;
+    for (int i = 0; i < l->n; i++) {
+        const vp__ltensor *t = &l->t[i];
+        uint64_t pay = 0, meta = 0, plain = 0;
+        int r;
+        if (params != NULL &&
+            (!mac3(params, t->rows, t->cols, t->count) || !mac3(active, t->rows, t->cols, t->active)))
+            return false;
+        if (quantized(q, t, experts)) {
+            if (!quant_bytes(q, t, &pay, &meta) || vp__mul_u64(&pay, pay, t->count) ||
+                vp__mul_u64(&meta, meta, t->count))
+                return false;
+        } else if (!mac3(&plain, t->rows, t->cols, t->count) ||
+                   vp__mul_u64(&plain, plain, dtype_bytes)) {
+            return false;
+        }
+        if (tp > 1 && tp_split(t->kind)) {
+            pay = pay ? vp__cdiv(pay, tp) : 0;
+            meta = meta ? vp__cdiv(meta, tp) : 0;
+            plain = plain ? vp__cdiv(plain, tp) : 0;
+        }
+        /* summed in locals (the outputs may alias nothing, but the compiler cannot know) */
+        int cat = t->per_layer ? 0 : (t->kind == VP__K_EMBED || t->kind == VP__K_POS) ? 1 : 2;
+        r = q->method == VP__Q_NONE ? VP_ROLE_PAYLOAD : VP_ROLE_UNQUANTIZED;
+        if (vp__add_u64(&acc[cat][VP_ROLE_PAYLOAD], acc[cat][VP_ROLE_PAYLOAD], pay) ||
+            vp__add_u64(&acc[cat][VP_ROLE_QUANT_METADATA], acc[cat][VP_ROLE_QUANT_METADATA], meta) ||
+            vp__add_u64(&acc[cat][r], acc[cat][r], plain))
+            return false;
+    }
+    for (int k = 0; k < 3; k++) {
+        layers[k] = acc[0][k];
+        first[k] = acc[1][k];
+        last[k] = acc[2][k];
+    }
+    return true;
+}
+
+vp_status vp__model_weights(const vp_model *m, const vp__qformat *fmt, uint64_t tp,
+                            uint64_t layers[4], uint64_t first[4], uint64_t last[4])
+{
+    if (!m->has_lt)
+        return VP_ENOTFOUND;
+    const vp__qformat *q = fmt != NULL ? fmt : &m->q;
+    uint64_t dtype = q->dtype_bytes ? q->dtype_bytes : m->arch.dtype_bytes;
+    return vp__weights_sum(&m->lt, q, dtype, tp ? tp : 1, layers, first, last, NULL, NULL)
+               ? VP_OK
+               : VP_EOVERFLOW;
+}
+
+/* Sheet weight formats: fp32 bf16 fp16 | fp8 int8 (per-channel fp32 scales) | fp8-block128
+ * | nf4 fp4 (bitsandbytes, 64-value blocks) nf4-dq fp4-dq (double quantization) |
+ * int8-bnb (LLM.int8) | gptq-int<b>-g<g> | awq-int4-g<g> | mxfp4. */
+vp_status vp__qformat_parse(vp__qformat *out, const char *text)
+{
+    vp__qformat q;
+    memset(&q, 0, sizeof(q));
+    unsigned bits = 0, group = 0;
+    char tail;
+    /* the first character first: most texts are decided without a string comparison */
+#define EQ(lit) (text[0] == (lit)[0] && strcmp(text, (lit)) == 0)
+    if (EQ("fp32") || EQ("float32"))
+        q.dtype_bytes = 4;
+    else if (EQ("bf16") || EQ("fp16") ||
+             EQ("bfloat16") || EQ("float16"))
+        q.dtype_bytes = 2;
+    else if (EQ("fp8") || EQ("int8") ||
+             EQ("w8a8")) {
+        q.method = VP__Q_FP8;
+        q.per_channel = true;
+    } else if (EQ("fp8-block128")) {
+        q.method = VP__Q_FP8;
+        q.block_rows = q.block_cols = 128;
+    } else if (EQ("nf4") || EQ("fp4")) {
+        q.method = VP__Q_BNB4;
+    } else if (EQ("nf4-dq") || EQ("fp4-dq")) {
+        q.method = VP__Q_BNB4;
+        q.double_quant = true;
+    } else if (EQ("int8-bnb")) {
+        q.method = VP__Q_BNB8;
+    } else if (EQ("mxfp4")) {
+        q.method = VP__Q_MXFP4;
+    } else if (sscanf(text, "gptq-int%u-g%u%c", &bits, &group, &tail) == 2 && bits >= 2 &&
+               bits <= 8 && group >= 1 && group <= 4096) {
+        q.method = VP__Q_GPTQ;
+        q.bits = bits;
+        q.group = group;
+    } else if (sscanf(text, "awq-int%u-g%u%c", &bits, &group, &tail) == 2 && bits == 4 &&
+               group >= 1 && group <= 4096) {
+        q.method = VP__Q_AWQ;
+        q.bits = 4;
+        q.group = group;
+    } else {
+        return VP_EUNSUPPORTED;
+    }
+    size_t nl = strlen(text); /* cut as snprintf cuts (the sheet's formats are short) */
+    if (nl >= sizeof(q.name))
+        nl = sizeof(q.name) - 1;
+    memcpy(q.name, text, nl);
+    q.name[nl] = '\0';
+    *out = q;
+    return VP_OK;
+#undef EQ
+}
+
+
+/* ---- a model and its format ---------------------------------------------------------- */
+
+void vp__fmt_init(vp__fmt *f, const vp_model *m, const vp__qformat *named, bool gguf,
+                  uint64_t parameters)
+{
+    f->m = m;
+    f->a = m && m->has_arch ? &m->arch : NULL;
+    f->named = named != NULL;
+    f->gguf = gguf;
+    f->has_q = false;
+    if (named != NULL) {
+        f->q = *named;
+        f->has_q = true;
+    } else if (m && m->has_lt) {
+        f->q = m->q;
+        f->has_q = true;
+    } else {
+        f->q.method = VP__Q_NONE; /* never read without has_q */
+        f->q.dtype_bytes = 0;
+    }
+    f->quantized = f->has_q && f->q.method != VP__Q_NONE;
+    f->by_layer = m && m->has_lt && !gguf;
+    f->dtype_bytes = f->a ? f->a->dtype_bytes : 2;
+    if (f->has_q && f->q.dtype_bytes)
+        f->dtype_bytes = f->q.dtype_bytes;
+    f->params = m && m->params ? m->params : parameters;
+    f->L = f->a ? f->a->layers : 0;
+}
+
+vp_status vp__fmt_parse(vp__fmt *f, const vp_model *m, const char *text, uint64_t parameters,
+                        vp_error *err)
+{
+    vp__qformat q;
+    if (text == NULL) {
+        vp__fmt_init(f, m, NULL, false, parameters);
+        return VP_OK;
+    }
+    if (strncmp(text, "gguf-", 5) == 0) {
+        if (m == NULL || m->format != VP_FORMAT_GGUF)
+            return vp__error_set(err, VP_EUNSUPPORTED, NULL, "the format \"%.40s\" needs the "
+                                 ".gguf file as the model", text);
+        vp__fmt_init(f, m, NULL, true, parameters);
+        return VP_OK;
+    }
+    if (vp__qformat_parse(&q, text) != VP_OK)
+        return vp__error_set(err, VP_EUNSUPPORTED, NULL, "unknown weight format \"%.40s\" (fp32, "
+                             "bf16, fp16, fp8, int8, fp8-block128, nf4, fp4, nf4-dq, fp4-dq, "
+                             "int8-bnb, gptq-int<b>-g<g>, awq-int4-g<g>, mxfp4, gguf-<type>)",
+                             text);
+    vp__fmt_init(f, m, &q, false, parameters);
+    return VP_OK;
+}
+
+vp_status vp__layout_check(const vp__arch *a, uint64_t tp, uint64_t pp, const vp__where *wh,
+                           vp_error *err)
+{
+    if (a == NULL)
+        return VP_OK;
+    if (pp > a->layers)
+        return vp__error_set(err, VP_EINVALID, wh,
+                             "pipeline_parallel = %llu exceeds the model's %llu layers",
+                             (unsigned long long)pp, (unsigned long long)a->layers);
+    if (tp > 1 && a->heads % tp != 0)
+        return vp__error_set(err, VP_EINVALID, wh,
+                             "tensor_parallel = %llu does not divide the %llu attention heads",
+                             (unsigned long long)tp, (unsigned long long)a->heads);
+    if (tp > 1 && !a->kv_lora_rank && a->kv_heads % tp != 0 && tp % a->kv_heads != 0)
+        return vp__error_set(err, VP_EINVALID, wh,
+                             "tensor_parallel = %llu and the %llu KV heads do not divide",
+                             (unsigned long long)tp, (unsigned long long)a->kv_heads);
+    return VP_OK;
+}
+
+bool vp__dtype_bytes(int dtype, uint64_t *bytes)
+{
+    static const uint64_t b[] = { 0, 4, 2, 2, 1 };
+    if (dtype < VP_DTYPE_AUTO || dtype > VP_DTYPE_FP8)
+        return false;
+    *bytes = b[dtype];
+    return true;
+}
+
+/* ---- the component --------------------------------------------------------------------- */
+
+/* nominal bits per value of a format, for the weights-only figure */
+uint64_t vp__nominal_bits(const vp__qformat *q, uint64_t dtype_bytes)
+{
+    switch (q->method) {
+    case VP__Q_NONE: return 8 * (q->dtype_bytes ? q->dtype_bytes : dtype_bytes);
+    case VP__Q_FP8:
+    case VP__Q_BNB8: return 8;
+    case VP__Q_GPTQ:
+    case VP__Q_AWQ: return q->bits;
+    case VP__Q_BNB4:
+    case VP__Q_MXFP4: return 4;
+    }
+    return 16;
+}
+
+void vp__weights_nominal(const vp__fmt *f, uint64_t *out, bool *known, bool *ovf)
+{
+    const vp_model *m = f->m;
+    *out = 0;
+    *known = f->params && (f->has_q || f->gguf || (m && m->has_arch));
+    if (!*known)
+        return;
+    if (f->gguf && m && m->params) {
+        /* the checkpoint's stored bytes (the readers checked that this sum fits) */
+        *out = m->role_bytes[VP_ROLE_PAYLOAD] + m->role_bytes[VP_ROLE_QUANT_METADATA] +
+               m->role_bytes[VP_ROLE_UNQUANTIZED];
+        return;
+    }
+    uint64_t bits = f->has_q ? vp__nominal_bits(&f->q, f->dtype_bytes) : 8 * f->dtype_bytes;
+    uint64_t b = vp__mul_sat(f->params, bits, ovf);
+    *out = b / 8 + (b % 8 != 0);
+}
+
+vp_status vp__weights_sums(vp__wsums *s, const vp__fmt *f, uint64_t tp, uint64_t pp,
+                           uint64_t unq, bool *ovf)
+{
+    const vp_model *m = f->m;
+    memset(s, 0, sizeof(*s));
+    if (f->by_layer) {
+        /* the model's modules by name, in the format (the unquantized ones in unq bytes) */
+        vp__qformat q2;
+        const vp__qformat *q = f->named ? &f->q : NULL;
+        if (unq && f->quantized) {
+            q2 = f->q;
+            q2.dtype_bytes = unq;
+            q = &q2;
+            s->unq_applied = true;
+        }
+        vp_status st = vp__model_weights(m, q, tp, s->wl, s->wf, s->wlast);
+        if (st != VP_OK)
+            return st;
+        s->kind = VP__W_LAYERS;
+    } else if (m && (m->format == VP_FORMAT_GGUF || m->format == VP_FORMAT_SAFETENSORS ||
+                     m->format == VP_FORMAT_SAFETENSORS_INDEX) && m->n_tensors > 0) {
+        /* a checkpoint's stored bytes by role, divided evenly over the GPUs */
+        for (int r = 0; r < 3; r++)
+            s->wl[r] = vp__cdiv(m->role_bytes[r], tp);
+        s->kind = VP__W_CHECKPOINT;
+    } else if (f->params && f->has_q) {
+        uint64_t nominal;
+        bool known;
+        vp__weights_nominal(f, &nominal, &known, ovf);
+        s->wl[VP_ROLE_PAYLOAD] = vp__cdiv(nominal, tp * pp);
+        s->kind = VP__W_NOMINAL;
+    } else {
+        s->needs = f->params ? "workload.weights (the weight format)"
+                             : "model.parameters, model.config or model.checkpoint";
+    }
+    return VP_OK;
+}
+
+uint64_t vp__rotary_bytes(const vp__fmt *f, bool *ovf)
+{
+    const vp__arch *a = f->a;
+    if (a == NULL || !a->max_ctx || a->kv_lora_rank)
+        return 0;
+    return vp__mul_sat(vp__mul_sat(a->max_ctx, a->head_dim, ovf), f->dtype_bytes, ovf);
+}
+
+void vp__weights_stage(vp__wres *o, const vp__wsums *s, const vp__fmt *f, uint64_t pp,
+                       uint64_t stage, uint64_t shards, bool rotary, bool *ovf)
+{
+    uint64_t L = f->L, first_layer = 0, nl = L;
+    memset(o, 0, sizeof(*o));
+    if (pp == 1 && shards <= 1) {
+        /* one stage holds every module: the sums themselves */
+        for (int r = 0; r < 3; r++) {
+            uint64_t ends = vp__add_sat(s->wf[r], s->wlast[r], ovf);
+            if (s->kind == VP__W_LAYERS && L)
+                (void)vp__mul_sat(s->wl[r], L, ovf); /* as the general case checks it */
+            o->root = vp__add_sat(o->root, ends, ovf);
+            o->role[r] = vp__add_sat(s->wl[r], ends, ovf);
+        }
+        if (rotary) {
+            o->rotary = vp__rotary_bytes(f, ovf);
+            o->role[VP_ROLE_PAYLOAD] = vp__add_sat(o->role[VP_ROLE_PAYLOAD], o->rotary, ovf);
+        }
+        return;
+    }
+    if (f->a != NULL && pp > 1)
+        vp__stage_layers(L, pp, stage, &first_layer, &nl);
+    bool is_first = stage == 0, is_last = stage == pp - 1;
+    bool by_layer = s->kind == VP__W_LAYERS;
+    for (int r = 0; r < 3; r++) {
+        uint64_t layer_part = s->wl[r];
+        if (by_layer && L) { /* the stage's share of the layers (all of them: no division) */
+            uint64_t prod = vp__mul_sat(s->wl[r], nl, ovf);
+            layer_part = nl == L ? s->wl[r] : vp__fdiv(prod, L);
+        }
+        uint64_t ends = vp__add_sat(is_first ? s->wf[r] : 0, is_last ? s->wlast[r] : 0, ovf);
+        o->root = vp__add_sat(o->root, ends, ovf);
+        if (L && shards > 1) /* the gathered units of ZeRO-3 / FSDP */
+            o->unit = vp__add_sat(o->unit, vp__cdiv(by_layer ? s->wl[r] : layer_part, L),
+                                  ovf);
+        uint64_t sum = vp__add_sat(layer_part, ends, ovf);
+        o->role[r] = shards > 1 ? vp__cdiv(sum, shards) : sum;
+    }
+    if (rotary) {
+        o->rotary = vp__rotary_bytes(f, ovf);
+        o->role[VP_ROLE_PAYLOAD] = vp__add_sat(o->role[VP_ROLE_PAYLOAD], o->rotary, ovf);
+    }
+}
+
+/* ---- public -------------------------------------------------------------------------- */
+
+static const size_t weights_sizes[] = { 0, sizeof(vp_weights_options) };
+
+vp_status vp_weights_options_init(vp_weights_options *opts, unsigned int version)
+{
+    return vp__options_init(opts, weights_sizes, VP_WEIGHTS_OPTIONS_VERSION, version);
+}
+
+static vp_status weights_run(vp__wres *res, const vp_model *m, const vp_weights_options *opts,
+                             vp_error *err)
+{
+    vp_weights_options o;
+    vp__fmt f;
+    vp__wsums sums;
+    uint64_t unq = 0;
+    bool ovf = false;
+    vp_status st = vp__options_read(&o, sizeof(o), opts, weights_sizes,
+                                    VP_WEIGHTS_OPTIONS_VERSION, "vp_weights_options", err);
+    if (st != VP_OK ||
+        (st = vp__enum_check((int)o.task, VP_TASK_FULL, "task", err)) != VP_OK ||
+        (st = vp__enum_check((int)o.framework, VP_FRAMEWORK_OTHER, "framework", err)) != VP_OK ||
+        (st = vp__enum_check((int)o.sharding, VP_SHARDING_FSDP, "sharding", err)) != VP_OK ||
+        (st = vp__enum_check((int)o.unquantized_dtype, VP_DTYPE_FP16, "unquantized_dtype",
+                             err)) != VP_OK ||
+        (st = vp__layout_opts(&o.tensor_parallel, &o.pipeline_parallel, o.stage,
+                              &o.data_parallel, err)) != VP_OK ||
+        (st = vp__check_limit(o.parameters, VP__LIM_PARAMETERS, "parameters", err)) != VP_OK ||
+        (st = vp__fmt_parse(&f, m, o.format, o.parameters, err)) != VP_OK ||
+        (st = vp__layout_check(f.a, o.tensor_parallel, o.pipeline_parallel, NULL, err)) != VP_OK)
+        return st;
+    bool training = o.task != VP_TASK_INFERENCE;
+    bool sharded = training && (o.sharding == VP_SHARDING_ZERO3 || o.sharding == VP_SHARDING_FSDP);
+    if (training)
+        vp__dtype_bytes((int)o.unquantized_dtype, &unq);
+    st = vp__weights_sums(&sums, &f, o.tensor_parallel, o.pipeline_parallel, unq, &ovf);
+    if (st != VP_OK)
+        return vp__error_set(err, st, NULL, "weight bytes overflow");
+    if (sums.kind == VP__W_UNKNOWN)
+        return vp__error_set(err, VP_EUNKNOWN, NULL, "the weights need %s", sums.needs);
+    vp__weights_stage(res, &sums, &f, o.pipeline_parallel, o.stage,
+                      sharded ? o.data_parallel : 1,
+                      !training && o.framework == VP_FRAMEWORK_VLLM, &ovf);
+    if (ovf)
+        return vp__error_set(err, VP_EOVERFLOW, NULL, "the weights exceed 2^64 − 1 bytes");
+    return VP_OK;
+}
+
+vp_status vp_weights_bytes(vp_bytes *payload, vp_bytes *quant_metadata, vp_bytes *unquantized,
+                           const vp_model *m, const vp_weights_options *opts, vp_error *err)
+{
+    vp__wres res;
+    if (payload == NULL)
+        return vp__error_set(err, VP_EMISUSE, NULL, "vp_weights_bytes: payload is NULL");
+    vp_status st = weights_run(&res, m, opts, err);
+    if (st != VP_OK)
+        return st;
+    payload->b = res.role[VP_ROLE_PAYLOAD];
+    if (quant_metadata != NULL)
+        quant_metadata->b = res.role[VP_ROLE_QUANT_METADATA];
+    if (unquantized != NULL)
+        unquantized->b = res.role[VP_ROLE_UNQUANTIZED];
+    return VP_OK;
+}
+
+vp_status vp_quant_metadata_bytes(vp_bytes *out, const vp_model *m,
+                                  const vp_weights_options *opts, vp_error *err)
+{
+    vp__wres res;
+    if (out == NULL)
+        return vp__error_set(err, VP_EMISUSE, NULL, "vp_quant_metadata_bytes: out is NULL");
+    vp_status st = weights_run(&res, m, opts, err);
+    if (st == VP_OK)
+        out->b = res.role[VP_ROLE_QUANT_METADATA];
+    return st;
+}

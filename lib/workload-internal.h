@@ -1,0 +1,82 @@
+/*
+ * The workload as the estimate engine reads it (estimate.c), filled from a sheet or from a
+ * vp_workload by workload.c: the reader turns text (or the caller's struct) into these
+ * values and the component options the engine builds from them. Private.
+ */
+#ifndef VRAMPLAN_WORKLOAD_INTERNAL_H
+#define VRAMPLAN_WORKLOAD_INTERNAL_H
+
+#include "components-internal.h"
+#include "sheet-internal.h"
+
+#define VP__TARGET_SIZE (VP__LIM_TARGET_NAME + 1)
+
+typedef struct vp__wl {
+    int task, framework;        /* vp_task; vp_framework (UNSET counts as NONE) */
+    bool have_format;           /* fmt is the named format */
+    vp__qformat fmt;
+    bool gguf_format;           /* "gguf-…" */
+    char weights_text[40];
+    uint64_t kv_bytes;          /* 0: the dtype the weights run in */
+    char kv_text[16];           /* "" when not stated */
+    uint64_t context;           /* 0: unknown */
+    uint64_t concurrency, microbatch;
+    uint64_t tp, pp, dp;
+    uint64_t util_num, util_den;
+    uint64_t mnbt, mns, block;
+    bool mnbt_set, mns_set;
+    uint64_t parameters;        /* 0: unknown */
+    /* training */
+    int optimizer;              /* vp_optimizer */
+    int master;                 /* -1: the recipe's default; 0, 1 */
+    int checkpointing;          /* vp_checkpointing */
+    uint64_t lora_rank, grad_accum;
+    int sharding;               /* vp_sharding */
+    uint64_t od_bytes, uq_bytes; /* optimizer_dtype, unquantized_dtype (0: not stated) */
+    const char *od_name, *uq_name;
+    int ce, exp;                /* vp_cross_entropy, vp_export */
+    size_t n_targets;           /* 0: PEFT's default */
+    const char *const *targets;
+    /* what the workload states (the assumptions name the rest) */
+    bool framework_set, weights_set, kv_stated, concurrency_set, microbatch_set,
+         optimizer_set, checkpointing_set, gpus_set, util_set, master_set;
+    /* where a key was written, for errors (a sheet's entries; NULL otherwise) */
+    const vp__entry *e_mw, *e_od, *e_targets;
+    /* named reserves: a sheet's [reserve] table, or the caller's arrays */
+    size_t n_reserves;
+    const vp__section *rsec;
+    const char *const *rnames;
+    const vp_bytes *rbytes;
+    const char *source;         /* for messages: the sheet's, or "<workload>" */
+    const vp_model *model;
+    bool how;                   /* format the how texts */
+} vp__wl;
+
+/* Reserve r: its name, bytes and text as written (a caller's: NULL). */
+static inline const char *vp__wl_reserve_name(const vp__wl *w, size_t r)
+{
+    return w->rsec ? w->rsec->e[r].key : w->rnames[r];
+}
+static inline uint64_t vp__wl_reserve_bytes(const vp__wl *w, size_t r)
+{
+    return w->rsec ? w->rsec->e[r].bytes.b : w->rbytes[r].b;
+}
+static inline const char *vp__wl_reserve_text(const vp__wl *w, size_t r)
+{
+    return w->rsec ? w->rsec->e[r].text : NULL;
+}
+
+/* Storage for what a sheet's text gives the workload (its LoRA targets). */
+typedef struct {
+    const char *targets[VP__LIM_TARGETS];
+    char buf[VP__LIM_TARGETS][VP__TARGET_SIZE];
+} vp__wl_text;
+
+/* The sheet's workload (VP_ELIMIT, VP_EINVALID for a layout beyond the limits); w points
+ * into *txt and the sheet. */
+vp_status vp__wl_from_sheet(vp__wl *w, vp__wl_text *txt, const vp_sheet *s, vp_error *err);
+/* A caller's workload: every field checked against the limits of internal.h. */
+vp_status vp__wl_from_workload(vp__wl *w, const vp_model *m, const vp_workload *in,
+                               vp_error *err);
+
+#endif

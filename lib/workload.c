@@ -1,0 +1,377 @@
+/*
+ * The workload the estimate engine reads (workload-internal.h), from a sheet's text values
+ * or from a caller's vp_workload (vramplan/workload.h). Nothing here computes a size: this
+ * file only turns inputs into the values the engine builds its component options from, and
+ * checks them (a sheet's layout again, since vp_sheet_set() can change it; every count of a
+ * vp_workload against the limits of internal.h).
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "workload-internal.h"
+
+static const size_t workload_sizes[] = { 0, sizeof(vp_workload) };
+
+vp_status vp_workload_init(vp_workload *w, unsigned int version)
+{
+    return vp__options_init(w, workload_sizes, VP_WORKLOAD_VERSION, version);
+}
+
+static int pick(const char *s, const char *const *names, int n, int dflt)
+{
+    for (int i = 0; i < n; i++)
+        if (strcmp(s, names[i]) == 0)
+            return i;
+    return dflt;
+}
+
+static const char *const optimizer_names[] = { "adamw", "adamw-8bit", "paged-adamw",
+                                                "paged-adamw-8bit", "sgd-momentum", "sgd",
+                                                "adafactor", "none" };
+static const char *const sharding_names[] = { "none", "ddp", "zero1", "zero2", "zero3", "fsdp" };
+
+static void defaults(vp__wl *w)
+{
+    memset(w, 0, sizeof(*w));
+    w->task = VP_TASK_INFERENCE;
+    w->framework = VP_FRAMEWORK_NONE;
+    w->concurrency = 1;
+    w->microbatch = 1;
+    w->util_num = 9;                        /* vLLM's default gpu_memory_utilization 0.9 */
+    w->util_den = 10;
+    w->block = 16;                          /* vLLM CacheConfig.DEFAULT_BLOCK_SIZE */
+    w->optimizer = VP_OPTIMIZER_ADAMW;
+    w->master = -1;
+    w->grad_accum = 1;
+    w->how = true;
+}
+
+/* ---- from a sheet ---------------------------------------------------------------------- */
+
+/* lora_targets as the sheet holds it, the canonical text ["a", "b"]: quotes never occur
+ * inside module names; at most 64 targets of at most 47 bytes are read. */
+static void read_targets(vp__wl *w, vp__wl_text *txt, const vp__entry *tg)
+{
+    const char *p = tg->text;
+    size_t nt = 0;
+    while (*p && nt < VP__LIM_TARGETS) {
+        const char *q = strchr(p, '"');
+        if (q == NULL)
+            break;
+        const char *r = strchr(q + 1, '"');
+        if (r == NULL)
+            break;
+        size_t k = (size_t)(r - q - 1) < VP__LIM_TARGET_NAME ? (size_t)(r - q - 1)
+                                                              : VP__LIM_TARGET_NAME;
+        memcpy(txt->buf[nt], q + 1, k);
+        txt->buf[nt][k] = '\0';
+        txt->targets[nt] = txt->buf[nt];
+        nt++;
+        p = r + 1;
+    }
+    w->n_targets = nt;
+    w->targets = txt->targets;
+    w->e_targets = tg;
+}
+
+static uint64_t dtype_text_bytes(const char *s)
+{
+    return strcmp(s, "fp32") == 0 ? 4 : 2;
+}
+
+/* One pass over the [workload] table (keys are unique). */
+static void read_workload_table(vp__wl *w, vp__wl_text *txt, const vp__section *ws)
+{
+    for (size_t i = 0; ws != NULL && i < ws->n; i++) {
+        const vp__entry *v = &ws->e[i];
+        const char *k = v->key;
+        if (strcmp(k, "task") == 0) {
+            w->task = strcmp(v->str, "lora") == 0 ? VP_TASK_LORA
+                      : strcmp(v->str, "qlora") == 0 ? VP_TASK_QLORA
+                      : strcmp(v->str, "full") == 0 ? VP_TASK_FULL : VP_TASK_INFERENCE;
+        } else if (strcmp(k, "framework") == 0) {
+            w->framework_set = true;
+            w->framework = strcmp(v->str, "vllm") == 0 ? VP_FRAMEWORK_VLLM
+                           : strcmp(v->str, "transformers") == 0 ? VP_FRAMEWORK_TRANSFORMERS
+                           : strcmp(v->str, "llama.cpp") == 0 ? VP_FRAMEWORK_LLAMACPP
+                           : strcmp(v->str, "other") == 0 ? VP_FRAMEWORK_OTHER : VP_FRAMEWORK_NONE;
+        } else if (strcmp(k, "weights") == 0) {
+            w->weights_set = true;
+            snprintf(w->weights_text, sizeof(w->weights_text), "%.39s", v->str);
+            if (strncmp(v->str, "gguf-", 5) == 0)
+                w->gguf_format = true;
+            else if (vp__qformat_parse(&w->fmt, v->str) == VP_OK)
+                w->have_format = true;
+        } else if (strcmp(k, "kv_cache") == 0) {
+            snprintf(w->kv_text, sizeof(w->kv_text), "%.15s", v->str);
+            w->kv_bytes = strcmp(v->str, "fp8") == 0 ? 1 : strcmp(v->str, "fp32") == 0 ? 4
+                          : strcmp(v->str, "auto") == 0 ? 0 : 2;
+            w->kv_stated = strcmp(v->str, "auto") != 0;
+        } else if (strcmp(k, "context") == 0) {
+            w->context = v->u;
+        } else if (strcmp(k, "concurrency") == 0) {
+            w->concurrency = v->u;
+            w->concurrency_set = true;
+        } else if (strcmp(k, "microbatch") == 0) {
+            w->microbatch = v->u;
+            w->microbatch_set = true;
+        } else if (strcmp(k, "gpu_memory_utilization") == 0) {
+            w->util_num = v->num;
+            w->util_den = v->den;
+            w->util_set = true;
+        } else if (strcmp(k, "max_num_batched_tokens") == 0) {
+            w->mnbt = v->u;
+            w->mnbt_set = true;
+        } else if (strcmp(k, "max_num_seqs") == 0) {
+            w->mns = v->u;
+            w->mns_set = true;
+        } else if (strcmp(k, "block_size") == 0) {
+            w->block = v->u;
+        } else if (strcmp(k, "optimizer") == 0) {
+            w->optimizer = pick(v->str, optimizer_names, 8, VP_OPTIMIZER_ADAMW);
+            w->optimizer_set = true;
+        } else if (strcmp(k, "master_weights") == 0) {
+            w->master = v->b;
+            w->master_set = true;
+            w->e_mw = v;
+        } else if (strcmp(k, "checkpointing") == 0) {
+            w->checkpointing = strcmp(v->str, "full") == 0 ? VP_CHECKPOINTING_FULL
+                               : strcmp(v->str, "selective") == 0 ? VP_CHECKPOINTING_SELECTIVE
+                                                                  : VP_CHECKPOINTING_NONE;
+            w->checkpointing_set = true;
+        } else if (strcmp(k, "lora_rank") == 0) {
+            w->lora_rank = v->u;
+        } else if (strcmp(k, "grad_accumulation") == 0) {
+            w->grad_accum = v->u;
+        } else if (strcmp(k, "lora_targets") == 0) {
+            read_targets(w, txt, v);
+        } else if (strcmp(k, "optimizer_dtype") == 0) {
+            w->od_bytes = dtype_text_bytes(v->str);
+            w->od_name = v->str;
+            w->e_od = v;
+        } else if (strcmp(k, "unquantized_dtype") == 0) {
+            w->uq_bytes = dtype_text_bytes(v->str);
+            w->uq_name = v->str;
+        } else if (strcmp(k, "cross_entropy") == 0) {
+            w->ce = strcmp(v->str, "chunked") == 0 ? VP_CROSS_ENTROPY_CHUNKED
+                    : strcmp(v->str, "fused") == 0 ? VP_CROSS_ENTROPY_FUSED
+                    : strcmp(v->str, "inplace") == 0 ? VP_CROSS_ENTROPY_INPLACE
+                                                     : VP_CROSS_ENTROPY_STANDARD;
+        } else if (strcmp(k, "export") == 0) {
+            w->exp = strcmp(v->str, "merged") == 0 ? VP_EXPORT_MERGED
+                     : strcmp(v->str, "none") == 0 ? VP_EXPORT_NONE : VP_EXPORT_ADAPTER;
+        }
+    }
+}
+
+vp_status vp__wl_from_sheet(vp__wl *w, vp__wl_text *txt, const vp_sheet *s, vp_error *err)
+{
+    defaults(w);
+    w->source = s->source;
+    w->model = s->model;
+    read_workload_table(w, txt, vp__sheet_section(s, "workload", 0));
+    const vp__entry *t = NULL, *p = NULL, *g = NULL, *sh = NULL;
+    const vp__section *ls = vp__sheet_section(s, "layout", 0);
+    for (size_t i = 0; ls != NULL && i < ls->n; i++) {
+        const char *k = ls->e[i].key;
+        if (strcmp(k, "tensor_parallel") == 0)
+            t = &ls->e[i];
+        else if (strcmp(k, "pipeline_parallel") == 0)
+            p = &ls->e[i];
+        else if (strcmp(k, "gpus") == 0)
+            g = &ls->e[i];
+        else if (strcmp(k, "sharding") == 0)
+            sh = &ls->e[i];
+    }
+    w->tp = t ? t->u : 1;
+    w->pp = p ? p->u : 1;
+    w->gpus_set = g != NULL;
+    /* The sheet reader checks the layout, but vp_sheet_set() can change it afterwards:
+     * every GPU count is checked again here before anything divides by it. */
+    uint64_t mp = 0;
+    const vp__entry *bad = w->pp > VP__LIM_STAGES ? p : w->tp > VP__LIM_GPUS ? t
+                           : g && g->u > VP__LIM_GPUS ? g : NULL;
+    if (bad != NULL) {
+        vp__where wh = { s->source, bad->line, bad->column, 0, bad->line != 0 };
+        return vp__error_set(err, VP_ELIMIT, &wh, "layout.%s = %llu is beyond the limit of %llu",
+                             bad->key, (unsigned long long)bad->u,
+                             (unsigned long long)(bad == p ? VP__LIM_STAGES : VP__LIM_GPUS));
+    }
+    if (w->tp == 0 || w->pp == 0 || vp__mul_u64(&mp, w->tp, w->pp) ||
+        (g && (g->u % mp != 0 || g->u < mp))) {
+        const vp__entry *at = g ? g : t ? t : p;
+        vp__where wh = { s->source, at ? at->line : 0, at ? at->column : 0, 0, false };
+        return vp__error_set(err, VP_EINVALID, &wh, "layout: gpus = %llu is not a multiple of "
+                             "tensor_parallel × pipeline_parallel = %llu × %llu",
+                             (unsigned long long)(g ? g->u : mp), (unsigned long long)w->tp,
+                             (unsigned long long)w->pp);
+    }
+    if (mp > VP__LIM_GPUS) {
+        vp__where wh = { s->source, t ? t->line : 0, t ? t->column : 0, 0, false };
+        return vp__error_set(err, VP_ELIMIT, &wh, "tensor_parallel × pipeline_parallel = %llu "
+                             "GPUs is beyond the limit of %llu", (unsigned long long)mp,
+                             (unsigned long long)VP__LIM_GPUS);
+    }
+    w->dp = g ? g->u / mp : 1;
+    if (sh != NULL)
+        w->sharding = pick(sh->str, sharding_names, 6, VP_SHARDING_NONE);
+    const vp__entry *v = vp__sheet_find(s, "model", 0, "parameters");
+    if (v != NULL)
+        w->parameters = v->u;
+    w->rsec = vp__sheet_section(s, "reserve", 0);
+    w->n_reserves = w->rsec ? w->rsec->n : 0;
+    return VP_OK;
+}
+
+/* ---- from a vp_workload ---------------------------------------------------------------- */
+
+static const char *const dtype_names[] = { "auto", "fp32", "bf16", "fp16", "fp8" };
+
+vp_status vp__wl_from_workload(vp__wl *w, const vp_model *m, const vp_workload *in,
+                               vp_error *err)
+{
+    vp_workload o;
+    vp_status st = vp__options_read(&o, sizeof(o), in, workload_sizes, VP_WORKLOAD_VERSION,
+                                    "vp_workload", err);
+    if (st != VP_OK ||
+        (st = vp__enum_check((int)o.task, VP_TASK_FULL, "task", err)) != VP_OK ||
+        (st = vp__enum_check((int)o.framework, VP_FRAMEWORK_OTHER, "framework", err)) != VP_OK ||
+        (st = vp__enum_check((int)o.kv_cache, VP_DTYPE_FP8, "kv_cache", err)) != VP_OK ||
+        (st = vp__enum_check((int)o.sharding, VP_SHARDING_FSDP, "sharding", err)) != VP_OK ||
+        (st = vp__enum_check((int)o.optimizer, VP_OPTIMIZER_NONE, "optimizer", err)) != VP_OK ||
+        (st = vp__enum_check((int)o.master_weights, VP_MASTER_WEIGHTS_OFF, "master_weights",
+                             err)) != VP_OK ||
+        (st = vp__enum_check((int)o.optimizer_dtype, VP_DTYPE_FP16, "optimizer_dtype",
+                             err)) != VP_OK ||
+        (st = vp__enum_check((int)o.unquantized_dtype, VP_DTYPE_FP16, "unquantized_dtype",
+                             err)) != VP_OK ||
+        (st = vp__enum_check((int)o.checkpointing, VP_CHECKPOINTING_FULL, "checkpointing",
+                             err)) != VP_OK ||
+        (st = vp__enum_check((int)o.cross_entropy, VP_CROSS_ENTROPY_FUSED, "cross_entropy",
+                             err)) != VP_OK ||
+        (st = vp__enum_check((int)o.export_mode, VP_EXPORT_NONE, "export_mode", err)) != VP_OK ||
+        (st = vp__check_limit(o.context, VP__LIM_CONTEXT, "context", err)) != VP_OK ||
+        (st = vp__check_limit(o.concurrency, VP__LIM_BATCH, "concurrency", err)) != VP_OK ||
+        (st = vp__check_limit(o.microbatch, VP__LIM_BATCH, "microbatch", err)) != VP_OK ||
+        (st = vp__check_limit(o.grad_accumulation, VP__LIM_BATCH, "grad_accumulation",
+                              err)) != VP_OK ||
+        (st = vp__check_limit(o.gpus, VP__LIM_GPUS, "gpus", err)) != VP_OK ||
+        (st = vp__layout_opts(&o.tensor_parallel, &o.pipeline_parallel, 0, NULL, err)) != VP_OK ||
+        (st = vp__check_limit(o.parameters, VP__LIM_PARAMETERS, "parameters", err)) != VP_OK ||
+        (st = vp__check_limit(o.max_num_batched_tokens, VP__LIM_CONTEXT,
+                              "max_num_batched_tokens", err)) != VP_OK ||
+        (st = vp__check_limit(o.max_num_seqs, VP__LIM_BATCH, "max_num_seqs", err)) != VP_OK ||
+        (st = vp__check_limit(o.block_size, VP__LIM_CONTEXT, "block_size", err)) != VP_OK ||
+        (st = vp__check_limit(o.lora_rank, VP__LIM_DIM, "lora_rank", err)) != VP_OK ||
+        (st = vp__check_limit(o.n_reserves, VP__LIM_RESERVES, "n_reserves", err)) != VP_OK ||
+        (st = vp__check_limit(o.n_lora_targets, VP__LIM_TARGETS, "n_lora_targets", err)) != VP_OK)
+        return st;
+    if (o.gpu_memory_utilization_ppm > 1000000)
+        return vp__error_set(err, VP_ERANGE, NULL, "gpu_memory_utilization_ppm = %u is more "
+                             "than 1,000,000 (the whole device)", o.gpu_memory_utilization_ppm);
+    uint64_t mp = o.tensor_parallel * o.pipeline_parallel;
+    if (o.gpus && (o.gpus % mp != 0 || o.gpus < mp))
+        return vp__error_set(err, VP_EINVALID, NULL, "gpus = %llu is not a multiple of "
+                             "tensor_parallel × pipeline_parallel = %llu × %llu",
+                             (unsigned long long)o.gpus, (unsigned long long)o.tensor_parallel,
+                             (unsigned long long)o.pipeline_parallel);
+    if (o.n_reserves && (o.reserve_names == NULL || o.reserve_bytes == NULL))
+        return vp__error_set(err, VP_EMISUSE, NULL, "%zu reserves without their names or sizes",
+                             o.n_reserves);
+    for (size_t r = 0; r < o.n_reserves; r++) {
+        const char *name = o.reserve_names[r];
+        if (name == NULL)
+            return vp__error_set(err, VP_EMISUSE, NULL, "reserve %zu has no name", r);
+        size_t n = strlen(name);
+        if (n > VP__LIM_NAME)
+            return vp__error_set(err, VP_ELIMIT, NULL, "reserve %zu: a name of %zu bytes (at "
+                                 "most %llu)", r, n, (unsigned long long)VP__LIM_NAME);
+        for (size_t q = 0; q < r; q++) /* at most 256 reserves: 32,640 comparisons */
+            if (strcmp(o.reserve_names[q], name) == 0)
+                return vp__error_set(err, VP_EINVALID, NULL, "two reserves are named \"%s\"",
+                                     name);
+    }
+    if (o.n_lora_targets && o.lora_targets == NULL)
+        return vp__error_set(err, VP_EMISUSE, NULL, "%zu LoRA targets and no array",
+                             o.n_lora_targets);
+    defaults(w);
+    for (size_t i = 0; i < o.n_lora_targets; i++) {
+        const char *t = o.lora_targets[i];
+        if (t == NULL)
+            return vp__error_set(err, VP_EMISUSE, NULL, "LoRA target %zu is NULL", i);
+        size_t n = strlen(t);
+        if (n == 0 || n > VP__LIM_TARGET_NAME)
+            return vp__error_set(err, n ? VP_ELIMIT : VP_EINVALID, NULL, "LoRA target %zu: %zu "
+                                 "bytes (1 to %llu)", i, n,
+                                 (unsigned long long)VP__LIM_TARGET_NAME);
+    }
+    w->n_targets = o.n_lora_targets;
+    w->targets = o.lora_targets;
+    if (o.weights != NULL) {
+        w->weights_set = true;
+        snprintf(w->weights_text, sizeof(w->weights_text), "%.39s", o.weights);
+        if (strncmp(o.weights, "gguf-", 5) == 0)
+            w->gguf_format = true;
+        else if (vp__qformat_parse(&w->fmt, o.weights) == VP_OK)
+            w->have_format = true;
+        else
+            return vp__error_set(err, VP_EUNSUPPORTED, NULL, "unknown weight format \"%.40s\"",
+                                 o.weights);
+    }
+    w->source = "<workload>";
+    w->model = m;
+    w->how = (o.flags & VP_WORKLOAD_HOW) != 0;
+    w->task = (int)o.task;
+    w->framework_set = o.framework != VP_FRAMEWORK_UNSET;
+    w->framework = o.framework == VP_FRAMEWORK_UNSET ? VP_FRAMEWORK_NONE : (int)o.framework;
+    vp__dtype_bytes((int)o.kv_cache, &w->kv_bytes);
+    if (o.kv_cache != VP_DTYPE_AUTO)
+        snprintf(w->kv_text, sizeof(w->kv_text), "%s", dtype_names[o.kv_cache]);
+    w->kv_stated = o.kv_cache != VP_DTYPE_AUTO;
+    w->context = o.context;
+    w->concurrency_set = o.concurrency != 0;
+    w->concurrency = o.concurrency ? o.concurrency : 1;
+    w->microbatch_set = o.microbatch != 0;
+    w->microbatch = o.microbatch ? o.microbatch : 1;
+    w->tp = o.tensor_parallel;
+    w->pp = o.pipeline_parallel;
+    w->gpus_set = o.gpus != 0;
+    w->dp = o.gpus ? o.gpus / mp : 1;
+    w->sharding = (int)o.sharding;
+    w->parameters = o.parameters;
+    if (o.gpu_memory_utilization_ppm) {
+        /* the fraction as a sheet writes it: 950000 ppm is 0.95, 95/100 */
+        w->util_num = o.gpu_memory_utilization_ppm;
+        w->util_den = 1000000;
+        while (w->util_num % 10 == 0 && w->util_den > 1) {
+            w->util_num /= 10;
+            w->util_den /= 10;
+        }
+        w->util_set = true;
+    }
+    w->mnbt = o.max_num_batched_tokens;
+    w->mnbt_set = o.max_num_batched_tokens != 0;
+    w->mns = o.max_num_seqs;
+    w->mns_set = o.max_num_seqs != 0;
+    if (o.block_size)
+        w->block = o.block_size;
+    w->optimizer = (int)o.optimizer;
+    w->optimizer_set = o.optimizer != VP_OPTIMIZER_ADAMW;
+    w->master_set = o.master_weights != VP_MASTER_WEIGHTS_DEFAULT;
+    w->master = o.master_weights == VP_MASTER_WEIGHTS_ON ? 1
+                : o.master_weights == VP_MASTER_WEIGHTS_OFF ? 0 : -1;
+    w->checkpointing = (int)o.checkpointing;
+    w->checkpointing_set = o.checkpointing != VP_CHECKPOINTING_NONE;
+    w->lora_rank = o.lora_rank;
+    w->grad_accum = o.grad_accumulation ? o.grad_accumulation : 1;
+    vp__dtype_bytes((int)o.optimizer_dtype, &w->od_bytes);
+    w->od_name = w->od_bytes ? dtype_names[o.optimizer_dtype] : NULL;
+    vp__dtype_bytes((int)o.unquantized_dtype, &w->uq_bytes);
+    w->uq_name = w->uq_bytes ? dtype_names[o.unquantized_dtype] : NULL;
+    w->ce = (int)o.cross_entropy;
+    w->exp = (int)o.export_mode;
+    w->n_reserves = o.n_reserves;
+    w->rnames = o.reserve_names;
+    w->rbytes = o.reserve_bytes;
+    return VP_OK;
+}

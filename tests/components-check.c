@@ -1,0 +1,429 @@
+/*
+ * The component check (components-check.h). The sheet's values are read with
+ * vp_sheet_get(), as text, and turned into component options and a vp_workload here: the
+ * library's own sheet reader is not used, so that a reader and an engine that agree with
+ * each other but not with the components would still be caught.
+ */
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <vramplan.h>
+
+#include "ck-util.h"
+#include "components-check.h"
+
+#define GIB ((uint64_t)1 << 30)
+
+/* ---- the sheet's values, as text ------------------------------------------------------ */
+
+static bool get(const vp_sheet *s, const char *key, char *buf, size_t len)
+{
+    return vp_sheet_get(s, key, buf, len) == VP_OK;
+}
+
+/* A string value without its quotes (the sheet's choices and formats need no escapes). */
+static bool get_str(const vp_sheet *s, const char *key, char *out, size_t len)
+{
+    char buf[512];
+    if (!get(s, key, buf, sizeof(buf)))
+        return false;
+    size_t n = strlen(buf);
+    ck_assert_msg(n >= 2 && buf[0] == '"' && buf[n - 1] == '"', "%s is not a string: %s", key, buf);
+    snprintf(out, len, "%.*s", (int)(n - 2), buf + 1);
+    return true;
+}
+
+static bool get_u64(const vp_sheet *s, const char *key, uint64_t *v)
+{
+    char buf[64];
+    if (!get(s, key, buf, sizeof(buf)))
+        return false;
+    uint64_t x = 0;
+    for (const char *p = buf; *p; p++)
+        if (*p >= '0' && *p <= '9')
+            x = x * 10 + (uint64_t)(*p - '0');
+        else
+            ck_assert_msg(*p == '_', "%s is not an integer: %s", key, buf);
+    *v = x;
+    return true;
+}
+
+/* "0.95" → 950000; false when the fraction has more than 6 decimals. */
+static bool get_ppm(const vp_sheet *s, const char *key, uint32_t *ppm, bool *exact)
+{
+    char buf[64];
+    if (!get(s, key, buf, sizeof(buf)))
+        return false;
+    uint64_t whole = 0, frac = 0;
+    int digits = 0;
+    const char *p = buf;
+    for (; *p >= '0' && *p <= '9'; p++)
+        whole = whole * 10 + (uint64_t)(*p - '0');
+    if (*p == '.')
+        for (p++; *p >= '0' && *p <= '9'; p++, digits++)
+            frac = frac * 10 + (uint64_t)(*p - '0');
+    *exact = digits <= 6;
+    while (digits < 6) {
+        frac *= 10;
+        digits++;
+    }
+    *ppm = (uint32_t)(whole * 1000000 + frac);
+    return true;
+}
+
+static int pick(const char *v, const char *const *names, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (strcmp(v, names[i]) == 0)
+            return i;
+    ck_abort_msg("unknown choice %s", v);
+    return -1;
+}
+
+static const char *const tasks[] = { "inference", "lora", "qlora", "full" };
+static const char *const frameworks[] = { "", "none", "vllm", "transformers", "llama.cpp", "other" };
+static const char *const dtypes[] = { "auto", "fp32", "bf16", "fp16", "fp8" };
+static const char *const shardings[] = { "none", "ddp", "zero1", "zero2", "zero3", "fsdp" };
+static const char *const ckpts[] = { "none", "selective", "full" };
+static const char *const optimizers[] = { "adamw", "adamw-8bit", "paged-adamw", "paged-adamw-8bit",
+                                          "sgd-momentum", "sgd", "adafactor", "none" };
+static const char *const ces[] = { "standard", "inplace", "chunked", "fused" };
+static const char *const exports[] = { "adapter", "merged", "none" };
+
+/* A workload read from a sheet, with the storage its pointers need. */
+typedef struct {
+    vp_workload w;
+    char weights[64];
+    char target_buf[64][64];
+    const char *targets[64];
+    char reserve_buf[256][80];
+    const char *reserve_names[256];
+    vp_bytes reserve_bytes[256];
+    bool within_limits;    /* every value within the structured workload's limits */
+} sheet_workload;
+
+static void read_sheet(sheet_workload *sw, const vp_sheet *s, const vp_estimate *e)
+{
+    char v[512];
+    vp_workload *w = &sw->w;
+    memset(sw, 0, sizeof(*sw));
+    ck_assert_int_eq(vp_workload_init(w, VP_WORKLOAD_VERSION), VP_OK);
+    w->flags = VP_WORKLOAD_HOW;
+    sw->within_limits = true;
+    if (get_str(s, "workload.task", v, sizeof(v)))
+        w->task = (vp_task)pick(v, tasks, 4);
+    if (get_str(s, "workload.framework", v, sizeof(v)))
+        w->framework = (vp_framework)pick(v, frameworks, 6);
+    if (get_str(s, "workload.weights", sw->weights, sizeof(sw->weights)))
+        w->weights = sw->weights;
+    if (get_str(s, "workload.kv_cache", v, sizeof(v)))
+        w->kv_cache = (vp_dtype)pick(v, dtypes, 5);
+    get_u64(s, "workload.context", &w->context);
+    get_u64(s, "workload.concurrency", &w->concurrency);
+    get_u64(s, "workload.microbatch", &w->microbatch);
+    get_u64(s, "workload.grad_accumulation", &w->grad_accumulation);
+    get_u64(s, "workload.lora_rank", &w->lora_rank);
+    get_u64(s, "workload.max_num_batched_tokens", &w->max_num_batched_tokens);
+    get_u64(s, "workload.max_num_seqs", &w->max_num_seqs);
+    get_u64(s, "workload.block_size", &w->block_size);
+    get_u64(s, "layout.gpus", &w->gpus);
+    get_u64(s, "layout.tensor_parallel", &w->tensor_parallel);
+    get_u64(s, "layout.pipeline_parallel", &w->pipeline_parallel);
+    get_u64(s, "model.parameters", &w->parameters);
+    bool exact = true;
+    get_ppm(s, "workload.gpu_memory_utilization", &w->gpu_memory_utilization_ppm, &exact);
+    if (get_str(s, "layout.sharding", v, sizeof(v)))
+        w->sharding = (vp_sharding)pick(v, shardings, 6);
+    if (get_str(s, "workload.optimizer", v, sizeof(v)))
+        w->optimizer = (vp_optimizer)pick(v, optimizers, 8);
+    if (get(s, "workload.master_weights", v, sizeof(v)))
+        w->master_weights = strcmp(v, "true") == 0 ? VP_MASTER_WEIGHTS_ON : VP_MASTER_WEIGHTS_OFF;
+    if (get_str(s, "workload.optimizer_dtype", v, sizeof(v)))
+        w->optimizer_dtype = (vp_dtype)pick(v, dtypes, 5);
+    if (get_str(s, "workload.unquantized_dtype", v, sizeof(v)))
+        w->unquantized_dtype = (vp_dtype)pick(v, dtypes, 5);
+    if (get_str(s, "workload.checkpointing", v, sizeof(v)))
+        w->checkpointing = (vp_checkpointing)pick(v, ckpts, 3);
+    if (get_str(s, "workload.cross_entropy", v, sizeof(v)))
+        w->cross_entropy = (vp_cross_entropy)pick(v, ces, 4);
+    if (get_str(s, "workload.export", v, sizeof(v)))
+        w->export_mode = (vp_export)pick(v, exports, 3);
+    char list[8192];
+    if (get(s, "workload.lora_targets", list, sizeof(list))) {
+        /* ["a", "b"]: names between quotes */
+        const char *p = list;
+        size_t n = 0;
+        while ((p = strchr(p, '"')) != NULL) {
+            const char *q = strchr(p + 1, '"');
+            ck_assert_ptr_nonnull(q);
+            if (n == 64 || q - p - 1 > 47 || q - p - 1 == 0) {
+                sw->within_limits = false; /* the sheet reader cuts what a workload refuses */
+                break;
+            }
+            snprintf(sw->target_buf[n], sizeof(sw->target_buf[n]), "%.*s", (int)(q - p - 1), p + 1);
+            sw->targets[n] = sw->target_buf[n];
+            n++;
+            p = q + 1;
+        }
+        w->n_lora_targets = n;
+        w->lora_targets = sw->targets;
+        if (n == 0)
+            sw->within_limits = false; /* [] (nothing targeted): a workload's 0 is PEFT's default */
+    }
+    /* named reserves: their names as the estimate lists them (in the sheet's order) */
+    for (size_t i = 0; i < vp_estimate_item_count(e, 0); i++) {
+        const char *id = vp_estimate_item_id(e, 0, i);
+        if (strncmp(id, "reserve:", 8) != 0 || w->n_reserves == 256)
+            continue;
+        snprintf(sw->reserve_buf[w->n_reserves], sizeof(sw->reserve_buf[0]), "%s", id + 8);
+        sw->reserve_names[w->n_reserves] = sw->reserve_buf[w->n_reserves];
+        sw->reserve_bytes[w->n_reserves] = vp_estimate_item_bytes(e, 0, i);
+        w->n_reserves++;
+    }
+    w->reserve_names = sw->reserve_names;
+    w->reserve_bytes = sw->reserve_bytes;
+    if (!exact || w->context > (UINT64_C(1) << 32) || w->concurrency > (UINT64_C(1) << 24) ||
+        w->microbatch > (UINT64_C(1) << 24) || w->grad_accumulation > (UINT64_C(1) << 24) ||
+        w->lora_rank > (UINT64_C(1) << 24) || w->parameters > (UINT64_C(1) << 50) ||
+        w->max_num_batched_tokens > (UINT64_C(1) << 32) || w->max_num_seqs > (UINT64_C(1) << 24) ||
+        w->block_size > (UINT64_C(1) << 32))
+        sw->within_limits = false;
+}
+
+/* ---- the comparisons ------------------------------------------------------------------- */
+
+/* The n-th item (0-based) of `id` on GPU g, or -1. */
+static long nth(const vp_estimate *e, size_t g, const char *id, int n)
+{
+    for (size_t i = 0; i < vp_estimate_item_count(e, g); i++)
+        if (strcmp(vp_estimate_item_id(e, g, i), id) == 0 && n-- == 0)
+            return (long)i;
+    return -1;
+}
+
+static uint64_t bytes_of(const vp_estimate *e, size_t g, const char *id, int n)
+{
+    long i = nth(e, g, id, n);
+    return i < 0 ? 0 : vp_bytes_value(vp_estimate_item_bytes(e, g, (size_t)i));
+}
+
+static const char *name(const vp_sheet *s)
+{
+    static const char none[] = "<sheet>";
+    (void)s;
+    return none;
+}
+
+#define SAME(what, got, want)                                                              \
+    ck_assert_msg((got) == (want), "%s, stage %zu, %s: engine %" PRIu64 ", component %"       \
+                  PRIu64, name(s), st, what, (uint64_t)(got), (uint64_t)(want))
+
+static void compare_estimates(const vp_estimate *a, const vp_estimate *b)
+{
+    ck_assert_uint_eq(vp_estimate_gpu_count(a), vp_estimate_gpu_count(b));
+    ck_assert_uint_eq(vp_estimate_stage_count(a), vp_estimate_stage_count(b));
+    for (size_t st = 0; st < vp_estimate_stage_count(a); st++) {
+        size_t g = vp_estimate_stage_gpu(a, st);
+        ck_assert_uint_eq(vp_estimate_stage_gpus(a, st), vp_estimate_stage_gpus(b, st));
+        ck_assert_uint_eq(vp_estimate_item_count(a, g), vp_estimate_item_count(b, g));
+        for (size_t i = 0; i < vp_estimate_item_count(a, g); i++) {
+            ck_assert_str_eq(vp_estimate_item_id(a, g, i), vp_estimate_item_id(b, g, i));
+            ck_assert_msg(vp_bytes_value(vp_estimate_item_bytes(a, g, i)) ==
+                          vp_bytes_value(vp_estimate_item_bytes(b, g, i)),
+                          "workload and sheet differ on %s", vp_estimate_item_id(a, g, i));
+            ck_assert_int_eq(vp_estimate_item_basis(a, g, i), vp_estimate_item_basis(b, g, i));
+            ck_assert_uint_eq(vp_estimate_item_phases(a, g, i), vp_estimate_item_phases(b, g, i));
+            ck_assert_int_eq(vp_estimate_item_counter(a, g, i), vp_estimate_item_counter(b, g, i));
+        }
+        for (int p = 0; p < VP_PHASE_COUNT; p++)
+            for (int c = 0; c <= VP_COUNTER_DEVICE; c++)
+                ck_assert_uint_eq(vp_bytes_value(vp_estimate_phase_bytes(a, g, (vp_phase)p, (vp_counter)c)),
+                                  vp_bytes_value(vp_estimate_phase_bytes(b, g, (vp_phase)p, (vp_counter)c)));
+        ck_assert_uint_eq(vp_bytes_value(vp_estimate_envelope_bytes(a, g)),
+                          vp_bytes_value(vp_estimate_envelope_bytes(b, g)));
+    }
+    ck_assert_uint_eq(vp_estimate_unknown_count(a), vp_estimate_unknown_count(b));
+    for (size_t i = 0; i < vp_estimate_unknown_count(a); i++) {
+        ck_assert_str_eq(vp_estimate_unknown_id(a, i), vp_estimate_unknown_id(b, i));
+        ck_assert_str_eq(vp_estimate_unknown_needs(a, i), vp_estimate_unknown_needs(b, i));
+    }
+    ck_assert_uint_eq(vp_estimate_warning_count(a), vp_estimate_warning_count(b));
+    for (size_t i = 0; i < vp_estimate_warning_count(a); i++)
+        ck_assert_str_eq(vp_estimate_warning(a, i), vp_estimate_warning(b, i));
+    vp_bytes x, y;
+    ck_assert_int_eq(vp_estimate_weights_only(a, &x), vp_estimate_weights_only(b, &y));
+    vp_count ta = { 0 }, tb = { 0 };
+    ck_assert_int_eq(vp_estimate_trainable(a, &ta), vp_estimate_trainable(b, &tb));
+    ck_assert_uint_eq(ta.n, tb.n);
+}
+
+vp_test_coverage vp_test_check_components(const vp_sheet *s, uint64_t capacity)
+{
+    vp_test_coverage cov = { 0, 0 };
+    vp_estimate *e;
+    ck_assert_int_eq(vp_estimate_new(&e), VP_OK);
+    if (vp_estimate_run(e, s, vp_bytes_make(capacity), NULL) != VP_OK) {
+        vp_estimate_free(e);
+        return cov;
+    }
+    sheet_workload *sw = malloc(sizeof(*sw));
+    ck_assert_ptr_nonnull(sw);
+    read_sheet(sw, s, e);
+    const vp_workload *w = &sw->w;
+    const vp_model *m = vp_sheet_model(s);
+    vp_error err = VP_ERROR_INIT;
+
+    /* the structured workload gives the same estimate */
+    if (sw->within_limits) {
+        vp_estimate *e2;
+        ck_assert_int_eq(vp_estimate_new(&e2), VP_OK);
+        vp_status rs = vp_estimate_run_workload(e2, m, w, vp_bytes_make(capacity), &err);
+        ck_assert_msg(rs == VP_OK, "workload: %s: %s", vp_status_name(rs), err.message);
+        compare_estimates(e, e2);
+        vp_estimate_free(e2);
+        cov.workload_runs = 1;
+    }
+
+    bool infer = w->task == VP_TASK_INFERENCE, vllm = w->framework == VP_FRAMEWORK_VLLM;
+    uint64_t tp = w->tensor_parallel ? w->tensor_parallel : 1;
+    uint64_t pp = w->pipeline_parallel ? w->pipeline_parallel : 1;
+    uint64_t dp = w->gpus ? w->gpus / (tp * pp) : 1;
+    /* vLLM's batch defaults by device size (its get_batch_defaults) */
+    bool big = capacity == 0 || capacity >= 70 * GIB;
+    uint64_t mnbt = w->max_num_batched_tokens ? w->max_num_batched_tokens : big ? 8192 : 2048;
+    uint64_t mns = w->max_num_seqs ? w->max_num_seqs : big ? 1024 : 256;
+    bool limits = sw->within_limits;
+
+    vp_count trainable = { 0 };
+    bool trainable_known = vp_estimate_trainable(e, &trainable) == VP_OK;
+    if (!infer && w->task != VP_TASK_FULL && trainable_known && m != NULL && limits &&
+        !(w->n_lora_targets == 0 && w->lora_targets != NULL)) {
+        vp_lora_options lo = VP_LORA_OPTIONS_INIT;
+        vp_count n;
+        lo.rank = w->lora_rank;
+        lo.n_targets = w->n_lora_targets;
+        lo.targets = w->lora_targets;
+        vp_status ls = vp_lora_parameters(&n, m, &lo, &err);
+        ck_assert_msg(ls == VP_OK, "vp_lora_parameters: %s", err.message);
+        ck_assert_uint_eq(n.n, trainable.n);
+        cov.items++;
+    }
+
+    for (size_t st = 0; limits && st < vp_estimate_stage_count(e); st++) {
+        size_t g = vp_estimate_stage_gpu(e, st);
+        /* weights */
+        if (nth(e, g, "weights", 0) >= 0) {
+            vp_weights_options o = VP_WEIGHTS_OPTIONS_INIT;
+            vp_bytes pay, meta, unq;
+            o.format = w->weights;
+            o.task = w->task;
+            o.framework = w->framework;
+            o.tensor_parallel = tp;
+            o.pipeline_parallel = pp;
+            o.stage = st;
+            o.sharding = w->sharding;
+            o.data_parallel = dp;
+            o.unquantized_dtype = w->unquantized_dtype;
+            o.parameters = w->parameters;
+            vp_status ws = vp_weights_bytes(&pay, &meta, &unq, m, &o, &err);
+            ck_assert_msg(ws == VP_OK, "vp_weights_bytes: %s", err.message);
+            SAME("weights", bytes_of(e, g, "weights", 0), vp_bytes_value(pay));
+            SAME("quant_metadata", bytes_of(e, g, "quant_metadata", 0), vp_bytes_value(meta));
+            SAME("unquantized_modules", bytes_of(e, g, "unquantized_modules", 0), vp_bytes_value(unq));
+            vp_bytes meta2;
+            ck_assert_int_eq(vp_quant_metadata_bytes(&meta2, m, &o, NULL), VP_OK);
+            SAME("quant metadata alone", vp_bytes_value(meta2), vp_bytes_value(meta));
+            cov.items += (size_t)(1 + (nth(e, g, "quant_metadata", 0) >= 0) +
+                                  (nth(e, g, "unquantized_modules", 0) >= 0));
+        }
+        /* KV cache */
+        if (nth(e, g, "kv_cache", 0) >= 0) {
+            vp_kv_options o = VP_KV_OPTIONS_INIT;
+            vp_bytes kv;
+            o.tokens = w->context;
+            o.sequences = w->concurrency;
+            o.kv_dtype = w->kv_cache;
+            o.format = w->weights;
+            o.tensor_parallel = tp;
+            o.pipeline_parallel = pp;
+            o.stage = st;
+            o.block_size = vllm ? (w->block_size ? w->block_size : 16) : 0;
+            o.prefill_chunk = vllm ? mnbt : 0;
+            vp_status ks = vp_kv_cache_bytes(&kv, m, &o, &err);
+            ck_assert_msg(ks == VP_OK, "vp_kv_cache_bytes: %s", err.message);
+            SAME("kv_cache", bytes_of(e, g, "kv_cache", 0), vp_bytes_value(kv));
+            cov.items++;
+        }
+        /* activations and logits */
+        if (nth(e, g, "activations", 0) >= 0) {
+            vp_activations_options o = VP_ACTIVATIONS_OPTIONS_INIT;
+            vp_bytes act, lg;
+            o.task = w->task;
+            o.framework = w->framework;
+            o.format = w->weights;
+            o.tokens = w->context;
+            o.sequences = infer ? w->concurrency : w->microbatch;
+            o.tensor_parallel = tp;
+            o.pipeline_parallel = pp;
+            o.stage = st;
+            o.max_num_batched_tokens = mnbt;
+            o.max_num_seqs = mns;
+            o.checkpointing = w->checkpointing;
+            o.grad_accumulation = w->grad_accumulation;
+            o.cross_entropy = w->cross_entropy;
+            o.unquantized_dtype = w->unquantized_dtype;
+            o.sharding = w->sharding;
+            o.data_parallel = dp;
+            int parts = infer ? 1 : 3;
+            for (int part = 0; part < parts; part++) {
+                o.part = (vp_activations_part)part;
+                vp_status as = vp_activations_bytes(&act, &lg, m, &o, &err);
+                ck_assert_msg(as == VP_OK, "vp_activations_bytes: %s", err.message);
+                if (nth(e, g, "activations", part) >= 0) {
+                    SAME("activations", bytes_of(e, g, "activations", part), vp_bytes_value(act));
+                    cov.items++;
+                } else {
+                    ck_assert(part == VP_ACTIVATIONS_EVAL); /* the last stage's alone */
+                }
+                if (part < 2 && nth(e, g, "logits", part) >= 0) {
+                    SAME("logits", bytes_of(e, g, "logits", part), vp_bytes_value(lg));
+                    cov.items++;
+                } else if (part < 2) {
+                    SAME("logits (none)", 0, vp_bytes_value(lg));
+                }
+            }
+        }
+        /* gradients, optimizer states, master copy */
+        if (nth(e, g, "gradients", 0) >= 0) {
+            vp_optimizer_options o = VP_OPTIMIZER_OPTIONS_INIT;
+            vp_bytes states, master, grads;
+            o.optimizer = w->optimizer;
+            o.task = w->task;
+            o.format = w->weights;
+            o.framework = w->framework;
+            o.master_weights = w->master_weights;
+            o.state_dtype = w->optimizer_dtype;
+            o.lora_rank = w->lora_rank;
+            o.tensor_parallel = tp;
+            o.pipeline_parallel = pp;
+            o.stage = st;
+            o.sharding = w->sharding;
+            o.data_parallel = dp;
+            ck_assert(trainable_known);
+            vp_status os = vp_optimizer_state_bytes(&states, &master, m, trainable, &o, &err);
+            ck_assert_msg(os == VP_OK, "vp_optimizer_state_bytes: %s", err.message);
+            ck_assert_int_eq(vp_gradients_bytes(&grads, m, trainable, &o, NULL), VP_OK);
+            SAME("gradients", bytes_of(e, g, "gradients", 0), vp_bytes_value(grads));
+            SAME("optimizer_state", bytes_of(e, g, "optimizer_state", 0), vp_bytes_value(states));
+            SAME("master_weights", bytes_of(e, g, "master_weights", 0), vp_bytes_value(master));
+            cov.items += (size_t)(1 + (nth(e, g, "optimizer_state", 0) >= 0) +
+                                  (nth(e, g, "master_weights", 0) >= 0));
+        }
+    }
+    free(sw);
+    vp_estimate_free(e);
+    return cov;
+}

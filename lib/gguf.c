@@ -56,6 +56,7 @@ static size_t remaining(const rd *r) { return (size_t)(r->end - r->p); }
 
 static vp_status rd_u32(rd *r, uint32_t *v)
 {
+    *v = 0; /* defined on failure too (the optimizer cannot tell that rd_fail is never OK) */
     if (remaining(r) < 4)
         return rd_fail(r, VP_ETRUNCATED, r->p, "header truncated");
     *v = (uint32_t)r->p[0] | (uint32_t)r->p[1] << 8 | (uint32_t)r->p[2] << 16 |
@@ -66,6 +67,7 @@ static vp_status rd_u32(rd *r, uint32_t *v)
 
 static vp_status rd_u64(rd *r, uint64_t *v)
 {
+    *v = 0;
     if (remaining(r) < 8)
         return rd_fail(r, VP_ETRUNCATED, r->p, "header truncated");
     uint64_t x = 0;

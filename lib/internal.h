@@ -246,6 +246,11 @@ vp_status vp__path_beside(char **out, const char *path, const char *name, vp_err
 vp_status vp__read_file_opt(const char *path, size_t max, unsigned flags, const char *what,
                             unsigned char **buf, size_t *len, uint64_t *file_size,
                             vp_error *err);
+/* The 8-byte length and the header of a safetensors file, from one open: *buf holds its
+ * first min(8 + length, file size) bytes (just the first 8 when the length is beyond
+ * VP__LIM_ST_HEADER). flags: VP__READ_OPTIONAL as above. */
+vp_status vp__read_safetensors_head(const char *path, unsigned flags, unsigned char **buf,
+                                    size_t *len, uint64_t *file_size, vp_error *err);
 
 /* estimate.c: activation bytes saved per transformer layer (white-box tested). */
 typedef struct vp__act_shape {

@@ -1726,28 +1726,32 @@ vp_status vp__path_beside(char **out, const char *path, const char *name, vp_err
     return VP_OK;
 }
 
-vp_status vp__read_file_opt(const char *path, size_t max, unsigned flags, const char *what,
-                            unsigned char **buf, size_t *len, uint64_t *file_size,
-                            vp_error *err)
+/* An open regular file: its descriptor (-1: an optional file that does not exist) and
+ * its size. */
+typedef struct {
+    int fd;
+    uint64_t size;
+} infile;
+
+/* Opens path for reading. Non-blocking, so that opening a FIFO without a writer returns at
+ * once; then only a regular file is accepted, and it is read from the very descriptor that
+ * was checked. VP__READ_OPTIONAL: a file that does not exist is VP_OK with f->fd = -1. */
+static vp_status infile_open(infile *f, const char *path, unsigned flags, vp_error *err)
 {
     vp__where w = { path, 0, 0, 0, false };
     size_t path_len = strlen(path);
+    f->fd = -1;
+    f->size = 0;
     if (path_len > VP__LIM_PATH)
         return path_too_long(path, path_len, err);
-    /* Non-blocking, so that opening a FIFO without a writer returns at once; then only a
-     * regular file is read, from the very descriptor that was checked. */
     int fd;
     do
         fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
     while (fd < 0 && errno == EINTR);
     if (fd < 0) {
         int e = errno;
-        if (e == ENOENT && (flags & VP__READ_OPTIONAL)) {
-            *buf = NULL;
-            *len = 0;
-            *file_size = 0;
+        if (e == ENOENT && (flags & VP__READ_OPTIONAL))
             return VP_OK;
-        }
         return vp__error_set(err, VP_EIO, &w, "cannot open the file: %s", open_error(e));
     }
     struct stat sb;
@@ -1759,42 +1763,79 @@ vp_status vp__read_file_opt(const char *path, size_t max, unsigned flags, const 
         close(fd);
         return vp__error_set(err, VP_EIO, &w, "not a regular file (%s)", file_kind(sb.st_mode));
     }
-    uint64_t size = sb.st_size > 0 ? (uint64_t)sb.st_size : 0;
-    if ((flags & VP__READ_WHOLE) && size > max) {
-        close(fd);
-        return vp__error_set(err, VP_ELIMIT, &w,
-                             "%s larger than the %llu MiB limit (%llu bytes)",
-                             what != NULL ? what : "file", (unsigned long long)(max >> 20),
-                             (unsigned long long)size);
-    }
     /* a regular file: reads never wait, but clear O_NONBLOCK so that none returns EAGAIN */
     int fl = fcntl(fd, F_GETFL);
     if (fl != -1)
         (void)fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
-    size_t want = size < max ? (size_t)size : max;
-    unsigned char *b = malloc(want ? want : 1);
-    if (b == NULL) {
-        close(fd);
-        return vp__error_set(err, VP_ENOMEM, &w, "out of memory");
-    }
+    f->fd = fd;
+    f->size = sb.st_size > 0 ? (uint64_t)sb.st_size : 0;
+    return VP_OK;
+}
+
+static void infile_close(infile *f)
+{
+    if (f->fd >= 0)
+        close(f->fd);
+    f->fd = -1;
+}
+
+/* Reads exactly n bytes at offset off into b: one pread(2) unless the system splits it. */
+static vp_status infile_read(const infile *f, const char *path, unsigned char *b, size_t n,
+                             uint64_t off, vp_error *err)
+{
     size_t got = 0;
-    while (got < want) {
-        ssize_t r = read(fd, b + got, want - got);
+    while (got < n) {
+        ssize_t r = pread(f->fd, b + got, n - got, (off_t)(off + got));
         if (r < 0 && errno == EINTR)
             continue;
         if (r <= 0)
             break;
         got += (size_t)r;
     }
-    close(fd);
-    if (got != want) {
+    if (got == n)
+        return VP_OK;
+    vp__where w = { path, 0, 0, 0, false };
+    return vp__error_set(err, VP_EIO, &w, "read error, or the file shrank while being read");
+}
+
+vp_status vp__read_file_opt(const char *path, size_t max, unsigned flags, const char *what,
+                            unsigned char **buf, size_t *len, uint64_t *file_size,
+                            vp_error *err)
+{
+    infile f;
+    vp_status st = infile_open(&f, path, flags, err);
+    if (st != VP_OK)
+        return st;
+    if (f.fd < 0) {
+        *buf = NULL;
+        *len = 0;
+        *file_size = 0;
+        return VP_OK;
+    }
+    if ((flags & VP__READ_WHOLE) && f.size > max) {
+        infile_close(&f);
+        vp__where w = { path, 0, 0, 0, false };
+        return vp__error_set(err, VP_ELIMIT, &w,
+                             "%s larger than the %llu MiB limit (%llu bytes)",
+                             what != NULL ? what : "file", (unsigned long long)(max >> 20),
+                             (unsigned long long)f.size);
+    }
+    size_t want = f.size < max ? (size_t)f.size : max;
+    unsigned char *b = malloc(want ? want : 1);
+    if (b == NULL) {
+        infile_close(&f);
+        vp__where w = { path, 0, 0, 0, false };
+        return vp__error_set(err, VP_ENOMEM, &w, "out of memory");
+    }
+    st = infile_read(&f, path, b, want, 0, err);
+    infile_close(&f);
+    if (st != VP_OK) {
         free(b);
-        return vp__error_set(err, VP_EIO, &w, "read error, or the file shrank while being "
-                                              "read");
+        return st;
     }
     *buf = b;
-    *len = got;
-    *file_size = size;
+    *len = want;
+    *file_size = f.size;
     return VP_OK;
 }
 
@@ -1802,6 +1843,51 @@ vp_status vp__read_file(const char *path, size_t max, unsigned char **buf, size_
                         uint64_t *file_size, vp_error *err)
 {
     return vp__read_file_opt(path, max, 0, NULL, buf, len, file_size, err);
+}
+
+vp_status vp__read_safetensors_head(const char *path, unsigned flags, unsigned char **buf,
+                                    size_t *len, uint64_t *file_size, vp_error *err)
+{
+    infile f;
+    vp_status st = infile_open(&f, path, flags, err);
+    if (st != VP_OK)
+        return st;
+    if (f.fd < 0) {
+        *buf = NULL;
+        *len = 0;
+        *file_size = 0;
+        return VP_OK;
+    }
+    unsigned char head[8];
+    size_t first = f.size < 8 ? (size_t)f.size : 8, want = first;
+    if ((st = infile_read(&f, path, head, first, 0, err)) != VP_OK) {
+        infile_close(&f);
+        return st;
+    }
+    if (first == 8) {
+        uint64_t n = 0;
+        for (int i = 7; i >= 0; i--)
+            n = (n << 8) | head[i];
+        if (n <= VP__LIM_ST_HEADER)
+            want = f.size < n + 8 ? (size_t)f.size : (size_t)n + 8;
+    }
+    unsigned char *b = malloc(want ? want : 1);
+    if (b == NULL) {
+        infile_close(&f);
+        vp__where w = { path, 0, 0, 0, false };
+        return vp__error_set(err, VP_ENOMEM, &w, "out of memory");
+    }
+    memcpy(b, head, first);
+    st = infile_read(&f, path, b + first, want - first, first, err);
+    infile_close(&f);
+    if (st != VP_OK) {
+        free(b);
+        return st;
+    }
+    *buf = b;
+    *len = want;
+    *file_size = f.size;
+    return VP_OK;
 }
 
 /* If a config.json lies beside path, take the architecture from it (not its weights). */
@@ -1845,19 +1931,9 @@ static vp_status from_safetensors_path(vp_model **out, const char *path, vp_erro
     unsigned char *buf;
     size_t len;
     uint64_t size;
-    /* the 8-byte length first, then exactly the header */
-    vp_status st = vp__read_file(path, 8, &buf, &len, &size, err);
+    /* one open: the 8-byte length, then exactly the header */
+    vp_status st = vp__read_safetensors_head(path, 0, &buf, &len, &size, err);
     if (st != VP_OK)
-        return st;
-    size_t want = 8;
-    if (len == 8) {
-        uint64_t n = 0;
-        for (int i = 7; i >= 0; i--)
-            n = (n << 8) | buf[i];
-        want = n <= VP__LIM_ST_HEADER ? (size_t)n + 8 : 8;
-    }
-    free(buf);
-    if ((st = vp__read_file(path, want, &buf, &len, &size, err)) != VP_OK)
         return st;
     vp_model *m;
     st = vp_model_from_safetensors(&m, buf, len, size, path, err);
@@ -1869,25 +1945,47 @@ static vp_status from_safetensors_path(vp_model **out, const char *path, vp_erro
     return st;
 }
 
+/* The first read of a GGUF file: a header without a tokenizer fits, so it costs one small
+ * read; a longer one grows the read (doubling) as far as the header demands. */
+#define GGUF_FIRST_READ ((size_t)64 << 10)
+
 static vp_status from_gguf_path(vp_model **out, const char *path, vp_error *err)
 {
-    size_t want = (size_t)16 << 20;
-    for (;;) {
-        unsigned char *buf;
-        size_t len;
-        uint64_t size;
-        vp_status st = vp__read_file(path, want, &buf, &len, &size, err);
-        if (st != VP_OK)
-            return st;
-        st = vp_model_from_gguf(out, buf, len, size, path, err);
-        free(buf);
-        /* a header longer than what was read: read more, up to VP__LIM_GGUF_HEADER */
-        if (st == VP_ETRUNCATED && (uint64_t)len < size && want < VP__LIM_GGUF_HEADER) {
-            want = want * 4 < VP__LIM_GGUF_HEADER ? want * 4 : VP__LIM_GGUF_HEADER;
-            continue;
-        }
+    infile f;
+    vp_status st = infile_open(&f, path, 0, err);
+    if (st != VP_OK)
         return st;
+    size_t most = f.size < VP__LIM_GGUF_HEADER ? (size_t)f.size : VP__LIM_GGUF_HEADER;
+    size_t len = most < GGUF_FIRST_READ ? most : GGUF_FIRST_READ;
+    unsigned char *buf = malloc(len ? len : 1);
+    if (buf == NULL) {
+        infile_close(&f);
+        vp__where w = { path, 0, 0, 0, false };
+        return vp__error_set(err, VP_ENOMEM, &w, "out of memory");
     }
+    st = infile_read(&f, path, buf, len, 0, err);
+    /* Parsing is restarted on the longer prefix: the header is parsed at most about twice
+     * over in all. A truncation seen in a prefix is only reported once the whole file (or
+     * VP__LIM_GGUF_HEADER bytes of it) was read, so every error is the one the whole header
+     * gives. */
+    while (st == VP_OK) {
+        st = vp_model_from_gguf(out, buf, len, f.size, path, err);
+        if (st != VP_ETRUNCATED || len >= most)
+            break;
+        size_t grow = len > most - len ? most : 2 * len;
+        unsigned char *nb = realloc(buf, grow);
+        if (nb == NULL) {
+            vp__where w = { path, 0, 0, 0, false };
+            st = vp__error_set(err, VP_ENOMEM, &w, "out of memory");
+            break;
+        }
+        buf = nb;
+        st = infile_read(&f, path, buf + len, grow - len, len, err);
+        len = grow;
+    }
+    infile_close(&f);
+    free(buf);
+    return st;
 }
 
 static vp_status from_index_path(vp_model **out, const char *path, vp_error *err)

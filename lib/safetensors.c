@@ -371,21 +371,15 @@ vp_status vp__safetensors_index_read(vp_model *m, const char *json, size_t len,
         unsigned char *buf;
         size_t blen;
         uint64_t size;
-        if ((st = vp__read_file_opt(shard_path, 8, VP__READ_OPTIONAL, NULL, &buf, &blen, &size,
-                                    err)) != VP_OK)
+        /* one open: the 8-byte length, then exactly the header */
+        if ((st = vp__read_safetensors_head(shard_path, VP__READ_OPTIONAL, &buf, &blen, &size,
+                                            err)) != VP_OK)
             goto done;
         if (buf == NULL) { /* not beside the index: counted as not read */
             free(shard_path);
             shard_path = NULL;
             continue;
         }
-        uint64_t hn = 0;
-        for (int i = 7; i >= 0 && blen == 8; i--)
-            hn = (hn << 8) | buf[i];
-        free(buf);
-        size_t want = hn <= VP__LIM_ST_HEADER && blen == 8 ? (size_t)hn + 8 : 8;
-        if ((st = vp__read_file(shard_path, want, &buf, &blen, &size, err)) != VP_OK)
-            goto done;
         size_t before = m->n_tensors;
         st = vp__safetensors_read(m, buf, blen, size, shard_path, err);
         free(buf);

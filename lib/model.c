@@ -1439,51 +1439,11 @@ void vp_model_free(vp_model *m)
 {
     if (m == NULL)
         return;
-    for (size_t i = 0; i < m->n_tensors; i++)
-        free(m->tensors[i].name);
     free(m->tensors);
+    free(m->names);
+    free(m->dims);
     free(m->dtypes);
     free(m);
-}
-
-vp_status vp__model_add_tensor(vp_model *m, const char *name, size_t name_len,
-                               const char *dtype, unsigned ndim, const uint64_t *shape,
-                               uint64_t numel, uint64_t bytes, uint64_t begin, uint64_t end)
-{
-    if (m->n_tensors >= VP__LIM_TENSORS) /* the readers check first, with a position */
-        return VP_ELIMIT;
-    if (m->n_tensors == m->cap_tensors) {
-        size_t cap = m->cap_tensors ? m->cap_tensors * 2 : 64;
-        if (cap > VP__LIM_TENSORS)
-            cap = VP__LIM_TENSORS;
-        vp__tensor *t = realloc(m->tensors, cap * sizeof(*t));
-        if (t == NULL)
-            return VP_ENOMEM;
-        m->tensors = t;
-        m->cap_tensors = cap;
-    }
-    vp__tensor *t = &m->tensors[m->n_tensors];
-    memset(t, 0, sizeof(*t));
-    t->name = malloc(name_len + 1);
-    if (t->name == NULL)
-        return VP_ENOMEM;
-    memcpy(t->name, name, name_len);
-    t->name[name_len] = '\0';
-    size_t dl = strlen(dtype);
-    if (dl >= sizeof(t->dtype))
-        dl = sizeof(t->dtype) - 1;
-    memcpy(t->dtype, dtype, dl);
-    t->dtype[dl] = '\0';
-    t->ndim = (uint8_t)(ndim > VP__MAX_DIMS ? VP__MAX_DIMS : ndim);
-    for (unsigned i = 0; i < t->ndim; i++)
-        t->shape[i] = shape[i];
-    t->numel = numel;
-    t->bytes = bytes;
-    t->begin = begin;
-    t->end = end;
-    t->role = VP_ROLE_PAYLOAD;
-    m->n_tensors++;
-    return VP_OK;
 }
 
 static bool ends_with(const char *s, const char *suffix)
@@ -1506,6 +1466,16 @@ static bool is_other_buffer(const char *name, size_t n)
            ENDS(name, n, ".attn.masked_bias");
 }
 
+/* name holds ".quant_state." (bitsandbytes): looked for at each '.', which is faster on
+ * short names than strstr. */
+static bool has_quant_state(const char *name, size_t n)
+{
+    for (size_t i = 0; i + 13 <= n; i++)
+        if (name[i] == '.' && name[i + 1] == 'q' && memcmp(name + i, ".quant_state.", 13) == 0)
+            return true;
+    return false;
+}
+
 /* Quantization metadata by suffix (bitsandbytes, LLM.int8, GPTQ, AWQ, FP8, MXFP4). */
 static bool is_quant_metadata(const char *name, size_t n)
 {
@@ -1523,27 +1493,39 @@ static bool is_quant_metadata(const char *name, size_t n)
     /* "weight" and "bias" end most names: no metadata suffix ends in 't' or 's' but these */
     char last = n ? name[n - 1] : '\0';
     if (last == 't' && !ENDS(name, n, "_format") && !ENDS(name, n, "_point"))
-        return strstr(name, ".quant_state.") != NULL;
+        return has_quant_state(name, n);
     for (size_t i = 0; i < sizeof(suffixes) / sizeof(suffixes[0]); i++)
         if (ends_with_n(name, n, suffixes[i].s, suffixes[i].n))
             return true;
-    return strstr(name, ".quant_state.") != NULL;
+    return has_quant_state(name, n);
 }
 
 static bool is_packed_dtype(const char *dtype)
 {
-    return strcmp(dtype, "U8") == 0 || strcmp(dtype, "I8") == 0 || strcmp(dtype, "I32") == 0 ||
-           strncmp(dtype, "F8_", 3) == 0 || strcmp(dtype, "F4") == 0 ||
-           strncmp(dtype, "F6_", 3) == 0;
+    switch (dtype[0]) {
+    case 'U': return strcmp(dtype, "U8") == 0;
+    case 'I': return strcmp(dtype, "I8") == 0 || strcmp(dtype, "I32") == 0;
+    case 'F': return strncmp(dtype, "F8_", 3) == 0 || strcmp(dtype, "F4") == 0 ||
+                     strncmp(dtype, "F6_", 3) == 0;
+    default: return false;
+    }
 }
 
-static vp_status add_dtype_sum(vp_model *m, const char *dtype, uint64_t bytes)
+/* Adds a tensor's bytes to its dtype's sum; *hint is the sum found last (consecutive
+ * tensors mostly share their dtype). A tensor's dtype is 8 bytes padded with NULs. */
+static vp_status add_dtype_sum(vp_model *m, const char *dtype, uint64_t bytes, size_t *hint)
 {
-    for (size_t i = 0; i < m->n_dtypes; i++)
-        if (m->dtypes[i].name[0] == dtype[0] && strcmp(m->dtypes[i].name, dtype) == 0)
+    for (size_t k = 0; k <= m->n_dtypes; k++) {
+        size_t i = k == 0 ? *hint : k - 1;
+        if (i >= m->n_dtypes || (k > 0 && i == *hint))
+            continue;
+        if (memcmp(m->dtypes[i].name, dtype, 8) == 0) {
+            *hint = i;
             return vp__add_u64(&m->dtypes[i].bytes, m->dtypes[i].bytes, bytes)
                        ? VP_EOVERFLOW
                        : (m->dtypes[i].tensors++, VP_OK);
+        }
+    }
     if (m->n_dtypes == m->cap_dtypes) {
         size_t cap = m->cap_dtypes ? m->cap_dtypes * 2 : 8;
         vp__dtype_sum *d = realloc(m->dtypes, cap * sizeof(*d));
@@ -1552,39 +1534,139 @@ static vp_status add_dtype_sum(vp_model *m, const char *dtype, uint64_t bytes)
         m->dtypes = d;
         m->cap_dtypes = cap;
     }
+    *hint = m->n_dtypes;
     vp__dtype_sum *d = &m->dtypes[m->n_dtypes++];
-    snprintf(d->name, sizeof(d->name), "%s", dtype);
+    memset(d->name, 0, sizeof(d->name));
+    memcpy(d->name, dtype, 8);
     d->bytes = bytes;
     d->tensors = 1;
     return VP_OK;
 }
 
+/* A tensor's role by its name and dtype, as far as the tensor alone tells: other buffers,
+ * quantization metadata, quantized payload (packed dtypes, GPTQ qweight, MXFP4 blocks), or
+ * 0xFF for floating point (payload, or unquantized beside quantized tensors: decided by
+ * vp__model_finish_checkpoint()). */
+static uint8_t classify(const char *name, size_t n, const char *dtype)
+{
+    if (is_other_buffer(name, n))
+        return VP_ROLE_OTHER;
+    if (is_quant_metadata(name, n))
+        return VP_ROLE_QUANT_METADATA;
+    if (is_packed_dtype(dtype) || ENDS(name, n, ".qweight") || ENDS(name, n, "_blocks"))
+        return VP_ROLE_PAYLOAD;
+    return 0xFF;
+}
+
+/* Room for `more` items in a growable array of `size`-byte items (doubling from `first`,
+ * or just what `more` needs when that is more; at most `limit`). */
+static bool reserve(void **buf, size_t *cap, size_t n, size_t more, size_t size,
+                    size_t first, size_t limit)
+{
+    if (*cap - n >= more)
+        return true;
+    if (more > limit - n)
+        return false;
+    /* double, or exactly what a reservation asks for when that is more */
+    size_t c = *cap == 0 ? first : *cap > limit / 2 ? limit : *cap * 2;
+    if (c - n < more || c < n)
+        c = n + more;
+    if (c > SIZE_MAX / size)
+        return false;
+    void *b = realloc(*buf, c * size);
+    if (b == NULL)
+        return false;
+    *buf = b;
+    *cap = c;
+    return true;
+}
+
+vp_status vp__model_reserve(vp_model *m, size_t tensors, size_t name_bytes)
+{
+    size_t room = (size_t)VP__LIM_TENSORS - (m->n_tensors < VP__LIM_TENSORS ? m->n_tensors
+                                                                              : VP__LIM_TENSORS);
+    if (tensors > room)
+        tensors = room;
+    return reserve((void **)&m->tensors, &m->cap_tensors, m->n_tensors, tensors,
+                   sizeof(*m->tensors), 64, (size_t)VP__LIM_TENSORS) &&
+                   reserve((void **)&m->names, &m->cap_names, m->n_names, name_bytes, 1, 4096,
+                           SIZE_MAX) &&
+                   reserve((void **)&m->dims, &m->cap_dims, m->n_dims, 2 * tensors,
+                           sizeof(*m->dims), 128, (size_t)VP__LIM_TENSORS * VP__MAX_DIMS)
+               ? VP_OK
+               : VP_ENOMEM;
+}
+
+vp_status vp__model_add_tensor(vp_model *m, const char *name, size_t name_len,
+                               const char *dtype, unsigned ndim, const uint64_t *shape,
+                               uint64_t numel, uint64_t bytes)
+{
+    if (m->n_tensors >= VP__LIM_TENSORS) /* the readers check first, with a position */
+        return VP_ELIMIT;
+    if (ndim > VP__MAX_DIMS)
+        ndim = VP__MAX_DIMS;
+    if (!reserve((void **)&m->tensors, &m->cap_tensors, m->n_tensors, 1, sizeof(*m->tensors),
+                 64, (size_t)VP__LIM_TENSORS) ||
+        !reserve((void **)&m->names, &m->cap_names, m->n_names, name_len + 1, 1, 4096,
+                 SIZE_MAX) ||
+        !reserve((void **)&m->dims, &m->cap_dims, m->n_dims, ndim, sizeof(*m->dims), 128,
+                 (size_t)VP__LIM_TENSORS * VP__MAX_DIMS))
+        return VP_ENOMEM;
+    vp__tensor *t = &m->tensors[m->n_tensors];
+    t->numel = numel;
+    t->bytes = bytes;
+    t->name = m->n_names;
+    t->dims = (uint32_t)m->n_dims;
+    size_t dl = strlen(dtype);
+    if (dl >= sizeof(t->dtype))
+        dl = sizeof(t->dtype) - 1;
+    memset(t->dtype, 0, sizeof(t->dtype));
+    memcpy(t->dtype, dtype, dl);
+    t->ndim = (uint8_t)ndim;
+    if (name_len > 0)
+        memcpy(m->names + m->n_names, name, name_len);
+    m->names[m->n_names + name_len] = '\0';
+    /* classified now, while the name is in the cache (a GGUF reader sets its own roles) */
+    t->role = classify(m->names + m->n_names, name_len, t->dtype);
+    m->n_names += name_len + 1;
+    if (ndim > 0)
+        memcpy(m->dims + m->n_dims, shape, ndim * sizeof(*shape));
+    m->n_dims += ndim;
+    m->n_tensors++;
+    return VP_OK;
+}
+
+/* The readers reserve room from the input's size (vp__model_reserve()): give back what was
+ * not used (a failed shrink keeps the larger block). */
+static void shrink(void **buf, size_t *cap, size_t n, size_t size)
+{
+    if (n == 0 || n == *cap)
+        return;
+    void *b = realloc(*buf, n * size);
+    if (b != NULL) {
+        *buf = b;
+        *cap = n;
+    }
+}
+
 vp_status vp__model_finish_checkpoint(vp_model *m)
 {
+    shrink((void **)&m->tensors, &m->cap_tensors, m->n_tensors, sizeof(*m->tensors));
+    shrink((void **)&m->names, &m->cap_names, m->n_names, 1);
+    shrink((void **)&m->dims, &m->cap_dims, m->n_dims, sizeof(*m->dims));
+    size_t hint = 0;
     for (size_t i = 0; i < m->n_tensors; i++) {
-        vp_status st = add_dtype_sum(m, m->tensors[i].dtype, m->tensors[i].bytes);
+        vp_status st = add_dtype_sum(m, m->tensors[i].dtype, m->tensors[i].bytes, &hint);
         if (st != VP_OK)
             return st;
     }
     if (m->roles_done) /* the reader (GGUF) classified and counted already */
         return VP_OK;
+    /* each tensor was classified when it was added (classify()) */
     bool any_quant = false;
-    for (size_t i = 0; i < m->n_tensors; i++) {
-        vp__tensor *t = &m->tensors[i];
-        size_t n = strlen(t->name);
-        if (is_other_buffer(t->name, n)) {
-            t->role = VP_ROLE_OTHER;
-        } else if (is_quant_metadata(t->name, n)) {
-            t->role = VP_ROLE_QUANT_METADATA;
-            any_quant = true;
-        } else if (is_packed_dtype(t->dtype) || ENDS(t->name, n, ".qweight") ||
-                   ENDS(t->name, n, "_blocks")) {
-            t->role = VP_ROLE_PAYLOAD;
-            any_quant = true;
-        } else {
-            t->role = 0xFF; /* floating point: payload, or unquantized beside quantized */
-        }
-    }
+    for (size_t i = 0; i < m->n_tensors && !any_quant; i++)
+        any_quant = m->tensors[i].role == VP_ROLE_QUANT_METADATA ||
+                    m->tensors[i].role == VP_ROLE_PAYLOAD;
     uint64_t role[4] = { 0, 0, 0, 0 }, params = 0;
     for (size_t i = 0; i < m->n_tensors; i++) {
         vp__tensor *t = &m->tensors[i];
@@ -1596,9 +1678,9 @@ vp_status vp__model_finish_checkpoint(vp_model *m)
             continue;
         /* packed payloads hold several 4-bit values per stored element */
         uint64_t k = 1, values;
-        if (t->role == VP_ROLE_PAYLOAD && strcmp(t->dtype, "U8") == 0)
+        if (t->role == VP_ROLE_PAYLOAD && memcmp(t->dtype, "U8\0\0\0\0\0", 8) == 0)
             k = 2;
-        else if (t->role == VP_ROLE_PAYLOAD && strcmp(t->dtype, "I32") == 0)
+        else if (t->role == VP_ROLE_PAYLOAD && memcmp(t->dtype, "I32\0\0\0\0", 8) == 0)
             k = 8;
         if (vp__mul_u64(&values, t->numel, k) || vp__add_u64(&params, params, values))
             return VP_EOVERFLOW;
@@ -2211,7 +2293,7 @@ static const vp__tensor *tensor_at(const vp_model *m, size_t i)
 const char *vp_model_tensor_name(const vp_model *m, size_t i)
 {
     const vp__tensor *t = tensor_at(m, i);
-    return t ? t->name : NULL;
+    return t ? vp__tensor_name(m, t) : NULL;
 }
 const char *vp_model_tensor_dtype(const vp_model *m, size_t i)
 {
@@ -2236,7 +2318,7 @@ unsigned int vp_model_tensor_ndim(const vp_model *m, size_t i)
 uint64_t vp_model_tensor_dim(const vp_model *m, size_t i, unsigned int d)
 {
     const vp__tensor *t = tensor_at(m, i);
-    return t && d < t->ndim ? t->shape[d] : 0;
+    return t && d < t->ndim ? m->dims[t->dims + d] : 0;
 }
 size_t vp_model_dtype_count(const vp_model *m) { return m ? m->n_dtypes : 0; }
 const char *vp_model_dtype_name(const vp_model *m, size_t i)

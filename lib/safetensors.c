@@ -691,29 +691,206 @@ vp_status vp__safetensors_read(vp_model *m, const unsigned char *data, size_t le
 
 /* ---- index ------------------------------------------------------------------------- */
 
+/*
+ * The weight_map is read in one pass: each entry's shard file is found in a hash index of
+ * the distinct files (the same file as the entry before, most of the time), and the
+ * tensors of each shard are looked up by name in a hash index of the entries. Only the
+ * distinct files are sorted (shards are read in file name order). Keys crafted so that
+ * their hashes collide make the hashing give up after a bounded number of probes: then
+ * the entries are sorted instead (by file, and by name for a binary search), O(n log n)
+ * whatever the keys.
+ */
+
 typedef struct {
     const char *name;
-    uint32_t len;
-    uint32_t shard;   /* index into the shard list */
-    uint32_t seen;
     const char *file; /* the shard file name (the weight_map value) */
+    uint32_t len;
     uint32_t file_len;
+    uint32_t shard;   /* index into the shard list (in file name order) */
+    uint32_t seen;
 } wm_entry;
+
+static int cmp_bytes(const char *a, size_t la, const char *b, size_t lb)
+{
+    int c = memcmp(a, b, la < lb ? la : lb);
+    return c != 0 ? c : (la > lb) - (la < lb);
+}
 
 static int cmp_wm_file(const void *a, const void *b)
 {
     const wm_entry *x = a, *y = b;
-    size_t n = x->file_len < y->file_len ? x->file_len : y->file_len;
-    int c = memcmp(x->file, y->file, n);
-    return c != 0 ? c : (x->file_len > y->file_len) - (x->file_len < y->file_len);
+    return cmp_bytes(x->file, x->file_len, y->file, y->file_len);
 }
 
 static int cmp_wm(const void *a, const void *b)
 {
     const wm_entry *x = a, *y = b;
-    size_t n = x->len < y->len ? x->len : y->len;
-    int c = memcmp(x->name, y->name, n);
-    return c != 0 ? c : (x->len > y->len) - (x->len < y->len);
+    return cmp_bytes(x->name, x->len, y->name, y->len);
+}
+
+static int cmp_file_ref(const void *a, const void *b)
+{
+    const wm_entry *const *x = a, *const *y = b;
+    return cmp_wm_file(*x, *y);
+}
+
+/* Open addressing over strings: a slot holds a hash (high half) and an index + 1 (low
+ * half; 0 = empty), at most half of the slots are used. */
+typedef struct {
+    uint64_t *slot;
+    size_t mask;
+    size_t budget; /* probes left before the keys count as crafted to collide */
+} str_index;
+
+static bool str_index_init(str_index *x, size_t n)
+{
+    size_t cap = 16;
+    while (cap < 2 * n)
+        cap *= 2;
+    x->slot = calloc(cap, sizeof(*x->slot));
+    x->mask = cap - 1;
+    x->budget = 8 * n + 64;
+    return x->slot != NULL;
+}
+
+/* A lookup ahead: hash the key of item i + AHEAD and ask for its slot, so that the slots,
+ * visited at random, are in the cache when their turn comes. */
+#define AHEAD 8
+static inline uint32_t hash_ahead(const str_index *x, uint32_t *ring, size_t i, size_t n,
+                                  const char *(*key)(const void *, size_t, size_t *),
+                                  const void *ctx)
+{
+    if (i == 0)
+        for (size_t j = 0; j < AHEAD && j < n; j++) {
+            size_t len;
+            const char *k = key(ctx, j, &len);
+            ring[j] = vp__json_key_hash(k, len);
+        }
+    uint32_t h = ring[i % AHEAD];
+    if (i + AHEAD < n) {
+        size_t len;
+        const char *k = key(ctx, i + AHEAD, &len);
+        uint32_t next = vp__json_key_hash(k, len);
+        ring[i % AHEAD] = next;
+#if defined(__GNUC__)
+        __builtin_prefetch(&x->slot[next & x->mask]);
+#endif
+    }
+    return h;
+}
+
+/* The index stored under (s, len) with hash h (the file or the name of entry e[index]), or `add`
+ * stored there now when absent. With add = SIZE_MAX only a look: it returns SIZE_MAX when
+ * absent, and is not counted against the budget (the stores that stayed within it bound
+ * every probe sequence). STR_INDEX_GAVE_UP: a store ran out of probes. */
+#define STR_INDEX_GAVE_UP ((size_t)-2)
+static size_t str_index_find(str_index *x, uint32_t h, const char *s, size_t len, size_t add,
+                             const wm_entry *e, bool by_file)
+{
+    for (size_t at = h & x->mask;; at = (at + 1) & x->mask) {
+        uint64_t v = x->slot[at];
+        if (v == 0) {
+            if (add != SIZE_MAX)
+                x->slot[at] = (uint64_t)h << 32 | (uint64_t)(add + 1);
+            return add;
+        }
+        if ((uint32_t)(v >> 32) == h) {
+            const wm_entry *o = &e[(uint32_t)v - 1];
+            if (by_file ? o->file_len == len && memcmp(o->file, s, len) == 0
+                        : o->len == len && memcmp(o->name, s, len) == 0)
+                return (uint32_t)v - 1;
+        }
+        if (add != SIZE_MAX && x->budget-- == 0)
+            return STR_INDEX_GAVE_UP;
+    }
+}
+
+/* Keys for hash_ahead(): an entry's name; a tensor's name (from the first of a shard). */
+static const char *entry_name(const void *ctx, size_t i, size_t *len)
+{
+    const wm_entry *e = ctx;
+    *len = e[i].len;
+    return e[i].name;
+}
+
+typedef struct {
+    const vp_model *m;
+    size_t first;
+} tensor_names;
+
+static const char *tensor_name(const void *ctx, size_t i, size_t *len)
+{
+    const tensor_names *t = ctx;
+    const char *name = vp__tensor_name(t->m, &t->m->tensors[t->first + i]);
+    *len = strlen(name);
+    return name;
+}
+
+/* Each entry's shard, numbered in file name order; the distinct files into *files (sorted)
+ * and their count into *n_files; false when memory ran out. */
+static bool number_shards(wm_entry *e, size_t n, const wm_entry ***files, size_t *n_files)
+{
+    const wm_entry **first = malloc((n ? n : 1) * sizeof(*first)); /* one entry per file */
+    uint32_t *rank = malloc((n ? n : 1) * sizeof(*rank));
+    str_index x;
+    if (first == NULL || rank == NULL || !str_index_init(&x, n)) {
+        free(first);
+        free(rank);
+        return false;
+    }
+    size_t k = 0;
+    bool hashed = true;
+    for (size_t i = 0; i < n && hashed; i++) {
+        if (i > 0 && e[i].file_len == e[i - 1].file_len &&
+            memcmp(e[i].file, e[i - 1].file, e[i].file_len) == 0) {
+            e[i].shard = e[i - 1].shard;
+            continue;
+        }
+        size_t f = str_index_find(&x, vp__json_key_hash(e[i].file, e[i].file_len), e[i].file,
+                                  e[i].file_len, i, e, true);
+        if (f == STR_INDEX_GAVE_UP) {
+            hashed = false;
+        } else if (f == i) { /* a new file: numbered in order of appearance for now */
+            e[i].shard = (uint32_t)k;
+            first[k++] = &e[i];
+        } else {
+            e[i].shard = e[f].shard;
+        }
+    }
+    free(x.slot);
+    if (!hashed) { /* crafted collisions: the files by sorting every entry */
+        wm_entry **all = malloc((n ? n : 1) * sizeof(*all));
+        if (all == NULL) {
+            free(first);
+            free(rank);
+            return false;
+        }
+        for (size_t i = 0; i < n; i++)
+            all[i] = &e[i];
+        qsort(all, n, sizeof(*all), cmp_file_ref);
+        k = 0;
+        for (size_t i = 0; i < n; i++) {
+            if (i == 0 || cmp_wm_file(all[i - 1], all[i]) != 0)
+                first[k++] = all[i];
+            all[i]->shard = (uint32_t)(k - 1);
+        }
+        free(all);
+    } else {
+        /* the distinct files in name order; the entries renumbered */
+        for (size_t j = 0; j < k; j++)
+            ((wm_entry *)first[j])->seen = (uint32_t)j; /* its number of appearance */
+        qsort(first, k, sizeof(*first), cmp_file_ref);
+        for (size_t j = 0; j < k; j++)
+            rank[first[j]->seen] = (uint32_t)j;
+        for (size_t j = 0; j < k; j++)
+            ((wm_entry *)first[j])->seen = 0;
+        for (size_t i = 0; i < n; i++)
+            e[i].shard = rank[e[i].shard];
+    }
+    free(rank);
+    *files = first;
+    *n_files = k;
+    return true;
 }
 
 vp_status vp__safetensors_index_read(vp_model *m, const char *json, size_t len,
@@ -726,10 +903,11 @@ vp_status vp__safetensors_index_read(vp_model *m, const char *json, size_t len,
     const vp__json_node *root = vp__json_root(&doc);
     const vp__json_node *wm = vp__json_get(&doc, root, "weight_map");
     const vp__json_node *meta = vp__json_get(&doc, root, "metadata");
-    const char **shards = NULL;
-    wm_entry *entries = NULL;
+    const wm_entry **files = NULL;
+    wm_entry *entries = NULL, *by_name = NULL;
     uint32_t *mapped = NULL; /* weight_map entries per shard */
     char *shard_path = NULL;
+    str_index names = { NULL, 0, 0 };
     size_t n_shards = 0;
     vp__where w0 = { path, 0, 0, 0, false };
     if (root->type != VP__JSON_OBJECT || wm == NULL || wm->type != VP__JSON_OBJECT) {
@@ -758,14 +936,13 @@ vp_status vp__safetensors_index_read(vp_model *m, const char *json, size_t len,
                            (unsigned long long)VP__LIM_TENSORS);
         goto done;
     }
-    shards = malloc((wm->count ? wm->count : 1) * sizeof(*shards));
-    entries = malloc((wm->count ? wm->count : 1) * sizeof(*entries));
-    mapped = calloc(wm->count ? wm->count : 1, sizeof(*mapped));
-    if (shards == NULL || entries == NULL || mapped == NULL) {
+    size_t k = wm->count;
+    entries = malloc((k ? k : 1) * sizeof(*entries));
+    if (entries == NULL) {
         st = vp__error_set(err, VP_ENOMEM, &w0, "out of memory");
         goto done;
     }
-    size_t k = 0;
+    k = 0;
     for (const vp__json_node *e = vp__json_first(&doc, wm); e; e = vp__json_next(&doc, e), k++) {
         if (e->type != VP__JSON_STRING || vp__json_str_len(&doc, e) == 0 ||
             memchr(vp__json_str(&doc, e), '/', vp__json_str_len(&doc, e)) != NULL) {
@@ -774,16 +951,12 @@ vp_status vp__safetensors_index_read(vp_model *m, const char *json, size_t len,
                                "weight_map values must be shard file names in the same folder");
             goto done;
         }
-        entries[k] = (wm_entry){ vp__json_key(&doc, e), vp__json_key_len(&doc, e), 0, 0,
-                                 vp__json_str(&doc, e), vp__json_str_len(&doc, e) };
+        entries[k] = (wm_entry){ vp__json_key(&doc, e), vp__json_str(&doc, e),
+                                 vp__json_key_len(&doc, e), vp__json_str_len(&doc, e), 0, 0 };
     }
-    /* the distinct shard files, in name order (sorting keeps this O(n log n)) */
-    qsort(entries, k, sizeof(*entries), cmp_wm_file);
-    for (size_t i = 0; i < k; i++) {
-        if (i == 0 || cmp_wm_file(&entries[i - 1], &entries[i]) != 0)
-            shards[n_shards++] = entries[i].file;
-        entries[i].shard = (uint32_t)(n_shards - 1);
-        mapped[n_shards - 1]++;
+    if (!number_shards(entries, k, &files, &n_shards)) {
+        st = vp__error_set(err, VP_ENOMEM, &w0, "out of memory");
+        goto done;
     }
     if (n_shards > VP__LIM_SHARDS) {
         vp__where w = vp__json_where(&doc, wm);
@@ -793,11 +966,33 @@ vp_status vp__safetensors_index_read(vp_model *m, const char *json, size_t len,
                            (unsigned long long)VP__LIM_SHARDS);
         goto done;
     }
-    qsort(entries, k, sizeof(*entries), cmp_wm);
+    mapped = calloc(n_shards ? n_shards : 1, sizeof(*mapped));
+    if (mapped == NULL || !str_index_init(&names, k)) {
+        st = vp__error_set(err, VP_ENOMEM, &w0, "out of memory");
+        goto done;
+    }
+    uint32_t ring[AHEAD];
+    for (size_t i = 0; i < k; i++) {
+        mapped[entries[i].shard]++;
+        if (by_name != NULL)
+            continue;
+        uint32_t h = hash_ahead(&names, ring, i, k, entry_name, entries);
+        if (str_index_find(&names, h, entries[i].name, entries[i].len, i, entries, false) ==
+            STR_INDEX_GAVE_UP) {
+            /* crafted collisions: by name through a sorted copy */
+            by_name = malloc(k * sizeof(*by_name));
+            if (by_name == NULL) {
+                st = vp__error_set(err, VP_ENOMEM, &w0, "out of memory");
+                goto done;
+            }
+            memcpy(by_name, entries, k * sizeof(*by_name));
+            qsort(by_name, k, sizeof(*by_name), cmp_wm);
+        }
+    }
     m->n_shards = n_shards;
-    /* read every shard header found beside the index */
+    /* read every shard header found beside the index, in file name order */
     for (size_t s = 0; s < n_shards; s++) {
-        if ((st = vp__path_beside(&shard_path, path, shards[s], err)) != VP_OK)
+        if ((st = vp__path_beside(&shard_path, path, files[s]->file, err)) != VP_OK)
             goto done;
         unsigned char *buf;
         size_t blen;
@@ -817,10 +1012,20 @@ vp_status vp__safetensors_index_read(vp_model *m, const char *json, size_t len,
         if (st != VP_OK)
             goto done;
         /* every tensor of the shard must be mapped to this shard, and only once */
+        const tensor_names tn = { m, before };
         for (size_t i = before; i < m->n_tensors; i++) {
             const char *tname = vp__tensor_name(m, &m->tensors[i]);
-            wm_entry key = { tname, (uint32_t)strlen(tname), 0, 0, NULL, 0 };
-            wm_entry *hit = bsearch(&key, entries, k, sizeof(*entries), cmp_wm);
+            size_t tlen = strlen(tname);
+            wm_entry *hit;
+            if (by_name != NULL) {
+                wm_entry key = { tname, NULL, (uint32_t)tlen, 0, 0, 0 };
+                hit = bsearch(&key, by_name, k, sizeof(*by_name), cmp_wm);
+            } else {
+                uint32_t h = hash_ahead(&names, ring, i - before, m->n_tensors - before,
+                                        tensor_name, &tn);
+                size_t f = str_index_find(&names, h, tname, tlen, SIZE_MAX, entries, false);
+                hit = f < k ? &entries[f] : NULL;
+            }
             if (hit == NULL || hit->shard != s || hit->seen) {
                 vp__where w = { shard_path, 0, 0, 0, false };
                 st = vp__error_set(err, VP_EINVALID, &w,
@@ -833,25 +1038,31 @@ vp_status vp__safetensors_index_read(vp_model *m, const char *json, size_t len,
             hit->seen = 1;
         }
         /* every tensor the index maps here was found: counted, so that the check stays
-         * linear in the tensors; the weight_map is scanned only to name a missing one */
-        for (size_t i = 0; m->n_tensors - before != mapped[s] && i < k; i++)
-            if (entries[i].shard == s && !entries[i].seen) {
-                vp__where w = { shard_path, 0, 0, 0, false };
-                st = vp__error_set(err, VP_EINVALID, &w,
-                                   "the index maps \"%.*s\" to this shard, which lacks it",
-                                   (int)(entries[i].len > 60 ? 60 : entries[i].len),
-                                   entries[i].name);
-                goto done;
-            }
+         * linear in the tensors; the entries are scanned only to name a missing one (the
+         * first in name order) */
+        if (m->n_tensors - before != mapped[s]) {
+            const wm_entry *all = by_name != NULL ? by_name : entries, *missing = NULL;
+            for (size_t i = 0; i < k; i++)
+                if (all[i].shard == s && !all[i].seen &&
+                    (missing == NULL || cmp_wm(&all[i], missing) < 0))
+                    missing = &all[i];
+            vp__where w = { shard_path, 0, 0, 0, false };
+            st = vp__error_set(err, VP_EINVALID, &w,
+                               "the index maps \"%.*s\" to this shard, which lacks it",
+                               (int)(missing->len > 60 ? 60 : missing->len), missing->name);
+            goto done;
+        }
         m->n_shards_read++;
         free(shard_path);
         shard_path = NULL;
     }
     st = VP_OK;
 done:
-    free(shards);
+    free(files);
     free(entries);
+    free(by_name);
     free(mapped);
+    free(names.slot);
     free(shard_path);
     vp__json_free(&doc);
     return st;

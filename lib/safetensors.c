@@ -162,7 +162,21 @@ static inline bool fast_uint(const unsigned char **pp, const unsigned char *end,
     return true;
 }
 
-#define LIT(p, end, s) ((size_t)((end) - (p)) >= sizeof(s) - 1 && memcmp((p), s, sizeof(s) - 1) == 0)
+/* The n bytes at p equal lit (8 <= n <= 24): three 8-byte loads, the last ones overlapping,
+ * instead of a call to memcmp. */
+static inline bool same_bytes(const unsigned char *p, const char *lit, size_t n)
+{
+    uint64_t a, b, c, d, e, f;
+    memcpy(&a, p, 8);
+    memcpy(&b, lit, 8);
+    memcpy(&c, p + (n - 8) / 2, 8);
+    memcpy(&d, lit + (n - 8) / 2, 8);
+    memcpy(&e, p + n - 8, 8);
+    memcpy(&f, lit + n - 8, 8);
+    return ((a ^ b) | (c ^ d) | (e ^ f)) == 0;
+}
+
+#define LIT(p, end, s) ((size_t)((end) - (p)) >= sizeof(s) - 1 && same_bytes((p), s, sizeof(s) - 1))
 
 /* {"dtype":"BF16","shape":[4096,4096],"data_offsets":[0,33554432]} exactly (no spaces,
  * escapes or other keys; dtype of capitals, digits and '_'): read into *t, p past the
@@ -218,7 +232,7 @@ static bool tensor_fast(st_reader *r, tensor_info *t)
     t->offs_at = p + 16;
     p += 17;
     if (!fast_uint(&p, end, &t->offs[0]) || p >= end || *p++ != ',' ||
-        !fast_uint(&p, end, &t->offs[1]) || !LIT(p, end, "]}"))
+        !fast_uint(&p, end, &t->offs[1]) || end - p < 2 || p[0] != ']' || p[1] != '}')
         return false;
     /* the values the general steps count: the object, dtype, shape and its elements,
      * data_offsets and its two; at the limit, they name the value beyond it */

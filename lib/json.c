@@ -764,10 +764,10 @@ sort:;
 
 bool vp__jkeys_check(vp__jlex *lx, vp__jkeys *k, size_t from, size_t *dup)
 {
-    size_t d;
-    if (!find_duplicate(lx, k, k->keys + from, k->n - from, &d))
+    size_t n = k->n - from, d = n;
+    if (n >= 2 && !find_duplicate(lx, k, k->keys + from, n, &d)) /* keys is NULL before any */
         return false;
-    bool found = d < k->n - from;
+    bool found = d < n;
     if (found && dup == NULL) {
         const vp__jkey *e = &k->keys[from + d];
         uint32_t len = KEY_LEN(e);

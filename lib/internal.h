@@ -252,6 +252,9 @@ vp_status vp__read_file(const char *path, size_t max, unsigned char **buf, size_
 /* A file named `name` in the folder of `path` (just `name` when path has no '/'), as a
  * malloc'd path; VP_ELIMIT naming it when longer than VP__LIM_PATH. */
 vp_status vp__path_beside(char **out, const char *path, const char *name, vp_error *err);
+/* The same with a name of nn bytes (not NUL-terminated). */
+vp_status vp__path_beside_n(char **out, const char *path, const char *name, size_t nn,
+                            vp_error *err);
 /* vp__read_file with flags: VP__READ_WHOLE, a file larger than max is VP_ELIMIT ("`what`
  * larger than the N MiB limit") and nothing is read; VP__READ_OPTIONAL, a file that does
  * not exist is VP_OK with *buf NULL. */

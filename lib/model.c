@@ -1808,13 +1808,20 @@ static vp_status path_too_long(const char *path, size_t len, vp_error *err)
 
 vp_status vp__path_beside(char **out, const char *path, const char *name, vp_error *err)
 {
+    return vp__path_beside_n(out, path, name, strlen(name), err);
+}
+
+vp_status vp__path_beside_n(char **out, const char *path, const char *name, size_t nn,
+                            vp_error *err)
+{
     const char *slash = strrchr(path, '/');
-    size_t dn = slash != NULL ? (size_t)(slash - path) + 1 : 0, nn = strlen(name);
+    size_t dn = slash != NULL ? (size_t)(slash - path) + 1 : 0;
     char *p = malloc(dn + nn + 1);
     if (p == NULL)
         return vp__error_set(err, VP_ENOMEM, NULL, "out of memory");
     memcpy(p, path, dn);
-    memcpy(p + dn, name, nn + 1);
+    memcpy(p + dn, name, nn);
+    p[dn + nn] = '\0';
     if (dn + nn > VP__LIM_PATH) {
         vp_status st = path_too_long(p, dn + nn, err);
         free(p);

@@ -907,16 +907,209 @@ static bool number_shards(wm_entry *e, size_t n, const wm_entry ***files, size_t
     return true;
 }
 
+/* An index read in one pass without a JSON tree: its weight_map into entries (pointing
+ * into the text, or into `decoded` for strings with escapes), and the facts the checks
+ * need, judged once the whole text proved to be well-formed JSON. */
+typedef struct {
+    vp__jlex lx;
+    vp__jkeys keys;
+    wm_entry *e;
+    size_t n, cap;             /* entries stored: at most VP__LIM_TENSORS */
+    uint64_t count;            /* weight_map members */
+    char *decoded;
+    size_t n_decoded, cap_decoded;
+    const unsigned char *root_at, *wm_at, *ts_at, *bad_at;
+    bool root_object, wm_object, ts_ok;
+    uint64_t ts;
+} index_reader;
+
+/* A string's decoded bytes: in the text, or appended to `decoded` (an offset, made a
+ * pointer once the text is read; *in_decoded says which). */
+static bool index_bytes(index_reader *r, const vp__jstr *s, const char **p, bool *in_decoded)
+{
+    *in_decoded = s->escaped;
+    if (!s->escaped) {
+        *p = (const char *)s->raw;
+        return true;
+    }
+    if (r->cap_decoded - r->n_decoded < s->len + 1) {
+        size_t cap = r->cap_decoded ? r->cap_decoded : 256;
+        while (cap - r->n_decoded < s->len + 1)
+            cap *= 2;
+        char *d = realloc(r->decoded, cap);
+        if (d == NULL)
+            return false;
+        r->decoded = d;
+        r->cap_decoded = cap;
+    }
+    vp__jstr_decode(s, r->decoded + r->n_decoded);
+    *p = (const char *)(uintptr_t)r->n_decoded;
+    r->n_decoded += s->len;
+    return true;
+}
+
+static bool index_weight_map(index_reader *r)
+{
+    vp__jlex *lx = &r->lx;
+    r->wm_object = true;
+    if (!vp__jlex_open(lx, 2))
+        return false;
+    size_t from = r->keys.n;
+    bool first = true;
+    for (;;) {
+        vp__jstr key, file;
+        const unsigned char *key_at;
+        int more = vp__jlex_object_next(lx, &first, &key, &key_at);
+        if (more < 0)
+            return false;
+        if (more == 0)
+            break;
+        if (!vp__jkeys_push(lx, &r->keys, &key, key_at))
+            return false;
+        r->count++;
+        const unsigned char *at = lx->p;
+        bool is_string = at < lx->end && *at == '"';
+        if (!is_string) {
+            if (!vp__jlex_skip(lx, 3, &r->keys))
+                return false;
+        } else if (!vp__jlex_count(lx, at) || !vp__jlex_string(lx, &file)) {
+            return false;
+        }
+        if (r->bad_at != NULL || r->count > VP__LIM_TENSORS)
+            continue; /* refused anyway: nothing more is stored */
+        bool ok = is_string && file.len > 0;
+        if (ok && !file.escaped)
+            ok = memchr(file.raw, '/', file.raw_len) == NULL;
+        if (r->n == r->cap) {
+            size_t cap = r->cap ? r->cap * 2 : 1024;
+            wm_entry *e = realloc(r->e, cap * sizeof(*e));
+            if (e == NULL)
+                return vp__jlex_fail(lx, VP_ENOMEM, lx->p, "out of memory"), false;
+            r->e = e;
+            r->cap = cap;
+        }
+        wm_entry *e = &r->e[r->n];
+        bool name_dec = false, file_dec = false;
+        if (!index_bytes(r, &key, &e->name, &name_dec) ||
+            (ok && !index_bytes(r, &file, &e->file, &file_dec)))
+            return vp__jlex_fail(lx, VP_ENOMEM, lx->p, "out of memory"), false;
+        if (ok && file_dec) /* "\/" decodes to '/' */
+            ok = memchr(r->decoded + (uintptr_t)e->file, '/', file.len) == NULL;
+        if (!ok) {
+            r->bad_at = at;
+            continue;
+        }
+        e->len = (uint32_t)key.len;
+        e->file_len = (uint32_t)file.len;
+        e->shard = 0;
+        e->seen = (name_dec ? 1u : 0u) | (file_dec ? 2u : 0u);
+        r->n++;
+    }
+    return vp__jkeys_check(lx, &r->keys, from, NULL);
+}
+
+static bool index_metadata(index_reader *r)
+{
+    vp__jlex *lx = &r->lx;
+    if (!vp__jlex_open(lx, 2))
+        return false;
+    size_t from = r->keys.n;
+    bool first = true;
+    for (;;) {
+        vp__jstr key;
+        const unsigned char *key_at;
+        int more = vp__jlex_object_next(lx, &first, &key, &key_at);
+        if (more < 0)
+            return false;
+        if (more == 0)
+            break;
+        if (!vp__jkeys_push(lx, &r->keys, &key, key_at))
+            return false;
+        const unsigned char *at = lx->p;
+        if (!vp__jstr_eq(&key, "total_size", 10) ||
+            !(at < lx->end && (*at == '-' || (*at >= '0' && *at <= '9')))) {
+            if (vp__jstr_eq(&key, "total_size", 10))
+                r->ts_at = at;
+            if (!vp__jlex_skip(lx, 3, &r->keys))
+                return false;
+            continue;
+        }
+        vp__jnum num;
+        if (!vp__jlex_count(lx, at) || !vp__jlex_number(lx, &num))
+            return false;
+        r->ts_at = at;
+        r->ts_ok = vp__jnum_uint(&num, &r->ts);
+    }
+    return vp__jkeys_check(lx, &r->keys, from, NULL);
+}
+
+/* The JSON text of an index: checked as the tree reader checks any document. */
+static bool index_text(index_reader *r)
+{
+    vp__jlex *lx = &r->lx;
+    const unsigned char *t = lx->start;
+    if (lx->end - t >= 3 && memcmp(t, "\xEF\xBB\xBF", 3) == 0)
+        return vp__jlex_fail(lx, VP_EPARSE, t, "byte order mark before the JSON value"), false;
+    if ((uint64_t)(lx->end - t) > UINT32_MAX)
+        return vp__jlex_fail(lx, VP_ELIMIT, t, "JSON input larger than 4 GiB"), false;
+    vp__jlex_ws(lx);
+    r->root_at = lx->p;
+    if (lx->p < lx->end && *lx->p == '{') {
+        r->root_object = true;
+        if (!vp__jlex_open(lx, 1))
+            return false;
+        bool first = true;
+        for (;;) {
+            vp__jstr key;
+            const unsigned char *key_at;
+            int more = vp__jlex_object_next(lx, &first, &key, &key_at);
+            if (more < 0)
+                return false;
+            if (more == 0)
+                break;
+            if (!vp__jkeys_push(lx, &r->keys, &key, key_at))
+                return false;
+            bool obj = lx->p < lx->end && *lx->p == '{';
+            bool ok;
+            if (vp__jstr_eq(&key, "weight_map", 10)) {
+                r->wm_at = lx->p;
+                ok = obj ? index_weight_map(r) : vp__jlex_skip(lx, 2, &r->keys);
+            } else if (vp__jstr_eq(&key, "metadata", 8) && obj) {
+                ok = index_metadata(r);
+            } else {
+                ok = vp__jlex_skip(lx, 2, &r->keys);
+            }
+            if (!ok)
+                return false;
+        }
+        if (!vp__jkeys_check(lx, &r->keys, 0, NULL))
+            return false;
+    } else if (!vp__jlex_skip(lx, 1, &r->keys)) {
+        return false;
+    }
+    vp__jlex_ws(lx);
+    if (lx->p != lx->end)
+        return vp__jlex_fail_char(lx, VP_EPARSE, "trailing content after the JSON value"), false;
+    /* the entries' strings with escapes: now that `decoded` has stopped moving */
+    for (size_t i = 0; i < r->n; i++) {
+        wm_entry *e = &r->e[i];
+        if (e->seen & 1u)
+            e->name = r->decoded + (uintptr_t)e->name;
+        if (e->seen & 2u)
+            e->file = r->decoded + (uintptr_t)e->file;
+        e->seen = 0;
+    }
+    return true;
+}
+
 vp_status vp__safetensors_index_read(vp_model *m, const char *json, size_t len,
                                      const char *path, vp_error *err)
 {
-    vp__json doc;
-    vp_status st = vp__json_parse(&doc, json, len, path, err);
-    if (st != VP_OK)
-        return st;
-    const vp__json_node *root = vp__json_root(&doc);
-    const vp__json_node *wm = vp__json_get(&doc, root, "weight_map");
-    const vp__json_node *meta = vp__json_get(&doc, root, "metadata");
+    if (json == NULL && len > 0)
+        return VP_EMISUSE;
+    index_reader r;
+    memset(&r, 0, sizeof(r));
+    vp__jlex_init(&r.lx, json, len, path, 0, err);
     const wm_entry **files = NULL;
     wm_entry *entries = NULL, *by_name = NULL;
     uint32_t *mapped = NULL; /* weight_map entries per shard */
@@ -924,56 +1117,51 @@ vp_status vp__safetensors_index_read(vp_model *m, const char *json, size_t len,
     str_index names = { NULL, 0, 0 };
     size_t n_shards = 0;
     vp__where w0 = { path, 0, 0, 0, false };
-    if (root->type != VP__JSON_OBJECT || wm == NULL || wm->type != VP__JSON_OBJECT) {
-        vp__where w = vp__json_where(&doc, wm ? wm : root);
-        st = vp__error_set(err, wm ? VP_ETYPE : VP_EMISSING, &w,
+    vp_status st;
+    if (!index_text(&r)) {
+        st = r.lx.status;
+        goto done;
+    }
+    if (!r.root_object || r.wm_at == NULL || !r.wm_object) {
+        vp__where w = vp__jlex_where(r.lx.start, (uint64_t)((r.wm_at ? r.wm_at : r.root_at) -
+                                                            r.lx.start), path);
+        st = vp__error_set(err, r.wm_at ? VP_ETYPE : VP_EMISSING, &w,
                            "an index needs a \"weight_map\" object of tensor name -> shard file");
         goto done;
     }
-    if (meta != NULL && meta->type == VP__JSON_OBJECT) {
-        const vp__json_node *ts = vp__json_get(&doc, meta, "total_size");
-        if (ts != NULL) {
-            if (!vp__json_uint(&doc, ts, &m->total_size)) {
-                vp__where w = vp__json_where(&doc, ts);
-                st = vp__error_set(err, VP_ETYPE, &w,
-                                   "metadata.total_size must be a non-negative integer");
-                goto done;
-            }
-            m->has_total_size = 1;
+    if (r.ts_at != NULL) {
+        if (!r.ts_ok) {
+            vp__where w = vp__jlex_where(r.lx.start, (uint64_t)(r.ts_at - r.lx.start), path);
+            st = vp__error_set(err, VP_ETYPE, &w,
+                               "metadata.total_size must be a non-negative integer");
+            goto done;
         }
+        m->total_size = r.ts;
+        m->has_total_size = 1;
     }
-    if (wm->count > VP__LIM_TENSORS) {
-        vp__where w = vp__json_where(&doc, wm);
+    if (r.count > VP__LIM_TENSORS) {
+        vp__where w = vp__jlex_where(r.lx.start, (uint64_t)(r.wm_at - r.lx.start), path);
         st = vp__error_set(err, VP_ELIMIT, &w,
                            "weight_map lists %llu tensors, beyond the reader's limit of %llu "
-                           "tensors", (unsigned long long)wm->count,
+                           "tensors", (unsigned long long)r.count,
                            (unsigned long long)VP__LIM_TENSORS);
         goto done;
     }
-    size_t k = wm->count;
-    entries = malloc((k ? k : 1) * sizeof(*entries));
-    if (entries == NULL) {
-        st = vp__error_set(err, VP_ENOMEM, &w0, "out of memory");
+    if (r.bad_at != NULL) {
+        vp__where w = vp__jlex_where(r.lx.start, (uint64_t)(r.bad_at - r.lx.start), path);
+        st = vp__error_set(err, VP_ETYPE, &w,
+                           "weight_map values must be shard file names in the same folder");
         goto done;
     }
-    k = 0;
-    for (const vp__json_node *e = vp__json_first(&doc, wm); e; e = vp__json_next(&doc, e), k++) {
-        if (e->type != VP__JSON_STRING || vp__json_str_len(&doc, e) == 0 ||
-            memchr(vp__json_str(&doc, e), '/', vp__json_str_len(&doc, e)) != NULL) {
-            vp__where w = vp__json_where(&doc, e);
-            st = vp__error_set(err, VP_ETYPE, &w,
-                               "weight_map values must be shard file names in the same folder");
-            goto done;
-        }
-        entries[k] = (wm_entry){ vp__json_key(&doc, e), vp__json_str(&doc, e),
-                                 vp__json_key_len(&doc, e), vp__json_str_len(&doc, e), 0, 0 };
-    }
+    entries = r.e;
+    r.e = NULL;
+    size_t k = r.n;
     if (!number_shards(entries, k, &files, &n_shards)) {
         st = vp__error_set(err, VP_ENOMEM, &w0, "out of memory");
         goto done;
     }
     if (n_shards > VP__LIM_SHARDS) {
-        vp__where w = vp__json_where(&doc, wm);
+        vp__where w = vp__jlex_where(r.lx.start, (uint64_t)(r.wm_at - r.lx.start), path);
         st = vp__error_set(err, VP_ELIMIT, &w,
                            "weight_map names %llu shard files, beyond the reader's limit of "
                            "%llu shard files", (unsigned long long)n_shards,
@@ -1006,7 +1194,7 @@ vp_status vp__safetensors_index_read(vp_model *m, const char *json, size_t len,
     m->n_shards = n_shards;
     /* read every shard header found beside the index, in file name order */
     for (size_t s = 0; s < n_shards; s++) {
-        if ((st = vp__path_beside(&shard_path, path, files[s]->file, err)) != VP_OK)
+        if ((st = vp__path_beside_n(&shard_path, path, files[s]->file, files[s]->file_len, err)) != VP_OK)
             goto done;
         unsigned char *buf;
         size_t blen;
@@ -1078,6 +1266,8 @@ done:
     free(mapped);
     free(names.slot);
     free(shard_path);
-    vp__json_free(&doc);
+    free(r.e);
+    free(r.decoded);
+    vp__jkeys_free(&r.keys);
     return st;
 }

@@ -1,27 +1,47 @@
 /*
- * Model-input throughput (reported, never a pass/fail test):
- *   - safetensors header parse rate for a 1,000-tensor header (MB/s of header JSON);
- *   - GGUF header parse rate for a 700-tensor header (MB/s of header);
- *   - time per config.json inspect, in process (µs).
- * Each is timed in 7 rounds; the best and the median round are printed (shared machines
- * are noisy: the best round is the least disturbed one).
- * Targets (issue 3): >= 300 MB/s on one core; < 50 µs per config.
- * Run: meson test -C build --benchmark  (or build/bench/bench-inputs DATA_DIR)
+ * Model-input parsers, as rates and as ratios to memcpy and strlen of the same bytes
+ * (reported, never a pass/fail test; docs: "Speed of the readers" in docs/errors.md):
+ *
+ *   - a safetensors header of 100,000 tensors (12.6 MB) in memory, and the memory one
+ *     parse adds, over the header's size (target: >= 1 GB/s; <= 2x);
+ *   - safetensors headers of 100 ... 500,000 tensors (about the most one header holds under
+ *     the JSON value limit), and indexes of 10 shards of 1,000 ... 1,000,000 tensors: ns per
+ *     tensor, over the figure at 1,000 (target: within 2x from 1,000 to 1,000,000);
+ *   - indexes of 1 ... 1,000 shards of 100 tensors, read from files: us per shard;
+ *   - JSON: a 10 MB index.json and a config.json as trees;
+ *   - GGUF headers of 700 tensors in memory, and a small GGUF file read from its path;
+ *   - one config.json inspect, in process.
+ *
+ * Every figure is timed in ROUNDS rounds, each interleaved with memcpy and strlen of the
+ * same bytes (the machine's memory speed in that moment); the best (min) and the median
+ * round are printed. Shared machines are noisy: quote medians and ratios.
+ * Run: meson test -C build --benchmark --verbose  (or build/bench/bench-inputs DATA_DIR)
  */
 #define _POSIX_C_SOURCE 200809L
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <vramplan.h>
+
+#define ROUNDS 7
 
 static double now(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
 }
 
 typedef struct {
@@ -31,23 +51,24 @@ typedef struct {
 
 static void put(buf *b, const void *d, size_t n)
 {
-    if (b->n + n > b->cap) {
-        b->cap = (b->n + n) * 2;
+    if (b->n + n + 1 > b->cap) {
+        b->cap = (b->n + n + 1) * 2;
         b->p = realloc(b->p, b->cap);
         if (b->p == NULL)
             exit(1);
     }
     memcpy(b->p + b->n, d, n);
     b->n += n;
+    b->p[b->n] = '\0'; /* text stays a C string, for strlen */
 }
 
 static void u32(buf *b, uint32_t v) { unsigned char x[4] = { (unsigned char)v, (unsigned char)(v >> 8), (unsigned char)(v >> 16), (unsigned char)(v >> 24) }; put(b, x, 4); }
 static void u64(buf *b, uint64_t v) { for (int i = 0; i < 8; i++) { unsigned char c = (unsigned char)(v >> (8 * i)); put(b, &c, 1); } }
 static void gstr(buf *b, const char *s) { u64(b, strlen(s)); put(b, s, strlen(s)); }
 
-/* A safetensors file image with n tensors named like a Llama checkpoint; the payload is
- * not materialized: file_size is passed separately. */
-static buf safetensors_header(int n, uint64_t *file_size)
+/* A safetensors header of n bf16 4096 x 4096 tensors named like a Llama checkpoint's; the
+ * payload is not materialized: *payload receives its size. The 8-byte length comes first. */
+static buf safetensors_file(int n, uint64_t *payload)
 {
     buf h = { 0 }, out = { 0 };
     char tmp[256];
@@ -66,7 +87,7 @@ static buf safetensors_header(int n, uint64_t *file_size)
     u64(&out, h.n);
     put(&out, h.p, h.n);
     free(h.p);
-    *file_size = out.n + at;
+    *payload = at;
     return out;
 }
 
@@ -98,99 +119,405 @@ static buf gguf_header(int n, uint64_t *file_size)
     return b;
 }
 
-/* One input kind: the bytes to parse and how to parse them. */
+/* ---- timing ------------------------------------------------------------------------- */
+
+/* One figure: a parse of `len` bytes at `data` (run by `fn`), timed against memcpy and,
+ * for text (`text`), strlen of the same bytes. */
 typedef struct {
-    const void *data;
+    const char *what;
+    const unsigned char *data;
+    size_t len;
+    bool text;
+    int (*fn)(const void *ctx);
+    const void *ctx;
+} figure;
+
+typedef struct {
+    double parse[2], copy[2], scan[2]; /* seconds per run: best, median */
+    double x_copy[2], x_scan[2];       /* parse / memcpy, parse / strlen: best, median */
+} timing;
+
+static volatile size_t sink;
+
+/* Runs for about `budget` seconds per round (at least once). */
+static int measure(const figure *f, double budget, timing *t)
+{
+    static unsigned char *dst;
+    static size_t dst_cap;
+    if (dst_cap < f->len) {
+        free(dst);
+        dst = malloc(f->len);
+        dst_cap = f->len;
+        if (dst == NULL)
+            return -1;
+    }
+    /* how many runs fill the budget */
+    double t0 = now();
+    if (f->fn(f->ctx) != 0)
+        return -1;
+    double one = now() - t0;
+    int iters = one > 0 ? (int)(budget / one) : 1000;
+    if (iters < 1)
+        iters = 1;
+    if (iters > 100000)
+        iters = 100000;
+    double p[ROUNDS], c[ROUNDS], s[ROUNDS], xc[ROUNDS], xs[ROUNDS];
+    for (int r = 0; r < ROUNDS; r++) {
+        t0 = now();
+        for (int i = 0; i < iters; i++)
+            if (f->fn(f->ctx) != 0)
+                return -1;
+        p[r] = (now() - t0) / iters;
+        int copies = f->len > 0 ? iters * 4 : 0; /* no bytes in memory: no baseline */
+        t0 = now();
+        for (int i = 0; i < copies; i++) {
+            memcpy(dst, f->data, f->len);
+            sink += dst[(size_t)i % f->len];
+        }
+        c[r] = copies > 0 ? (now() - t0) / copies : 1;
+        s[r] = 0;
+        if (f->text) {
+            t0 = now();
+            for (int i = 0; i < copies; i++)
+                sink += strlen((const char *)f->data);
+            s[r] = (now() - t0) / copies;
+        }
+        xc[r] = p[r] / c[r];
+        xs[r] = f->text ? p[r] / s[r] : 0;
+    }
+    double *all[] = { p, c, s, xc, xs };
+    for (size_t k = 0; k < 5; k++)
+        qsort(all[k], ROUNDS, sizeof(double), cmp_double);
+    t->parse[0] = p[0], t->parse[1] = p[ROUNDS / 2];
+    t->copy[0] = c[0], t->copy[1] = c[ROUNDS / 2];
+    t->scan[0] = s[0], t->scan[1] = s[ROUNDS / 2];
+    t->x_copy[0] = xc[0], t->x_copy[1] = xc[ROUNDS / 2];
+    t->x_scan[0] = xs[0], t->x_scan[1] = xs[ROUNDS / 2];
+    return 0;
+}
+
+/* Prints a figure as a rate in MB/s and its ratios: "best / median". */
+static int report(const figure *f, double budget, timing *t)
+{
+    if (measure(f, budget, t) != 0) {
+        fprintf(stderr, "%s: the parse failed\n", f->what);
+        return -1;
+    }
+    printf("%s (%zu B): %.0f / %.0f MB/s; %.1f / %.1f x memcpy (%.0f MB/s)", f->what, f->len,
+           (double)f->len / t->parse[0] / 1e6, (double)f->len / t->parse[1] / 1e6,
+           t->x_copy[0], t->x_copy[1], (double)f->len / t->copy[1] / 1e6);
+    if (f->text)
+        printf(", %.1f / %.1f x strlen (%.0f MB/s)", t->x_scan[0], t->x_scan[1],
+               (double)f->len / t->scan[1] / 1e6);
+    printf("\n");
+    return 0;
+}
+
+/* ---- what is parsed ------------------------------------------------------------------- */
+
+typedef struct {
+    const unsigned char *data;
     size_t len;
     uint64_t file_size;
-    vp_status (*load)(vp_model **, const void *, size_t, uint64_t);
-} job;
+} mem_input;
 
-static vp_status load_safetensors(vp_model **m, const void *d, size_t n, uint64_t size)
+static int parse_safetensors(const void *ctx)
 {
-    return vp_model_from_safetensors(m, d, n, size, NULL, NULL);
-}
-static vp_status load_gguf(vp_model **m, const void *d, size_t n, uint64_t size)
-{
-    return vp_model_from_gguf(m, d, n, size, NULL, NULL);
-}
-static vp_status load_config(vp_model **m, const void *d, size_t n, uint64_t size)
-{
-    (void)size;
-    return vp_model_from_config(m, d, n, NULL, NULL);
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-#define ROUNDS 7
-
-/* Seconds per parse: the best and the median of ROUNDS rounds of iters parses each (the
- * machine this runs on is shared; the best round is the least disturbed). */
-static int measure(const job *j, int iters, double *best, double *median)
-{
-    double t[ROUNDS];
-    for (int r = 0; r < ROUNDS; r++) {
-        double t0 = now();
-        for (int i = 0; i < iters; i++) {
-            vp_model *m;
-            if (j->load(&m, j->data, j->len, j->file_size) != VP_OK)
-                return -1;
-            vp_model_free(m);
-        }
-        t[r] = (now() - t0) / iters;
-    }
-    qsort(t, ROUNDS, sizeof(t[0]), cmp_double);
-    *best = t[0];
-    *median = t[ROUNDS / 2];
-    return 0;
-}
-
-/* Prints a header parse rate in MB/s of header bytes. */
-static int rate(const char *what, const job *j, int iters)
-{
-    double best, median;
-    if (measure(j, iters, &best, &median) != 0)
+    const mem_input *in = ctx;
+    vp_model *m;
+    if (vp_model_from_safetensors(&m, in->data, in->len, in->file_size, NULL, NULL) != VP_OK)
         return -1;
-    printf("%s (%zu B): %.0f MB/s best, %.0f MB/s median (%.1f us per header)\n", what, j->len,
-           (double)j->len / best / 1e6, (double)j->len / median / 1e6, median * 1e6);
+    vp_model_free(m);
     return 0;
+}
+
+static int parse_gguf(const void *ctx)
+{
+    const mem_input *in = ctx;
+    vp_model *m;
+    if (vp_model_from_gguf(&m, in->data, in->len, in->file_size, NULL, NULL) != VP_OK)
+        return -1;
+    vp_model_free(m);
+    return 0;
+}
+
+static int parse_config(const void *ctx)
+{
+    const mem_input *in = ctx;
+    vp_model *m;
+    if (vp_model_from_config(&m, (const char *)in->data, in->len, NULL, NULL) != VP_OK)
+        return -1;
+    vp_model_free(m);
+    return 0;
+}
+
+static int read_path(const void *ctx)
+{
+    vp_model *m;
+    vp_error err = VP_ERROR_INIT;
+    if (vp_model_from_path(&m, ctx, &err) != VP_OK) {
+        fprintf(stderr, "%s\n", err.message);
+        return -1;
+    }
+    vp_model_free(m);
+    return 0;
+}
+
+/* Peak resident memory of one call, minus what was resident before it (Linux: the peak
+ * is reset through /proc/self/clear_refs); -1 when the system does not say. */
+static long vm_hwm_kb(void)
+{
+    FILE *f = fopen("/proc/self/status", "r");
+    char line[256];
+    long v = -1;
+    while (f != NULL && fgets(line, sizeof(line), f) != NULL)
+        if (sscanf(line, "VmHWM: %ld kB", &v) == 1)
+            break;
+    if (f != NULL)
+        fclose(f);
+    return v;
+}
+
+static long vm_rss_kb(void)
+{
+    FILE *f = fopen("/proc/self/status", "r");
+    char line[256];
+    long v = -1;
+    while (f != NULL && fgets(line, sizeof(line), f) != NULL)
+        if (sscanf(line, "VmRSS: %ld kB", &v) == 1)
+            break;
+    if (f != NULL)
+        fclose(f);
+    return v;
+}
+
+static long peak_added_kb(int (*fn)(const void *), const void *ctx)
+{
+    FILE *f = fopen("/proc/self/clear_refs", "w");
+    if (f == NULL)
+        return -1;
+    fputs("5", f);
+    if (fclose(f) != 0)
+        return -1;
+    long before = vm_rss_kb();
+    if (fn(ctx) != 0)
+        return -1;
+    long peak = vm_hwm_kb();
+    return before < 0 || peak < 0 ? -1 : peak - before;
+}
+
+/* ---- files ----------------------------------------------------------------------------- */
+
+static char scratch[256];
+
+static int write_file(const char *path, const void *data, size_t len, uint64_t size)
+{
+    FILE *f = fopen(path, "wb");
+    if (f == NULL || fwrite(data, 1, len, f) != len || fclose(f) != 0)
+        return -1;
+    return truncate(path, (off_t)size);
+}
+
+/* An index of `shards` shards of `per` tensors (files in the scratch folder); its path. */
+static int write_index(int shards, int per, bool short_names, char *path, size_t size)
+{
+    buf idx = { 0 };
+    put(&idx, "{\"metadata\":{},\"weight_map\":{", 29);
+    for (int s = 0; s < shards; s++) {
+        char name[400], shard[64];
+        snprintf(shard, sizeof(shard), "model-%05d-of-%05d.safetensors", s + 1, shards);
+        snprintf(name, sizeof(name), "%s/%s", scratch, shard);
+        buf h = { 0 };
+        uint64_t at = 0;
+        put(&h, "{", 1);
+        for (int i = 0; i < per; i++) {
+            char e[200];
+            int k = snprintf(e, sizeof(e),
+                             short_names ? "%s\"s%d.l.%d.w\":{\"dtype\":\"BF16\",\"shape\":[64,64],"
+                                           "\"data_offsets\":[%llu,%llu]}"
+                                         : "%s\"model.layers.%d.mlp.experts.%d.w\":{\"dtype\":"
+                                           "\"BF16\",\"shape\":[64,64],\"data_offsets\":[%llu,%llu]}",
+                             i ? "," : "", s, i, (unsigned long long)at,
+                             (unsigned long long)(at + 8192));
+            put(&h, e, (size_t)k);
+            k = snprintf(e, sizeof(e), short_names ? "%s\"s%d.l.%d.w\":\"%s\""
+                                                   : "%s\"model.layers.%d.mlp.experts.%d.w\":\"%s\"",
+                         s || i ? "," : "", s, i, shard);
+            put(&idx, e, (size_t)k);
+            at += 8192;
+        }
+        put(&h, "}", 1);
+        buf f = { 0 };
+        u64(&f, h.n);
+        put(&f, h.p, h.n);
+        int rc = write_file(name, f.p, f.n, f.n + at);
+        free(h.p);
+        free(f.p);
+        if (rc != 0)
+            return -1;
+    }
+    put(&idx, "}}", 2);
+    snprintf(path, size, "%s/model.safetensors.index.json", scratch);
+    int rc = write_file(path, idx.p, idx.n, idx.n);
+    free(idx.p);
+    return rc;
+}
+
+static void clean_scratch(void)
+{
+    char cmd[300];
+    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", scratch);
+    if (scratch[0] != '\0' && system(cmd) != 0)
+        fprintf(stderr, "cannot remove %s\n", scratch);
 }
 
 int main(int argc, char **argv)
 {
     const char *data = argc > 1 ? argv[1] : "tests/data";
-    double best, median;
+    timing t;
+    uint64_t payload;
 
-    uint64_t size;
-    buf st = safetensors_header(1000, &size);
-    job js = { st.p, st.n, size, load_safetensors };
-    if (rate("safetensors header, 1000 tensors", &js, 300) != 0)
+    /* the 100,000-tensor header: memory (first, while the process has freed nothing that
+     * the C library would keep), then rate and ratios */
+    buf big = safetensors_file(100000, &payload);
+    mem_input in = { big.p, big.n, big.n + payload };
+    long kb = peak_added_kb(parse_safetensors, &in);
+    figure f = { "safetensors header, 100,000 tensors", big.p + 8, big.n - 8, true,
+                 parse_safetensors, &in };
+    if (report(&f, 0.2, &t) != 0)
         return 1;
-    buf gg = gguf_header(700, &size);
-    job jg = { gg.p, gg.n, size, load_gguf };
-    if (rate("GGUF header, 700 tensors", &jg, 1000) != 0)
-        return 1;
+    if (kb >= 0)
+        printf("  memory one parse adds (peak resident, model included): %.1f MB = %.2f x "
+               "the header\n", (double)kb * 1024 / 1e6, (double)kb * 1024 / (double)(big.n - 8));
+    free(big.p);
 
-    char path[1024];
-    snprintf(path, sizeof(path), "%s/configs/meta-llama__Meta-Llama-3.1-8B/config.json", data);
-    FILE *f = fopen(path, "rb");
-    if (f == NULL) {
-        fprintf(stderr, "cannot open %s\n", path);
+    /* scaling in tensors: one header up to 500,000, then an index */
+    static const int counts[] = { 100, 1000, 10000, 100000, 500000 };
+    enum { N_COUNTS = sizeof(counts) / sizeof(counts[0]) };
+    double ns[N_COUNTS][2], x_copy[N_COUNTS];
+    size_t bytes[N_COUNTS];
+    for (size_t i = 0; i < N_COUNTS; i++) {
+        buf b = safetensors_file(counts[i], &payload);
+        mem_input mi = { b.p, b.n, b.n + payload };
+        figure g = { "", b.p + 8, b.n - 8, true, parse_safetensors, &mi };
+        if (measure(&g, 0.2, &t) != 0)
+            return 1;
+        ns[i][0] = t.parse[0] * 1e9 / counts[i];
+        ns[i][1] = t.parse[1] * 1e9 / counts[i];
+        x_copy[i] = t.x_copy[1];
+        bytes[i] = b.n - 8;
+        free(b.p);
+    }
+    /* files: in memory when the system has /dev/shm */
+    snprintf(scratch, sizeof(scratch), "/dev/shm/vramplan-bench-XXXXXX");
+    struct stat sb;
+    if (stat("/dev/shm", &sb) != 0 || mkdtemp(scratch) == NULL) {
+        snprintf(scratch, sizeof(scratch), "/tmp/vramplan-bench-XXXXXX");
+        if (mkdtemp(scratch) == NULL)
+            return 1;
+    }
+    atexit(clean_scratch);
+    char path[400];
+    printf("safetensors headers: ns per tensor best / median, and the median over the one "
+           "at 1,000 tensors:\n");
+    for (size_t i = 0; i < N_COUNTS; i++)
+        printf("  %7d tensors (%9zu B): %6.0f / %6.0f ns, %.2f x (%.1f x memcpy)\n", counts[i],
+               bytes[i], ns[i][0], ns[i][1], ns[i][1] / ns[1][1], x_copy[i]);
+    /* a header holds at most about 524,000 tensors (the JSON value limit): further through
+     * an index, the same pipeline at every size (the index JSON, 10 shard files, lookups) */
+    printf("indexes of 10 shard files, ns per tensor best / median, over the one at 1,000:\n");
+    static const int totals[] = { 1000, 10000, 100000, 1000000 };
+    double idx_1000 = 0;
+    for (size_t i = 0; i < sizeof(totals) / sizeof(totals[0]); i++) {
+        char cmd[300];
+        snprintf(cmd, sizeof(cmd), "rm -f '%s'/*", scratch);
+        if (system(cmd) != 0 || write_index(10, totals[i] / 10, true, path, sizeof(path)) != 0)
+            return 1;
+        figure g = { "", NULL, 0, false, read_path, path };
+        if (measure(&g, totals[i] >= 1000000 ? 0.5 : 0.2, &t) != 0)
+            return 1;
+        double per = t.parse[1] * 1e9 / totals[i];
+        if (idx_1000 == 0)
+            idx_1000 = per;
+        printf("  %7d tensors: %6.0f / %6.0f ns, %.2f x\n", totals[i],
+               t.parse[0] * 1e9 / totals[i], per, per / idx_1000);
+    }
+
+    /* scaling in shards */
+    printf("indexes of 100 tensors per shard, read from files, us per shard best / median:\n");
+    static const int shard_counts[] = { 1, 10, 100, 1000 };
+    double per_shard_1 = 0;
+    for (size_t i = 0; i < sizeof(shard_counts) / sizeof(shard_counts[0]); i++) {
+        char cmd[300];
+        snprintf(cmd, sizeof(cmd), "rm -f '%s'/*", scratch);
+        if (system(cmd) != 0 || write_index(shard_counts[i], 100, false, path, sizeof(path)) != 0)
+            return 1;
+        figure h = { "", NULL, 0, false, read_path, path };
+        if (measure(&h, 0.2, &t) != 0)
+            return 1;
+        double us = t.parse[1] * 1e6 / shard_counts[i];
+        if (per_shard_1 == 0)
+            per_shard_1 = us;
+        printf("  %5d shards: %7.1f / %7.1f us, %.2f x the figure at 1\n", shard_counts[i],
+               t.parse[0] * 1e6 / shard_counts[i], us, us / per_shard_1);
+    }
+
+    /* JSON as a tree: an index of 100,000 tensors (the 1000-shard one) and a config */
+    {
+        FILE *fi = fopen(path, "rb");
+        buf idx = { 0 };
+        char chunk[65536];
+        size_t got;
+        while (fi != NULL && (got = fread(chunk, 1, sizeof(chunk), fi)) > 0)
+            put(&idx, chunk, got);
+        if (fi != NULL)
+            fclose(fi);
+        /* the index is read as JSON by vp_model_from_path's index reader: its shards are
+         * removed, so only the JSON and the weight_map checks are timed */
+        char cmd[300];
+        snprintf(cmd, sizeof(cmd), "rm -f '%s'/*.safetensors", scratch);
+        if (system(cmd) != 0)
+            return 1;
+        figure h = { "index.json, 100,000 tensors, shards absent", idx.p, idx.n, true, read_path,
+                     path };
+        if (report(&h, 0.2, &t) != 0)
+            return 1;
+        free(idx.p);
+    }
+    char cfg_path[1024];
+    snprintf(cfg_path, sizeof(cfg_path),
+             "%s/configs/meta-llama__Meta-Llama-3.1-8B/config.json", data);
+    FILE *fc = fopen(cfg_path, "rb");
+    if (fc == NULL) {
+        fprintf(stderr, "cannot open %s\n", cfg_path);
         return 1;
     }
-    static char cfg[65536];
-    size_t n = fread(cfg, 1, sizeof(cfg), f);
-    fclose(f);
-    job jc = { cfg, n, 0, load_config };
-    if (measure(&jc, 20000, &best, &median) != 0)
+    static char cfg[65537];
+    size_t n = fread(cfg, 1, sizeof(cfg) - 1, fc);
+    fclose(fc);
+    mem_input ci = { (const unsigned char *)cfg, n, 0 };
+    figure fcfg = { "config.json inspect (Llama-3.1-8B)", ci.data, n, true, parse_config, &ci };
+    if (report(&fcfg, 0.2, &t) != 0)
         return 1;
-    printf("config.json inspect (Llama-3.1-8B, %zu B): %.2f us best, %.2f us median per config\n",
-           n, best * 1e6, median * 1e6);
-    free(st.p);
+    printf("  %.2f / %.2f us per config\n", t.parse[0] * 1e6, t.parse[1] * 1e6);
+
+    /* GGUF: in memory, and a small file from its path */
+    uint64_t size;
+    buf gg = gguf_header(700, &size);
+    mem_input gi = { gg.p, gg.n, size };
+    figure fg = { "GGUF header, 700 tensors", gg.p, gg.n, false, parse_gguf, &gi };
+    if (report(&fg, 0.2, &t) != 0)
+        return 1;
+    buf small = gguf_header(20, &size);
+    snprintf(path, sizeof(path), "%s/small.gguf", scratch);
+    if (write_file(path, small.p, small.n, size) != 0)
+        return 1;
+    figure fs = { "GGUF file, 20 tensors, 189 MB file", small.p, small.n, false, read_path, path };
+    if (measure(&fs, 0.2, &t) != 0)
+        return 1;
+    printf("%s (%zu B header): %.1f / %.1f us per file\n", fs.what, small.n, t.parse[0] * 1e6,
+           t.parse[1] * 1e6);
     free(gg.p);
+    free(small.p);
     return 0;
 }

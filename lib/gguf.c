@@ -56,6 +56,7 @@ static size_t remaining(const rd *r) { return (size_t)(r->end - r->p); }
 
 static vp_status rd_u32(rd *r, uint32_t *v)
 {
+    *v = 0; /* defined on failure too (the optimizer cannot tell that rd_fail is never OK) */
     if (remaining(r) < 4)
         return rd_fail(r, VP_ETRUNCATED, r->p, "header truncated");
     *v = (uint32_t)r->p[0] | (uint32_t)r->p[1] << 8 | (uint32_t)r->p[2] << 16 |
@@ -66,6 +67,7 @@ static vp_status rd_u32(rd *r, uint32_t *v)
 
 static vp_status rd_u64(rd *r, uint64_t *v)
 {
+    *v = 0;
     if (remaining(r) < 8)
         return rd_fail(r, VP_ETRUNCATED, r->p, "header truncated");
     uint64_t x = 0;
@@ -203,10 +205,14 @@ typedef struct {
     size_t tensor;
 } gspan;
 
+/* By start, then in header order (a stable sort: which tensor an error names does not
+ * depend on the C library's qsort) */
 static int cmp_gspan(const void *a, const void *b)
 {
     const gspan *x = a, *y = b;
-    return (x->begin > y->begin) - (x->begin < y->begin);
+    if (x->begin != y->begin)
+        return (x->begin > y->begin) - (x->begin < y->begin);
+    return (x->tensor > y->tensor) - (x->tensor < y->tensor);
 }
 
 vp_status vp__gguf_read(vp_model *m, const unsigned char *data, size_t len,
@@ -316,79 +322,79 @@ vp_status vp__gguf_read(vp_model *m, const unsigned char *data, size_t len,
 
     bool any_quant = false;
     size_t first = m->n_tensors;
-    for (uint64_t i = 0; i < n_tensors; i++) {
+    /* the data spans, checked once all are read: n_tensors is at most a 24th of the
+     * header's bytes */
+    gspan *spans = malloc((n_tensors ? (size_t)n_tensors : 1) * sizeof(*spans));
+    if (spans == NULL)
+        return rd_fail(&r, VP_ENOMEM, r.p, "out of memory");
+    st = VP_OK;
+    for (uint64_t i = 0; i < n_tensors && st == VP_OK; i++) {
         const unsigned char *name, *tat = r.p;
         uint64_t nlen, dims[MAX_DIMS_GGUF], numel = 1, offset;
         uint32_t nd, type;
         if ((st = rd_str(&r, &name, &nlen)) != VP_OK || (st = rd_u32(&r, &nd)) != VP_OK)
-            return st;
-        if (nd > MAX_DIMS_GGUF)
-            return rd_fail(&r, VP_EFORMAT, r.p - 4, "tensor with more than 4 dimensions");
-        for (uint32_t d = 0; d < nd; d++) {
-            if ((st = rd_u64(&r, &dims[d])) != VP_OK)
-                return st;
-            if (vp__mul_u64(&numel, numel, dims[d]))
-                return rd_fail(&r, VP_EOVERFLOW, r.p - 8, "tensor element count overflows");
+            break;
+        if (nd > MAX_DIMS_GGUF) {
+            st = rd_fail(&r, VP_EFORMAT, r.p - 4, "tensor with more than 4 dimensions");
+            break;
         }
-        if ((st = rd_u32(&r, &type)) != VP_OK || (st = rd_u64(&r, &offset)) != VP_OK)
-            return st;
+        for (uint32_t d = 0; d < nd && st == VP_OK; d++) {
+            if ((st = rd_u64(&r, &dims[d])) == VP_OK && vp__mul_u64(&numel, numel, dims[d]))
+                st = rd_fail(&r, VP_EOVERFLOW, r.p - 8, "tensor element count overflows");
+        }
+        if (st != VP_OK || (st = rd_u32(&r, &type)) != VP_OK ||
+            (st = rd_u64(&r, &offset)) != VP_OK)
+            break;
         size_t k;
         for (k = 0; k < N_TYPES && ggml_types[k].id != type; k++)
             ;
         if (k == N_TYPES) {
             char v[16];
             snprintf(v, sizeof(v), "%u", (unsigned)type);
-            return rd_fail(&r, VP_EUNSUPPORTED, r.p - 12, "unknown ggml type %s", v);
+            st = rd_fail(&r, VP_EUNSUPPORTED, r.p - 12, "unknown ggml type %s", v);
+            break;
         }
-        uint64_t blocks = numel / ggml_types[k].block, bytes;
+        uint64_t blocks = numel / ggml_types[k].block, bytes = 0, end = 0;
         if (numel % ggml_types[k].block != 0 || (nd > 0 && dims[0] % ggml_types[k].block != 0))
-            return rd_fail(&r, VP_EFORMAT, tat,
-                           "tensor rows are not a whole number of %s blocks",
-                           ggml_types[k].name);
-        if (vp__mul_u64(&bytes, blocks, ggml_types[k].bytes))
-            return rd_fail(&r, VP_EOVERFLOW, tat, "tensor size overflows");
-        if (offset % mt.alignment != 0)
-            return rd_fail(&r, VP_EFORMAT, r.p - 8, "tensor data offset is not aligned");
-        uint64_t end;
-        if (vp__add_u64(&end, offset, bytes))
-            return rd_fail(&r, VP_EOVERFLOW, r.p - 8, "tensor data offset overflows");
+            st = rd_fail(&r, VP_EFORMAT, tat, "tensor rows are not a whole number of %s blocks",
+                         ggml_types[k].name);
+        else if (vp__mul_u64(&bytes, blocks, ggml_types[k].bytes))
+            st = rd_fail(&r, VP_EOVERFLOW, tat, "tensor size overflows");
+        else if (offset % mt.alignment != 0)
+            st = rd_fail(&r, VP_EFORMAT, r.p - 8, "tensor data offset is not aligned");
+        else if (vp__add_u64(&end, offset, bytes))
+            st = rd_fail(&r, VP_EOVERFLOW, r.p - 8, "tensor data offset overflows");
+        else if ((st = vp__model_add_tensor(m, (const char *)name, (size_t)nlen,
+                                            ggml_types[k].name, nd, dims, numel, bytes)) != VP_OK)
+            rd_fail(&r, st, tat, "%s", vp_status_str(st));
+        if (st != VP_OK)
+            break;
         if (ggml_types[k].block > 1)
             any_quant = true;
-        st = vp__model_add_tensor(m, (const char *)name, (size_t)nlen, ggml_types[k].name,
-                                  nd, dims, numel, bytes, offset, end);
-        if (st != VP_OK)
-            return rd_fail(&r, st, tat, "%s", vp_status_str(st));
         /* bits of the codes vs. the rest of each block (scales, mins) */
         m->tensors[m->n_tensors - 1].role = (uint8_t)k; /* type index, resolved below */
+        spans[i].begin = offset;
+        spans[i].end = end;
+        spans[i].tensor = m->n_tensors - 1;
     }
     /* tensor data: aligned start after the header, inside the file, without overlaps */
     uint64_t header_end = (uint64_t)(r.p - r.start);
     uint64_t data_start = (header_end + mt.alignment - 1) / mt.alignment * mt.alignment;
     size_t nt = m->n_tensors - first;
-    gspan *spans = malloc((nt ? nt : 1) * sizeof(*spans));
-    if (spans == NULL)
-        return rd_fail(&r, VP_ENOMEM, r.p, "out of memory");
-    for (size_t i = 0; i < nt; i++) {
-        spans[i].begin = m->tensors[first + i].begin;
-        spans[i].end = m->tensors[first + i].end;
-        spans[i].tensor = first + i;
+    if (st == VP_OK) {
+        qsort(spans, nt, sizeof(*spans), cmp_gspan);
+        for (size_t i = 1; i < nt && st == VP_OK; i++)
+            if (spans[i].begin < spans[i - 1].end)
+                st = rd_fail(&r, VP_EFORMAT, r.p, "tensor \"%.60s\" overlaps another one's data",
+                             vp__tensor_name(m, &m->tensors[spans[i].tensor]));
     }
-    qsort(spans, nt, sizeof(*spans), cmp_gspan);
-    for (size_t i = 1; i < nt; i++)
-        if (spans[i].begin < spans[i - 1].end) {
-            const char *name = m->tensors[spans[i].tensor].name;
-            free(spans);
-            return rd_fail(&r, VP_EFORMAT, r.p, "tensor \"%.60s\" overlaps another one's data",
-                           name);
-        }
-    if (file_size != 0 && nt > 0 &&
-        (data_start > file_size || spans[nt - 1].end > file_size - data_start)) {
-        const char *name = m->tensors[spans[nt - 1].tensor].name;
-        free(spans);
-        return rd_fail(&r, VP_EFORMAT, r.p,
-                       "tensor \"%.60s\" data runs past the end of the file", name);
-    }
+    if (st == VP_OK && file_size != 0 && nt > 0 &&
+        (data_start > file_size || spans[nt - 1].end > file_size - data_start))
+        st = rd_fail(&r, VP_EFORMAT, r.p, "tensor \"%.60s\" data runs past the end of the file",
+                     vp__tensor_name(m, &m->tensors[spans[nt - 1].tensor]));
     free(spans);
+    if (st != VP_OK)
+        return st;
 
     /* parameters and bytes by role, summed with checked arithmetic: with the file size
      * unknown (0) nothing else bounds them */
@@ -413,7 +419,7 @@ vp_status vp__gguf_read(vp_model *m, const unsigned char *data, size_t len,
         if (ovf || vp__add_u64(&params, params, t->numel))
             return rd_fail(&r, VP_EOVERFLOW, r.p,
                            "the tensors' element or byte counts overflow when summed "
-                           "(at \"%.60s\")", t->name);
+                           "(at \"%.60s\")", vp__tensor_name(m, t));
     }
     /* their total is at most the last tensor's end (the spans do not overlap); checked
      * anyway, since vp_model_total_bytes() cannot report a wrap */

@@ -118,15 +118,16 @@ vp_status vp__error_setv(vp_error *err, vp_status code, const vp__where *where,
 
 #define VP__MAX_DIMS 8
 
+/* A stored tensor: 40 bytes; its name and dimensions live in the model's arenas (a
+ * header of 100,000 tensors makes a model of about its own size). */
 typedef struct vp__tensor {
-    char *name;                 /* owned, NUL-terminated */
-    char dtype[16];
-    uint8_t role;               /* vp_tensor_role */
-    uint8_t ndim;
-    uint64_t shape[VP__MAX_DIMS];
     uint64_t numel;
     uint64_t bytes;
-    uint64_t begin, end;        /* data offsets (safetensors: relative to the data section) */
+    size_t name;                /* offset of the NUL-terminated name in m->names */
+    uint32_t dims;              /* index of the first dimension in m->dims */
+    char dtype[8];              /* the longest: "F8_E4M3", "IQ2_XXS" */
+    uint8_t role;               /* vp_tensor_role */
+    uint8_t ndim;
 } vp__tensor;
 
 typedef struct vp__dtype_sum {
@@ -208,15 +209,28 @@ struct vp_model {
     vp__qformat q;                   /* the format the config declares */
     vp__tensor *tensors;
     size_t n_tensors, cap_tensors;
+    char *names;                     /* the tensors' names, each NUL-terminated */
+    size_t n_names, cap_names;
+    uint64_t *dims;                  /* the tensors' dimensions */
+    size_t n_dims, cap_dims;
     vp__dtype_sum *dtypes;
     size_t n_dtypes, cap_dtypes;
 };
 
 /* model.c */
 vp_model *vp__model_new(vp_model_format format);
+/* Appends a tensor (name and dtype copied); VP_ENOMEM, or VP_ELIMIT beyond VP__LIM_TENSORS
+ * (the readers check first, with a position). */
 vp_status vp__model_add_tensor(vp_model *m, const char *name, size_t name_len,
                                const char *dtype, unsigned ndim, const uint64_t *shape,
-                               uint64_t numel, uint64_t bytes, uint64_t begin, uint64_t end);
+                               uint64_t numel, uint64_t bytes);
+/* Room for `tensors` more tensors (at most up to VP__LIM_TENSORS) with `name_bytes` of
+ * names, reserved ahead from the size of a header: pages never written cost nothing. */
+vp_status vp__model_reserve(vp_model *m, size_t tensors, size_t name_bytes);
+static inline const char *vp__tensor_name(const vp_model *m, const vp__tensor *t)
+{
+    return m->names + t->name;
+}
 /* Classify tensor roles by name and sum bytes per role and dtype, and parameters. */
 vp_status vp__model_finish_checkpoint(vp_model *m);
 /* Read config.json text into m's architecture (m->has_arch, model_type, dtype...). */
@@ -255,6 +269,9 @@ vp_status vp__read_file(const char *path, size_t max, unsigned char **buf, size_
 /* A file named `name` in the folder of `path` (just `name` when path has no '/'), as a
  * malloc'd path; VP_ELIMIT naming it when longer than VP__LIM_PATH. */
 vp_status vp__path_beside(char **out, const char *path, const char *name, vp_error *err);
+/* The same with a name of nn bytes (not NUL-terminated). */
+vp_status vp__path_beside_n(char **out, const char *path, const char *name, size_t nn,
+                            vp_error *err);
 /* vp__read_file with flags: VP__READ_WHOLE, a file larger than max is VP_ELIMIT ("`what`
  * larger than the N MiB limit") and nothing is read; VP__READ_OPTIONAL, a file that does
  * not exist is VP_OK with *buf NULL. */
@@ -263,6 +280,11 @@ vp_status vp__path_beside(char **out, const char *path, const char *name, vp_err
 vp_status vp__read_file_opt(const char *path, size_t max, unsigned flags, const char *what,
                             unsigned char **buf, size_t *len, uint64_t *file_size,
                             vp_error *err);
+/* The 8-byte length and the header of a safetensors file, from one open: *buf holds its
+ * first min(8 + length, file size) bytes (just the first 8 when the length is beyond
+ * VP__LIM_ST_HEADER). flags: VP__READ_OPTIONAL as above. */
+vp_status vp__read_safetensors_head(const char *path, unsigned flags, unsigned char **buf,
+                                    size_t *len, uint64_t *file_size, vp_error *err);
 
 /* activations.c: activation bytes saved per transformer layer (white-box tested). */
 typedef struct vp__act_shape {

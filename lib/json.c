@@ -5,17 +5,15 @@
 
 #include "json.h"
 
-typedef struct {
-    vp__json *doc;
-    const unsigned char *p, *end, *start;
-    uint32_t line;
-    uint64_t line_start; /* offset where the current line starts */
-    vp_error *err;
-    vp_status status;
-} parser;
+#if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#  define VP__SWAR 1 /* eight bytes at a time: needs ctz and little-endian words */
+#else
+#  define VP__SWAR 0
+#endif
 
-/* Column in Unicode characters: non-continuation bytes from the line start to at.
- * Computed only when a position is reported, so parsing stays linear. */
+/* ---- positions and errors ------------------------------------------------------------ */
+
+/* Column in Unicode characters: non-continuation bytes from the line start to at. */
 static uint32_t column_of(const unsigned char *line_start, const unsigned char *at)
 {
     uint32_t col = 1;
@@ -25,133 +23,67 @@ static uint32_t column_of(const unsigned char *line_start, const unsigned char *
     return col;
 }
 
-static uint32_t column_at(const parser *ps, const unsigned char *at)
+/* Line and column of byte offset `off`, counted from the start of the text: computed only
+ * when an error is reported, so this linear scan happens once and parsing stays linear. */
+vp__where vp__jlex_where(const unsigned char *text, uint64_t off, const char *source)
 {
-    return column_of(ps->start + ps->line_start, at);
+    uint64_t line = 1, line_start = 0;
+    for (const unsigned char *q = text, *end = text + off;
+         (q = memchr(q, '\n', (size_t)(end - q))) != NULL; q++) {
+        line++;
+        line_start = (uint64_t)(q - text) + 1;
+    }
+    vp__where w = { source, line > UINT32_MAX ? UINT32_MAX : (uint32_t)line,
+                    column_of(text + line_start, text + off), off, true };
+    return w;
 }
 
-static vp_status fail_at(parser *ps, vp_status code, const unsigned char *at, const char *msg)
+void vp__jlex_init(vp__jlex *lx, const void *text, size_t len, const char *source,
+                   uint64_t offset_base, vp_error *err)
 {
-    if (ps->status != VP_OK)
-        return ps->status;
-    vp__where w = { ps->doc->source, ps->line, column_at(ps, at),
-                    (uint64_t)(at - ps->start), true };
-    ps->status = vp__error_set(ps->err, code, &w, "%s", msg);
-    return ps->status;
+    static const unsigned char empty[1] = { 0 };
+    const unsigned char *t = text != NULL ? (const unsigned char *)text : empty;
+    lx->p = lx->start = t;
+    lx->end = t + (text != NULL ? len : 0);
+    lx->source = source;
+    lx->err = err;
+    lx->status = VP_OK;
+    lx->offset_base = offset_base;
+    lx->values = 0;
 }
 
-static vp_status fail_char(parser *ps, vp_status code, const char *what)
+vp_status vp__jlex_fail(vp__jlex *lx, vp_status code, const unsigned char *at,
+                        const char *fmt, ...)
 {
-    if (ps->p >= ps->end)
-        return fail_at(ps, VP_ETRUNCATED, ps->p, "unexpected end of input");
-    char msg[128];
-    unsigned char c = *ps->p;
+    if (lx->status != VP_OK)
+        return lx->status;
+    vp__where w = vp__jlex_where(lx->start, (uint64_t)(at - lx->start), lx->source);
+    w.offset += lx->offset_base;
+    va_list ap;
+    va_start(ap, fmt);
+    lx->status = vp__error_setv(lx->err, code, &w, fmt, ap);
+    va_end(ap);
+    return lx->status;
+}
+
+vp_status vp__jlex_fail_char(vp__jlex *lx, vp_status code, const char *what)
+{
+    if (lx->p >= lx->end)
+        return vp__jlex_fail(lx, VP_ETRUNCATED, lx->p, "unexpected end of input");
+    unsigned char c = *lx->p;
     if (c >= 0x20 && c < 0x7F)
-        snprintf(msg, sizeof(msg), "%s near '%c'", what, c);
-    else
-        snprintf(msg, sizeof(msg), "%s near byte 0x%02X", what, c);
-    return fail_at(ps, code, ps->p, msg);
+        return vp__jlex_fail(lx, code, lx->p, "%s near '%c'", what, c);
+    return vp__jlex_fail(lx, code, lx->p, "%s near byte 0x%02X", what, c);
 }
 
-static uint32_t new_node(parser *ps, vp__json_type type, const unsigned char *at)
+bool vp__jlex_count_limit(vp__jlex *lx, const unsigned char *at)
 {
-    vp__json *d = ps->doc;
-    if (d->n_nodes == d->cap_nodes) {
-        if (d->n_nodes >= VP__LIM_JSON_VALUES) {
-            char msg[96];
-            snprintf(msg, sizeof(msg), "more than %llu JSON values (the reader's limit)",
-                     (unsigned long long)VP__LIM_JSON_VALUES);
-            fail_at(ps, VP_ELIMIT, at, msg);
-            return VP__JSON_NONE;
-        }
-        /* first guess from the input: about one value per 16 bytes (a safetensors header
-         * has one per 15); then growth by half, up to the limit */
-        size_t guess = (size_t)(ps->end - ps->start) / 16;
-        size_t cap = d->cap_nodes ? d->cap_nodes + d->cap_nodes / 2
-                                  : guess < 64 ? 64 : guess > 65536 ? 65536 : guess;
-        if (cap > VP__LIM_JSON_VALUES)
-            cap = (size_t)VP__LIM_JSON_VALUES;
-        vp__json_node *n = realloc(d->nodes, cap * sizeof(*n));
-        if (n == NULL) {
-            fail_at(ps, VP_ENOMEM, at, "out of memory");
-            return VP__JSON_NONE;
-        }
-        d->nodes = n;
-        d->cap_nodes = cap;
-    }
-    uint32_t i = (uint32_t)d->n_nodes++;
-    vp__json_node *n = &d->nodes[i];
-    memset(n, 0, sizeof(*n));
-    n->type = (uint8_t)type;
-    n->offset = (uint32_t)(at - ps->start);
-    n->key = n->next = VP__JSON_NONE;
-    return i;
+    vp__jlex_fail(lx, VP_ELIMIT, at, "more than %llu JSON values (the reader's limit)",
+                  (unsigned long long)VP__LIM_JSON_VALUES);
+    return false;
 }
 
-static bool pool_put(parser *ps, const void *bytes, size_t n)
-{
-    vp__json *d = ps->doc;
-    if (d->cap_pool - d->n_pool < n) {
-        /* growth by half; offsets into the pool are 32-bit */
-        size_t cap = d->cap_pool ? d->cap_pool : 256;
-        while (cap - d->n_pool < n) {
-            if (cap > (size_t)UINT32_MAX / 3)
-                return fail_at(ps, VP_ELIMIT, ps->p, "JSON strings too large"), false;
-            cap += cap / 2;
-        }
-        char *pool = realloc(d->pool, cap);
-        if (pool == NULL)
-            return fail_at(ps, VP_ENOMEM, ps->p, "out of memory"), false;
-        d->pool = pool;
-        d->cap_pool = cap;
-    }
-    memcpy(d->pool + d->n_pool, bytes, n);
-    d->n_pool += n;
-    return true;
-}
-
-static void skip_ws(parser *ps)
-{
-    while (ps->p < ps->end) {
-        unsigned char c = *ps->p;
-        if (c == '\n') {
-            if (ps->line < UINT32_MAX)
-                ps->line++;
-            ps->line_start = (uint64_t)(ps->p + 1 - ps->start);
-        } else if (c != ' ' && c != '\t' && c != '\r') {
-            return;
-        }
-        ps->p++;
-    }
-}
-
-static int hexval(unsigned char c)
-{
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    return -1;
-}
-
-static bool read_hex4(parser *ps, uint32_t *out)
-{
-    uint32_t v = 0;
-    for (int i = 0; i < 4; i++) {
-        if (ps->p >= ps->end) {
-            fail_at(ps, VP_ETRUNCATED, ps->p, "unexpected end of input in \\u escape");
-            return false;
-        }
-        int h = hexval(*ps->p);
-        if (h < 0) {
-            fail_char(ps, VP_EPARSE, "invalid \\u escape");
-            return false;
-        }
-        v = v * 16u + (uint32_t)h;
-        ps->p++;
-    }
-    *out = v;
-    return true;
-}
+/* ---- strings --------------------------------------------------------------------------- */
 
 /* Length of a valid UTF-8 sequence at p (1..4), or 0 when invalid. */
 static size_t utf8_len(const unsigned char *p, const unsigned char *end)
@@ -183,6 +115,19 @@ bool vp__utf8_valid(const unsigned char *p, size_t len)
 {
     const unsigned char *end = p + len;
     while (p < end) {
+#if VP__SWAR
+        /* ASCII without NUL, eight bytes at a time */
+        while (end - p >= 8) {
+            uint64_t w;
+            memcpy(&w, p, 8);
+            if ((w & UINT64_C(0x8080808080808080)) != 0 ||
+                ((w - UINT64_C(0x0101010101010101)) & ~w & UINT64_C(0x8080808080808080)) != 0)
+                break;
+            p += 8;
+        }
+        if (p >= end)
+            break;
+#endif
         size_t n = utf8_len(p, end);
         if (n == 0 || (n == 1 && *p == 0))
             return false;
@@ -197,206 +142,539 @@ static const unsigned char special[128] = {
     ['"'] = 1, ['\\'] = 1,
 };
 
-/* Parses a string at ps->p ('"'); stores it in the pool as its length (uint32), its
- * bytes and a NUL; *off receives the offset of the bytes. */
-static bool parse_string(parser *ps, uint32_t *off)
+/* The first byte at or after p that ends a run of plain string characters ('"', '\\', a
+ * control character or a byte >= 0x80), or end. */
+static const unsigned char *plain_run(const unsigned char *p, const unsigned char *end)
 {
-    const unsigned char *open = ps->p;
-    static const unsigned char no_length[4];
-    if (!pool_put(ps, no_length, sizeof(no_length)))
-        return false;
-    ps->p++; /* opening quote */
-    size_t start = ps->doc->n_pool;
-    for (;;) {
-        if (ps->doc->n_pool - start > VP__LIM_STRING) {
-            char msg[96];
-            snprintf(msg, sizeof(msg), "string longer than %llu bytes (the reader's limit)",
-                     (unsigned long long)VP__LIM_STRING);
-            fail_at(ps, VP_ELIMIT, open, msg);
-            return false;
-        }
-        const unsigned char *run = ps->p;
-        while (ps->p < ps->end && *ps->p < 0x80 && !special[*ps->p])
-            ps->p++;
-        if (ps->p > run && !pool_put(ps, run, (size_t)(ps->p - run)))
-            return false;
-        if (ps->p >= ps->end) {
-            fail_at(ps, VP_ETRUNCATED, ps->p, "unterminated string");
-            return false;
-        }
-        unsigned char c = *ps->p;
-        if (c == '"') {
-            ps->p++;
-            break;
-        }
-        if (c < 0x20) {
-            fail_char(ps, VP_EPARSE, "control character in string");
-            return false;
-        }
-        if (c >= 0x80) {
-            size_t n = utf8_len(ps->p, ps->end);
-            if (n == 0) {
-                fail_at(ps, VP_EENCODING, ps->p, "invalid UTF-8 in string");
-                return false;
-            }
-            if (!pool_put(ps, ps->p, n))
-                return false;
-            ps->p += n;
-            continue;
-        }
-        /* escape */
-        ps->p++;
-        if (ps->p >= ps->end) {
-            fail_at(ps, VP_ETRUNCATED, ps->p, "unterminated escape");
-            return false;
-        }
-        char out;
-        switch (*ps->p) {
-        case '"': out = '"'; break;
-        case '\\': out = '\\'; break;
-        case '/': out = '/'; break;
-        case 'b': out = '\b'; break;
-        case 'f': out = '\f'; break;
-        case 'n': out = '\n'; break;
-        case 'r': out = '\r'; break;
-        case 't': out = '\t'; break;
-        case 'u': {
-            const unsigned char *esc = ps->p - 1;
-            uint32_t cp;
-            ps->p++;
-            if (!read_hex4(ps, &cp))
-                return false;
-            if (cp >= 0xD800 && cp <= 0xDBFF) {
-                uint32_t lo;
-                if (ps->end - ps->p < 2 || ps->p[0] != '\\' || ps->p[1] != 'u') {
-                    fail_at(ps, VP_EENCODING, esc, "unpaired UTF-16 surrogate in \\u escape");
-                    return false;
-                }
-                ps->p += 2;
-                if (!read_hex4(ps, &lo))
-                    return false;
-                if (lo < 0xDC00 || lo > 0xDFFF) {
-                    fail_at(ps, VP_EENCODING, esc, "unpaired UTF-16 surrogate in \\u escape");
-                    return false;
-                }
-                cp = 0x10000u + ((cp - 0xD800u) << 10) + (lo - 0xDC00u);
-            } else if (cp >= 0xDC00 && cp <= 0xDFFF) {
-                fail_at(ps, VP_EENCODING, esc, "unpaired UTF-16 surrogate in \\u escape");
-                return false;
-            } else if (cp == 0) {
-                fail_at(ps, VP_EENCODING, esc, "embedded NUL (\\u0000) in string");
-                return false;
-            }
-            unsigned char u[4];
-            size_t n;
-            if (cp < 0x80) { u[0] = (unsigned char)cp; n = 1; }
-            else if (cp < 0x800) { u[0] = (unsigned char)(0xC0 | (cp >> 6)); u[1] = (unsigned char)(0x80 | (cp & 0x3F)); n = 2; }
-            else if (cp < 0x10000) { u[0] = (unsigned char)(0xE0 | (cp >> 12)); u[1] = (unsigned char)(0x80 | ((cp >> 6) & 0x3F)); u[2] = (unsigned char)(0x80 | (cp & 0x3F)); n = 3; }
-            else { u[0] = (unsigned char)(0xF0 | (cp >> 18)); u[1] = (unsigned char)(0x80 | ((cp >> 12) & 0x3F)); u[2] = (unsigned char)(0x80 | ((cp >> 6) & 0x3F)); u[3] = (unsigned char)(0x80 | (cp & 0x3F)); n = 4; }
-            if (!pool_put(ps, u, n))
-                return false;
-            continue;
-        }
-        default:
-            fail_char(ps, VP_EPARSE, "invalid escape in string");
-            return false;
-        }
-        ps->p++;
-        if (!pool_put(ps, &out, 1))
-            return false;
+#if VP__SWAR
+    const uint64_t ones = UINT64_C(0x0101010101010101), high = UINT64_C(0x8080808080808080);
+    while (end - p >= 8) {
+        uint64_t w;
+        memcpy(&w, p, 8);
+        uint64_t q = w ^ (ones * '"'), b = w ^ (ones * '\\');
+        /* flags: a byte below 0x20, a zero byte of q ('"') or of b ('\\'), a byte >= 0x80;
+         * a borrow can set false flags, but only above a true one: the lowest is exact */
+        uint64_t m = ((w - ones * 0x20) & ~w & high) | ((q - ones) & ~q & high) |
+                     ((b - ones) & ~b & high) | (w & high);
+        if (m != 0)
+            return p + (__builtin_ctzll(m) >> 3);
+        p += 8;
     }
-    uint32_t len = (uint32_t)(ps->doc->n_pool - start);
-    if (len > VP__LIM_STRING) {
-        char msg[96];
-        snprintf(msg, sizeof(msg), "string longer than %llu bytes (the reader's limit)",
-                 (unsigned long long)VP__LIM_STRING);
-        fail_at(ps, VP_ELIMIT, open, msg);
-        return false;
+#endif
+    while (p < end && *p < 0x80 && !special[*p])
+        p++;
+    return p;
+}
+
+static int hexval(unsigned char c)
+{
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+}
+
+static bool read_hex4(vp__jlex *lx, const unsigned char **pp, uint32_t *out)
+{
+    uint32_t v = 0;
+    const unsigned char *p = *pp;
+    for (int i = 0; i < 4; i++) {
+        if (p >= lx->end) {
+            vp__jlex_fail(lx, VP_ETRUNCATED, p, "unexpected end of input in \\u escape");
+            return false;
+        }
+        int h = hexval(*p);
+        if (h < 0) {
+            lx->p = p;
+            vp__jlex_fail_char(lx, VP_EPARSE, "invalid \\u escape");
+            return false;
+        }
+        v = v * 16u + (uint32_t)h;
+        p++;
     }
-    if (!pool_put(ps, "", 1))
-        return false;
-    memcpy(ps->doc->pool + start - sizeof(len), &len, sizeof(len));
-    *off = (uint32_t)start;
+    *pp = p;
+    *out = v;
     return true;
 }
 
-static bool parse_number(parser *ps, vp__json_node *n)
+/* A \u escape at p (the backslash), checked: its code point and the bytes it takes. */
+static bool read_u_escape(vp__jlex *lx, const unsigned char **pp, uint32_t *cp_out)
 {
-    if (*ps->p == '-') {
-        n->negative = 1;
-        ps->p++;
-    }
-    if (ps->p >= ps->end)
-        return fail_at(ps, VP_ETRUNCATED, ps->p, "unexpected end of input in number"), false;
-    if (*ps->p == '0') {
-        ps->p++;
-        if (ps->p < ps->end && *ps->p >= '0' && *ps->p <= '9')
-            return fail_char(ps, VP_EPARSE, "leading zero in number"), false;
-    } else if (*ps->p >= '1' && *ps->p <= '9') {
-        /* the magnitude is not stored (vp__json_magnitude reads it again): only whether
-         * it fits */
-        uint64_t v = 0;
-        while (ps->p < ps->end && *ps->p >= '0' && *ps->p <= '9') {
-            if (vp__mul_u64(&v, v, 10u) || vp__add_u64(&v, v, (uint64_t)(*ps->p - '0')))
-                n->int_overflow = 1;
-            ps->p++;
+    const unsigned char *esc = *pp, *p = esc + 2;
+    uint32_t cp;
+    if (!read_hex4(lx, &p, &cp))
+        return false;
+    if (cp >= 0xD800 && cp <= 0xDBFF) {
+        uint32_t lo;
+        if (lx->end - p < 2 || p[0] != '\\' || p[1] != 'u') {
+            vp__jlex_fail(lx, VP_EENCODING, esc, "unpaired UTF-16 surrogate in \\u escape");
+            return false;
         }
-    } else {
-        return fail_char(ps, VP_EPARSE, "invalid number"), false;
+        p += 2;
+        if (!read_hex4(lx, &p, &lo))
+            return false;
+        if (lo < 0xDC00 || lo > 0xDFFF) {
+            vp__jlex_fail(lx, VP_EENCODING, esc, "unpaired UTF-16 surrogate in \\u escape");
+            return false;
+        }
+        cp = 0x10000u + ((cp - 0xD800u) << 10) + (lo - 0xDC00u);
+    } else if (cp >= 0xDC00 && cp <= 0xDFFF) {
+        vp__jlex_fail(lx, VP_EENCODING, esc, "unpaired UTF-16 surrogate in \\u escape");
+        return false;
+    } else if (cp == 0) {
+        vp__jlex_fail(lx, VP_EENCODING, esc, "embedded NUL (\\u0000) in string");
+        return false;
     }
-    n->is_int = 1;
-    if (ps->p < ps->end && *ps->p == '.') {
-        n->is_int = 0;
-        ps->p++;
-        if (ps->p >= ps->end || *ps->p < '0' || *ps->p > '9')
-            return fail_char(ps, VP_EPARSE, "expected a digit after '.'"), false;
-        while (ps->p < ps->end && *ps->p >= '0' && *ps->p <= '9')
-            ps->p++;
-    }
-    if (ps->p < ps->end && (*ps->p == 'e' || *ps->p == 'E')) {
-        n->is_int = 0;
-        ps->p++;
-        if (ps->p < ps->end && (*ps->p == '+' || *ps->p == '-'))
-            ps->p++;
-        if (ps->p >= ps->end || *ps->p < '0' || *ps->p > '9')
-            return fail_char(ps, VP_EPARSE, "expected a digit in the exponent"), false;
-        while (ps->p < ps->end && *ps->p >= '0' && *ps->p <= '9')
-            ps->p++;
-    }
-    if (!n->is_int)
-        n->int_overflow = 0;
+    *pp = p;
+    *cp_out = cp;
     return true;
 }
 
-static bool match_word(parser *ps, const char *w)
+static size_t utf8_encode(uint32_t cp, unsigned char *u)
 {
-    size_t n = strlen(w);
-    if ((size_t)(ps->end - ps->p) < n || memcmp(ps->p, w, n) != 0)
-        return false;
-    ps->p += n;
-    return true;
+    if (cp < 0x80) {
+        u[0] = (unsigned char)cp;
+        return 1;
+    }
+    if (cp < 0x800) {
+        u[0] = (unsigned char)(0xC0 | (cp >> 6));
+        u[1] = (unsigned char)(0x80 | (cp & 0x3F));
+        return 2;
+    }
+    if (cp < 0x10000) {
+        u[0] = (unsigned char)(0xE0 | (cp >> 12));
+        u[1] = (unsigned char)(0x80 | ((cp >> 6) & 0x3F));
+        u[2] = (unsigned char)(0x80 | (cp & 0x3F));
+        return 3;
+    }
+    u[0] = (unsigned char)(0xF0 | (cp >> 18));
+    u[1] = (unsigned char)(0x80 | ((cp >> 12) & 0x3F));
+    u[2] = (unsigned char)(0x80 | ((cp >> 6) & 0x3F));
+    u[3] = (unsigned char)(0x80 | (cp & 0x3F));
+    return 4;
 }
 
-static bool report_duplicate(parser *ps, const vp__json_node *dup)
+static bool string_too_long(vp__jlex *lx, const unsigned char *open)
 {
-    if (ps->status != VP_OK)
-        return false;
-    vp__where w = vp__json_key_where(ps->doc, dup);
-    uint32_t len = vp__json_key_len(ps->doc, dup);
-    ps->status = vp__error_set(ps->err, VP_EDUPLICATE, &w, "duplicate key \"%.*s\"",
-                               (int)(len > 60 ? 60 : len), vp__json_key(ps->doc, dup));
+    vp__jlex_fail(lx, VP_ELIMIT, open, "string longer than %llu bytes (the reader's limit)",
+                  (unsigned long long)VP__LIM_STRING);
     return false;
 }
 
-/* The members of object obj, in document order: obj + 1, then each one's next. */
-#define FOR_MEMBERS(d, obj, i) \
-    for (uint32_t i = (d)->nodes[obj].count ? (obj) + 1 : VP__JSON_NONE; i != VP__JSON_NONE; \
-         i = (d)->nodes[i].next)
+/*
+ * The checks run in this order, which decides which error a string with several faults
+ * gets: before each run of plain characters, the decoded length so far against
+ * VP__LIM_STRING; then the byte that ends the run (the end of the input, a control
+ * character, invalid UTF-8, an invalid escape); at the closing quote, the length again.
+ */
+bool vp__jlex_string(vp__jlex *lx, vp__jstr *s)
+{
+    const unsigned char *open = lx->p, *p = open + 1, *end = lx->end;
+    size_t len = 0;
+    bool escaped = false;
+    for (;;) {
+        if (len > VP__LIM_STRING)
+            return string_too_long(lx, open);
+        const unsigned char *run = p;
+        p = plain_run(p, end);
+        len += (size_t)(p - run);
+        if (p >= end) {
+            vp__jlex_fail(lx, VP_ETRUNCATED, p, "unterminated string");
+            return false;
+        }
+        unsigned char c = *p;
+        if (c == '"')
+            break;
+        if (c < 0x20) {
+            lx->p = p;
+            vp__jlex_fail_char(lx, VP_EPARSE, "control character in string");
+            return false;
+        }
+        if (c >= 0x80) {
+            size_t n = utf8_len(p, end);
+            if (n == 0) {
+                vp__jlex_fail(lx, VP_EENCODING, p, "invalid UTF-8 in string");
+                return false;
+            }
+            len += n;
+            p += n;
+            continue;
+        }
+        /* an escape */
+        escaped = true;
+        if (p + 1 >= end) {
+            vp__jlex_fail(lx, VP_ETRUNCATED, p + 1, "unterminated escape");
+            return false;
+        }
+        switch (p[1]) {
+        case '"': case '\\': case '/': case 'b': case 'f': case 'n': case 'r': case 't':
+            len++;
+            p += 2;
+            break;
+        case 'u': {
+            uint32_t cp;
+            unsigned char u[4];
+            if (!read_u_escape(lx, &p, &cp))
+                return false;
+            len += utf8_encode(cp, u);
+            break;
+        }
+        default:
+            lx->p = p + 1;
+            vp__jlex_fail_char(lx, VP_EPARSE, "invalid escape in string");
+            return false;
+        }
+    }
+    if (len > VP__LIM_STRING)
+        return string_too_long(lx, open);
+    s->raw = open + 1;
+    s->raw_len = (size_t)(p - open - 1);
+    s->len = len;
+    s->escaped = escaped;
+    lx->p = p + 1;
+    return true;
+}
+
+void vp__jstr_decode(const vp__jstr *s, char *out)
+{
+    if (!s->escaped) {
+        if (s->raw_len > 0)
+            memcpy(out, s->raw, s->raw_len);
+        return;
+    }
+    const unsigned char *p = s->raw, *end = s->raw + s->raw_len;
+    unsigned char *o = (unsigned char *)out;
+    while (p < end) {
+        if (*p != '\\') {
+            *o++ = *p++;
+            continue;
+        }
+        switch (p[1]) {
+        case 'b': *o++ = '\b'; break;
+        case 'f': *o++ = '\f'; break;
+        case 'n': *o++ = '\n'; break;
+        case 'r': *o++ = '\r'; break;
+        case 't': *o++ = '\t'; break;
+        case 'u': {
+            /* checked when read: four hex digits, surrogates paired */
+            uint32_t cp = 0;
+            for (int i = 2; i < 6; i++)
+                cp = cp * 16u + (uint32_t)hexval(p[i]);
+            p += 6;
+            if (cp >= 0xD800 && cp <= 0xDBFF) {
+                uint32_t lo = 0;
+                for (int i = 2; i < 6; i++)
+                    lo = lo * 16u + (uint32_t)hexval(p[i]);
+                p += 6;
+                cp = 0x10000u + ((cp - 0xD800u) << 10) + (lo - 0xDC00u);
+            }
+            o += utf8_encode(cp, o);
+            continue;
+        }
+        default: *o++ = p[1]; break; /* '"', '\\', '/' */
+        }
+        p += 2;
+    }
+}
+
+void vp__jstr_prefix(const vp__jstr *s, char *out, size_t max)
+{
+    if (max > 64)
+        max = 64;
+    size_t n = s->len < max ? s->len : max;
+    if (!s->escaped) {
+        memcpy(out, s->raw, n);
+        out[n] = '\0';
+        return;
+    }
+    /* decode only the part of the raw text that gives the first n bytes (the escapes were
+     * checked when the string was read): at most 3 bytes more than n */
+    const unsigned char *p = s->raw, *end = s->raw + s->raw_len;
+    size_t got = 0;
+    while (p < end && got < n) {
+        if (*p != '\\') {
+            p++;
+            got++;
+        } else if (p[1] != 'u') {
+            p += 2;
+            got++;
+        } else {
+            uint32_t cp = (uint32_t)(hexval(p[2]) << 12 | hexval(p[3]) << 8 | hexval(p[4]) << 4 |
+                                     hexval(p[5]));
+            bool pair = cp >= 0xD800 && cp <= 0xDBFF;
+            p += pair ? 12 : 6;
+            got += pair ? 4 : cp < 0x80 ? 1 : cp < 0x800 ? 2 : 3;
+        }
+    }
+    vp__jstr part = { s->raw, (size_t)(p - s->raw), got, true };
+    char tmp[64 + 4];
+    vp__jstr_decode(&part, tmp);
+    memcpy(out, tmp, n);
+    out[n] = '\0';
+}
+
+bool vp__jstr_eq(const vp__jstr *s, const char *text, size_t n)
+{
+    if (s->len != n)
+        return false;
+    if (!s->escaped)
+        return memcmp(s->raw, text, n) == 0;
+    char tmp[64];
+    if (n > sizeof(tmp))
+        return false; /* not used for longer texts */
+    vp__jstr_decode(s, tmp);
+    return memcmp(tmp, text, n) == 0;
+}
+
+/* ---- numbers and words ------------------------------------------------------------------ */
+
+bool vp__jlex_number(vp__jlex *lx, vp__jnum *n)
+{
+    const unsigned char *p = lx->p, *end = lx->end;
+    n->value = 0;
+    n->is_int = false;
+    n->overflow = false;
+    n->negative = *p == '-';
+    if (n->negative)
+        p++;
+    if (p >= end) {
+        vp__jlex_fail(lx, VP_ETRUNCATED, p, "unexpected end of input in number");
+        return false;
+    }
+    if (*p == '0') {
+        p++;
+        if (p < end && *p >= '0' && *p <= '9') {
+            lx->p = p;
+            vp__jlex_fail_char(lx, VP_EPARSE, "leading zero in number");
+            return false;
+        }
+    } else if (*p >= '1' && *p <= '9') {
+        uint64_t v = 0;
+        /* 19 digits always fit; a 20th is checked */
+        const unsigned char *safe = end - p > 19 ? p + 19 : end;
+        while (p < safe && (unsigned)(*p - '0') <= 9)
+            v = v * 10u + (uint64_t)(*p++ - '0');
+        while (p < end && (unsigned)(*p - '0') <= 9) {
+            if (vp__mul_u64(&v, v, 10u) || vp__add_u64(&v, v, (uint64_t)(*p - '0')))
+                n->overflow = true;
+            p++;
+        }
+        n->value = n->overflow ? 0 : v;
+    } else {
+        lx->p = p;
+        vp__jlex_fail_char(lx, VP_EPARSE, "invalid number");
+        return false;
+    }
+    n->is_int = true;
+    if (p < end && *p == '.') {
+        n->is_int = false;
+        p++;
+        if (p >= end || *p < '0' || *p > '9') {
+            lx->p = p;
+            vp__jlex_fail_char(lx, VP_EPARSE, "expected a digit after '.'");
+            return false;
+        }
+        while (p < end && *p >= '0' && *p <= '9')
+            p++;
+    }
+    if (p < end && (*p == 'e' || *p == 'E')) {
+        n->is_int = false;
+        p++;
+        if (p < end && (*p == '+' || *p == '-'))
+            p++;
+        if (p >= end || *p < '0' || *p > '9') {
+            lx->p = p;
+            vp__jlex_fail_char(lx, VP_EPARSE, "expected a digit in the exponent");
+            return false;
+        }
+        while (p < end && *p >= '0' && *p <= '9')
+            p++;
+    }
+    if (!n->is_int) {
+        n->overflow = false;
+        n->value = 0;
+    }
+    lx->p = p;
+    return true;
+}
+
+/* true, false or null at p: its type, p past it; -1 when none is there. */
+static int read_word(vp__jlex *lx)
+{
+    size_t avail = (size_t)(lx->end - lx->p);
+    const unsigned char *p = lx->p;
+    if (avail >= 4 && memcmp(p, "true", 4) == 0) {
+        lx->p += 4;
+        return VP__JSON_TRUE;
+    }
+    if (avail >= 5 && memcmp(p, "false", 5) == 0) {
+        lx->p += 5;
+        return VP__JSON_FALSE;
+    }
+    if (avail >= 4 && memcmp(p, "null", 4) == 0) {
+        lx->p += 4;
+        return VP__JSON_NULL;
+    }
+    return -1;
+}
+
+/* ---- containers ---------------------------------------------------------------------- */
+
+bool vp__jlex_open(vp__jlex *lx, int depth)
+{
+    if (depth > VP__LIM_DEPTH) {
+        vp__jlex_fail(lx, VP_ELIMIT, lx->p, "nesting deeper than %d levels", VP__LIM_DEPTH);
+        return false;
+    }
+    if (!vp__jlex_count(lx, lx->p))
+        return false;
+    lx->p++;
+    return true;
+}
+
+int vp__jlex_array_next(vp__jlex *lx, bool *first)
+{
+    vp__jlex_ws(lx);
+    if (lx->p >= lx->end)
+        return vp__jlex_fail(lx, VP_ETRUNCATED, lx->p, "unexpected end of input"), -1;
+    if (*lx->p == ']') {
+        lx->p++;
+        return 0;
+    }
+    if (!*first) {
+        if (*lx->p != ',')
+            return vp__jlex_fail_char(lx, VP_EPARSE, "expected ',' or ']'"), -1;
+        lx->p++;
+        vp__jlex_ws(lx);
+    }
+    *first = false;
+    return 1;
+}
+
+int vp__jlex_object_next(vp__jlex *lx, bool *first, vp__jstr *key,
+                         const unsigned char **key_at)
+{
+    vp__jlex_ws(lx);
+    if (lx->p >= lx->end)
+        return vp__jlex_fail(lx, VP_ETRUNCATED, lx->p, "unexpected end of input"), -1;
+    if (*lx->p == '}') {
+        lx->p++;
+        return 0;
+    }
+    if (!*first) {
+        if (*lx->p != ',')
+            return vp__jlex_fail_char(lx, VP_EPARSE, "expected ',' or '}'"), -1;
+        lx->p++;
+        vp__jlex_ws(lx);
+    }
+    *first = false;
+    if (lx->p >= lx->end)
+        return vp__jlex_fail(lx, VP_ETRUNCATED, lx->p, "unexpected end of input"), -1;
+    if (*lx->p != '"')
+        return vp__jlex_fail_char(lx, VP_EPARSE, "expected a string key"), -1;
+    *key_at = lx->p;
+    if (!vp__jlex_string(lx, key))
+        return -1;
+    vp__jlex_ws(lx);
+    if (lx->p >= lx->end)
+        return vp__jlex_fail(lx, VP_ETRUNCATED, lx->p, "unexpected end of input"), -1;
+    if (*lx->p != ':')
+        return vp__jlex_fail_char(lx, VP_EPARSE, "expected ':' after the key"), -1;
+    lx->p++;
+    vp__jlex_ws(lx);
+    return 1;
+}
+
+/* ---- duplicate keys ------------------------------------------------------------------- */
+
+void vp__jkeys_free(vp__jkeys *k)
+{
+    free(k->keys);
+    free(k->decoded);
+    free(k->scratch);
+    memset(k, 0, sizeof(*k));
+}
+
+/* Grows a buffer of `size`-byte items to hold `need` items (growth by half). */
+static bool grow(void **buf, size_t *cap, size_t need, size_t size)
+{
+    if (need <= *cap)
+        return true;
+    size_t c = *cap ? *cap : 16;
+    while (c < need)
+        c += c / 2;
+    void *b = realloc(*buf, c * size);
+    if (b == NULL)
+        return false;
+    *buf = b;
+    *cap = c;
+    return true;
+}
+
+static bool out_of_memory(vp__jlex *lx)
+{
+    vp__jlex_fail(lx, VP_ENOMEM, lx->p, "out of memory");
+    return false;
+}
+
+bool vp__jkeys_reserve(vp__jlex *lx, vp__jkeys *k, size_t n)
+{
+    return grow((void **)&k->keys, &k->cap, k->n + n, sizeof(*k->keys)) || out_of_memory(lx);
+}
+
+bool vp__jkeys_push(vp__jlex *lx, vp__jkeys *k, const vp__jstr *s, const unsigned char *at)
+{
+    if (!grow((void **)&k->keys, &k->cap, k->n + 1, sizeof(*k->keys)))
+        return out_of_memory(lx);
+    vp__jkey *e = &k->keys[k->n];
+    e->at = (uint32_t)(at - lx->start);
+    e->len = (uint32_t)s->len;
+    if (!s->escaped) {
+        e->key = (uint32_t)(s->raw - lx->start);
+        e->hash = vp__json_key_hash((const char *)s->raw, s->len);
+    } else {
+        if (!grow((void **)&k->decoded, &k->cap_decoded, k->n_decoded + s->len + 1, 1))
+            return out_of_memory(lx);
+        vp__jstr_decode(s, k->decoded + k->n_decoded);
+        e->key = (uint32_t)k->n_decoded;
+        e->hash = vp__json_key_hash(k->decoded + k->n_decoded, s->len);
+        e->len |= VP__JKEY_DECODED;
+        k->n_decoded += s->len;
+    }
+    k->n++;
+    return true;
+}
+
+static const char *key_bytes(const vp__jlex *lx, const vp__jkeys *k, const vp__jkey *e)
+{
+    return (e->len & VP__JKEY_DECODED) ? k->decoded + e->key
+                                       : (const char *)lx->start + e->key;
+}
+
+#define KEY_LEN(e) ((e)->len & ~VP__JKEY_DECODED)
+
+uint32_t vp__json_key_hash(const char *key, size_t len)
+{
+    uint64_t h = len, w;
+    size_t j = 0;
+    for (; len - j >= 8; j += 8) { /* whole words: one load each */
+        memcpy(&w, key + j, 8);
+        h = (h ^ w) * 0x9E3779B97F4A7C15u;
+        h ^= h >> 29;
+    }
+    if (j < len) {
+        w = 0;
+        memcpy(&w, key + j, len - j);
+        h = (h ^ w) * 0x9E3779B97F4A7C15u;
+        h ^= h >> 29;
+    }
+    return (uint32_t)(h >> 32);
+}
 
 typedef struct {
     const char *key;
     uint32_t len;
-    uint32_t node;
+    uint32_t index;
 } key_ref;
 
 static int cmp_key_ref(const void *a, const void *b)
@@ -408,115 +686,248 @@ static int cmp_key_ref(const void *a, const void *b)
         return c;
     if (x->len != y->len)
         return (x->len > y->len) - (x->len < y->len);
-    return (x->node > y->node) - (x->node < y->node); /* equal keys in document order */
+    return (x->index > y->index) - (x->index < y->index); /* equal keys in document order */
 }
 
-/* Duplicates by sorting: O(n log n) whatever the keys. Sets *dup to the earliest member
- * (in document order) whose key appeared before it. */
-static bool sorted_duplicates(parser *ps, uint32_t obj, uint32_t count, uint32_t *dup)
+/*
+ * The earliest key of e[0 .. n) (document order) that repeats an earlier one, or n: for a
+ * few keys by comparing pairs; else by open addressing on a word-at-a-time hash, keys
+ * inserted in order so that the first found again is the earliest repeat; and when the
+ * keys collide so much (crafted input) that probing would turn quadratic, by sorting,
+ * O(n log n) whatever the keys. Returns false when memory runs out.
+ */
+static bool find_duplicate(vp__jlex *lx, vp__jkeys *k, const vp__jkey *e, size_t n,
+                           size_t *dup)
 {
-    vp__json *d = ps->doc;
-    key_ref *refs = malloc(count * sizeof(*refs));
-    if (refs == NULL)
-        return fail_at(ps, VP_ENOMEM, ps->p, "out of memory"), false;
-    uint32_t k = 0;
-    FOR_MEMBERS(d, obj, i) {
-        refs[k].key = vp__json_key(d, &d->nodes[i]);
-        refs[k].len = vp__json_key_len(d, &d->nodes[i]);
-        refs[k].node = i;
-        k++;
+    *dup = n;
+    if (n < 2)
+        return true;
+    if (n <= 8) {
+        for (size_t j = 1; j < n && *dup == n; j++)
+            for (size_t i = 0; i < j; i++)
+                if (e[i].hash == e[j].hash && KEY_LEN(&e[i]) == KEY_LEN(&e[j]) &&
+                    memcmp(key_bytes(lx, k, &e[i]), key_bytes(lx, k, &e[j]), KEY_LEN(&e[j])) == 0) {
+                    *dup = j;
+                    break;
+                }
+        return true;
     }
-    qsort(refs, count, sizeof(*refs), cmp_key_ref);
-    for (uint32_t i = 1; i < count; i++)
-        if (refs[i - 1].len == refs[i].len &&
-            memcmp(refs[i - 1].key, refs[i].key, refs[i].len) == 0 && refs[i].node < *dup)
-            *dup = refs[i].node;
+    size_t cap = 16;
+    while (cap < n * 2)
+        cap *= 2;
+    if (!grow(&k->scratch, &k->cap_scratch, cap * sizeof(uint64_t), 1))
+        return out_of_memory(lx);
+    /* a slot: the key's hash (high half) and its index + 1 (low half; 0 = empty), so that
+     * a probe compares the bytes of another key only when the whole hash matches */
+    uint64_t *slot = k->scratch;
+    memset(slot, 0, cap * sizeof(*slot));
+    size_t budget = n * 8; /* expected probes at load 1/2: about n / 2 */
+    for (size_t j = 0; j < n; j++) {
+#if defined(__GNUC__)
+        if (j + 8 < n) /* the slots are visited at random: ask for the one 8 keys ahead */
+            __builtin_prefetch(&slot[e[j + 8].hash & (cap - 1)]);
+#endif
+        uint32_t lj = KEY_LEN(&e[j]), h = e[j].hash;
+        for (size_t at = (size_t)h & (cap - 1);; at = (at + 1) & (cap - 1)) {
+            if (slot[at] == 0) {
+                slot[at] = (uint64_t)h << 32 | (uint64_t)(j + 1);
+                break;
+            }
+            const vp__jkey *o = &e[(uint32_t)slot[at] - 1];
+            if ((uint32_t)(slot[at] >> 32) == h && KEY_LEN(o) == lj &&
+                memcmp(key_bytes(lx, k, o), key_bytes(lx, k, &e[j]), lj) == 0) {
+                *dup = j;
+                return true;
+            }
+            if (budget-- == 0)
+                goto sort;
+        }
+    }
+    return true;
+sort:;
+    key_ref *refs = malloc(n * sizeof(*refs));
+    if (refs == NULL)
+        return out_of_memory(lx);
+    for (size_t j = 0; j < n; j++) {
+        refs[j].key = key_bytes(lx, k, &e[j]);
+        refs[j].len = KEY_LEN(&e[j]);
+        refs[j].index = (uint32_t)j;
+    }
+    qsort(refs, n, sizeof(*refs), cmp_key_ref);
+    for (size_t j = 1; j < n; j++)
+        if (refs[j - 1].len == refs[j].len &&
+            memcmp(refs[j - 1].key, refs[j].key, refs[j].len) == 0 && refs[j].index < *dup)
+            *dup = refs[j].index;
     free(refs);
     return true;
 }
 
-uint32_t vp__json_key_hash(const char *key, size_t len)
+bool vp__jkeys_check(vp__jlex *lx, vp__jkeys *k, size_t from, size_t *dup)
 {
-    uint64_t h = len;
-    for (size_t j = 0; j < len; j += 8) {
-        uint64_t w = 0;
-        memcpy(&w, key + j, len - j < 8 ? len - j : 8);
-        h = (h ^ w) * 0x9E3779B97F4A7C15u;
-        h ^= h >> 29;
+    size_t n = k->n - from, d = n;
+    if (n >= 2 && !find_duplicate(lx, k, k->keys + from, n, &d)) /* keys is NULL before any */
+        return false;
+    bool found = d < n;
+    if (found && dup == NULL) {
+        const vp__jkey *e = &k->keys[from + d];
+        uint32_t len = KEY_LEN(e);
+        vp__jlex_fail(lx, VP_EDUPLICATE, lx->start + e->at, "duplicate key \"%.*s\"",
+                      (int)(len > 60 ? 60 : len), key_bytes(lx, k, e));
+        return false;
     }
-    return (uint32_t)(h >> 32);
+    if (dup != NULL)
+        *dup = d;
+    /* drop the object's keys (and the decoded bytes of its escaped ones) */
+    for (size_t i = from; i < k->n; i++)
+        if (k->keys[i].len & VP__JKEY_DECODED) {
+            k->n_decoded = k->keys[i].key;
+            break;
+        }
+    k->n = from;
+    return true;
 }
 
-/* Duplicates by open addressing on a word-at-a-time hash, members inserted in document
- * order, so the first key found again is the earliest repeat. Returns -1 when the keys
- * collide so much (crafted input) that probing would turn quadratic: the caller sorts. */
-static int hashed_duplicates(parser *ps, uint32_t obj, uint32_t count, uint32_t *dup)
+/* ---- skipping a value ------------------------------------------------------------------ */
+
+bool vp__jlex_skip(vp__jlex *lx, int depth, vp__jkeys *keys)
 {
-    vp__json *d = ps->doc;
-    size_t cap = 16;
-    while (cap < (size_t)count * 2)
-        cap *= 2;
-    size_t budget = (size_t)count * 8; /* expected probes at load 1/2: about count / 2 */
-    uint32_t *slot = calloc(cap, sizeof(*slot)); /* node index + 1; 0 = empty */
-    if (slot == NULL)
-        return fail_at(ps, VP_ENOMEM, ps->p, "out of memory"), 0;
-    FOR_MEMBERS(d, obj, i) {
-        const vp__json_node *m = &d->nodes[i];
-        const char *k = vp__json_key(d, m);
-        uint32_t klen = vp__json_key_len(d, m);
-        for (size_t at = (size_t)vp__json_key_hash(k, klen) & (cap - 1);;
-             at = (at + 1) & (cap - 1)) {
-            if (slot[at] == 0) {
-                slot[at] = i + 1;
+    /* per open container: whether it is an object, and where its keys start */
+    struct {
+        bool object, first;
+        size_t keys_from;
+    } stack[VP__LIM_DEPTH + 1];
+    int top = 0; /* open containers */
+    for (;;) {
+        /* one value at p */
+        if (lx->p >= lx->end)
+            return vp__jlex_fail(lx, VP_ETRUNCATED, lx->p, "unexpected end of input"), false;
+        const unsigned char *at = lx->p;
+        unsigned char c = *at;
+        if (c == '{' || c == '[') {
+            if (!vp__jlex_open(lx, depth + top))
+                return false;
+            stack[top].object = c == '{';
+            stack[top].first = true;
+            stack[top].keys_from = keys->n;
+            top++;
+        } else if (c == '"') {
+            vp__jstr s;
+            if (!vp__jlex_count(lx, at) || !vp__jlex_string(lx, &s))
+                return false;
+        } else if (c == '-' || (c >= '0' && c <= '9')) {
+            vp__jnum n;
+            if (!vp__jlex_count(lx, at) || !vp__jlex_number(lx, &n))
+                return false;
+        } else if (read_word(lx) >= 0) {
+            if (!vp__jlex_count(lx, at))
+                return false;
+        } else {
+            return vp__jlex_fail_char(lx, VP_EPARSE, "expected a JSON value"), false;
+        }
+        /* after it: close containers until one has a next value */
+        for (;;) {
+            if (top == 0)
+                return true;
+            int r;
+            if (stack[top - 1].object) {
+                vp__jstr key;
+                const unsigned char *key_at;
+                r = vp__jlex_object_next(lx, &stack[top - 1].first, &key, &key_at);
+                if (r > 0 && !vp__jkeys_push(lx, keys, &key, key_at))
+                    return false;
+                if (r == 0 && !vp__jkeys_check(lx, keys, stack[top - 1].keys_from, NULL))
+                    return false;
+            } else {
+                r = vp__jlex_array_next(lx, &stack[top - 1].first);
+            }
+            if (r < 0)
+                return false;
+            if (r > 0)
                 break;
-            }
-            const vp__json_node *o = &d->nodes[slot[at] - 1];
-            if (vp__json_key_len(d, o) == klen && memcmp(vp__json_key(d, o), k, klen) == 0) {
-                *dup = i;
-                free(slot);
-                return 1;
-            }
-            if (budget-- == 0) {
-                free(slot);
-                return -1;
-            }
+            top--;
         }
     }
-    free(slot);
-    return 1;
 }
 
-/* Rejects duplicate keys among the members of object `obj`. */
-static bool check_duplicates(parser *ps, uint32_t obj)
+/* ---- the tree ------------------------------------------------------------------------- */
+
+typedef struct {
+    vp__jlex lx;
+    vp__json *doc;
+    vp__jkeys keys;
+} parser;
+
+static uint32_t new_node(parser *ps, vp__json_type type, const unsigned char *at)
 {
     vp__json *d = ps->doc;
-    uint32_t count = d->nodes[obj].count;
-    uint32_t dup = VP__JSON_NONE;
-    if (count < 2)
-        return true;
-    if (count <= 8) {
-        FOR_MEMBERS(d, obj, i) {
-            const vp__json_node *x = &d->nodes[i];
-            for (uint32_t j = x->next; j != VP__JSON_NONE; j = d->nodes[j].next) {
-                const vp__json_node *y = &d->nodes[j];
-                if (vp__json_key_len(d, x) == vp__json_key_len(d, y) &&
-                    memcmp(vp__json_key(d, x), vp__json_key(d, y), vp__json_key_len(d, x)) == 0 &&
-                    j < dup)
-                    dup = j;
-            }
+    if (!vp__jlex_count(&ps->lx, at))
+        return VP__JSON_NONE;
+    if (d->n_nodes == d->cap_nodes) {
+        /* first guess from the input: about one value per 16 bytes (a safetensors header
+         * has one per 15); then growth by half, up to the limit */
+        size_t guess = (size_t)(ps->lx.end - ps->lx.start) / 16;
+        size_t cap = d->cap_nodes ? d->cap_nodes + d->cap_nodes / 2
+                                  : guess < 64 ? 64 : guess > 65536 ? 65536 : guess;
+        if (cap > VP__LIM_JSON_VALUES)
+            cap = (size_t)VP__LIM_JSON_VALUES;
+        vp__json_node *n = realloc(d->nodes, cap * sizeof(*n));
+        if (n == NULL) {
+            vp__jlex_fail(&ps->lx, VP_ENOMEM, at, "out of memory");
+            return VP__JSON_NONE;
         }
-    } else {
-        int r = hashed_duplicates(ps, obj, count, &dup);
-        if (r == 0 || (r < 0 && !sorted_duplicates(ps, obj, count, &dup)))
-            return false;
+        d->nodes = n;
+        d->cap_nodes = cap;
     }
-    return dup == VP__JSON_NONE || report_duplicate(ps, &d->nodes[dup]);
+    uint32_t i = (uint32_t)d->n_nodes++;
+    vp__json_node *n = &d->nodes[i];
+    n->type = (uint8_t)type;
+    n->is_int = n->negative = n->int_overflow = 0;
+    n->offset = (uint32_t)(at - ps->lx.start);
+    n->key = n->next = VP__JSON_NONE;
+    n->count = 0;
+    return i;
 }
 
-/* An open array or object: the node and its last child so far. */
+/* Stores a string in the pool: its length (uint32), its decoded bytes, a NUL; returns the
+ * offset of the bytes, or VP__JSON_NONE when memory runs out. */
+static uint32_t pool_put(parser *ps, const vp__jstr *s)
+{
+    vp__json *d = ps->doc;
+    size_t need = sizeof(uint32_t) + s->len + 1;
+    if (d->cap_pool - d->n_pool < need) {
+        /* first the input's size (the decoded strings of most documents fit: pages not
+         * written are never touched), then growth by half; offsets are 32-bit */
+        size_t cap = d->cap_pool ? d->cap_pool : (size_t)(ps->lx.end - ps->lx.start) + 256;
+        while (cap - d->n_pool < need) {
+            if (cap > (size_t)UINT32_MAX / 3) {
+                vp__jlex_fail(&ps->lx, VP_ELIMIT, ps->lx.p, "JSON strings too large");
+                return VP__JSON_NONE;
+            }
+            cap += cap / 2;
+        }
+        char *pool = realloc(d->pool, cap);
+        if (pool == NULL) {
+            out_of_memory(&ps->lx);
+            return VP__JSON_NONE;
+        }
+        d->pool = pool;
+        d->cap_pool = cap;
+    }
+    uint32_t len = (uint32_t)s->len;
+    char *at = d->pool + d->n_pool;
+    memcpy(at, &len, sizeof(len));
+    vp__jstr_decode(s, at + sizeof(len));
+    at[sizeof(len) + len] = '\0';
+    d->n_pool += need;
+    return (uint32_t)(d->n_pool - need + sizeof(len));
+}
+
+/* An open array or object: its node, its last child so far, where its keys start. */
 typedef struct {
     uint32_t node;
     uint32_t last;
+    bool first;
+    size_t keys_from;
 } open_container;
 
 /*
@@ -527,115 +938,91 @@ typedef struct {
 static bool parse_document(parser *ps)
 {
     open_container stack[VP__LIM_DEPTH];
+    vp__jlex *lx = &ps->lx;
+    vp__json *d = ps->doc;
     int depth = 0;
-    uint32_t pending_key = 0;
-    bool have_key = false;
+    uint32_t pending_key = VP__JSON_NONE;
 
-    skip_ws(ps);
+    vp__jlex_ws(lx);
     for (;;) {
-        /* parse one value */
-        if (ps->p >= ps->end)
-            return fail_at(ps, VP_ETRUNCATED, ps->p, "unexpected end of input"), false;
-        const unsigned char *at = ps->p;
-        unsigned char c = *ps->p;
+        /* one value */
+        if (lx->p >= lx->end)
+            return vp__jlex_fail(lx, VP_ETRUNCATED, lx->p, "unexpected end of input"), false;
+        const unsigned char *at = lx->p;
+        unsigned char c = *at;
         uint32_t node;
         if (c == '{' || c == '[') {
-            if (depth >= VP__LIM_DEPTH) {
-                char msg[64];
-                snprintf(msg, sizeof(msg), "nesting deeper than %d levels", VP__LIM_DEPTH);
-                return fail_at(ps, VP_ELIMIT, at, msg), false;
-            }
+            if (depth >= VP__LIM_DEPTH)
+                return vp__jlex_fail(lx, VP_ELIMIT, at, "nesting deeper than %d levels",
+                                     VP__LIM_DEPTH), false;
             node = new_node(ps, c == '{' ? VP__JSON_OBJECT : VP__JSON_ARRAY, at);
         } else if (c == '"') {
             node = new_node(ps, VP__JSON_STRING, at);
-            if (node != VP__JSON_NONE) {
-                uint32_t off;
-                if (!parse_string(ps, &off))
-                    return false;
-                ps->doc->nodes[node].str = off;
-            }
+            vp__jstr s;
+            if (node == VP__JSON_NONE || !vp__jlex_string(lx, &s) ||
+                (d->nodes[node].str = pool_put(ps, &s)) == VP__JSON_NONE)
+                return false;
         } else if (c == '-' || (c >= '0' && c <= '9')) {
             node = new_node(ps, VP__JSON_NUMBER, at);
-            if (node != VP__JSON_NONE && !parse_number(ps, &ps->doc->nodes[node]))
+            vp__jnum n;
+            if (node == VP__JSON_NONE || !vp__jlex_number(lx, &n))
                 return false;
-        } else if (match_word(ps, "true")) {
-            node = new_node(ps, VP__JSON_TRUE, at);
-        } else if (match_word(ps, "false")) {
-            node = new_node(ps, VP__JSON_FALSE, at);
-        } else if (match_word(ps, "null")) {
-            node = new_node(ps, VP__JSON_NULL, at);
+            d->nodes[node].is_int = n.is_int;
+            d->nodes[node].negative = n.negative;
+            d->nodes[node].int_overflow = n.overflow;
         } else {
-            return fail_char(ps, VP_EPARSE, "expected a JSON value"), false;
+            int w = read_word(lx);
+            if (w < 0)
+                return vp__jlex_fail_char(lx, VP_EPARSE, "expected a JSON value"), false;
+            node = new_node(ps, (vp__json_type)w, at);
         }
         if (node == VP__JSON_NONE)
             return false;
         if (depth > 0) {
             open_container *top = &stack[depth - 1];
-            if (have_key) {
-                ps->doc->nodes[node].key = pending_key;
-                have_key = false;
-            }
+            d->nodes[node].key = pending_key;
             if (top->last != VP__JSON_NONE)
-                ps->doc->nodes[top->last].next = node;
+                d->nodes[top->last].next = node;
             top->last = node;
-            ps->doc->nodes[top->node].count++;
+            d->nodes[top->node].count++;
         }
-        bool opened = false;
         if (c == '{' || c == '[') {
-            ps->p++;
+            lx->p++;
             stack[depth].node = node;
             stack[depth].last = VP__JSON_NONE;
+            stack[depth].first = true;
+            stack[depth].keys_from = ps->keys.n;
             depth++;
-            opened = true;
         }
         /* after a value (or just after an opening bracket): close containers, find next */
         for (;;) {
-            skip_ws(ps);
             if (depth == 0) {
-                if (ps->p != ps->end)
-                    return fail_char(ps, VP_EPARSE, "trailing content after the JSON value"), false;
+                vp__jlex_ws(lx);
+                if (lx->p != lx->end)
+                    return vp__jlex_fail_char(lx, VP_EPARSE,
+                                              "trailing content after the JSON value"), false;
                 return true;
             }
-            uint32_t top = stack[depth - 1].node;
-            bool is_obj = ps->doc->nodes[top].type == VP__JSON_OBJECT;
-            if (ps->p >= ps->end)
-                return fail_at(ps, VP_ETRUNCATED, ps->p, "unexpected end of input"), false;
-            unsigned char k = *ps->p;
-            if (k == (is_obj ? '}' : ']')) {
-                if (!opened && ps->doc->nodes[top].count == 0)
-                    return fail_char(ps, VP_EPARSE, "unexpected"), false;
-                ps->p++;
-                if (is_obj && !check_duplicates(ps, top))
+            open_container *top = &stack[depth - 1];
+            int r;
+            if (d->nodes[top->node].type == VP__JSON_OBJECT) {
+                vp__jstr key;
+                const unsigned char *key_at;
+                r = vp__jlex_object_next(lx, &top->first, &key, &key_at);
+                if (r > 0 && (!vp__jkeys_push(lx, &ps->keys, &key, key_at) ||
+                              (pending_key = pool_put(ps, &key)) == VP__JSON_NONE))
                     return false;
-                depth--;
-                opened = false;
-                continue;
-            }
-            if (!opened) {
-                if (k != ',')
-                    return fail_char(ps, VP_EPARSE,
-                                     is_obj ? "expected ',' or '}'" : "expected ',' or ']'"),
-                           false;
-                ps->p++;
-                skip_ws(ps);
-            }
-            if (is_obj) {
-                if (ps->p >= ps->end)
-                    return fail_at(ps, VP_ETRUNCATED, ps->p, "unexpected end of input"), false;
-                if (*ps->p != '"')
-                    return fail_char(ps, VP_EPARSE, "expected a string key"), false;
-                if (!parse_string(ps, &pending_key))
+                if (r == 0 && !vp__jkeys_check(lx, &ps->keys, top->keys_from, NULL))
                     return false;
-                have_key = true;
-                skip_ws(ps);
-                if (ps->p >= ps->end)
-                    return fail_at(ps, VP_ETRUNCATED, ps->p, "unexpected end of input"), false;
-                if (*ps->p != ':')
-                    return fail_char(ps, VP_EPARSE, "expected ':' after the key"), false;
-                ps->p++;
-                skip_ws(ps);
+            } else {
+                pending_key = VP__JSON_NONE;
+                r = vp__jlex_array_next(lx, &top->first);
             }
-            break; /* parse the next value */
+            if (r < 0)
+                return false;
+            if (r > 0)
+                break; /* parse the next value */
+            depth--;
         }
     }
 }
@@ -645,22 +1032,22 @@ vp_status vp__json_parse(vp__json *doc, const char *buf, size_t len, const char 
 {
     if (doc == NULL || (buf == NULL && len > 0))
         return VP_EMISUSE;
-    vp__json tmp = { NULL, 0, 0, NULL, 0, 0, source, (const unsigned char *)buf, len };
-    parser ps = { &tmp, (const unsigned char *)buf, (const unsigned char *)buf + len,
-                  (const unsigned char *)buf, 1, 0, err, VP_OK };
-    if (buf == NULL) {
-        static const unsigned char empty[1] = { 0 };
-        ps.p = ps.end = ps.start = tmp.text = empty;
-    }
+    vp__json tmp = { NULL, 0, 0, NULL, 0, 0, source, NULL, len };
+    parser ps;
+    memset(&ps, 0, sizeof(ps));
+    vp__jlex_init(&ps.lx, buf, len, source, 0, err);
+    ps.doc = &tmp;
+    tmp.text = ps.lx.start;
     if (len >= 3 && memcmp(buf, "\xEF\xBB\xBF", 3) == 0)
-        fail_at(&ps, VP_EPARSE, ps.p, "byte order mark before the JSON value");
+        vp__jlex_fail(&ps.lx, VP_EPARSE, ps.lx.p, "byte order mark before the JSON value");
     else if ((uint64_t)len > UINT32_MAX)
-        fail_at(&ps, VP_ELIMIT, ps.p, "JSON input larger than 4 GiB");
+        vp__jlex_fail(&ps.lx, VP_ELIMIT, ps.lx.p, "JSON input larger than 4 GiB");
     else
         parse_document(&ps);
-    if (ps.status != VP_OK) {
+    vp__jkeys_free(&ps.keys);
+    if (ps.lx.status != VP_OK) {
         vp__json_free(&tmp);
-        return ps.status;
+        return ps.lx.status;
     }
     *doc = tmp;
     return VP_OK;
@@ -715,24 +1102,9 @@ bool vp__json_str_eq(const vp__json *doc, const vp__json_node *n, const char *te
            memcmp(vp__json_str(doc, n), text, vp__json_str_len(doc, n)) == 0;
 }
 
-/* Line and column of byte offset `off`, counted from the start of the text: only when an
- * error is reported, so this linear scan happens once. */
-static vp__where where_at(const vp__json *doc, uint64_t off)
-{
-    uint64_t line = 1, line_start = 0;
-    for (uint64_t i = 0; i < off; i++)
-        if (doc->text[i] == '\n') {
-            line++;
-            line_start = i + 1;
-        }
-    vp__where w = { doc->source, line > UINT32_MAX ? UINT32_MAX : (uint32_t)line,
-                    column_of(doc->text + line_start, doc->text + off), off, true };
-    return w;
-}
-
 vp__where vp__json_where(const vp__json *doc, const vp__json_node *n)
 {
-    return where_at(doc, n->offset);
+    return vp__jlex_where(doc->text, n->offset, doc->source);
 }
 
 static bool is_ws(unsigned char c)
@@ -748,7 +1120,7 @@ vp__where vp__json_key_where(const vp__json *doc, const vp__json_node *n)
     const unsigned char *t = doc->text;
     uint64_t i = n->offset;
     if (n->key == VP__JSON_NONE)
-        return where_at(doc, i);
+        return vp__jlex_where(t, i, doc->source);
     while (i > 0 && is_ws(t[i - 1]))
         i--;
     if (i > 0) /* ':' */
@@ -767,5 +1139,5 @@ vp__where vp__json_key_where(const vp__json *doc, const vp__json_node *n)
         if (b % 2 == 0)
             break;
     }
-    return where_at(doc, i);
+    return vp__jlex_where(t, i, doc->source);
 }

@@ -1,18 +1,25 @@
 /*
  * Strict JSON reader (RFC 8259), private to libvramplan.
  *
- * Parses (buffer, length) without needing a NUL terminator into a read-only tree held in
- * two growable arrays (nodes and decoded strings), addressed by index. Rejects duplicate
- * keys, invalid UTF-8, embedded NUL (\u0000), control characters, nesting deeper than
- * VP__LIM_DEPTH, more than VP__LIM_JSON_VALUES values, strings longer than VP__LIM_STRING
- * bytes and any trailing content. Integers are kept exact (uint64 magnitude and a sign);
- * other numbers keep only their text position. No locale dependence.
+ * Two layers over one lexer:
  *
- * Memory: a node is 20 bytes and every value takes at least 2 bytes of text ("0,"), so the
- * nodes take at most 10 bytes per byte of input (15 with the growth margin) and never more
- * than VP__LIM_JSON_VALUES nodes; the strings take their decoded bytes plus 5 each. Lines,
- * columns and the integer magnitude are not stored: they are computed from the text (which
- * must outlive the tree) when asked for.
+ * - vp__json_parse() parses (buffer, length), without needing a NUL terminator, into a
+ *   read-only tree held in two growable arrays (nodes and decoded strings), addressed by
+ *   index: for config.json and index files.
+ * - The lexer itself (vp__jlex_*) for readers that know the shape of their document and
+ *   build no tree (safetensors headers): strings, numbers, object and array steps, and a
+ *   validating skip of any value.
+ *
+ * Both reject, with the same error at the same position: duplicate keys, invalid UTF-8,
+ * embedded NUL (\u0000), control characters, nesting deeper than VP__LIM_DEPTH, more than
+ * VP__LIM_JSON_VALUES values, strings longer than VP__LIM_STRING bytes and any trailing
+ * content. Integers are kept exact (uint64 magnitude and a sign). No locale dependence.
+ *
+ * Tree memory: a node is 20 bytes and every value takes at least 2 bytes of text ("0,"),
+ * so the nodes take at most 10 bytes per byte of input (15 with the growth margin) and
+ * never more than VP__LIM_JSON_VALUES nodes; the strings take their decoded bytes plus 5
+ * each. Lines, columns and the integer magnitude are not stored: they are computed from
+ * the text (which must outlive the tree) when asked for.
  */
 #ifndef VRAMPLAN_JSON_H
 #define VRAMPLAN_JSON_H
@@ -20,6 +27,138 @@
 #include <string.h>
 
 #include "internal.h"
+
+/* ---- the lexer ----------------------------------------------------------------------- */
+
+typedef struct vp__jlex {
+    const unsigned char *p, *end, *start;
+    const char *source;
+    vp_error *err;
+    vp_status status;     /* the first error; every later one is ignored */
+    uint64_t offset_base; /* added to the byte offset of an error (a safetensors header:
+                             8); lines and columns count from start */
+    uint64_t values;      /* values read so far (VP__LIM_JSON_VALUES) */
+} vp__jlex;
+
+void vp__jlex_init(vp__jlex *lx, const void *text, size_t len, const char *source,
+                   uint64_t offset_base, vp_error *err);
+
+/* Records an error at `at` (line and column computed from the text) unless one was
+ * recorded already; returns the first error's status. */
+vp_status vp__jlex_fail(vp__jlex *lx, vp_status code, const unsigned char *at,
+                        const char *fmt, ...) VP__PRINTF(4, 5);
+/* `what` near the byte at p (VP_ETRUNCATED "unexpected end of input" at the end). */
+vp_status vp__jlex_fail_char(vp__jlex *lx, vp_status code, const char *what);
+/* The position of byte offset `off` of the text, for an error record. */
+vp__where vp__jlex_where(const unsigned char *text, uint64_t off, const char *source);
+
+static inline void vp__jlex_ws(vp__jlex *lx)
+{
+    const unsigned char *p = lx->p, *end = lx->end;
+    while (p < end && *p <= ' ' && (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t'))
+        p++;
+    lx->p = p;
+}
+
+/* A string as read: its bytes in the text (between the quotes), its decoded length, and
+ * whether it holds escapes (without escapes the raw bytes are the decoded ones). */
+typedef struct {
+    const unsigned char *raw;
+    size_t raw_len;
+    size_t len;
+    bool escaped;
+} vp__jstr;
+
+/* Reads the string at p ('"'), checked; p moves past its closing quote. */
+bool vp__jlex_string(vp__jlex *lx, vp__jstr *s);
+/* Writes the s->len decoded bytes of a string read by vp__jlex_string() to out. */
+void vp__jstr_decode(const vp__jstr *s, char *out);
+/* Writes at most max of its first decoded bytes (cut like "%.*s" would) and a NUL to out
+ * (max + 1 bytes): the string as an error message shows it. */
+void vp__jstr_prefix(const vp__jstr *s, char *out, size_t max);
+/* The decoded string equals text (n bytes). */
+bool vp__jstr_eq(const vp__jstr *s, const char *text, size_t n);
+static inline bool vp__jstr_is(const vp__jstr *s, const char *text, size_t n)
+{
+    return !s->escaped && s->raw_len == n && memcmp(s->raw, text, n) == 0;
+}
+
+/* A number as read: the magnitude when it is an integer that fits in uint64. */
+typedef struct {
+    uint64_t value;
+    bool is_int;    /* written as an integer (no fraction, no exponent) */
+    bool negative;  /* a leading '-' */
+    bool overflow;  /* an integer whose magnitude does not fit in uint64 */
+} vp__jnum;
+
+/* Reads the number at p ('-' or a digit), checked. */
+bool vp__jlex_number(vp__jlex *lx, vp__jnum *n);
+static inline bool vp__jnum_uint(const vp__jnum *n, uint64_t *out)
+{
+    if (!n->is_int || n->negative || n->overflow)
+        return false;
+    *out = n->value;
+    return true;
+}
+
+/* One more value starting at `at`: VP_ELIMIT beyond VP__LIM_JSON_VALUES. */
+bool vp__jlex_count_limit(vp__jlex *lx, const unsigned char *at);
+static inline bool vp__jlex_count(vp__jlex *lx, const unsigned char *at)
+{
+    if (lx->values >= VP__LIM_JSON_VALUES)
+        return vp__jlex_count_limit(lx, at);
+    lx->values++;
+    return true;
+}
+
+/* Opens the array or object at p ('[' or '{') as a value nested `depth` levels deep
+ * (the root is 1): the nesting limit, the value count, and p moves past the bracket. */
+bool vp__jlex_open(vp__jlex *lx, int depth);
+
+/* Steps through an opened array: 1 when a value follows (p at it), 0 when the array
+ * closed (p past ']'), -1 on error. *first is true right after '[' and cleared here. */
+int vp__jlex_array_next(vp__jlex *lx, bool *first);
+/* Steps through an opened object: 1 when a member follows, its key read into *key and
+ * *key_at (the opening quote) and p at its value; 0 when the object closed (p past '}');
+ * -1 on error. The caller checks the keys for duplicates when the object closes. */
+int vp__jlex_object_next(vp__jlex *lx, bool *first, vp__jstr *key,
+                         const unsigned char **key_at);
+
+/* The keys of open objects, for the duplicate check: a key's bytes lie in the text
+ * (without escapes) or, decoded, in `decoded`. Offsets are 32-bit: the lexer reads at
+ * most UINT32_MAX bytes. */
+typedef struct {
+    uint32_t at;          /* offset of the key's opening quote in the text */
+    uint32_t key;         /* offset of its bytes, in the text or in `decoded` */
+    uint32_t len;         /* its length; VP__JKEY_DECODED set: the bytes are in `decoded` */
+    uint32_t hash;        /* vp__json_key_hash() of its bytes, taken while they are hot */
+} vp__jkey;
+#define VP__JKEY_DECODED UINT32_C(0x80000000)
+
+typedef struct {
+    vp__jkey *keys;
+    size_t n, cap;
+    char *decoded;
+    size_t n_decoded, cap_decoded;
+    void *scratch;        /* for the check itself */
+    size_t cap_scratch;
+} vp__jkeys;
+
+void vp__jkeys_free(vp__jkeys *k);
+/* Room for n more keys. */
+bool vp__jkeys_reserve(vp__jlex *lx, vp__jkeys *k, size_t n);
+/* Appends a key read by vp__jlex_string(). */
+bool vp__jkeys_push(vp__jlex *lx, vp__jkeys *k, const vp__jstr *s, const unsigned char *at);
+/* Checks keys[from ..] (one object's, in document order) for a repeat and drops them:
+ * VP_EDUPLICATE at the earliest key that repeats an earlier one. *dup receives its
+ * index (relative to from) when dup is not NULL, and then nothing is reported. */
+bool vp__jkeys_check(vp__jlex *lx, vp__jkeys *k, size_t from, size_t *dup);
+
+/* Skips the value at p, checked like any other: nesting (`depth` is the value's own
+ * level), value count, duplicate keys (keys is scratch space). */
+bool vp__jlex_skip(vp__jlex *lx, int depth, vp__jkeys *keys);
+
+/* ---- the tree ------------------------------------------------------------------------ */
 
 typedef enum {
     VP__JSON_NULL,

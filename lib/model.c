@@ -1177,51 +1177,11 @@ void vp_model_free(vp_model *m)
 {
     if (m == NULL)
         return;
-    for (size_t i = 0; i < m->n_tensors; i++)
-        free(m->tensors[i].name);
     free(m->tensors);
+    free(m->names);
+    free(m->dims);
     free(m->dtypes);
     free(m);
-}
-
-vp_status vp__model_add_tensor(vp_model *m, const char *name, size_t name_len,
-                               const char *dtype, unsigned ndim, const uint64_t *shape,
-                               uint64_t numel, uint64_t bytes, uint64_t begin, uint64_t end)
-{
-    if (m->n_tensors >= VP__LIM_TENSORS) /* the readers check first, with a position */
-        return VP_ELIMIT;
-    if (m->n_tensors == m->cap_tensors) {
-        size_t cap = m->cap_tensors ? m->cap_tensors * 2 : 64;
-        if (cap > VP__LIM_TENSORS)
-            cap = VP__LIM_TENSORS;
-        vp__tensor *t = realloc(m->tensors, cap * sizeof(*t));
-        if (t == NULL)
-            return VP_ENOMEM;
-        m->tensors = t;
-        m->cap_tensors = cap;
-    }
-    vp__tensor *t = &m->tensors[m->n_tensors];
-    memset(t, 0, sizeof(*t));
-    t->name = malloc(name_len + 1);
-    if (t->name == NULL)
-        return VP_ENOMEM;
-    memcpy(t->name, name, name_len);
-    t->name[name_len] = '\0';
-    size_t dl = strlen(dtype);
-    if (dl >= sizeof(t->dtype))
-        dl = sizeof(t->dtype) - 1;
-    memcpy(t->dtype, dtype, dl);
-    t->dtype[dl] = '\0';
-    t->ndim = (uint8_t)(ndim > VP__MAX_DIMS ? VP__MAX_DIMS : ndim);
-    for (unsigned i = 0; i < t->ndim; i++)
-        t->shape[i] = shape[i];
-    t->numel = numel;
-    t->bytes = bytes;
-    t->begin = begin;
-    t->end = end;
-    t->role = VP_ROLE_PAYLOAD;
-    m->n_tensors++;
-    return VP_OK;
 }
 
 static bool ends_with(const char *s, const char *suffix)
@@ -1244,6 +1204,32 @@ static bool is_other_buffer(const char *name, size_t n)
            ENDS(name, n, ".attn.masked_bias");
 }
 
+/* name holds ".quant_state." (bitsandbytes): looked for at each '.', which is faster on
+ * short names than strstr. */
+static bool has_quant_state(const char *name, size_t n)
+{
+    size_t i = 0;
+#if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    /* eight bytes at a time: the '.' among them (a zero byte of w ^ "........"; a borrow
+     * may flag a byte above a true one, so each flag is checked) */
+    const uint64_t ones = UINT64_C(0x0101010101010101), high = UINT64_C(0x8080808080808080);
+    for (; i + 13 <= n; i += 8) { /* the word and a match starting in it lie in name */
+        uint64_t w;
+        memcpy(&w, name + i, 8);
+        w ^= ones * '.';
+        for (uint64_t m = (w - ones) & ~w & high; m != 0; m &= m - 1) {
+            size_t at = i + ((size_t)__builtin_ctzll(m) >> 3);
+            if (at + 13 <= n && name[at + 1] == 'q' && memcmp(name + at, ".quant_state.", 13) == 0)
+                return true;
+        }
+    }
+#endif
+    for (; i + 13 <= n; i++)
+        if (name[i] == '.' && name[i + 1] == 'q' && memcmp(name + i, ".quant_state.", 13) == 0)
+            return true;
+    return false;
+}
+
 /* Quantization metadata by suffix (bitsandbytes, LLM.int8, GPTQ, AWQ, FP8, MXFP4). */
 static bool is_quant_metadata(const char *name, size_t n)
 {
@@ -1261,27 +1247,39 @@ static bool is_quant_metadata(const char *name, size_t n)
     /* "weight" and "bias" end most names: no metadata suffix ends in 't' or 's' but these */
     char last = n ? name[n - 1] : '\0';
     if (last == 't' && !ENDS(name, n, "_format") && !ENDS(name, n, "_point"))
-        return strstr(name, ".quant_state.") != NULL;
+        return has_quant_state(name, n);
     for (size_t i = 0; i < sizeof(suffixes) / sizeof(suffixes[0]); i++)
         if (ends_with_n(name, n, suffixes[i].s, suffixes[i].n))
             return true;
-    return strstr(name, ".quant_state.") != NULL;
+    return has_quant_state(name, n);
 }
 
 static bool is_packed_dtype(const char *dtype)
 {
-    return strcmp(dtype, "U8") == 0 || strcmp(dtype, "I8") == 0 || strcmp(dtype, "I32") == 0 ||
-           strncmp(dtype, "F8_", 3) == 0 || strcmp(dtype, "F4") == 0 ||
-           strncmp(dtype, "F6_", 3) == 0;
+    switch (dtype[0]) {
+    case 'U': return strcmp(dtype, "U8") == 0;
+    case 'I': return strcmp(dtype, "I8") == 0 || strcmp(dtype, "I32") == 0;
+    case 'F': return strncmp(dtype, "F8_", 3) == 0 || strcmp(dtype, "F4") == 0 ||
+                     strncmp(dtype, "F6_", 3) == 0;
+    default: return false;
+    }
 }
 
-static vp_status add_dtype_sum(vp_model *m, const char *dtype, uint64_t bytes)
+/* Adds a tensor's bytes to its dtype's sum; *hint is the sum found last (consecutive
+ * tensors mostly share their dtype). A tensor's dtype is 8 bytes padded with NULs. */
+static vp_status add_dtype_sum(vp_model *m, const char *dtype, uint64_t bytes, size_t *hint)
 {
-    for (size_t i = 0; i < m->n_dtypes; i++)
-        if (m->dtypes[i].name[0] == dtype[0] && strcmp(m->dtypes[i].name, dtype) == 0)
+    for (size_t k = 0; k <= m->n_dtypes; k++) {
+        size_t i = k == 0 ? *hint : k - 1;
+        if (i >= m->n_dtypes || (k > 0 && i == *hint))
+            continue;
+        if (memcmp(m->dtypes[i].name, dtype, 8) == 0) {
+            *hint = i;
             return vp__add_u64(&m->dtypes[i].bytes, m->dtypes[i].bytes, bytes)
                        ? VP_EOVERFLOW
                        : (m->dtypes[i].tensors++, VP_OK);
+        }
+    }
     if (m->n_dtypes == m->cap_dtypes) {
         size_t cap = m->cap_dtypes ? m->cap_dtypes * 2 : 8;
         vp__dtype_sum *d = realloc(m->dtypes, cap * sizeof(*d));
@@ -1290,39 +1288,139 @@ static vp_status add_dtype_sum(vp_model *m, const char *dtype, uint64_t bytes)
         m->dtypes = d;
         m->cap_dtypes = cap;
     }
+    *hint = m->n_dtypes;
     vp__dtype_sum *d = &m->dtypes[m->n_dtypes++];
-    snprintf(d->name, sizeof(d->name), "%s", dtype);
+    memset(d->name, 0, sizeof(d->name));
+    memcpy(d->name, dtype, 8);
     d->bytes = bytes;
     d->tensors = 1;
     return VP_OK;
 }
 
+/* A tensor's role by its name and dtype, as far as the tensor alone tells: other buffers,
+ * quantization metadata, quantized payload (packed dtypes, GPTQ qweight, MXFP4 blocks), or
+ * 0xFF for floating point (payload, or unquantized beside quantized tensors: decided by
+ * vp__model_finish_checkpoint()). */
+static uint8_t classify(const char *name, size_t n, const char *dtype)
+{
+    if (is_other_buffer(name, n))
+        return VP_ROLE_OTHER;
+    if (is_quant_metadata(name, n))
+        return VP_ROLE_QUANT_METADATA;
+    if (is_packed_dtype(dtype) || ENDS(name, n, ".qweight") || ENDS(name, n, "_blocks"))
+        return VP_ROLE_PAYLOAD;
+    return 0xFF;
+}
+
+/* Room for `more` items in a growable array of `size`-byte items (doubling from `first`,
+ * or just what `more` needs when that is more; at most `limit`). */
+static bool reserve(void **buf, size_t *cap, size_t n, size_t more, size_t size,
+                    size_t first, size_t limit)
+{
+    if (*cap - n >= more)
+        return true;
+    if (more > limit - n)
+        return false;
+    /* double, or exactly what a reservation asks for when that is more */
+    size_t c = *cap == 0 ? first : *cap > limit / 2 ? limit : *cap * 2;
+    if (c - n < more || c < n)
+        c = n + more;
+    if (c > SIZE_MAX / size)
+        return false;
+    void *b = realloc(*buf, c * size);
+    if (b == NULL)
+        return false;
+    *buf = b;
+    *cap = c;
+    return true;
+}
+
+vp_status vp__model_reserve(vp_model *m, size_t tensors, size_t name_bytes)
+{
+    size_t room = (size_t)VP__LIM_TENSORS - (m->n_tensors < VP__LIM_TENSORS ? m->n_tensors
+                                                                              : VP__LIM_TENSORS);
+    if (tensors > room)
+        tensors = room;
+    return reserve((void **)&m->tensors, &m->cap_tensors, m->n_tensors, tensors,
+                   sizeof(*m->tensors), 64, (size_t)VP__LIM_TENSORS) &&
+                   reserve((void **)&m->names, &m->cap_names, m->n_names, name_bytes, 1, 4096,
+                           SIZE_MAX) &&
+                   reserve((void **)&m->dims, &m->cap_dims, m->n_dims, 2 * tensors,
+                           sizeof(*m->dims), 128, (size_t)VP__LIM_TENSORS * VP__MAX_DIMS)
+               ? VP_OK
+               : VP_ENOMEM;
+}
+
+vp_status vp__model_add_tensor(vp_model *m, const char *name, size_t name_len,
+                               const char *dtype, unsigned ndim, const uint64_t *shape,
+                               uint64_t numel, uint64_t bytes)
+{
+    if (m->n_tensors >= VP__LIM_TENSORS) /* the readers check first, with a position */
+        return VP_ELIMIT;
+    if (ndim > VP__MAX_DIMS)
+        ndim = VP__MAX_DIMS;
+    if (!reserve((void **)&m->tensors, &m->cap_tensors, m->n_tensors, 1, sizeof(*m->tensors),
+                 64, (size_t)VP__LIM_TENSORS) ||
+        !reserve((void **)&m->names, &m->cap_names, m->n_names, name_len + 1, 1, 4096,
+                 SIZE_MAX) ||
+        !reserve((void **)&m->dims, &m->cap_dims, m->n_dims, ndim, sizeof(*m->dims), 128,
+                 (size_t)VP__LIM_TENSORS * VP__MAX_DIMS))
+        return VP_ENOMEM;
+    vp__tensor *t = &m->tensors[m->n_tensors];
+    t->numel = numel;
+    t->bytes = bytes;
+    t->name = m->n_names;
+    t->dims = (uint32_t)m->n_dims;
+    size_t dl = strlen(dtype);
+    if (dl >= sizeof(t->dtype))
+        dl = sizeof(t->dtype) - 1;
+    memset(t->dtype, 0, sizeof(t->dtype));
+    memcpy(t->dtype, dtype, dl);
+    t->ndim = (uint8_t)ndim;
+    if (name_len > 0)
+        memcpy(m->names + m->n_names, name, name_len);
+    m->names[m->n_names + name_len] = '\0';
+    /* classified now, while the name is in the cache (a GGUF reader sets its own roles) */
+    t->role = classify(m->names + m->n_names, name_len, t->dtype);
+    m->n_names += name_len + 1;
+    if (ndim > 0)
+        memcpy(m->dims + m->n_dims, shape, ndim * sizeof(*shape));
+    m->n_dims += ndim;
+    m->n_tensors++;
+    return VP_OK;
+}
+
+/* The readers reserve room from the input's size (vp__model_reserve()): give back what was
+ * not used (a failed shrink keeps the larger block). */
+static void shrink(void **buf, size_t *cap, size_t n, size_t size)
+{
+    if (n == 0 || n == *cap)
+        return;
+    void *b = realloc(*buf, n * size);
+    if (b != NULL) {
+        *buf = b;
+        *cap = n;
+    }
+}
+
 vp_status vp__model_finish_checkpoint(vp_model *m)
 {
+    shrink((void **)&m->tensors, &m->cap_tensors, m->n_tensors, sizeof(*m->tensors));
+    shrink((void **)&m->names, &m->cap_names, m->n_names, 1);
+    shrink((void **)&m->dims, &m->cap_dims, m->n_dims, sizeof(*m->dims));
+    size_t hint = 0;
     for (size_t i = 0; i < m->n_tensors; i++) {
-        vp_status st = add_dtype_sum(m, m->tensors[i].dtype, m->tensors[i].bytes);
+        vp_status st = add_dtype_sum(m, m->tensors[i].dtype, m->tensors[i].bytes, &hint);
         if (st != VP_OK)
             return st;
     }
     if (m->roles_done) /* the reader (GGUF) classified and counted already */
         return VP_OK;
+    /* each tensor was classified when it was added (classify()) */
     bool any_quant = false;
-    for (size_t i = 0; i < m->n_tensors; i++) {
-        vp__tensor *t = &m->tensors[i];
-        size_t n = strlen(t->name);
-        if (is_other_buffer(t->name, n)) {
-            t->role = VP_ROLE_OTHER;
-        } else if (is_quant_metadata(t->name, n)) {
-            t->role = VP_ROLE_QUANT_METADATA;
-            any_quant = true;
-        } else if (is_packed_dtype(t->dtype) || ENDS(t->name, n, ".qweight") ||
-                   ENDS(t->name, n, "_blocks")) {
-            t->role = VP_ROLE_PAYLOAD;
-            any_quant = true;
-        } else {
-            t->role = 0xFF; /* floating point: payload, or unquantized beside quantized */
-        }
-    }
+    for (size_t i = 0; i < m->n_tensors && !any_quant; i++)
+        any_quant = m->tensors[i].role == VP_ROLE_QUANT_METADATA ||
+                    m->tensors[i].role == VP_ROLE_PAYLOAD;
     uint64_t role[4] = { 0, 0, 0, 0 }, params = 0;
     for (size_t i = 0; i < m->n_tensors; i++) {
         vp__tensor *t = &m->tensors[i];
@@ -1334,9 +1432,9 @@ vp_status vp__model_finish_checkpoint(vp_model *m)
             continue;
         /* packed payloads hold several 4-bit values per stored element */
         uint64_t k = 1, values;
-        if (t->role == VP_ROLE_PAYLOAD && strcmp(t->dtype, "U8") == 0)
+        if (t->role == VP_ROLE_PAYLOAD && memcmp(t->dtype, "U8\0\0\0\0\0", 8) == 0)
             k = 2;
-        else if (t->role == VP_ROLE_PAYLOAD && strcmp(t->dtype, "I32") == 0)
+        else if (t->role == VP_ROLE_PAYLOAD && memcmp(t->dtype, "I32\0\0\0\0", 8) == 0)
             k = 8;
         if (vp__mul_u64(&values, t->numel, k) || vp__add_u64(&params, params, values))
             return VP_EOVERFLOW;
@@ -1448,13 +1546,20 @@ static vp_status path_too_long(const char *path, size_t len, vp_error *err)
 
 vp_status vp__path_beside(char **out, const char *path, const char *name, vp_error *err)
 {
+    return vp__path_beside_n(out, path, name, strlen(name), err);
+}
+
+vp_status vp__path_beside_n(char **out, const char *path, const char *name, size_t nn,
+                            vp_error *err)
+{
     const char *slash = strrchr(path, '/');
-    size_t dn = slash != NULL ? (size_t)(slash - path) + 1 : 0, nn = strlen(name);
+    size_t dn = slash != NULL ? (size_t)(slash - path) + 1 : 0;
     char *p = malloc(dn + nn + 1);
     if (p == NULL)
         return vp__error_set(err, VP_ENOMEM, NULL, "out of memory");
     memcpy(p, path, dn);
-    memcpy(p + dn, name, nn + 1);
+    memcpy(p + dn, name, nn);
+    p[dn + nn] = '\0';
     if (dn + nn > VP__LIM_PATH) {
         vp_status st = path_too_long(p, dn + nn, err);
         free(p);
@@ -1464,28 +1569,32 @@ vp_status vp__path_beside(char **out, const char *path, const char *name, vp_err
     return VP_OK;
 }
 
-vp_status vp__read_file_opt(const char *path, size_t max, unsigned flags, const char *what,
-                            unsigned char **buf, size_t *len, uint64_t *file_size,
-                            vp_error *err)
+/* An open regular file: its descriptor (-1: an optional file that does not exist) and
+ * its size. */
+typedef struct {
+    int fd;
+    uint64_t size;
+} infile;
+
+/* Opens path for reading. Non-blocking, so that opening a FIFO without a writer returns at
+ * once; then only a regular file is accepted, and it is read from the very descriptor that
+ * was checked. VP__READ_OPTIONAL: a file that does not exist is VP_OK with f->fd = -1. */
+static vp_status infile_open(infile *f, const char *path, unsigned flags, vp_error *err)
 {
     vp__where w = { path, 0, 0, 0, false };
     size_t path_len = strlen(path);
+    f->fd = -1;
+    f->size = 0;
     if (path_len > VP__LIM_PATH)
         return path_too_long(path, path_len, err);
-    /* Non-blocking, so that opening a FIFO without a writer returns at once; then only a
-     * regular file is read, from the very descriptor that was checked. */
     int fd;
     do
         fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
     while (fd < 0 && errno == EINTR);
     if (fd < 0) {
         int e = errno;
-        if (e == ENOENT && (flags & VP__READ_OPTIONAL)) {
-            *buf = NULL;
-            *len = 0;
-            *file_size = 0;
+        if (e == ENOENT && (flags & VP__READ_OPTIONAL))
             return VP_OK;
-        }
         return vp__error_set(err, VP_EIO, &w, "cannot open the file: %s", open_error(e));
     }
     struct stat sb;
@@ -1497,42 +1606,79 @@ vp_status vp__read_file_opt(const char *path, size_t max, unsigned flags, const 
         close(fd);
         return vp__error_set(err, VP_EIO, &w, "not a regular file (%s)", file_kind(sb.st_mode));
     }
-    uint64_t size = sb.st_size > 0 ? (uint64_t)sb.st_size : 0;
-    if ((flags & VP__READ_WHOLE) && size > max) {
-        close(fd);
-        return vp__error_set(err, VP_ELIMIT, &w,
-                             "%s larger than the %llu MiB limit (%llu bytes)",
-                             what != NULL ? what : "file", (unsigned long long)(max >> 20),
-                             (unsigned long long)size);
-    }
     /* a regular file: reads never wait, but clear O_NONBLOCK so that none returns EAGAIN */
     int fl = fcntl(fd, F_GETFL);
     if (fl != -1)
         (void)fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
-    size_t want = size < max ? (size_t)size : max;
-    unsigned char *b = malloc(want ? want : 1);
-    if (b == NULL) {
-        close(fd);
-        return vp__error_set(err, VP_ENOMEM, &w, "out of memory");
-    }
+    f->fd = fd;
+    f->size = sb.st_size > 0 ? (uint64_t)sb.st_size : 0;
+    return VP_OK;
+}
+
+static void infile_close(infile *f)
+{
+    if (f->fd >= 0)
+        close(f->fd);
+    f->fd = -1;
+}
+
+/* Reads exactly n bytes at offset off into b: one pread(2) unless the system splits it. */
+static vp_status infile_read(const infile *f, const char *path, unsigned char *b, size_t n,
+                             uint64_t off, vp_error *err)
+{
     size_t got = 0;
-    while (got < want) {
-        ssize_t r = read(fd, b + got, want - got);
+    while (got < n) {
+        ssize_t r = pread(f->fd, b + got, n - got, (off_t)(off + got));
         if (r < 0 && errno == EINTR)
             continue;
         if (r <= 0)
             break;
         got += (size_t)r;
     }
-    close(fd);
-    if (got != want) {
+    if (got == n)
+        return VP_OK;
+    vp__where w = { path, 0, 0, 0, false };
+    return vp__error_set(err, VP_EIO, &w, "read error, or the file shrank while being read");
+}
+
+vp_status vp__read_file_opt(const char *path, size_t max, unsigned flags, const char *what,
+                            unsigned char **buf, size_t *len, uint64_t *file_size,
+                            vp_error *err)
+{
+    infile f;
+    vp_status st = infile_open(&f, path, flags, err);
+    if (st != VP_OK)
+        return st;
+    if (f.fd < 0) {
+        *buf = NULL;
+        *len = 0;
+        *file_size = 0;
+        return VP_OK;
+    }
+    if ((flags & VP__READ_WHOLE) && f.size > max) {
+        infile_close(&f);
+        vp__where w = { path, 0, 0, 0, false };
+        return vp__error_set(err, VP_ELIMIT, &w,
+                             "%s larger than the %llu MiB limit (%llu bytes)",
+                             what != NULL ? what : "file", (unsigned long long)(max >> 20),
+                             (unsigned long long)f.size);
+    }
+    size_t want = f.size < max ? (size_t)f.size : max;
+    unsigned char *b = malloc(want ? want : 1);
+    if (b == NULL) {
+        infile_close(&f);
+        vp__where w = { path, 0, 0, 0, false };
+        return vp__error_set(err, VP_ENOMEM, &w, "out of memory");
+    }
+    st = infile_read(&f, path, b, want, 0, err);
+    infile_close(&f);
+    if (st != VP_OK) {
         free(b);
-        return vp__error_set(err, VP_EIO, &w, "read error, or the file shrank while being "
-                                              "read");
+        return st;
     }
     *buf = b;
-    *len = got;
-    *file_size = size;
+    *len = want;
+    *file_size = f.size;
     return VP_OK;
 }
 
@@ -1540,6 +1686,51 @@ vp_status vp__read_file(const char *path, size_t max, unsigned char **buf, size_
                         uint64_t *file_size, vp_error *err)
 {
     return vp__read_file_opt(path, max, 0, NULL, buf, len, file_size, err);
+}
+
+vp_status vp__read_safetensors_head(const char *path, unsigned flags, unsigned char **buf,
+                                    size_t *len, uint64_t *file_size, vp_error *err)
+{
+    infile f;
+    vp_status st = infile_open(&f, path, flags, err);
+    if (st != VP_OK)
+        return st;
+    if (f.fd < 0) {
+        *buf = NULL;
+        *len = 0;
+        *file_size = 0;
+        return VP_OK;
+    }
+    unsigned char head[8];
+    size_t first = f.size < 8 ? (size_t)f.size : 8, want = first;
+    if ((st = infile_read(&f, path, head, first, 0, err)) != VP_OK) {
+        infile_close(&f);
+        return st;
+    }
+    if (first == 8) {
+        uint64_t n = 0;
+        for (int i = 7; i >= 0; i--)
+            n = (n << 8) | head[i];
+        if (n <= VP__LIM_ST_HEADER)
+            want = f.size < n + 8 ? (size_t)f.size : (size_t)n + 8;
+    }
+    unsigned char *b = malloc(want ? want : 1);
+    if (b == NULL) {
+        infile_close(&f);
+        vp__where w = { path, 0, 0, 0, false };
+        return vp__error_set(err, VP_ENOMEM, &w, "out of memory");
+    }
+    memcpy(b, head, first);
+    st = infile_read(&f, path, b + first, want - first, first, err);
+    infile_close(&f);
+    if (st != VP_OK) {
+        free(b);
+        return st;
+    }
+    *buf = b;
+    *len = want;
+    *file_size = f.size;
+    return VP_OK;
 }
 
 /* If a config.json lies beside path, take the architecture from it (not its weights). */
@@ -1583,19 +1774,9 @@ static vp_status from_safetensors_path(vp_model **out, const char *path, vp_erro
     unsigned char *buf;
     size_t len;
     uint64_t size;
-    /* the 8-byte length first, then exactly the header */
-    vp_status st = vp__read_file(path, 8, &buf, &len, &size, err);
+    /* one open: the 8-byte length, then exactly the header */
+    vp_status st = vp__read_safetensors_head(path, 0, &buf, &len, &size, err);
     if (st != VP_OK)
-        return st;
-    size_t want = 8;
-    if (len == 8) {
-        uint64_t n = 0;
-        for (int i = 7; i >= 0; i--)
-            n = (n << 8) | buf[i];
-        want = n <= VP__LIM_ST_HEADER ? (size_t)n + 8 : 8;
-    }
-    free(buf);
-    if ((st = vp__read_file(path, want, &buf, &len, &size, err)) != VP_OK)
         return st;
     vp_model *m;
     st = vp_model_from_safetensors(&m, buf, len, size, path, err);
@@ -1607,25 +1788,47 @@ static vp_status from_safetensors_path(vp_model **out, const char *path, vp_erro
     return st;
 }
 
+/* The first read of a GGUF file: a header without a tokenizer fits, so it costs one small
+ * read; a longer one grows the read (doubling) as far as the header demands. */
+#define GGUF_FIRST_READ ((size_t)64 << 10)
+
 static vp_status from_gguf_path(vp_model **out, const char *path, vp_error *err)
 {
-    size_t want = (size_t)16 << 20;
-    for (;;) {
-        unsigned char *buf;
-        size_t len;
-        uint64_t size;
-        vp_status st = vp__read_file(path, want, &buf, &len, &size, err);
-        if (st != VP_OK)
-            return st;
-        st = vp_model_from_gguf(out, buf, len, size, path, err);
-        free(buf);
-        /* a header longer than what was read: read more, up to VP__LIM_GGUF_HEADER */
-        if (st == VP_ETRUNCATED && (uint64_t)len < size && want < VP__LIM_GGUF_HEADER) {
-            want = want * 4 < VP__LIM_GGUF_HEADER ? want * 4 : VP__LIM_GGUF_HEADER;
-            continue;
-        }
+    infile f;
+    vp_status st = infile_open(&f, path, 0, err);
+    if (st != VP_OK)
         return st;
+    size_t most = f.size < VP__LIM_GGUF_HEADER ? (size_t)f.size : VP__LIM_GGUF_HEADER;
+    size_t len = most < GGUF_FIRST_READ ? most : GGUF_FIRST_READ;
+    unsigned char *buf = malloc(len ? len : 1);
+    if (buf == NULL) {
+        infile_close(&f);
+        vp__where w = { path, 0, 0, 0, false };
+        return vp__error_set(err, VP_ENOMEM, &w, "out of memory");
     }
+    st = infile_read(&f, path, buf, len, 0, err);
+    /* Parsing is restarted on the longer prefix: the header is parsed at most about twice
+     * over in all. A truncation seen in a prefix is only reported once the whole file (or
+     * VP__LIM_GGUF_HEADER bytes of it) was read, so every error is the one the whole header
+     * gives. */
+    while (st == VP_OK) {
+        st = vp_model_from_gguf(out, buf, len, f.size, path, err);
+        if (st != VP_ETRUNCATED || len >= most)
+            break;
+        size_t grow = len > most - len ? most : 2 * len;
+        unsigned char *nb = realloc(buf, grow);
+        if (nb == NULL) {
+            vp__where w = { path, 0, 0, 0, false };
+            st = vp__error_set(err, VP_ENOMEM, &w, "out of memory");
+            break;
+        }
+        buf = nb;
+        st = infile_read(&f, path, buf + len, grow - len, len, err);
+        len = grow;
+    }
+    infile_close(&f);
+    free(buf);
+    return st;
 }
 
 static vp_status from_index_path(vp_model **out, const char *path, vp_error *err)
@@ -1851,7 +2054,7 @@ static const vp__tensor *tensor_at(const vp_model *m, size_t i)
 const char *vp_model_tensor_name(const vp_model *m, size_t i)
 {
     const vp__tensor *t = tensor_at(m, i);
-    return t ? t->name : NULL;
+    return t ? vp__tensor_name(m, t) : NULL;
 }
 const char *vp_model_tensor_dtype(const vp_model *m, size_t i)
 {
@@ -1876,7 +2079,7 @@ unsigned int vp_model_tensor_ndim(const vp_model *m, size_t i)
 uint64_t vp_model_tensor_dim(const vp_model *m, size_t i, unsigned int d)
 {
     const vp__tensor *t = tensor_at(m, i);
-    return t && d < t->ndim ? t->shape[d] : 0;
+    return t && d < t->ndim ? m->dims[t->dims + d] : 0;
 }
 size_t vp_model_dtype_count(const vp_model *m) { return m ? m->n_dtypes : 0; }
 const char *vp_model_dtype_name(const vp_model *m, size_t i)

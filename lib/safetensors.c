@@ -13,8 +13,335 @@
 #include "json.h"
 
 
+/* ---- one header, streamed ------------------------------------------------------------- */
+
+/*
+ * The header is read in one pass without a tree: its shape is known (one object of
+ * tensor name -> {dtype, shape, data_offsets}, and "__metadata__"). Every tensor in the
+ * layout every known writer produces is matched directly; anything else (spaces, other
+ * key orders, escapes, extra keys) goes through the general JSON steps, which check
+ * exactly what the tree reader checked.
+ *
+ * The errors are the tree reader's, at the same positions: the JSON text is checked
+ * first (syntax, nesting, values, strings, duplicate keys, each as soon as it is seen),
+ * then the number of tensors, then each tensor in header order, then the data spans.
+ * So an error about a tensor (an unknown dtype, bad offsets) is held back until the rest
+ * of the header proved to be well-formed JSON, and only the first one is reported.
+ */
+
+/* What a tensor's object says, as far as the checks need it. */
+typedef struct {
+    const unsigned char *at;   /* the object */
+    const unsigned char *dt_at, *shape_at, *offs_at; /* each member's value; NULL: absent */
+    bool dt_string;            /* dtype is a string ... */
+    size_t dt_len;             /* ... of this many decoded bytes, the first 20 of them
+                                  (padded with NULs to 8 bytes at least): */
+    char dt[21];
+    bool shape_array;
+    uint64_t n_dims;           /* shape's elements */
+    uint64_t dims[VP__MAX_DIMS], numel;
+    const unsigned char *dim_bad; /* the first of the first 8 elements that is not a
+                                     non-negative integer, or overflows the product */
+    bool dim_overflow;
+    bool offs_array;
+    uint64_t n_offs;           /* data_offsets' elements */
+    bool offs_ok[2];
+    uint64_t offs[2];
+} tensor_info;
+
+/* Nothing read yet (the arrays are written before they are read). */
+static inline void tensor_info_init(tensor_info *t, const unsigned char *at)
+{
+    t->at = at;
+    t->dt_at = t->shape_at = t->offs_at = t->dim_bad = NULL;
+    t->dt_string = t->shape_array = t->offs_array = t->dim_overflow = false;
+    t->dt_len = 0;
+    memset(t->dt, 0, sizeof(t->dt));
+    t->n_dims = t->n_offs = 0;
+    t->numel = 1;
+    t->offs_ok[0] = t->offs_ok[1] = false;
+    t->offs[0] = t->offs[1] = 0;
+}
+
+typedef struct {
+    vp__jlex lx;
+    vp_model *m;
+    const char *source;
+    vp_error *err;
+    uint64_t data_len;
+    vp__jkeys keys;            /* the keys of nested objects (duplicate check) */
+    vp__jkeys root;            /* the tensor names, checked when the header closes */
+    uint64_t members;          /* members of the header object */
+    bool has_meta;
+    vp_status late;            /* the first error about a tensor, held back */
+    uint64_t late_at;
+    char late_msg[VP_ERROR_MESSAGE_SIZE];
+    char *name;                /* a decoded name with escapes */
+    size_t cap_name;
+    uint64_t *begin;           /* per tensor added: its first data byte ... */
+    uint32_t *value_at;        /* ... and where its object starts in the header */
+    size_t n_spans, cap_spans;
+    bool sorted;               /* the spans so far are in (begin, end) order */
+    uint64_t last_begin, last_end;
+} st_reader;
+
+static void late(st_reader *r, vp_status code, const unsigned char *at, const char *fmt, ...)
+    VP__PRINTF(4, 5);
+static void late(st_reader *r, vp_status code, const unsigned char *at, const char *fmt, ...)
+{
+    if (r->late != VP_OK)
+        return;
+    r->late = code;
+    r->late_at = (uint64_t)(at - r->lx.start);
+    if (r->err != NULL) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(r->late_msg, sizeof(r->late_msg), fmt, ap);
+        va_end(ap);
+    }
+}
+
+/* late() with the tensor's name (as "%.60s" would show it) for the one "%s" of fmt: the
+ * name is decoded only when the error is the first. */
+#define LATE_NAMED(r, code, at, fmt, key)                                                  \
+    do {                                                                                   \
+        if ((r)->late == VP_OK) {                                                          \
+            char name_[61];                                                                \
+            vp__jstr_prefix((key), name_, 60);                                             \
+            late((r), (code), (at), fmt, name_);                                           \
+        }                                                                                  \
+    } while (0)
+
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+/* Eight ASCII digits in a little-endian word: whether they are, and their value. */
+static inline bool eight_digits(uint64_t w)
+{
+    return ((w & UINT64_C(0xF0F0F0F0F0F0F0F0)) |
+            (((w + UINT64_C(0x0606060606060606)) & UINT64_C(0xF0F0F0F0F0F0F0F0)) >> 4)) ==
+           UINT64_C(0x3333333333333333);
+}
+static inline uint64_t eight_digits_value(uint64_t w)
+{
+    w -= UINT64_C(0x3030303030303030);
+    w = w * 10 + (w >> 8);
+    return ((w & UINT64_C(0x000000FF000000FF)) * UINT64_C(0x000F424000000064) +
+            ((w >> 16) & UINT64_C(0x000000FF000000FF)) * UINT64_C(0x0000271000000001)) >> 32;
+}
+#  define EIGHT_DIGITS 1
+#else
+#  define EIGHT_DIGITS 0
+#endif
+
+/* A non-negative integer of at most 19 digits, as the general steps would read it, or
+ * false (nothing consumed) for anything else. */
+static inline bool fast_uint(const unsigned char **pp, const unsigned char *end, uint64_t *v)
+{
+    const unsigned char *p = *pp, *s = p;
+    if (p >= end || (unsigned)(*p - '0') > 9)
+        return false;
+    uint64_t x = 0;
+#if EIGHT_DIGITS
+    /* at most two blocks: 16 digits, then the rest one by one up to 19 */
+    for (int k = 0; k < 2 && end - p >= 8; k++) {
+        uint64_t w;
+        memcpy(&w, p, 8);
+        if (!eight_digits(w))
+            break;
+        x = x * 100000000u + eight_digits_value(w);
+        p += 8;
+    }
+#endif
+    const unsigned char *lim = end - s > 19 ? s + 19 : end;
+    while (p < lim && (unsigned)(*p - '0') <= 9)
+        x = x * 10u + (uint64_t)(*p++ - '0');
+    if ((*s == '0' && p - s > 1) ||
+        (p < end && ((unsigned)(*p - '0') <= 9 || *p == '.' || *p == 'e' || *p == 'E')))
+        return false;
+    *v = x;
+    *pp = p;
+    return true;
+}
+
+/* The n bytes at p equal lit (8 <= n <= 24): three 8-byte loads, the last ones overlapping,
+ * instead of a call to memcmp. */
+static inline bool same_bytes(const unsigned char *p, const char *lit, size_t n)
+{
+    uint64_t a, b, c, d, e, f;
+    memcpy(&a, p, 8);
+    memcpy(&b, lit, 8);
+    memcpy(&c, p + (n - 8) / 2, 8);
+    memcpy(&d, lit + (n - 8) / 2, 8);
+    memcpy(&e, p + n - 8, 8);
+    memcpy(&f, lit + n - 8, 8);
+    return ((a ^ b) | (c ^ d) | (e ^ f)) == 0;
+}
+
+#define LIT(p, end, s) ((size_t)((end) - (p)) >= sizeof(s) - 1 && same_bytes((p), s, sizeof(s) - 1))
+
+/* {"dtype":"BF16","shape":[4096,4096],"data_offsets":[0,33554432]} exactly (no spaces,
+ * escapes or other keys; dtype of capitals, digits and '_'): read into *t, p past the
+ * object. false, nothing consumed, for anything else. */
+static bool tensor_fast(st_reader *r, tensor_info *t)
+{
+    const unsigned char *p = r->lx.p, *end = r->lx.end;
+    if (!LIT(p, end, "{\"dtype\":\""))
+        return false;
+    p += 10;
+    const unsigned char *dt = p;
+    while (p < end && p - dt < 8 &&
+           ((*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || *p == '_'))
+        p++;
+    size_t dl = (size_t)(p - dt);
+    if (dl >= 8 || !LIT(p, end, "\",\"shape\":["))
+        return false;
+    t->dt_at = dt - 1;
+    t->dt_string = true;
+    t->dt_len = dl;
+    memcpy(t->dt, dt, dl);
+    t->dt[dl] = '\0';
+    t->shape_at = p + 10;
+    p += 11;
+    t->shape_array = true;
+    t->numel = 1;
+    if (p < end && *p == ']') {
+        p++;
+    } else {
+        for (;;) {
+            const unsigned char *at = p;
+            uint64_t v;
+            if (t->n_dims == VP__MAX_DIMS || !fast_uint(&p, end, &v))
+                return false;
+            t->dims[t->n_dims++] = v;
+            if (t->dim_bad == NULL && vp__mul_u64(&t->numel, t->numel, v)) {
+                t->dim_bad = at;
+                t->dim_overflow = true;
+            }
+            if (p < end && *p == ',') {
+                p++;
+                continue;
+            }
+            if (p < end && *p == ']') {
+                p++;
+                break;
+            }
+            return false;
+        }
+    }
+    if (!LIT(p, end, ",\"data_offsets\":["))
+        return false;
+    t->offs_at = p + 16;
+    p += 17;
+    if (!fast_uint(&p, end, &t->offs[0]) || p >= end || *p++ != ',' ||
+        !fast_uint(&p, end, &t->offs[1]) || end - p < 2 || p[0] != ']' || p[1] != '}')
+        return false;
+    /* the values the general steps count: the object, dtype, shape and its elements,
+     * data_offsets and its two; at the limit, they name the value beyond it */
+    uint64_t values = 6 + t->n_dims;
+    if (r->lx.values > VP__LIM_JSON_VALUES - values)
+        return false;
+    r->lx.values += values;
+    t->offs_array = true;
+    t->n_offs = 2;
+    t->offs_ok[0] = t->offs_ok[1] = true;
+    r->lx.p = p + 2;
+    return true;
+}
+
+/* The general steps: the object at p, any layout, checked like any JSON object. */
+static bool tensor_general(st_reader *r, tensor_info *t)
+{
+    vp__jlex *lx = &r->lx;
+    if (!vp__jlex_open(lx, 2))
+        return false;
+    size_t from = r->keys.n;
+    bool first = true;
+    for (;;) {
+        vp__jstr key;
+        const unsigned char *key_at;
+        int more = vp__jlex_object_next(lx, &first, &key, &key_at);
+        if (more < 0)
+            return false;
+        if (more == 0)
+            break;
+        if (!vp__jkeys_push(lx, &r->keys, &key, key_at))
+            return false;
+        const unsigned char *at = lx->p;
+        bool is_array = at < lx->end && *at == '[';
+        if (vp__jstr_eq(&key, "dtype", 5)) {
+            t->dt_at = at;
+            if (at < lx->end && *at == '"') {
+                vp__jstr s;
+                if (!vp__jlex_count(lx, at) || !vp__jlex_string(lx, &s))
+                    return false;
+                t->dt_string = true;
+                t->dt_len = s.len;
+                vp__jstr_prefix(&s, t->dt, 20);
+                continue;
+            }
+        } else if (vp__jstr_eq(&key, "shape", 5)) {
+            t->shape_at = at;
+            t->shape_array = is_array;
+        } else if (vp__jstr_eq(&key, "data_offsets", 12)) {
+            t->offs_at = at;
+            t->offs_array = is_array;
+        }
+        bool shape = t->shape_at == at, offs = t->offs_at == at;
+        if (!is_array || !(shape || offs)) {
+            if (!vp__jlex_skip(lx, 3, &r->keys))
+                return false;
+            continue;
+        }
+        /* shape or data_offsets: an array, element by element */
+        if (!vp__jlex_open(lx, 3))
+            return false;
+        bool first_el = true;
+        uint64_t n = 0;
+        if (shape)
+            t->numel = 1;
+        for (;;) {
+            int el = vp__jlex_array_next(lx, &first_el);
+            if (el < 0)
+                return false;
+            if (el == 0)
+                break;
+            const unsigned char *e = lx->p;
+            uint64_t v = 0;
+            bool ok = false;
+            if (e < lx->end && (*e == '-' || (*e >= '0' && *e <= '9'))) {
+                vp__jnum num;
+                if (!vp__jlex_count(lx, e) || !vp__jlex_number(lx, &num))
+                    return false;
+                ok = vp__jnum_uint(&num, &v);
+            } else if (!vp__jlex_skip(lx, 4, &r->keys)) {
+                return false;
+            }
+            if (shape && n < VP__MAX_DIMS && t->dim_bad == NULL) {
+                if (!ok) {
+                    t->dim_bad = e;
+                } else if (vp__mul_u64(&t->numel, t->numel, v)) {
+                    t->dim_bad = e;
+                    t->dim_overflow = true;
+                } else {
+                    t->dims[n] = v;
+                }
+            }
+            if (offs && n < 2) {
+                t->offs_ok[n] = ok;
+                t->offs[n] = v;
+            }
+            n++;
+        }
+        if (shape)
+            t->n_dims = n;
+        else
+            t->n_offs = n;
+    }
+    return vp__jkeys_check(lx, &r->keys, from, NULL);
+}
+
+/* names padded with NULs to 8 bytes: compared as one 8-byte block */
 static const struct {
-    const char *name;
+    char name[8];
     unsigned bits;
 } st_dtypes[] = {
     { "BOOL", 8 }, { "U8", 8 }, { "I8", 8 }, { "F8_E4M3", 8 }, { "F8_E5M2", 8 },
@@ -23,9 +350,187 @@ static const struct {
     { "F64", 64 }, { "F4", 4 }, { "F6_E2M3", 6 }, { "F6_E3M2", 6 }, { "C64", 64 },
 };
 
+/* Room for n more spans. */
+static bool spans_reserve(st_reader *r, size_t n)
+{
+    if (r->cap_spans - r->n_spans >= n)
+        return true;
+    size_t cap = r->n_spans + (n < 256 ? 256 : n);
+    uint64_t *b = realloc(r->begin, cap * sizeof(*b));
+    if (b == NULL)
+        return false;
+    r->begin = b;
+    uint32_t *a = realloc(r->value_at, cap * sizeof(*a));
+    if (a == NULL)
+        return false;
+    r->value_at = a;
+    r->cap_spans = cap;
+    return true;
+}
+
+/* The checks of one tensor, in the tree reader's order; the first failure is held back
+ * (late), a tensor that passes is added to the model. */
+static bool tensor_checks(st_reader *r, const vp__jstr *key, const tensor_info *t)
+{
+    if (t->dt_at == NULL || t->shape_at == NULL || t->offs_at == NULL) {
+        LATE_NAMED(r, VP_EFORMAT, t->at, "tensor \"%s\" needs dtype, shape and data_offsets",
+                   key);
+        return true;
+    }
+    unsigned bits = 0;
+    const char *dname = NULL;
+    if (t->dt_string && t->dt_len < 8)
+        for (size_t i = 0; i < sizeof(st_dtypes) / sizeof(st_dtypes[0]); i++)
+            if (memcmp(t->dt, st_dtypes[i].name, 8) == 0) {
+                bits = st_dtypes[i].bits;
+                dname = st_dtypes[i].name;
+                break;
+            }
+    if (bits == 0) {
+        late(r, VP_EUNSUPPORTED, t->dt_at, "unknown safetensors dtype \"%s\"",
+             t->dt_string ? t->dt : "?");
+        return true;
+    }
+    if (!t->shape_array || t->n_dims > VP__MAX_DIMS) {
+        LATE_NAMED(r, VP_EFORMAT, t->shape_at,
+                   "shape of \"%s\" must be an array of at most 8 integers", key);
+        return true;
+    }
+    if (t->dim_bad != NULL) {
+        LATE_NAMED(r, t->dim_overflow ? VP_EOVERFLOW : VP_EFORMAT, t->dim_bad,
+                   t->dim_overflow ? "shape of \"%s\" overflows (ValidationOverflow)"
+                                   : "shape of \"%s\" must hold non-negative integers",
+                   key);
+        return true;
+    }
+    uint64_t begin = t->offs[0], end = t->offs[1], bytes;
+    if (!t->offs_array || t->n_offs != 2 || !t->offs_ok[0] || !t->offs_ok[1]) {
+        LATE_NAMED(r, VP_EFORMAT, t->offs_at,
+                   "data_offsets of \"%s\" must be two non-negative integers", key);
+        return true;
+    }
+    if (end < begin || end > r->data_len) {
+        LATE_NAMED(r, VP_EFORMAT, t->offs_at,
+                   "data_offsets of \"%s\" fall outside the data section (InvalidOffset)", key);
+        return true;
+    }
+    if (vp__mul_u64(&bytes, t->numel, bits)) {
+        LATE_NAMED(r, VP_EOVERFLOW, t->shape_at,
+                   "size of \"%s\" overflows (ValidationOverflow)", key);
+        return true;
+    }
+    bytes = vp__div_ceil_u64(bytes, 8);
+    if (end - begin != bytes) {
+        LATE_NAMED(r, VP_EFORMAT, t->offs_at,
+                   "data_offsets of \"%s\" do not match its dtype and shape "
+                   "(TensorInvalidInfo)", key);
+        return true;
+    }
+    if (r->m->n_tensors >= VP__LIM_TENSORS)
+        return true; /* too many tensors: refused when the header has been read */
+    /* the tensor is good: its span, then the tensor itself */
+    if (r->n_spans == r->cap_spans && !spans_reserve(r, r->cap_spans))
+        goto nomem;
+    if (r->n_spans > 0 &&
+        (begin < r->last_begin || (begin == r->last_begin && end < r->last_end)))
+        r->sorted = false;
+    r->last_begin = begin;
+    r->last_end = end;
+    r->begin[r->n_spans] = begin;
+    r->value_at[r->n_spans] = (uint32_t)(t->at - r->lx.start);
+    r->n_spans++;
+    const char *bytes_of_name = (const char *)key->raw;
+    if (key->escaped) {
+        if (key->len + 1 > r->cap_name) {
+            char *nb = realloc(r->name, key->len + 1);
+            if (nb == NULL)
+                goto nomem;
+            r->name = nb;
+            r->cap_name = key->len + 1;
+        }
+        vp__jstr_decode(key, r->name);
+        bytes_of_name = r->name;
+    }
+    unsigned nd = (unsigned)t->n_dims;
+    if (vp__model_add_tensor(r->m, bytes_of_name, key->len, dname, nd, t->dims, t->numel,
+                             bytes) == VP_OK)
+        return true;
+nomem:;
+    vp__where w0 = { r->source, 0, 0, 0, true };
+    r->lx.status = vp__error_set(r->err, VP_ENOMEM, &w0, "%s", vp_status_str(VP_ENOMEM));
+    return false;
+}
+
+/* The members of "__metadata__": an object of strings. */
+static bool metadata(st_reader *r)
+{
+    vp__jlex *lx = &r->lx;
+    if (lx->p >= lx->end || *lx->p != '{') {
+        late(r, VP_EFORMAT, lx->p, "__metadata__ must be an object");
+        return vp__jlex_skip(lx, 2, &r->keys);
+    }
+    if (!vp__jlex_open(lx, 2))
+        return false;
+    size_t from = r->keys.n;
+    bool first = true;
+    for (;;) {
+        vp__jstr key, s;
+        const unsigned char *key_at;
+        int more = vp__jlex_object_next(lx, &first, &key, &key_at);
+        if (more < 0)
+            return false;
+        if (more == 0)
+            break;
+        if (!vp__jkeys_push(lx, &r->keys, &key, key_at))
+            return false;
+        const unsigned char *at = lx->p;
+        if (at < lx->end && *at == '"') {
+            if (!vp__jlex_count(lx, at) || !vp__jlex_string(lx, &s))
+                return false;
+            continue;
+        }
+        if (r->late == VP_OK) {
+            char name[61];
+            vp__jstr_prefix(&key, name, 60);
+            late(r, VP_EFORMAT, at, "__metadata__ values must be strings (\"%s\")", name);
+        }
+        if (!vp__jlex_skip(lx, 3, &r->keys))
+            return false;
+    }
+    return vp__jkeys_check(lx, &r->keys, from, NULL);
+}
+
+/* A member of the header object whose key is read: a tensor or "__metadata__". */
+static bool member(st_reader *r, const vp__jstr *key)
+{
+    vp__jlex *lx = &r->lx;
+    if (vp__jstr_eq(key, "__metadata__", 12)) {
+        r->has_meta = true;
+        return metadata(r);
+    }
+    if (lx->p >= lx->end || *lx->p != '{') {
+        if (r->late == VP_OK) {
+            char name[61];
+            vp__jstr_prefix(key, name, 60);
+            late(r, VP_EFORMAT, lx->p, "tensor \"%s\" must be an object", name);
+        }
+        return vp__jlex_skip(lx, 2, &r->keys);
+    }
+    tensor_info t;
+    tensor_info_init(&t, lx->p);
+    if (!tensor_fast(r, &t)) {
+        tensor_info_init(&t, lx->p);
+        if (!tensor_general(r, &t))
+            return false;
+    }
+    /* after the first failure only the JSON is checked: that error is the answer, or an
+     * earlier one in the order of the checks */
+    return r->late != VP_OK || tensor_checks(r, key, &t);
+}
+
 typedef struct {
     uint64_t begin, end;
-    uint32_t node;
+    uint32_t i;
 } span;
 
 static int cmp_span(const void *a, const void *b)
@@ -33,24 +538,109 @@ static int cmp_span(const void *a, const void *b)
     const span *x = a, *y = b;
     if (x->begin != y->begin)
         return x->begin < y->begin ? -1 : 1;
-    return (x->end > y->end) - (x->end < y->end);
+    if (x->end != y->end)
+        return (x->end > y->end) - (x->end < y->end);
+    return (x->i > y->i) - (x->i < y->i); /* equal spans in header order */
 }
 
-/* An error at a JSON node of the header: line/column inside the header, absolute offset. */
-static vp_status fail_node(vp_error *err, const vp__json *doc, const vp__json_node *n,
-                           vp_status code, const char *fmt, ...) VP__PRINTF(5, 6);
-static vp_status fail_node(vp_error *err, const vp__json *doc, const vp__json_node *n,
-                           vp_status code, const char *fmt, ...)
+/* The tensors cover the data section exactly: in (begin, end) order (the header's own, or
+ * after one sort), each starts where the previous one ended. */
+static vp_status check_spans(st_reader *r, size_t first, uint64_t header_len)
 {
-    vp__where w = vp__json_where(doc, n);
-    w.offset += 8;
-    va_list ap;
-    va_start(ap, fmt);
-    vp__error_setv(err, code, &w, fmt, ap);
-    va_end(ap);
-    return code;
+    const vp__tensor *tensors = r->m->tensors + first;
+    span *sorted = NULL;
+    size_t n = r->n_spans;
+    if (!r->sorted) {
+        sorted = malloc(n * sizeof(*sorted));
+        if (sorted == NULL) {
+            vp__where w0 = { r->source, 0, 0, 0, true };
+            return vp__error_set(r->err, VP_ENOMEM, &w0, "%s", vp_status_str(VP_ENOMEM));
+        }
+        for (size_t i = 0; i < n; i++) {
+            sorted[i].begin = r->begin[i];
+            sorted[i].end = r->begin[i] + tensors[i].bytes;
+            sorted[i].i = (uint32_t)i;
+        }
+        qsort(sorted, n, sizeof(*sorted), cmp_span);
+    }
+    uint64_t at = 0;
+    for (size_t k = 0; k < n; k++) {
+        size_t i = sorted != NULL ? sorted[k].i : k;
+        if (r->begin[i] != at) {
+            vp__where w = vp__jlex_where(r->lx.start, r->value_at[i], r->source);
+            w.offset += 8;
+            vp_status st = vp__error_set(
+                r->err, VP_EFORMAT, &w,
+                r->begin[i] < at ? "tensor \"%.60s\" overlaps the previous one (InvalidOffset)"
+                                 : "a gap before tensor \"%.60s\" (InvalidOffset)",
+                vp__tensor_name(r->m, &tensors[i]));
+            free(sorted);
+            return st;
+        }
+        at = r->begin[i] + tensors[i].bytes;
+    }
+    free(sorted);
+    if (at != r->data_len) {
+        vp__where w0 = { r->source, 0, 0, 8 + header_len + at, true };
+        return vp__error_set(r->err, VP_EFORMAT, &w0,
+                             "the tensors cover %llu of the %llu data bytes "
+                             "(MetadataIncompleteBuffer)",
+                             (unsigned long long)at, (unsigned long long)r->data_len);
+    }
+    return VP_OK;
 }
 
+static vp_status read_header(st_reader *r, uint64_t header_len)
+{
+    vp__jlex *lx = &r->lx;
+    size_t first = r->m->n_tensors;
+    /* room for the tensors a header of this size usually holds (100 to 130 bytes each, a
+     * third of them the name), reserved once; more grows it */
+    size_t hlen = (size_t)(lx->end - lx->start), guess = hlen / 100 + 1;
+    if (vp__model_reserve(r->m, guess, hlen / 8 * 3) != VP_OK ||
+        !vp__jkeys_reserve(lx, &r->root, guess) || !spans_reserve(r, guess)) {
+        vp__where w0 = { r->source, 0, 0, 0, true };
+        return vp__error_set(r->err, VP_ENOMEM, &w0, "%s", vp_status_str(VP_ENOMEM));
+    }
+    /* the header object: data[8] is '{' */
+    if (!vp__jlex_open(lx, 1))
+        return lx->status;
+    bool more_members = true, first_member = true;
+    while (more_members) {
+        vp__jstr key;
+        const unsigned char *key_at;
+        int more = vp__jlex_object_next(lx, &first_member, &key, &key_at);
+        if (more < 0)
+            return lx->status;
+        if (more == 0)
+            break;
+        r->members++;
+        if (!vp__jkeys_push(lx, &r->root, &key, key_at) || !member(r, &key))
+            return lx->status;
+    }
+    if (!vp__jkeys_check(lx, &r->root, 0, NULL))
+        return lx->status;
+    vp__jkeys_free(&r->root);
+    vp__jlex_ws(lx);
+    if (lx->p != lx->end)
+        return vp__jlex_fail_char(lx, VP_EPARSE, "trailing content after the JSON value");
+    /* well-formed JSON: then the tensor count, each tensor, the spans */
+    uint64_t n_tensors = r->members - r->has_meta;
+    if (n_tensors > VP__LIM_TENSORS - first) {
+        vp__where w = vp__jlex_where(lx->start, 0, r->source);
+        w.offset += 8;
+        return vp__error_set(r->err, VP_ELIMIT, &w,
+                             "%llu tensors, beyond the reader's limit of %llu per checkpoint",
+                             (unsigned long long)(n_tensors + first),
+                             (unsigned long long)VP__LIM_TENSORS);
+    }
+    if (r->late != VP_OK) {
+        vp__where w = vp__jlex_where(lx->start, r->late_at, r->source);
+        w.offset += 8;
+        return vp__error_set(r->err, r->late, &w, "%s", r->late_msg);
+    }
+    return check_spans(r, first, header_len);
+}
 
 vp_status vp__safetensors_read(vp_model *m, const unsigned char *data, size_t len,
                                uint64_t file_size, const char *source, vp_error *err)
@@ -90,315 +680,558 @@ vp_status vp__safetensors_read(vp_model *m, const unsigned char *data, size_t le
     size_t hlen = (size_t)n;
     while (hlen > 0 && data[8 + hlen - 1] == ' ')
         hlen--;
-    vp__json doc;
-    vp_status st = vp__json_parse(&doc, (const char *)data + 8, hlen, source, err);
-    if (st != VP_OK) {
-        if (err != NULL)
-            err->byte_offset += 8;
-        return st;
+    st_reader r;
+    memset(&r, 0, sizeof(r));
+    vp__jlex_init(&r.lx, data + 8, hlen, source, 8, err);
+    r.m = m;
+    r.source = source;
+    r.err = err;
+    r.data_len = file_size - 8 - n;
+    r.sorted = true;
+    size_t had_tensors = m->n_tensors, had_names = m->n_names, had_dims = m->n_dims;
+    vp_status st = read_header(&r, n);
+    if (st != VP_OK) { /* the model as it was */
+        m->n_tensors = had_tensors;
+        m->n_names = had_names;
+        m->n_dims = had_dims;
     }
-    const vp__json_node *root = vp__json_root(&doc);
-    uint64_t data_len = file_size - 8 - n;
-    span *spans = NULL;
-    size_t n_spans = 0;
-    st = VP_OK;
-    if (root->type != VP__JSON_OBJECT) {
-        st = fail_node(err, &doc, root, VP_EFORMAT, "the header must be a JSON object%s", "");
-        goto done;
-    }
-    {
-        /* the tensors of every file of the checkpoint together: VP__LIM_TENSORS */
-        uint64_t n_tensors = root->count - (vp__json_get(&doc, root, "__metadata__") != NULL);
-        if (n_tensors > VP__LIM_TENSORS - m->n_tensors) {
-            st = fail_node(err, &doc, root, VP_ELIMIT,
-                           "%llu tensors, beyond the reader's limit of %llu per checkpoint",
-                           (unsigned long long)(n_tensors + m->n_tensors),
-                           (unsigned long long)VP__LIM_TENSORS);
-            goto done;
-        }
-    }
-    spans = malloc((root->count ? root->count : 1) * sizeof(*spans));
-    if (spans == NULL) {
-        st = vp__error_set(err, VP_ENOMEM, &w0, "out of memory");
-        goto done;
-    }
-    for (const vp__json_node *t = vp__json_first(&doc, root); t; t = vp__json_next(&doc, t)) {
-        const char *name = vp__json_key(&doc, t);
-        if (vp__json_key_len(&doc, t) == 12 && memcmp(name, "__metadata__", 12) == 0) {
-            if (t->type != VP__JSON_OBJECT) {
-                st = fail_node(err, &doc, t, VP_EFORMAT, "__metadata__ must be an object%s", "");
-                goto done;
-            }
-            for (const vp__json_node *e = vp__json_first(&doc, t); e; e = vp__json_next(&doc, e))
-                if (e->type != VP__JSON_STRING) {
-                    st = fail_node(err, &doc, e, VP_EFORMAT,
-                                   "__metadata__ values must be strings (\"%.60s\")",
-                                   vp__json_key(&doc, e));
-                    goto done;
-                }
-            continue;
-        }
-        if (t->type != VP__JSON_OBJECT) {
-            st = fail_node(err, &doc, t, VP_EFORMAT, "tensor \"%.60s\" must be an object", name);
-            goto done;
-        }
-        const vp__json_node *dt = vp__json_get(&doc, t, "dtype");
-        const vp__json_node *shape = vp__json_get(&doc, t, "shape");
-        const vp__json_node *offs = vp__json_get(&doc, t, "data_offsets");
-        if (dt == NULL || shape == NULL || offs == NULL) {
-            st = fail_node(err, &doc, t, VP_EFORMAT,
-                           "tensor \"%.60s\" needs dtype, shape and data_offsets", name);
-            goto done;
-        }
-        unsigned bits = 0;
-        const char *dname = NULL;
-        if (dt->type == VP__JSON_STRING && vp__json_str_len(&doc, dt) < 8) {
-            const char *ds = vp__json_str(&doc, dt);
-            for (size_t i = 0; i < sizeof(st_dtypes) / sizeof(st_dtypes[0]); i++)
-                if (ds[0] == st_dtypes[i].name[0] && strcmp(ds, st_dtypes[i].name) == 0) {
-                    bits = st_dtypes[i].bits;
-                    dname = st_dtypes[i].name;
-                    break;
-                }
-        }
-        if (bits == 0) {
-            st = fail_node(err, &doc, dt, VP_EUNSUPPORTED, "unknown safetensors dtype \"%.20s\"",
-                           dt->type == VP__JSON_STRING ? vp__json_str(&doc, dt) : "?");
-            goto done;
-        }
-        if (shape->type != VP__JSON_ARRAY || shape->count > VP__MAX_DIMS) {
-            st = fail_node(err, &doc, shape, VP_EFORMAT,
-                           "shape of \"%.60s\" must be an array of at most 8 integers", name);
-            goto done;
-        }
-        uint64_t dims[VP__MAX_DIMS], numel = 1;
-        unsigned nd = 0;
-        for (const vp__json_node *d = vp__json_first(&doc, shape); d; d = vp__json_next(&doc, d)) {
-            if (!vp__json_uint(&doc, d, &dims[nd])) {
-                st = fail_node(err, &doc, d, VP_EFORMAT,
-                               "shape of \"%.60s\" must hold non-negative integers", name);
-                goto done;
-            }
-            if (vp__mul_u64(&numel, numel, dims[nd])) {
-                st = fail_node(err, &doc, d, VP_EOVERFLOW,
-                               "shape of \"%.60s\" overflows (ValidationOverflow)", name);
-                goto done;
-            }
-            nd++;
-        }
-        const vp__json_node *b = offs->type == VP__JSON_ARRAY ? vp__json_first(&doc, offs) : NULL;
-        const vp__json_node *e = b ? vp__json_next(&doc, b) : NULL;
-        uint64_t begin, end, bytes;
-        if (offs->type != VP__JSON_ARRAY || offs->count != 2 || !vp__json_uint(&doc, b, &begin) ||
-            !vp__json_uint(&doc, e, &end)) {
-            st = fail_node(err, &doc, offs, VP_EFORMAT,
-                           "data_offsets of \"%.60s\" must be two non-negative integers", name);
-            goto done;
-        }
-        if (end < begin || end > data_len) {
-            st = fail_node(err, &doc, offs, VP_EFORMAT,
-                           "data_offsets of \"%.60s\" fall outside the data section "
-                           "(InvalidOffset)", name);
-            goto done;
-        }
-        if (vp__mul_u64(&bytes, numel, bits)) {
-            st = fail_node(err, &doc, shape, VP_EOVERFLOW,
-                           "size of \"%.60s\" overflows (ValidationOverflow)", name);
-            goto done;
-        }
-        bytes = vp__div_ceil_u64(bytes, 8);
-        if (end - begin != bytes) {
-            st = fail_node(err, &doc, offs, VP_EFORMAT,
-                           "data_offsets of \"%.60s\" do not match its dtype and shape "
-                           "(TensorInvalidInfo)", name);
-            goto done;
-        }
-        spans[n_spans].begin = begin;
-        spans[n_spans].end = end;
-        spans[n_spans].node = (uint32_t)(t - doc.nodes);
-        n_spans++;
-        st = vp__model_add_tensor(m, name, vp__json_key_len(&doc, t), dname, nd, dims, numel, bytes, begin, end);
-        if (st != VP_OK) {
-            vp__error_set(err, st, &w0, "%s", vp_status_str(st));
-            goto done;
-        }
-    }
-    /* contiguous, non-overlapping, covering the data section exactly */
-    /* writers emit tensors in offset order, so the sort is usually skipped */
-    for (size_t i = 1; i < n_spans; i++)
-        if (cmp_span(&spans[i - 1], &spans[i]) > 0) {
-            qsort(spans, n_spans, sizeof(*spans), cmp_span);
-            break;
-        }
-    {
-        uint64_t at = 0;
-        for (size_t i = 0; i < n_spans; i++) {
-            if (spans[i].begin != at) {
-                st = fail_node(err, &doc, &doc.nodes[spans[i].node], VP_EFORMAT,
-                               spans[i].begin < at
-                                   ? "tensor \"%.60s\" overlaps the previous one (InvalidOffset)"
-                                   : "a gap before tensor \"%.60s\" (InvalidOffset)",
-                               vp__json_key(&doc, &doc.nodes[spans[i].node]));
-                goto done;
-            }
-            at = spans[i].end;
-        }
-        if (at != data_len) {
-            w0.offset = 8 + n + at;
-            st = vp__error_set(err, VP_EFORMAT, &w0,
-                               "the tensors cover %llu of the %llu data bytes "
-                               "(MetadataIncompleteBuffer)",
-                               (unsigned long long)at, (unsigned long long)data_len);
-            goto done;
-        }
-    }
-done:
-    free(spans);
-    vp__json_free(&doc);
+    vp__jkeys_free(&r.keys);
+    vp__jkeys_free(&r.root);
+    free(r.name);
+    free(r.begin);
+    free(r.value_at);
     return st;
 }
 
 /* ---- index ------------------------------------------------------------------------- */
 
+/*
+ * The weight_map is read in one pass: each entry's shard file is found in a hash index of
+ * the distinct files (the same file as the entry before, most of the time), and the
+ * tensors of each shard are looked up by name in a hash index of the entries. Only the
+ * distinct files are sorted (shards are read in file name order). Keys crafted so that
+ * their hashes collide make the hashing give up after a bounded number of probes: then
+ * the entries are sorted instead (by file, and by name for a binary search), O(n log n)
+ * whatever the keys.
+ */
+
 typedef struct {
     const char *name;
-    uint32_t len;
-    uint32_t shard;   /* index into the shard list */
-    uint32_t seen;
     const char *file; /* the shard file name (the weight_map value) */
+    uint32_t len;
     uint32_t file_len;
+    uint32_t shard;   /* index into the shard list (in file name order) */
+    uint32_t seen;
 } wm_entry;
+
+static int cmp_bytes(const char *a, size_t la, const char *b, size_t lb)
+{
+    int c = memcmp(a, b, la < lb ? la : lb);
+    return c != 0 ? c : (la > lb) - (la < lb);
+}
 
 static int cmp_wm_file(const void *a, const void *b)
 {
     const wm_entry *x = a, *y = b;
-    size_t n = x->file_len < y->file_len ? x->file_len : y->file_len;
-    int c = memcmp(x->file, y->file, n);
-    return c != 0 ? c : (x->file_len > y->file_len) - (x->file_len < y->file_len);
+    return cmp_bytes(x->file, x->file_len, y->file, y->file_len);
 }
 
 static int cmp_wm(const void *a, const void *b)
 {
     const wm_entry *x = a, *y = b;
-    size_t n = x->len < y->len ? x->len : y->len;
-    int c = memcmp(x->name, y->name, n);
-    return c != 0 ? c : (x->len > y->len) - (x->len < y->len);
+    return cmp_bytes(x->name, x->len, y->name, y->len);
+}
+
+static int cmp_file_ref(const void *a, const void *b)
+{
+    const wm_entry *const *x = a, *const *y = b;
+    return cmp_wm_file(*x, *y);
+}
+
+/* Open addressing over strings: a slot holds a hash (high half) and an index + 1 (low
+ * half; 0 = empty), at most half of the slots are used. */
+typedef struct {
+    uint64_t *slot;
+    size_t mask;
+    size_t budget; /* probes left before the keys count as crafted to collide */
+} str_index;
+
+static bool str_index_init(str_index *x, size_t n)
+{
+    size_t cap = 16;
+    while (cap < 2 * n)
+        cap *= 2;
+    x->slot = calloc(cap, sizeof(*x->slot));
+    x->mask = cap - 1;
+    x->budget = 8 * n + 64;
+    return x->slot != NULL;
+}
+
+/* A lookup ahead: hash the key of item i + AHEAD and ask for its slot, so that the slots,
+ * visited at random, are in the cache when their turn comes. */
+#define AHEAD 8
+static inline uint32_t hash_ahead(const str_index *x, uint32_t *ring, size_t i, size_t n,
+                                  const char *(*key)(const void *, size_t, size_t *),
+                                  const void *ctx)
+{
+    if (i == 0)
+        for (size_t j = 0; j < AHEAD && j < n; j++) {
+            size_t len;
+            const char *k = key(ctx, j, &len);
+            ring[j] = vp__json_key_hash(k, len);
+        }
+    uint32_t h = ring[i % AHEAD];
+    if (i + AHEAD < n) {
+        size_t len;
+        const char *k = key(ctx, i + AHEAD, &len);
+        uint32_t next = vp__json_key_hash(k, len);
+        ring[i % AHEAD] = next;
+#if defined(__GNUC__)
+        __builtin_prefetch(&x->slot[next & x->mask]);
+#endif
+    }
+    return h;
+}
+
+/* The index stored under (s, len) with hash h (the file or the name of entry e[index]), or `add`
+ * stored there now when absent. With add = SIZE_MAX only a look: it returns SIZE_MAX when
+ * absent, and is not counted against the budget (the stores that stayed within it bound
+ * every probe sequence). STR_INDEX_GAVE_UP: a store ran out of probes. */
+#define STR_INDEX_GAVE_UP ((size_t)-2)
+static size_t str_index_find(str_index *x, uint32_t h, const char *s, size_t len, size_t add,
+                             const wm_entry *e, bool by_file)
+{
+    for (size_t at = h & x->mask;; at = (at + 1) & x->mask) {
+        uint64_t v = x->slot[at];
+        if (v == 0) {
+            if (add != SIZE_MAX)
+                x->slot[at] = (uint64_t)h << 32 | (uint64_t)(add + 1);
+            return add;
+        }
+        if ((uint32_t)(v >> 32) == h) {
+            const wm_entry *o = &e[(uint32_t)v - 1];
+            if (by_file ? o->file_len == len && memcmp(o->file, s, len) == 0
+                        : o->len == len && memcmp(o->name, s, len) == 0)
+                return (uint32_t)v - 1;
+        }
+        if (add != SIZE_MAX && x->budget-- == 0)
+            return STR_INDEX_GAVE_UP;
+    }
+}
+
+/* Keys for hash_ahead(): an entry's name; a tensor's name (from the first of a shard). */
+static const char *entry_name(const void *ctx, size_t i, size_t *len)
+{
+    const wm_entry *e = ctx;
+    *len = e[i].len;
+    return e[i].name;
+}
+
+typedef struct {
+    const vp_model *m;
+    size_t first;
+} tensor_names;
+
+static const char *tensor_name(const void *ctx, size_t i, size_t *len)
+{
+    const tensor_names *t = ctx;
+    const char *name = vp__tensor_name(t->m, &t->m->tensors[t->first + i]);
+    *len = strlen(name);
+    return name;
+}
+
+/* Each entry's shard, numbered in file name order; the distinct files into *files (sorted)
+ * and their count into *n_files; false when memory ran out. */
+static bool number_shards(wm_entry *e, size_t n, const wm_entry ***files, size_t *n_files)
+{
+    const wm_entry **first = malloc((n ? n : 1) * sizeof(*first)); /* one entry per file */
+    uint32_t *rank = malloc((n ? n : 1) * sizeof(*rank));
+    str_index x;
+    if (first == NULL || rank == NULL || !str_index_init(&x, n)) {
+        free(first);
+        free(rank);
+        return false;
+    }
+    size_t k = 0;
+    bool hashed = true;
+    for (size_t i = 0; i < n && hashed; i++) {
+        if (i > 0 && e[i].file_len == e[i - 1].file_len &&
+            memcmp(e[i].file, e[i - 1].file, e[i].file_len) == 0) {
+            e[i].shard = e[i - 1].shard;
+            continue;
+        }
+        size_t f = str_index_find(&x, vp__json_key_hash(e[i].file, e[i].file_len), e[i].file,
+                                  e[i].file_len, i, e, true);
+        if (f == STR_INDEX_GAVE_UP) {
+            hashed = false;
+        } else if (f == i) { /* a new file: numbered in order of appearance for now */
+            e[i].shard = (uint32_t)k;
+            first[k++] = &e[i];
+        } else {
+            e[i].shard = e[f].shard;
+        }
+    }
+    free(x.slot);
+    if (!hashed) { /* crafted collisions: the files by sorting every entry */
+        wm_entry **all = malloc((n ? n : 1) * sizeof(*all));
+        if (all == NULL) {
+            free(first);
+            free(rank);
+            return false;
+        }
+        for (size_t i = 0; i < n; i++)
+            all[i] = &e[i];
+        qsort(all, n, sizeof(*all), cmp_file_ref);
+        k = 0;
+        for (size_t i = 0; i < n; i++) {
+            if (i == 0 || cmp_wm_file(all[i - 1], all[i]) != 0)
+                first[k++] = all[i];
+            all[i]->shard = (uint32_t)(k - 1);
+        }
+        free(all);
+    } else {
+        /* the distinct files in name order; the entries renumbered */
+        for (size_t j = 0; j < k; j++)
+            ((wm_entry *)first[j])->seen = (uint32_t)j; /* its number of appearance */
+        qsort(first, k, sizeof(*first), cmp_file_ref);
+        for (size_t j = 0; j < k; j++)
+            rank[first[j]->seen] = (uint32_t)j;
+        for (size_t j = 0; j < k; j++)
+            ((wm_entry *)first[j])->seen = 0;
+        for (size_t i = 0; i < n; i++)
+            e[i].shard = rank[e[i].shard];
+    }
+    free(rank);
+    *files = first;
+    *n_files = k;
+    return true;
+}
+
+/* An index read in one pass without a JSON tree: its weight_map into entries (pointing
+ * into the text, or into `decoded` for strings with escapes), and the facts the checks
+ * need, judged once the whole text proved to be well-formed JSON. */
+typedef struct {
+    vp__jlex lx;
+    vp__jkeys keys;
+    wm_entry *e;
+    size_t n, cap;             /* entries stored: at most VP__LIM_TENSORS */
+    uint64_t count;            /* weight_map members */
+    char *decoded;
+    size_t n_decoded, cap_decoded;
+    const unsigned char *root_at, *wm_at, *ts_at, *bad_at;
+    bool root_object, wm_object, ts_ok;
+    uint64_t ts;
+} index_reader;
+
+/* A string's decoded bytes: in the text, or appended to `decoded` (an offset, made a
+ * pointer once the text is read; *in_decoded says which). */
+static bool index_bytes(index_reader *r, const vp__jstr *s, const char **p, bool *in_decoded)
+{
+    *in_decoded = s->escaped;
+    if (!s->escaped) {
+        *p = (const char *)s->raw;
+        return true;
+    }
+    if (r->cap_decoded - r->n_decoded < s->len + 1) {
+        size_t cap = r->cap_decoded ? r->cap_decoded : 256;
+        while (cap - r->n_decoded < s->len + 1)
+            cap *= 2;
+        char *d = realloc(r->decoded, cap);
+        if (d == NULL)
+            return false;
+        r->decoded = d;
+        r->cap_decoded = cap;
+    }
+    vp__jstr_decode(s, r->decoded + r->n_decoded);
+    *p = (const char *)(uintptr_t)r->n_decoded;
+    r->n_decoded += s->len;
+    return true;
+}
+
+static bool index_weight_map(index_reader *r)
+{
+    vp__jlex *lx = &r->lx;
+    r->wm_object = true;
+    if (!vp__jlex_open(lx, 2))
+        return false;
+    size_t from = r->keys.n;
+    bool first = true;
+    for (;;) {
+        vp__jstr key, file;
+        const unsigned char *key_at;
+        int more = vp__jlex_object_next(lx, &first, &key, &key_at);
+        if (more < 0)
+            return false;
+        if (more == 0)
+            break;
+        if (!vp__jkeys_push(lx, &r->keys, &key, key_at))
+            return false;
+        r->count++;
+        const unsigned char *at = lx->p;
+        bool is_string = at < lx->end && *at == '"';
+        if (!is_string) {
+            if (!vp__jlex_skip(lx, 3, &r->keys))
+                return false;
+        } else if (!vp__jlex_count(lx, at) || !vp__jlex_string(lx, &file)) {
+            return false;
+        }
+        if (r->bad_at != NULL || r->count > VP__LIM_TENSORS)
+            continue; /* refused anyway: nothing more is stored */
+        bool ok = is_string && file.len > 0;
+        if (ok && !file.escaped)
+            ok = memchr(file.raw, '/', file.raw_len) == NULL;
+        if (r->n == r->cap) {
+            size_t cap = r->cap ? r->cap * 2 : 1024;
+            wm_entry *e = realloc(r->e, cap * sizeof(*e));
+            if (e == NULL)
+                return vp__jlex_fail(lx, VP_ENOMEM, lx->p, "out of memory"), false;
+            r->e = e;
+            r->cap = cap;
+        }
+        wm_entry *e = &r->e[r->n];
+        bool name_dec = false, file_dec = false;
+        if (!index_bytes(r, &key, &e->name, &name_dec) ||
+            (ok && !index_bytes(r, &file, &e->file, &file_dec)))
+            return vp__jlex_fail(lx, VP_ENOMEM, lx->p, "out of memory"), false;
+        if (ok && file_dec) /* "\/" decodes to '/' */
+            ok = memchr(r->decoded + (uintptr_t)e->file, '/', file.len) == NULL;
+        if (!ok) {
+            r->bad_at = at;
+            continue;
+        }
+        e->len = (uint32_t)key.len;
+        e->file_len = (uint32_t)file.len;
+        e->shard = 0;
+        e->seen = (name_dec ? 1u : 0u) | (file_dec ? 2u : 0u);
+        r->n++;
+    }
+    return vp__jkeys_check(lx, &r->keys, from, NULL);
+}
+
+static bool index_metadata(index_reader *r)
+{
+    vp__jlex *lx = &r->lx;
+    if (!vp__jlex_open(lx, 2))
+        return false;
+    size_t from = r->keys.n;
+    bool first = true;
+    for (;;) {
+        vp__jstr key;
+        const unsigned char *key_at;
+        int more = vp__jlex_object_next(lx, &first, &key, &key_at);
+        if (more < 0)
+            return false;
+        if (more == 0)
+            break;
+        if (!vp__jkeys_push(lx, &r->keys, &key, key_at))
+            return false;
+        const unsigned char *at = lx->p;
+        if (!vp__jstr_eq(&key, "total_size", 10) ||
+            !(at < lx->end && (*at == '-' || (*at >= '0' && *at <= '9')))) {
+            if (vp__jstr_eq(&key, "total_size", 10))
+                r->ts_at = at;
+            if (!vp__jlex_skip(lx, 3, &r->keys))
+                return false;
+            continue;
+        }
+        vp__jnum num;
+        if (!vp__jlex_count(lx, at) || !vp__jlex_number(lx, &num))
+            return false;
+        r->ts_at = at;
+        r->ts_ok = vp__jnum_uint(&num, &r->ts);
+    }
+    return vp__jkeys_check(lx, &r->keys, from, NULL);
+}
+
+/* The JSON text of an index: checked as the tree reader checks any document. */
+static bool index_text(index_reader *r)
+{
+    vp__jlex *lx = &r->lx;
+    const unsigned char *t = lx->start;
+    if (lx->end - t >= 3 && memcmp(t, "\xEF\xBB\xBF", 3) == 0)
+        return vp__jlex_fail(lx, VP_EPARSE, t, "byte order mark before the JSON value"), false;
+    if ((uint64_t)(lx->end - t) > UINT32_MAX)
+        return vp__jlex_fail(lx, VP_ELIMIT, t, "JSON input larger than 4 GiB"), false;
+    vp__jlex_ws(lx);
+    r->root_at = lx->p;
+    if (lx->p < lx->end && *lx->p == '{') {
+        r->root_object = true;
+        if (!vp__jlex_open(lx, 1))
+            return false;
+        bool first = true;
+        for (;;) {
+            vp__jstr key;
+            const unsigned char *key_at;
+            int more = vp__jlex_object_next(lx, &first, &key, &key_at);
+            if (more < 0)
+                return false;
+            if (more == 0)
+                break;
+            if (!vp__jkeys_push(lx, &r->keys, &key, key_at))
+                return false;
+            bool obj = lx->p < lx->end && *lx->p == '{';
+            bool ok;
+            if (vp__jstr_eq(&key, "weight_map", 10)) {
+                r->wm_at = lx->p;
+                ok = obj ? index_weight_map(r) : vp__jlex_skip(lx, 2, &r->keys);
+            } else if (vp__jstr_eq(&key, "metadata", 8) && obj) {
+                ok = index_metadata(r);
+            } else {
+                ok = vp__jlex_skip(lx, 2, &r->keys);
+            }
+            if (!ok)
+                return false;
+        }
+        if (!vp__jkeys_check(lx, &r->keys, 0, NULL))
+            return false;
+    } else if (!vp__jlex_skip(lx, 1, &r->keys)) {
+        return false;
+    }
+    vp__jlex_ws(lx);
+    if (lx->p != lx->end)
+        return vp__jlex_fail_char(lx, VP_EPARSE, "trailing content after the JSON value"), false;
+    /* the entries' strings with escapes: now that `decoded` has stopped moving */
+    for (size_t i = 0; i < r->n; i++) {
+        wm_entry *e = &r->e[i];
+        if (e->seen & 1u)
+            e->name = r->decoded + (uintptr_t)e->name;
+        if (e->seen & 2u)
+            e->file = r->decoded + (uintptr_t)e->file;
+        e->seen = 0;
+    }
+    return true;
 }
 
 vp_status vp__safetensors_index_read(vp_model *m, const char *json, size_t len,
                                      const char *path, vp_error *err)
 {
-    vp__json doc;
-    vp_status st = vp__json_parse(&doc, json, len, path, err);
-    if (st != VP_OK)
-        return st;
-    const vp__json_node *root = vp__json_root(&doc);
-    const vp__json_node *wm = vp__json_get(&doc, root, "weight_map");
-    const vp__json_node *meta = vp__json_get(&doc, root, "metadata");
-    const char **shards = NULL;
-    wm_entry *entries = NULL;
+    if (json == NULL && len > 0)
+        return VP_EMISUSE;
+    index_reader r;
+    memset(&r, 0, sizeof(r));
+    vp__jlex_init(&r.lx, json, len, path, 0, err);
+    const wm_entry **files = NULL;
+    wm_entry *entries = NULL, *by_name = NULL;
     uint32_t *mapped = NULL; /* weight_map entries per shard */
     char *shard_path = NULL;
+    str_index names = { NULL, 0, 0 };
     size_t n_shards = 0;
     vp__where w0 = { path, 0, 0, 0, false };
-    if (root->type != VP__JSON_OBJECT || wm == NULL || wm->type != VP__JSON_OBJECT) {
-        vp__where w = vp__json_where(&doc, wm ? wm : root);
-        st = vp__error_set(err, wm ? VP_ETYPE : VP_EMISSING, &w,
+    vp_status st;
+    if (!index_text(&r)) {
+        st = r.lx.status;
+        goto done;
+    }
+    if (!r.root_object || r.wm_at == NULL || !r.wm_object) {
+        vp__where w = vp__jlex_where(r.lx.start, (uint64_t)((r.wm_at ? r.wm_at : r.root_at) -
+                                                            r.lx.start), path);
+        st = vp__error_set(err, r.wm_at ? VP_ETYPE : VP_EMISSING, &w,
                            "an index needs a \"weight_map\" object of tensor name -> shard file");
         goto done;
     }
-    if (meta != NULL && meta->type == VP__JSON_OBJECT) {
-        const vp__json_node *ts = vp__json_get(&doc, meta, "total_size");
-        if (ts != NULL) {
-            if (!vp__json_uint(&doc, ts, &m->total_size)) {
-                vp__where w = vp__json_where(&doc, ts);
-                st = vp__error_set(err, VP_ETYPE, &w,
-                                   "metadata.total_size must be a non-negative integer");
-                goto done;
-            }
-            m->has_total_size = 1;
+    if (r.ts_at != NULL) {
+        if (!r.ts_ok) {
+            vp__where w = vp__jlex_where(r.lx.start, (uint64_t)(r.ts_at - r.lx.start), path);
+            st = vp__error_set(err, VP_ETYPE, &w,
+                               "metadata.total_size must be a non-negative integer");
+            goto done;
         }
+        m->total_size = r.ts;
+        m->has_total_size = 1;
     }
-    if (wm->count > VP__LIM_TENSORS) {
-        vp__where w = vp__json_where(&doc, wm);
+    if (r.count > VP__LIM_TENSORS) {
+        vp__where w = vp__jlex_where(r.lx.start, (uint64_t)(r.wm_at - r.lx.start), path);
         st = vp__error_set(err, VP_ELIMIT, &w,
                            "weight_map lists %llu tensors, beyond the reader's limit of %llu "
-                           "tensors", (unsigned long long)wm->count,
+                           "tensors", (unsigned long long)r.count,
                            (unsigned long long)VP__LIM_TENSORS);
         goto done;
     }
-    shards = malloc((wm->count ? wm->count : 1) * sizeof(*shards));
-    entries = malloc((wm->count ? wm->count : 1) * sizeof(*entries));
-    mapped = calloc(wm->count ? wm->count : 1, sizeof(*mapped));
-    if (shards == NULL || entries == NULL || mapped == NULL) {
+    if (r.bad_at != NULL) {
+        vp__where w = vp__jlex_where(r.lx.start, (uint64_t)(r.bad_at - r.lx.start), path);
+        st = vp__error_set(err, VP_ETYPE, &w,
+                           "weight_map values must be shard file names in the same folder");
+        goto done;
+    }
+    entries = r.e;
+    r.e = NULL;
+    size_t k = r.n;
+    if (!number_shards(entries, k, &files, &n_shards)) {
         st = vp__error_set(err, VP_ENOMEM, &w0, "out of memory");
         goto done;
     }
-    size_t k = 0;
-    for (const vp__json_node *e = vp__json_first(&doc, wm); e; e = vp__json_next(&doc, e), k++) {
-        if (e->type != VP__JSON_STRING || vp__json_str_len(&doc, e) == 0 ||
-            memchr(vp__json_str(&doc, e), '/', vp__json_str_len(&doc, e)) != NULL) {
-            vp__where w = vp__json_where(&doc, e);
-            st = vp__error_set(err, VP_ETYPE, &w,
-                               "weight_map values must be shard file names in the same folder");
-            goto done;
-        }
-        entries[k] = (wm_entry){ vp__json_key(&doc, e), vp__json_key_len(&doc, e), 0, 0,
-                                 vp__json_str(&doc, e), vp__json_str_len(&doc, e) };
-    }
-    /* the distinct shard files, in name order (sorting keeps this O(n log n)) */
-    qsort(entries, k, sizeof(*entries), cmp_wm_file);
-    for (size_t i = 0; i < k; i++) {
-        if (i == 0 || cmp_wm_file(&entries[i - 1], &entries[i]) != 0)
-            shards[n_shards++] = entries[i].file;
-        entries[i].shard = (uint32_t)(n_shards - 1);
-        mapped[n_shards - 1]++;
-    }
     if (n_shards > VP__LIM_SHARDS) {
-        vp__where w = vp__json_where(&doc, wm);
+        vp__where w = vp__jlex_where(r.lx.start, (uint64_t)(r.wm_at - r.lx.start), path);
         st = vp__error_set(err, VP_ELIMIT, &w,
                            "weight_map names %llu shard files, beyond the reader's limit of "
                            "%llu shard files", (unsigned long long)n_shards,
                            (unsigned long long)VP__LIM_SHARDS);
         goto done;
     }
-    qsort(entries, k, sizeof(*entries), cmp_wm);
+    mapped = calloc(n_shards ? n_shards : 1, sizeof(*mapped));
+    if (mapped == NULL || !str_index_init(&names, k)) {
+        st = vp__error_set(err, VP_ENOMEM, &w0, "out of memory");
+        goto done;
+    }
+    uint32_t ring[AHEAD];
+    for (size_t i = 0; i < k; i++) {
+        mapped[entries[i].shard]++;
+        if (by_name != NULL)
+            continue;
+        uint32_t h = hash_ahead(&names, ring, i, k, entry_name, entries);
+        if (str_index_find(&names, h, entries[i].name, entries[i].len, i, entries, false) ==
+            STR_INDEX_GAVE_UP) {
+            /* crafted collisions: by name through a sorted copy */
+            by_name = malloc(k * sizeof(*by_name));
+            if (by_name == NULL) {
+                st = vp__error_set(err, VP_ENOMEM, &w0, "out of memory");
+                goto done;
+            }
+            memcpy(by_name, entries, k * sizeof(*by_name));
+            qsort(by_name, k, sizeof(*by_name), cmp_wm);
+        }
+    }
     m->n_shards = n_shards;
-    /* read every shard header found beside the index */
+    /* read every shard header found beside the index, in file name order */
     for (size_t s = 0; s < n_shards; s++) {
-        if ((st = vp__path_beside(&shard_path, path, shards[s], err)) != VP_OK)
+        if ((st = vp__path_beside_n(&shard_path, path, files[s]->file, files[s]->file_len, err)) != VP_OK)
             goto done;
         unsigned char *buf;
         size_t blen;
         uint64_t size;
-        if ((st = vp__read_file_opt(shard_path, 8, VP__READ_OPTIONAL, NULL, &buf, &blen, &size,
-                                    err)) != VP_OK)
+        /* one open: the 8-byte length, then exactly the header */
+        if ((st = vp__read_safetensors_head(shard_path, VP__READ_OPTIONAL, &buf, &blen, &size,
+                                            err)) != VP_OK)
             goto done;
         if (buf == NULL) { /* not beside the index: counted as not read */
             free(shard_path);
             shard_path = NULL;
             continue;
         }
-        uint64_t hn = 0;
-        for (int i = 7; i >= 0 && blen == 8; i--)
-            hn = (hn << 8) | buf[i];
-        free(buf);
-        size_t want = hn <= VP__LIM_ST_HEADER && blen == 8 ? (size_t)hn + 8 : 8;
-        if ((st = vp__read_file(shard_path, want, &buf, &blen, &size, err)) != VP_OK)
-            goto done;
         size_t before = m->n_tensors;
         st = vp__safetensors_read(m, buf, blen, size, shard_path, err);
         free(buf);
         if (st != VP_OK)
             goto done;
         /* every tensor of the shard must be mapped to this shard, and only once */
+        const tensor_names tn = { m, before };
         for (size_t i = before; i < m->n_tensors; i++) {
-            wm_entry key = { m->tensors[i].name, (uint32_t)strlen(m->tensors[i].name), 0, 0, NULL, 0 };
-            wm_entry *hit = bsearch(&key, entries, k, sizeof(*entries), cmp_wm);
+            const char *tname = vp__tensor_name(m, &m->tensors[i]);
+            size_t tlen = strlen(tname);
+            wm_entry *hit;
+            if (by_name != NULL) {
+                wm_entry key = { tname, NULL, (uint32_t)tlen, 0, 0, 0 };
+                hit = bsearch(&key, by_name, k, sizeof(*by_name), cmp_wm);
+            } else {
+                uint32_t h = hash_ahead(&names, ring, i - before, m->n_tensors - before,
+                                        tensor_name, &tn);
+                size_t f = str_index_find(&names, h, tname, tlen, SIZE_MAX, entries, false);
+                hit = f < k ? &entries[f] : NULL;
+            }
             if (hit == NULL || hit->shard != s || hit->seen) {
                 vp__where w = { shard_path, 0, 0, 0, false };
                 st = vp__error_set(err, VP_EINVALID, &w,
-                                   "tensor \"%.60s\" is %s", m->tensors[i].name,
+                                   "tensor \"%.60s\" is %s", tname,
                                    hit == NULL ? "not in the index's weight_map"
                                    : hit->seen ? "stored twice"
                                                : "mapped to another shard by the index");
@@ -407,26 +1240,34 @@ vp_status vp__safetensors_index_read(vp_model *m, const char *json, size_t len,
             hit->seen = 1;
         }
         /* every tensor the index maps here was found: counted, so that the check stays
-         * linear in the tensors; the weight_map is scanned only to name a missing one */
-        for (size_t i = 0; m->n_tensors - before != mapped[s] && i < k; i++)
-            if (entries[i].shard == s && !entries[i].seen) {
-                vp__where w = { shard_path, 0, 0, 0, false };
-                st = vp__error_set(err, VP_EINVALID, &w,
-                                   "the index maps \"%.*s\" to this shard, which lacks it",
-                                   (int)(entries[i].len > 60 ? 60 : entries[i].len),
-                                   entries[i].name);
-                goto done;
-            }
+         * linear in the tensors; the entries are scanned only to name a missing one (the
+         * first in name order) */
+        if (m->n_tensors - before != mapped[s]) {
+            const wm_entry *all = by_name != NULL ? by_name : entries, *missing = NULL;
+            for (size_t i = 0; i < k; i++)
+                if (all[i].shard == s && !all[i].seen &&
+                    (missing == NULL || cmp_wm(&all[i], missing) < 0))
+                    missing = &all[i];
+            vp__where w = { shard_path, 0, 0, 0, false };
+            st = vp__error_set(err, VP_EINVALID, &w,
+                               "the index maps \"%.*s\" to this shard, which lacks it",
+                               (int)(missing->len > 60 ? 60 : missing->len), missing->name);
+            goto done;
+        }
         m->n_shards_read++;
         free(shard_path);
         shard_path = NULL;
     }
     st = VP_OK;
 done:
-    free(shards);
+    free(files);
     free(entries);
+    free(by_name);
     free(mapped);
+    free(names.slot);
     free(shard_path);
-    vp__json_free(&doc);
+    free(r.e);
+    free(r.decoded);
+    vp__jkeys_free(&r.keys);
     return st;
 }

@@ -1141,6 +1141,207 @@ START_TEST(test_gguf_path)
 }
 END_TEST
 
+/* ---- how much of a file is read ------------------------------------------------- */
+
+/* Bytes this process has read so far (Linux /proc/self/io "rchar"), or UINT64_MAX when the
+ * system does not say. */
+static uint64_t bytes_read_so_far(void)
+{
+    FILE *f = fopen("/proc/self/io", "r");
+    if (f == NULL)
+        return UINT64_MAX;
+    char line[128];
+    uint64_t v = UINT64_MAX;
+    while (fgets(line, sizeof(line), f) != NULL)
+        if (sscanf(line, "rchar: %" SCNu64, &v) == 1)
+            break;
+    fclose(f);
+    return v;
+}
+
+/* Writes b to path and extends the file to `size` bytes (a sparse tail of zeros). */
+static void write_sized(const char *path, const vp_buf *b, uint64_t size)
+{
+    vp_test_write(path, b->data, b->len);
+    ck_assert_int_eq(truncate(path, (off_t)size), 0);
+}
+
+/* Reads the model at path and returns the bytes read meanwhile, within a few bytes:
+ * reading /proc/self/io counts too, so the cost of one such read is taken off. */
+static uint64_t read_cost(const char *path, size_t tensors)
+{
+    vp_model *m = NULL;
+    vp_error err = VP_ERROR_INIT;
+    uint64_t calibrate = bytes_read_so_far();
+    uint64_t before = bytes_read_so_far();
+    ck_assert_msg(vp_model_from_path(&m, path, &err) == VP_OK, "%s", err.message);
+    uint64_t after = bytes_read_so_far();
+    ck_assert_uint_eq(vp_model_tensor_count(m), tensors);
+    vp_model_free(m);
+    return after - before - (before - calibrate);
+}
+
+/* |a - b| <= 4: the length of /proc/self/io can change by a digit between two reads. */
+#define ck_assert_about(a, b)                                                               \
+    ck_assert_msg((a) + 4 >= (b) && (a) <= (b) + 4, "%" PRIu64 " bytes read, want %" PRIu64, \
+                  (uint64_t)(a), (uint64_t)(b))
+
+/* A GGUF reads the bytes its header needs: a small header costs one small read, however
+ * large the file (it read the first 16 MiB of every file); a large one grows the read as
+ * it goes, to at most twice the header. */
+START_TEST(test_gguf_reads_the_header_only)
+{
+    if (bytes_read_so_far() == UINT64_MAX)
+        return; /* no /proc/self/io: nothing to measure */
+    char *dir = vp_test_tmpdir();
+    char path[512];
+    snprintf(path, sizeof(path), "%s/small.gguf", dir);
+    vp_buf b = { 0 };
+    uint64_t expect[N_GGML];
+    build_gguf(&b, 32, expect);
+    size_t header = b.len;
+    write_sized(path, &b, (uint64_t)64 << 20);
+    uint64_t cost = read_cost(path, N_GGML);
+    ck_assert_msg(cost <= ((uint64_t)64 << 10) + 64, "%" PRIu64 " bytes read for a %zu-byte header",
+                  cost, header);
+    vp_buf_free(&b);
+    /* a header of 20,000 strings (about 580 kB) in a 64 MiB file */
+    vp_buf_put(&b, "GGUF", 4);
+    vp_buf_u32(&b, 3);
+    vp_buf_u64(&b, 1);
+    vp_buf_u64(&b, 1);
+    vp_buf_str(&b, "tokenizer.ggml.tokens");
+    vp_buf_u32(&b, 9);
+    vp_buf_u32(&b, 8);
+    vp_buf_u64(&b, 20000);
+    for (int i = 0; i < 20000; i++) {
+        char tok[32];
+        snprintf(tok, sizeof(tok), "token-number-%07d", i);
+        vp_buf_str(&b, tok);
+    }
+    vp_buf_str(&b, "t");
+    vp_buf_u32(&b, 1);
+    vp_buf_u64(&b, 32);
+    vp_buf_u32(&b, 0);
+    vp_buf_u64(&b, 0);
+    while (b.len % 32)
+        vp_buf_put(&b, "", 1);
+    header = b.len;
+    write_sized(path, &b, (uint64_t)64 << 20);
+    cost = read_cost(path, 1);
+    ck_assert_msg(cost >= header && cost <= 2 * (uint64_t)header + (64 << 10),
+                  "%" PRIu64 " bytes read for a %zu-byte header", cost, header);
+    vp_buf_free(&b);
+    free(dir);
+}
+END_TEST
+
+/* A safetensors file is opened once and read once: its 8-byte length and its header,
+ * nothing twice; so is each shard of an index. */
+START_TEST(test_safetensors_reads_the_header_once)
+{
+    if (bytes_read_so_far() == UINT64_MAX)
+        return;
+    char *dir = vp_test_tmpdir();
+    char path[512];
+    static const st_tensor s1[] = { { "model.embed_tokens.weight", "BF16", 2, { 100, 64 } },
+                                    { "model.norm.weight", "BF16", 1, { 64 } } };
+    static const st_tensor s2[] = { { "lm_head.weight", "BF16", 2, { 100, 64 } } };
+    write_st(dir, "model-00001-of-00002.safetensors", s1, 2);
+    write_st(dir, "model-00002-of-00002.safetensors", s2, 1);
+    size_t headers = 0;
+    for (int i = 1; i <= 2; i++) {
+        snprintf(path, sizeof(path), "%s/model-0000%d-of-00002.safetensors", dir, i);
+        size_t len;
+        char *data = vp_test_read(path, &len);
+        uint64_t n = 0;
+        for (int k = 7; k >= 0; k--)
+            n = (n << 8) | (unsigned char)data[k];
+        free(data);
+        headers += 8 + (size_t)n;
+        ck_assert_about(read_cost(path, (size_t)i == 1 ? 2 : 1), 8 + n);
+    }
+    static const char index[] =
+        "{\"weight_map\": {\"model.embed_tokens.weight\": \"model-00001-of-00002.safetensors\","
+        "\"model.norm.weight\": \"model-00001-of-00002.safetensors\","
+        "\"lm_head.weight\": \"model-00002-of-00002.safetensors\"}}";
+    snprintf(path, sizeof(path), "%s/model.safetensors.index.json", dir);
+    vp_test_write(path, index, sizeof(index) - 1);
+    ck_assert_about(read_cost(path, 3), sizeof(index) - 1 + headers);
+    free(dir);
+}
+END_TEST
+
+/* Resident memory (kB) from /proc/self/status: "VmRSS" or "VmHWM" (the peak); -1 when the
+ * system does not say. */
+static long status_kb(const char *field)
+{
+    FILE *f = fopen("/proc/self/status", "r");
+    if (f == NULL)
+        return -1;
+    char line[256];
+    long v = -1;
+    size_t n = strlen(field);
+    while (fgets(line, sizeof(line), f) != NULL)
+        if (strncmp(line, field, n) == 0 && line[n] == ':') {
+            v = strtol(line + n + 1, NULL, 10);
+            break;
+        }
+    fclose(f);
+    return v;
+}
+
+/* A header is read without a tree: the memory one parse adds (the model included) stays
+ * under twice the header's size. A header of 100,000 tensors (12.6 MB) took 3.3 times its
+ * size through the JSON tree. Linux only (the peak is reset through /proc/self/clear_refs);
+ * not under a sanitizer or valgrind, whose own memory would be counted. */
+START_TEST(test_safetensors_memory)
+{
+#if defined(__SANITIZE_ADDRESS__)
+    return;
+#endif
+    const char *preload = getenv("LD_PRELOAD");
+    if (preload != NULL && strstr(preload, "vgpreload") != NULL)
+        return;
+    enum { N = 100000 };
+    vp_buf h = { 0 }, file = { 0 };
+    char e[160];
+    uint64_t at = 0;
+    vp_buf_put(&h, "{\"__metadata__\":{\"format\":\"pt\"}", 31);
+    for (int i = 0; i < N; i++) {
+        int k = snprintf(e, sizeof(e),
+                         ",\"model.layers.%d.self_attn.q_proj.weight\":{\"dtype\":\"BF16\","
+                         "\"shape\":[4096,4096],\"data_offsets\":[%" PRIu64 ",%" PRIu64 "]}",
+                         i, at, at + 4096 * 4096 * 2);
+        vp_buf_put(&h, e, (size_t)k);
+        at += 4096 * 4096 * 2;
+    }
+    vp_buf_put(&h, "}", 1);
+    vp_buf_u64(&file, h.len);
+    vp_buf_put(&file, h.data, h.len);
+    FILE *f = fopen("/proc/self/clear_refs", "w");
+    if (f == NULL || fputs("5", f) < 0 || fclose(f) != 0 || status_kb("VmHWM") < 0) {
+        vp_buf_free(&h);
+        vp_buf_free(&file);
+        return; /* the peak cannot be reset here */
+    }
+    long before = status_kb("VmRSS");
+    vp_model *m = NULL;
+    vp_error err = VP_ERROR_INIT;
+    ck_assert_msg(vp_model_from_safetensors(&m, file.data, file.len, file.len + at, "m", &err) ==
+                  VP_OK, "%s", err.message);
+    long added = status_kb("VmHWM") - before;
+    ck_assert_uint_eq(vp_model_tensor_count(m), N);
+    ck_assert_str_eq(vp_model_tensor_name(m, N - 1), "model.layers.99999.self_attn.q_proj.weight");
+    ck_assert_uint_eq(vp_model_tensor_dim(m, N - 1, 1), 4096);
+    vp_model_free(m);
+    ck_assert_msg(added * 1024 <= 2 * (long)h.len, "one parse added %ld kB for a %zu-byte header",
+                  added, h.len);
+    vp_buf_free(&h);
+    vp_buf_free(&file);
+}
+END_TEST
+
 Suite *vp_test_suite(void)
 {
     Suite *s = suite_create("checkpoint");
@@ -1168,5 +1369,8 @@ Suite *vp_test_suite(void)
     VP_ADD_TEST(s, test_config_beside_long_folder);
     VP_ADD_TEST(s, test_folder_beyond_path_limit);
     VP_ADD_TEST(s, test_gguf_path);
+    VP_ADD_TEST(s, test_gguf_reads_the_header_only);
+    VP_ADD_TEST(s, test_safetensors_reads_the_header_once);
+    VP_ADD_TEST(s, test_safetensors_memory);
     return s;
 }

@@ -24,9 +24,7 @@ threads, one object per thread at a time (ctypes releases the GIL during calls).
 
 import contextlib
 import ctypes
-import json as _json
 import os
-import re as _re
 
 from . import _ffi, _lib, _toml
 from ._ffi import cstr as _cstr, in_range as _in_range, integer as _integer
@@ -58,7 +56,15 @@ __all__ = [
 SHEET_VALUE_MAX = 256 << 20
 
 _U64_MAX = 2**64 - 1
+#: The characters of a bare inline-table key ([A-Za-z0-9_-]).
+_KEY_CHARS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-"
 _VP_EBUFFER = -5
+
+
+def _json_loads(text):
+    """json.loads, imported on first use: `import vramplan` stays cheap."""
+    import json
+    return json.loads(text)
 
 
 def version():
@@ -437,7 +443,7 @@ class Sheet(_Owner):
         if isinstance(value, dict):
             parts = []
             for k, v in value.items():
-                if not isinstance(k, str) or not _re.fullmatch(r"[A-Za-z0-9_-]+", k):
+                if not isinstance(k, str) or not k or k.strip(_KEY_CHARS):
                     raise ValueError("an inline-table key is letters, digits, '_' and '-' "
                                      "only, not %r" % (k,))
                 if isinstance(v, bool):
@@ -726,7 +732,7 @@ class Plan:
         L.vp_plan_sizing_sheet(self._h, self._sheet._h, ctypes.byref(out),
                                {"text": 0, "markdown": 1, "json": 2}[fmt])
         text = _text(out)
-        return _json.loads(text) if fmt == "json" else text
+        return _json_loads(text) if fmt == "json" else text
 
 
 def plan(sheet, rank=None):
@@ -739,7 +745,7 @@ def diagnose(sheet, as_json=False):
     out = ctypes.c_void_p()
     L.vp_diagnose(s._h, ctypes.byref(out), 1 if as_json else 0, ctypes.byref(_err()))
     text = _text(out)
-    return _json.loads(text) if as_json else text
+    return _json_loads(text) if as_json else text
 
 
 # ---- component estimators, the structured workload, evidence (library 0.2) -------------

@@ -1,32 +1,48 @@
 """Finding and loading libvramplan.
 
 Search order: the VRAMPLAN_LIBRARY environment variable; a libvramplan.so.0 beside this
-package or in a Meson build tree above it (build*/lib); the SONAME libvramplan.so.0 through
-the dynamic loader; ctypes.util.find_library("vramplan"). The loaded library's version must
-be at least MIN_VERSION.
+package or in a Meson build tree above it (build*/lib, builddir/lib); the SONAME
+libvramplan.so.0 through the dynamic loader; and only when none of these loads,
+ctypes.util.find_library("vramplan"). The loaded library's version must be at least
+MIN_VERSION.
+
+The known names come first so that importing the binding costs no more than loading the
+library: ctypes.util (which imports subprocess and runs ldconfig or gcc on some systems) and
+glob are used only as the last resort, when every known name failed.
 """
 
 import ctypes
-import ctypes.util
-import glob
 import os
 
 MIN_VERSION = 100  # 0.1.0 as MAJOR*10000 + MINOR*100 + PATCH
 
+SONAME = "libvramplan.so.0"
+
 _HERE = os.path.dirname(os.path.abspath(__file__))
 
 
+def _build_trees(root):
+    """libvramplan.so.0 in the Meson build folders of `root` (build*, builddir), by name."""
+    try:
+        names = sorted(e.name for e in os.scandir(root)
+                       if e.name.startswith("build") and e.is_dir())
+    except OSError:
+        return
+    for name in names:
+        yield os.path.join(root, name, "lib", SONAME)
+
+
 def _candidates():
+    """The known names, in order; then what ctypes.util finds (imported only now)."""
     env = os.environ.get("VRAMPLAN_LIBRARY")
     if env:
         yield env
-    yield os.path.join(_HERE, "libvramplan.so.0")
-    root = os.path.abspath(os.path.join(_HERE, "..", "..", ".."))
-    for pattern in ("build*/lib/libvramplan.so.0", "builddir/lib/libvramplan.so.0"):
-        for path in sorted(glob.glob(os.path.join(root, pattern))):
-            yield path
-    yield "libvramplan.so.0"
-    found = ctypes.util.find_library("vramplan")
+    yield os.path.join(_HERE, SONAME)
+    yield from _build_trees(os.path.abspath(os.path.join(_HERE, "..", "..", "..")))
+    yield SONAME
+    # slow (subprocess, and an ldconfig or compiler run): the last resort
+    from ctypes.util import find_library
+    found = find_library("vramplan")
     if found:
         yield found
 

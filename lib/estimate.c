@@ -1424,9 +1424,10 @@ vp_status vp__estimate_changed(vp_estimate *e, const vp_sheet *s, vp_bytes capac
     }
     if (c->checkpointing >= 0)
         w.checkpointing = c->checkpointing;
-    /* c->master is not applied: the training recipe reads master_weights as the sheet
-     * states it (as it always has; the diagnosis keeps a change only if it lowers the
-     * phase, so this suggestion is never kept) */
+    if (c->master >= 0) { /* as if the sheet said master_weights = true / false */
+        w.master = c->master;
+        w.master_set = true;
+    }
     if (c->sharding >= 0)
         w.sharding = c->sharding;
     if (c->optimizer != NULL) {

@@ -174,7 +174,7 @@ typedef struct vp__ltlist {
     int n;
 } vp__ltlist;
 
-/* A weight storage format (formulas.md §3). */
+/* A weight storage format (docs/estimate.md, weight formats). */
 typedef enum {
     VP__Q_NONE, VP__Q_BNB4, VP__Q_BNB8, VP__Q_GPTQ, VP__Q_AWQ, VP__Q_FP8, VP__Q_MXFP4
 } vp__qmethod;

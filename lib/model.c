@@ -2,10 +2,10 @@
  * Model inputs: config.json → architecture → exact parameter counts and weight bytes by
  * role; the vp_model object and its accessors; reading inputs from a path.
  *
- * Formulas and sources: shared reference formulas.md §1 (parameter counts per family),
- * §2.1–2.3 (KV bytes per token), §3 (bytes per weight by format). The parameter count is
- * built as a list of logical tensors (rows × cols × instances) so that quantization can
- * be applied per module the way each method applies it (§3.9).
+ * Formulas and sources: docs/estimate.md (parameter counts per family, KV bytes per token,
+ * bytes per weight by format). The parameter count is built as a list of logical tensors
+ * (rows × cols × instances) so that quantization can be applied per module the way each
+ * method applies it (modules kept unquantized).
  */
 #define _POSIX_C_SOURCE 200809L /* open(2) flags O_CLOEXEC, O_NOCTTY; fstat */
 #include <errno.h>
@@ -786,7 +786,7 @@ static bool read_gpt_oss(cfg *c, vp__arch *a, vp__ltlist *l)
 /* Jamba (hybrid Mamba + attention + MoE), HF modeling_jamba: attention on layers with
  * i % attn_layer_period == attn_layer_offset, experts on i % expert_layer_period ==
  * expert_layer_offset, Mamba elsewhere. A Mamba layer keeps a constant state per sequence:
- * conv (d_conv − 1) × d_inner and SSM d_inner × d_state values (formulas.md §2.4). */
+ * conv (d_conv − 1) × d_inner and SSM d_inner × d_state values (docs/estimate.md, hybrid models). */
 static bool read_jamba(cfg *c, vp__arch *a, vp__ltlist *l)
 {
     uint64_t h, L, nq, nkv, f, V, E, k, ap, ao, ep, eo, dstate, dconv, expand, dtr;

@@ -53,7 +53,7 @@ static bool add_mul(uint64_t *acc, uint64_t a, uint64_t b)
     return !vp__mul_u64(&p, a, b) && !vp__add_u64(acc, *acc, p);
 }
 
-/* Bytes of one instance of quantized tensor t: payload and metadata (formulas.md §3).
+/* Bytes of one instance of quantized tensor t: payload and metadata (docs/estimate.md, weight formats).
  * Checked: a module can hold up to 2^64 − 1 values, so no product may be trusted. */
 static bool quant_bytes(const vp__qformat *q, const vp__ltensor *t, uint64_t *payload, uint64_t *meta)
 {

@@ -217,8 +217,8 @@ START_TEST(test_bad_layouts)
     ck_assert_ptr_nonnull(strstr(vp_estimate_warning(e, 1), "workload.framework"));
     ck_assert_uint_eq(item_bytes(e, 0, "kv_cache"), UINT64_C(200000) * 131072);
     vp_sheet_free(s);
-    /* overflow: 2^40 tokens × 2^30 sequences */
-    s = vp_test_sheet("[workload]\ncontext = 1099511627776\nconcurrency = 1073741824\n");
+    /* overflow at the sheet's limits: 2^32 tokens × 2^24 sequences × 2^17 B per token */
+    s = vp_test_sheet("[workload]\ncontext = 4294967296\nconcurrency = 16777216\n");
     vp_test_attach(s, "configs/meta-llama__Meta-Llama-3.1-8B/config.json");
     ck_assert_int_eq(vp_estimate_run(e, s, vp_bytes_make(0), &err), VP_EOVERFLOW);
     vp_sheet_free(s);
@@ -492,9 +492,10 @@ START_TEST(test_training_activations_overflow)
         "{\"model_type\": \"llama\", \"vocab_size\": 2, \"hidden_size\": 4096, "
         "\"num_hidden_layers\": 2, \"num_attention_heads\": 32, \"num_key_value_heads\": 8, "
         "\"intermediate_size\": 14336, \"torch_dtype\": \"bfloat16\"}";
-    /* s·b = 2^52: the logits (s·b·V·14 B) fit, s·b·h does not */
+    /* s·b = 2^56 at the sheet's limits (context 2^32, micro-batch 2^24): the logits
+     * (s·b·V·14 B) fit, s·b·h does not */
     vp_sheet *s = vp_test_sheet("[workload]\ntask = \"full\"\nweights = \"bf16\"\n"
-                                "context = 1_099_511_627_776\nmicrobatch = 4096\n"
+                                "context = 4_294_967_296\nmicrobatch = 16_777_216\n"
                                 "checkpointing = \"full\"\n");
     vp_model *m;
     vp_error err = VP_ERROR_INIT;

@@ -1,7 +1,7 @@
 /*
  * Model inputs against real files: parameter counts, KV bytes per token, weight bytes by
  * role, index totals (tests/data/configs, copied from shared/data with source.txt), and
- * the worked examples of formulas.md §1 built from the values they state.
+ * worked examples (docs/estimate.md) built from the values they state.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <inttypes.h>
@@ -40,7 +40,7 @@ static const struct {
     const char *file;
     uint64_t params, active, kv, total;
 } golden[] = {
-    /* formulas.md §1 worked examples and published totals */
+    /* worked examples (docs/estimate.md) and published totals */
     { "configs/meta-llama__Meta-Llama-3.1-8B/config.json", UINT64_C(8030261248), UINT64_C(8030261248), 131072, UINT64_C(16060522496) },
     { "configs/meta-llama__Llama-3.2-1B/config.mlc_preset.json", UINT64_C(1235814400), UINT64_C(1235814400), 32768, UINT64_C(2471628800) },
     { "configs/Qwen__Qwen2.5-7B-Instruct/config.json", UINT64_C(7615616512), UINT64_C(7615616512), 57344, UINT64_C(15231233024) },
@@ -93,7 +93,7 @@ START_TEST(test_golden_configs)
 }
 END_TEST
 
-/* ---- worked examples of formulas.md §1, configs written from the stated values ------ */
+/* ---- worked examples (docs/estimate.md), configs written from the stated values ------ */
 
 static const struct {
     const char *json;
@@ -156,7 +156,7 @@ END_TEST
 
 START_TEST(test_gpt_oss_mxfp4)
 {
-    /* formulas.md §3.7: experts at 4.25 bits, the rest bf16: 65.25 GB and 13.76 GB */
+    /* docs/estimate.md: experts at 4.25 bits, the rest bf16: 65.25 GB and 13.76 GB */
     vp_model *m = load("configs/openai__gpt-oss-120b/config.json");
     char buf[32];
     ck_assert_str_eq(vp_model_quant_method(m), "mxfp4");
@@ -260,7 +260,7 @@ END_TEST
 
 START_TEST(test_gptq_awq_formulas)
 {
-    /* formulas.md §3.5–3.6 on one 4096×4096 linear per layer family: GPTQ 4-bit g128 is
+    /* docs/estimate.md on one 4096×4096 linear per layer family: GPTQ 4-bit g128 is
      * bits + bits/g + 16/g + 32/out per weight; AWQ is 4 + 4/g + 16/g */
     static const char *const base =
         "{\"model_type\":\"llama\",\"vocab_size\":32000,\"hidden_size\":4096,"

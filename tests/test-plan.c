@@ -457,6 +457,19 @@ START_TEST(test_diagnose_from_the_run)
     ck_assert(c > a && c > b); /* how it runs before more hardware */
     vp_free(t);
     vp_sheet_free(s);
+
+    /* the optimizer step of a full fine-tune with an fp32 master copy: dropping the copy is
+     * estimated (the change used to be offered but never applied, so never kept) */
+    s = vp_test_sheet(
+        "[model]\nconfig = \"x\"\n[workload]\ntask = \"full\"\nweights = \"bf16\"\n"
+        "context = 2048\nmicrobatch = 1\nmaster_weights = true\ncheckpointing = \"full\"\n"
+        "framework = \"transformers\"\n[[measurement]]\nphase = \"optimizer_step\"\n"
+        "value = \"79 GiB\"\ncontext = 2048\nmicrobatch = 1\noutcome = \"oom\"\n");
+    vp_test_attach(s, "configs/meta-llama__Meta-Llama-3.1-8B/config.json");
+    ck_assert_int_eq(vp_diagnose(s, &t, 0, NULL), VP_OK);
+    ck_assert_ptr_nonnull(strstr(t, "master_weights = false"));
+    vp_free(t);
+    vp_sheet_free(s);
 }
 END_TEST
 

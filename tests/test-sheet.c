@@ -1240,10 +1240,41 @@ START_TEST(test_unset_last_key_removes_entry)
 }
 END_TEST
 
+
+/* Counts of the workload have the limits every reader applies: a context above 2^32, a
+ * concurrency or micro-batch above 2^24, a parameter count above 2^50 are VP_ELIMIT at the
+ * value (they gave VP_EOVERFLOW later, or nothing). */
+START_TEST(test_workload_count_limits)
+{
+    static const struct {
+        const char *text;
+        uint32_t col;
+    } cases[] = {
+        { "[workload]\ncontext = 4294967297\n", 11 },
+        { "[workload]\nconcurrency = 16777217\n", 15 },
+        { "[workload]\nmicrobatch = 16777217\n", 14 },
+        { "[model]\nparameters = 1125899906842625\n", 14 },
+        { "[[measurement]]\ncontext = 4294967297\n", 11 },
+    };
+    for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+        vp_sheet *s = NULL;
+        vp_error err = VP_ERROR_INIT;
+        ck_assert_int_eq(vp_sheet_parse(&s, cases[k].text, strlen(cases[k].text), "x", &err), VP_ELIMIT);
+        ck_assert_ptr_null(s);
+        ck_assert_uint_eq(err.line, 2);
+        ck_assert_uint_eq(err.column, cases[k].col);
+    }
+    /* at the limit itself: accepted */
+    vp_sheet *s = vp_test_sheet("[workload]\ncontext = 4294967296\nconcurrency = 16777216\n");
+    vp_sheet_free(s);
+}
+END_TEST
+
 Suite *vp_test_suite(void)
 {
     Suite *s = suite_create("sheet");
     VP_ADD_TEST(s, test_value_count_limit);
+    VP_ADD_TEST(s, test_workload_count_limits);
     VP_ADD_TEST(s, test_unset_last_key_removes_entry);
     VP_ADD_TEST(s, test_every_section);
     VP_ADD_TEST(s, test_round_trip);

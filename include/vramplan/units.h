@@ -73,24 +73,37 @@ typedef enum vp_unit {
 } vp_unit;
 
 /**
- * @brief Build a #vp_bytes from a number of bytes (compound literal; C only).
+ * @brief Build a #vp_bytes from a number of bytes (a compound literal in C, a braced
+ *        initializer in C++).
  * @param n number of bytes
  * @since 0.1
  */
+#ifdef __cplusplus
+#define VP_BYTES(n) (vp_bytes{ (uint64_t)(n) })
+#else
 #define VP_BYTES(n) ((vp_bytes){ (uint64_t)(n) })
+#endif
 /**
- * @brief Build a #vp_count (compound literal; C only).
+ * @brief Build a #vp_count (a compound literal in C, a braced initializer in C++).
  * @param n count
  * @since 0.1
  */
+#ifdef __cplusplus
+#define VP_COUNT(n) (vp_count{ (uint64_t)(n) })
+#else
 #define VP_COUNT(n) ((vp_count){ (uint64_t)(n) })
+#endif
 /**
  * @brief Build a #vp_bits_per_value (compound literal; C only).
  * @param bits bits per block
  * @param values values per block
  * @since 0.1
  */
+#ifdef __cplusplus
+#define VP_BITS_PER_VALUE(bits, values) (vp_bits_per_value{ (uint32_t)(bits), (uint32_t)(values) })
+#else
 #define VP_BITS_PER_VALUE(bits, values) ((vp_bits_per_value){ (uint32_t)(bits), (uint32_t)(values) })
+#endif
 
 /**
  * @brief Make a #vp_bytes (the function form of #VP_BYTES, for C++ and bindings).

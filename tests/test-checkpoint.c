@@ -1147,6 +1147,11 @@ END_TEST
  * system does not say. */
 static uint64_t bytes_read_so_far(void)
 {
+    /* under valgrind the tool's own reads (debug information, loaded lazily) count in the
+     * process's rchar too: nothing to measure there */
+    const char *pre = getenv("LD_PRELOAD");
+    if (pre != NULL && strstr(pre, "vgpreload") != NULL)
+        return UINT64_MAX;
     FILE *f = fopen("/proc/self/io", "r");
     if (f == NULL)
         return UINT64_MAX;

@@ -100,7 +100,13 @@ struct vp_estimate {
     uint64_t vllm_budget, vllm_blocks, vllm_tokens;
     bool trainable_known;
     uint64_t trainable;
+    vp__host host;              /* llama.cpp / Ollama: what stays in host RAM (llamacpp.c) */
 };
+
+const vp__host *vp__estimate_host(const vp_estimate *e)
+{
+    return e != NULL && e->n_stages ? &e->host : NULL;
+}
 
 #define FW_NONE VP_FRAMEWORK_NONE
 #define FW_VLLM VP_FRAMEWORK_VLLM
@@ -961,20 +967,24 @@ static void note_assumptions(vp_estimate *e, const vp__wl *w, const vp__qformat 
 {
     const vp_model *m = w->model;
     bool infer = w->task == TASK_INFERENCE;
+    bool llama = vp__llama_applies(m, w->framework, w->task, w->tp, w->pp);
     if (!w->framework_set)
         add_warning(e, "workload.framework is not set: no CUDA context, workspace, allocator "
                     "slack or communication buffer is counted; set it (vllm, transformers, "
                     "llama.cpp, other) for a runtime's overhead");
     else
-        add_assumption(e, "framework profile: %s%s", fw_name(w->framework),
+        add_assumption(e, "framework profile: %s%s", w->llama.ollama ? "ollama" : fw_name(w->framework),
                        w->framework == FW_NONE ? " (nothing assumed beyond the sheet's reserves)"
                        : w->framework == FW_VLLM ? " (vLLM v0.19 start-up profile, docs/estimate.md)"
-                                                 : " (CUDA context, workspaces, allocator slack)");
+                       : llama ? " (partial offload of the GGUF checkpoint, docs/estimate.md)"
+                               : " (CUDA context, workspaces, allocator slack)");
     if (!w->weights_set && fmt != NULL)
         add_assumption(e, "weights: the checkpoint's own format (%s%s)",
                        fmt->method != VP__Q_NONE ? fmt->name : m && m->dtype[0] ? m->dtype : "16-bit",
                        m && m->dtype_assumed ? ", dtype assumed: config.json declares none" : "");
-    if (infer) {
+    if (infer && llama) {
+        /* the profile records its own defaults (llamacpp.c) */
+    } else if (infer) {
         if (!w->kv_stated)
             add_assumption(e, "kv_cache: the dtype the weights run in (%llu-byte values)",
                            (unsigned long long)(w->kv_bytes ? w->kv_bytes : dtype_bytes));
@@ -1001,6 +1011,64 @@ static void note_assumptions(vp_estimate *e, const vp__wl *w, const vp__qformat 
         add_assumption(e, "layout: one GPU ([layout] not set)");
 }
 
+/* ---- llama.cpp / Ollama -------------------------------------------------------------- */
+
+/* The profile's keys on a workload it does not apply to: a llama.cpp cache type is an
+ * error, the other keys a warning. */
+static vp_status llama_keys_unused(vp_estimate *e, const vp__wl *w, const vp__where *wh,
+                                   vp_error *err)
+{
+    const vp__llama_opts *o = &w->llama;
+    if (o->kv_type == VP__LKV_Q8_0 || o->kv_type == VP__LKV_Q4_0)
+        return vp__error_set(err, VP_EUNSUPPORTED, wh, "kv_cache = \"%s\" is a llama.cpp cache "
+                             "type: it needs framework = \"llama.cpp\" or \"ollama\", a .gguf "
+                             "checkpoint and one GPU", o->kv_type == VP__LKV_Q8_0 ? "q8_0" : "q4_0");
+    if (o->any || o->ollama)
+        add_warning(e, "%s: the llama.cpp / Ollama partial-offload profile needs a .gguf "
+                    "checkpoint with its architecture, inference and one GPU; sized as "
+                    "llama.cpp with every layer on the GPU", o->any ? "gpu_layers, batch, "
+                    "ubatch, flash_attention, parallel and mmproj are ignored" : "ollama");
+    return VP_OK;
+}
+
+/* The GPU's items and the host's for the profile (llamacpp.c computes them). */
+static vp_status llama_items(vp_estimate *e, stage *S, const vp__wl *w, uint64_t capacity,
+                             bool how, const vp__where *wh, vp_error *err)
+{
+    vp__llama_res r;
+    vp__llama_req q = { w->model, &w->llama, w->context, w->concurrency_set, w->concurrency,
+                        capacity, how };
+    vp_status st = vp__llama_plan(&r, &q, wh, err);
+    if (st != VP_OK)
+        return st;
+    for (int i = 0; i < r.n_assume; i++)
+        add_assumption(e, "%s", r.assume[i]);
+    for (int i = 0; i < r.n_warn; i++)
+        add_warning(e, "%s", r.warn[i]);
+    add_item(S, ID_WEIGHTS, r.gpu_weights, VP_BASIS_COMPUTED, PH_INFER, VP_COUNTER_ALLOCATED,
+             "%s", r.how_gw);
+    if (w->llama.mmproj != NULL && w->llama.mmproj_model != NULL)
+        add_named(S, "mmproj", r.mmproj, VP_BASIS_COMPUTED, PH_INFER, VP_COUNTER_ALLOCATED, "%s",
+                  r.how_mm);
+    else if (w->llama.mmproj != NULL)
+        add_unknown(e, "mmproj", "the projector .gguf read from its file (load the sheet from "
+                                 "a file: workload.mmproj is relative to it)");
+    /* llama.cpp allocates the KV cache and reserves the compute buffer when the context is
+     * created, before the first prompt: live from load on */
+    if (r.context_known)
+        add_item(S, ID_KV, r.gpu_kv, VP_BASIS_COMPUTED, PH_INFER, VP_COUNTER_ALLOCATED, "%s",
+                 r.how_kv);
+    else
+        add_unknown(e, "kv_cache", "workload.context (tokens per slot)");
+    add_item(S, ID_ACTIVATIONS, r.gpu_compute, VP_BASIS_ESTIMATED, PH_INFER,
+             VP_COUNTER_ALLOCATED, "%s", r.how_gc);
+    add_item(S, ID_CUDA_CONTEXT, 300 * MIB, VP_BASIS_ASSUMED, PH_INFER, VP_COUNTER_DEVICE,
+             "CUDA context without PyTorch: ~0.3 GiB");
+    if (vp__llama_host(&e->host, &r) != VP_OK)
+        return vp__error_set(err, VP_EOVERFLOW, wh, "host RAM exceeds 2^64 − 1 bytes");
+    return VP_OK;
+}
+
 /* ---- the computation ------------------------------------------------------------------ */
 
 static vp_status compute(vp_estimate *e, const vp__wl *w, uint64_t capacity, bool quiet,
@@ -1021,6 +1089,8 @@ static vp_status compute(vp_estimate *e, const vp__wl *w, uint64_t capacity, boo
     e->weights_only = e->vllm_budget = e->vllm_blocks = e->vllm_tokens = 0;
     e->trainable_known = false;
     e->trainable = 0;
+    e->host.known = false;
+    e->host.n = 0;
     for (uint64_t s = 0; s < w->pp && s < MAX_STAGES; s++) {
         e->st[s].n = 0;
         e->st[s].failed = false;
@@ -1095,6 +1165,13 @@ static vp_status compute(vp_estimate *e, const vp__wl *w, uint64_t capacity, boo
         goto reserves;
     }
     bool vllm = w->framework == FW_VLLM;
+    /* llama.cpp / Ollama with a GGUF checkpoint: the partial-offload profile (llamacpp.c) */
+    bool llama = vp__llama_applies(m, w->framework, w->task, w->tp, w->pp);
+    if (!llama) {
+        vp_status lst2 = llama_keys_unused(e, w, &where0, err);
+        if (lst2 != VP_OK)
+            return lst2;
+    }
 
     /* ---- KV cache per token per layer on one GPU */
     /* "auto" follows the dtype the weights run in (fp32 weights: fp32 cache) */
@@ -1105,7 +1182,7 @@ static vp_status compute(vp_estimate *e, const vp__wl *w, uint64_t capacity, boo
     else
         add_unknown(e, "kv_cache", "model.config or model.checkpoint (layers, KV heads, head "
                                    "dimension)");
-    if (a && !w->context)
+    if (a && !w->context && !(llama && w->llama.ollama))
         add_unknown(e, "kv_cache", "workload.context (tokens per sequence)");
 
     uint64_t mnbt, mns;
@@ -1135,6 +1212,12 @@ static vp_status compute(vp_estimate *e, const vp__wl *w, uint64_t capacity, boo
         uint64_t first_layer, nl;
         stage *S = stage_at(e, w->pp, a != NULL, L, s, &first_layer, &nl);
         bool is_first = s == 0, is_last = s == w->pp - 1;
+        if (llama) { /* one GPU: its items and the host's, from the profile */
+            vp_status lst2 = llama_items(e, S, w, capacity, how, &where0, err);
+            if (lst2 != VP_OK)
+                return lst2;
+            continue;
+        }
         char where[64] = "";
         if (how && w->pp > 1)
             snprintf(where, sizeof(where), "; stage %llu: layers %llu-%llu%s%s",
@@ -1362,6 +1445,7 @@ static void clear(vp_estimate *e)
     e->n_stages = 0; /* reads as empty: nothing partial */
     e->n_unknown = e->n_warning = e->n_assumption = 0;
     e->vllm_known = e->weights_only_known = false;
+    e->host.known = false;
 }
 
 vp_status vp_estimate_run(vp_estimate *e, const vp_sheet *s, vp_bytes capacity, vp_error *err)
@@ -1744,6 +1828,41 @@ static int fits(vp_estimate *e, const vp__wl *w, uint64_t capacity, vp_error *er
     return 1;
 }
 
+/* The largest n_gpu_layers (0 … layers + 1) with which the GPU's modeled peak fits: more
+ * layers on the GPU never need less of it. */
+static vp_status fit_gpu_layers(uint64_t *out, vp_estimate *scratch, vp__wl *w,
+                                uint64_t capacity, const vp__where *w0, vp_error *err)
+{
+    if (!vp__llama_applies(w->model, w->framework, w->task, w->tp, w->pp))
+        return vp__error_set(err, VP_EUNSUPPORTED, w0, "--solve gpu_layers needs framework = "
+                             "\"llama.cpp\" or \"ollama\", inference, a .gguf checkpoint with "
+                             "its architecture and one GPU");
+    if (w->context == 0 && !w->llama.ollama)
+        return vp__error_set(err, VP_EMISSING, w0, "solving for gpu_layers needs "
+                             "workload.context");
+    vp_status st = VP_OK;
+    uint64_t lo = 0, hi = vp__llama_layers(w->model) + 1;
+    w->llama.gpu_layers_set = true;
+    w->llama.any = true;
+    while (lo < hi) {
+        uint64_t mid = lo + (hi - lo + 1) / 2;
+        w->llama.gpu_layers = mid;
+        int f = fits(scratch, w, capacity, err, &st);
+        if (f < 0)
+            return st;
+        if (f)
+            lo = mid;
+        else
+            hi = mid - 1;
+    }
+    w->llama.gpu_layers = lo;
+    st = compute(scratch, w, capacity, false, err);
+    if (st != VP_OK)
+        return st;
+    *out = lo;
+    return VP_OK;
+}
+
 vp_status vp_fit(uint64_t *out, vp_estimate *scratch, const vp_sheet *s, vp_fit_target target,
                  vp_bytes capacity, vp_error *err)
 {
@@ -1755,8 +1874,10 @@ vp_status vp_fit(uint64_t *out, vp_estimate *scratch, const vp_sheet *s, vp_fit_
     if (st != VP_OK)
         return st;
     vp__where w0 = { s->source, 0, 0, 0, false };
-    if ((unsigned)target > VP_FIT_MICROBATCH)
+    if ((unsigned)target > VP_FIT_GPU_LAYERS)
         return VP_EMISUSE;
+    if (target == VP_FIT_GPU_LAYERS)
+        return fit_gpu_layers(out, scratch, &w, capacity.b, &w0, err);
     if (target == VP_FIT_MICROBATCH && w.task == TASK_INFERENCE)
         return vp__error_set(err, VP_EUNSUPPORTED, &w0,
                              "--solve microbatch applies to training and adaptation sheets; "

@@ -6,7 +6,8 @@
 
 typedef enum {
     VP__F_STR, VP__F_INT, VP__F_UINT0, VP__F_FRACTION, VP__F_BOOL, VP__F_BYTES, VP__F_MONEY,
-    VP__F_DURATION, VP__F_DATE, VP__F_ENUM, VP__F_STRLIST, VP__F_SCOPE, VP__F_WEIGHTS
+    VP__F_DURATION, VP__F_DATE, VP__F_ENUM, VP__F_STRLIST, VP__F_SCOPE, VP__F_WEIGHTS,
+    VP__F_LAYERS             /* an integer 0 … max, or -1 for all (u = UINT64_MAX) */
 } vp__fkind;
 
 typedef struct {
@@ -50,12 +51,15 @@ struct vp_sheet {
     vp__section *sec;
     size_t n_sec, cap_sec;
     vp_model *model;
+    vp_model *mmproj;            /* workload.mmproj's header (vp_sheet_load), owned */
 };
 
 const vp__section *vp__sheet_section(const vp_sheet *s, const char *table, size_t index);
 const vp__entry *vp__sheet_find(const vp_sheet *s, const char *table, size_t index,
                                 const char *key);
 bool vp__date_parse(const char *s, int64_t *days);
+/* workload.mmproj's model (NULL unless vp_sheet_load read it). */
+const vp_model *vp__sheet_mmproj(const vp_sheet *s);
 
 /* One change to a sheet's workload, for diagnosis (estimate.c). Zero / -1 / NULL / false:
  * as the sheet says. */

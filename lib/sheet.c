@@ -29,7 +29,7 @@ static const vp__field schema[] = {
     { "model", "parameters", VP__F_INT, NULL, VP__LIM_PARAMETERS },
     { "workload", "task", VP__F_ENUM, "inference|lora|qlora|full", 0 },
     { "workload", "weights", VP__F_WEIGHTS, NULL, 0 },
-    { "workload", "kv_cache", VP__F_ENUM, "auto|bf16|fp16|fp32|fp8", 0 },
+    { "workload", "kv_cache", VP__F_ENUM, "auto|bf16|fp16|fp32|fp8|q8_0|q4_0", 0 },
     { "workload", "context", VP__F_INT, NULL, VP__LIM_CONTEXT },
     { "workload", "concurrency", VP__F_INT, NULL, VP__LIM_BATCH },
     { "workload", "microbatch", VP__F_INT, NULL, VP__LIM_BATCH },
@@ -44,7 +44,14 @@ static const vp__field schema[] = {
     { "workload", "checkpointing", VP__F_ENUM, "none|selective|full", 0 },
     { "workload", "lora_rank", VP__F_INT, NULL, VP__LIM_DIM },
     { "workload", "lora_targets", VP__F_STRLIST, NULL, 0 },
-    { "workload", "framework", VP__F_ENUM, "vllm|transformers|llama.cpp|other|none", 0 },
+    { "workload", "framework", VP__F_ENUM, "vllm|transformers|llama.cpp|ollama|other|none", 0 },
+    /* llama.cpp / Ollama (lib/llamacpp.h) */
+    { "workload", "gpu_layers", VP__F_LAYERS, NULL, VP__LIM_LAYERS + 1 },
+    { "workload", "batch", VP__F_INT, NULL, VP__LIM_CONTEXT },
+    { "workload", "ubatch", VP__F_INT, NULL, VP__LIM_CONTEXT },
+    { "workload", "flash_attention", VP__F_BOOL, NULL, 0 },
+    { "workload", "parallel", VP__F_INT, NULL, VP__LIM_BATCH },
+    { "workload", "mmproj", VP__F_STR, NULL, 0 },
     { "workload", "gpu_memory_utilization", VP__F_FRACTION, NULL, 0 },
     { "workload", "max_num_batched_tokens", VP__F_INT, NULL, VP__LIM_CONTEXT },
     { "workload", "max_num_seqs", VP__F_INT, NULL, VP__LIM_BATCH },
@@ -522,8 +529,15 @@ static vp_status fill(const vctx *c, const vp__tnode *v, const vp__field *f, con
     }
     case VP__F_INT:
     case VP__F_UINT0:
+    case VP__F_LAYERS:
         if ((st = want(c, v, VP__T_INT, key, "an integer")) != VP_OK)
             return st;
+        if (f->kind == VP__F_LAYERS && v->i == -1) { /* all of them */
+            e->u = UINT64_MAX;
+            break;
+        }
+        if (f->kind == VP__F_LAYERS && v->i < 0)
+            return vfail(c, v, VP_ERANGE, "%s must be -1 (all) or zero or more", key);
         if (v->i < 0 || (v->i == 0 && f->kind == VP__F_INT))
             return vfail(c, v, VP_ERANGE, "%s must be %s", key,
                          f->kind == VP__F_INT ? "positive" : "zero or more");
@@ -940,7 +954,13 @@ void vp_sheet_free(vp_sheet *s)
         section_free(&s->sec[i]);
     free(s->sec);
     vp_model_free(s->model);
+    vp_model_free(s->mmproj);
     free(s);
+}
+
+const vp_model *vp__sheet_mmproj(const vp_sheet *s)
+{
+    return s ? s->mmproj : NULL;
 }
 
 void vp_free(void *p)
@@ -1140,7 +1160,8 @@ vp_status vp_sheet_set(vp_sheet *s, const char *key, const char *value, vp_error
         return vp__error_set(err, VP_ELIMIT, &w0, "a sheet holds at most %llu [[%s]] entries",
                              (unsigned long long)VP__LIM_ENTRIES, table);
     /* the value as a one-line TOML document: bare text is a string for string kinds */
-    bool stringy = f->kind != VP__F_INT && f->kind != VP__F_UINT0 && f->kind != VP__F_BOOL &&
+    bool stringy = f->kind != VP__F_INT && f->kind != VP__F_UINT0 && f->kind != VP__F_LAYERS &&
+                   f->kind != VP__F_BOOL &&
                    f->kind != VP__F_FRACTION && f->kind != VP__F_STRLIST &&
                    f->kind != VP__F_SCOPE;
     char *lit = stringy && value[0] != '"' && value[0] != '\'' ? quote(value) : dup_str(value, strlen(value));
@@ -1501,6 +1522,38 @@ out:
 
 /* ---- loading the files it names ----------------------------------------------------- */
 
+/* workload.mmproj: the projector GGUF of a multimodal model (llama.cpp's --mmproj), its
+ * header read like the model's, relative to the sheet's folder. */
+static vp_status load_mmproj(vp_sheet *s, const char *path, vp_error *err)
+{
+    const vp__entry *use = vp__sheet_find(s, "workload", 0, "mmproj");
+    if (use == NULL)
+        return VP_OK;
+    char full[VP__LIM_PATH + 1];
+    const char *slash = strrchr(path, '/');
+    size_t dn = slash && use->str[0] != '/' ? (size_t)(slash - path) + 1 : 0;
+    vp__where w = { path, use->line, use->column, use->offset, true };
+    if (dn + strlen(use->str) > VP__LIM_PATH)
+        return vp__error_set(err, VP_ELIMIT, &w, "mmproj path longer than %llu bytes once "
+                             "joined to the sheet's folder", (unsigned long long)VP__LIM_PATH);
+    memcpy(full, path, dn);
+    strcpy(full + dn, use->str);
+    vp_model *m;
+    vp_error sub = VP_ERROR_INIT;
+    vp_status st = vp_model_from_path(&m, full, &sub);
+    if (st != VP_OK) {
+        if (err != NULL)
+            *err = sub;
+        return st;
+    }
+    if (vp_model_get_format(m) != VP_FORMAT_GGUF) {
+        vp_model_free(m);
+        return vp__error_set(err, VP_EFORMAT, &w, "mmproj must be a projector .gguf file");
+    }
+    s->mmproj = m;
+    return VP_OK;
+}
+
 vp_status vp_sheet_load(vp_sheet **out, const char *path, vp_error *err)
 {
     if (out == NULL || path == NULL)
@@ -1544,6 +1597,10 @@ vp_status vp_sheet_load(vp_sheet **out, const char *path, vp_error *err)
             return st;
         }
         s->model = m;
+    }
+    if ((st = load_mmproj(s, path, err)) != VP_OK) {
+        vp_sheet_free(s);
+        return st;
     }
     *out = s;
     return VP_OK;

@@ -44,6 +44,33 @@ static void defaults(vp__wl *w)
     w->master = -1;
     w->grad_accum = 1;
     w->how = true;
+    w->llama.flash = -1;
+}
+
+/* The llama.cpp / Ollama profile's keys (llamacpp.h); false for any other key. */
+static bool read_llama_key(vp__wl *w, const vp_sheet *s, const vp__entry *v)
+{
+    const char *k = v->key;
+    vp__llama_opts *o = &w->llama;
+    if (strcmp(k, "gpu_layers") == 0) {
+        o->gpu_layers = v->u; /* UINT64_MAX: -1, all */
+        o->gpu_layers_set = v->u != UINT64_MAX;
+    } else if (strcmp(k, "batch") == 0) {
+        o->batch = v->u;
+    } else if (strcmp(k, "ubatch") == 0) {
+        o->ubatch = v->u;
+    } else if (strcmp(k, "flash_attention") == 0) {
+        o->flash = v->b;
+    } else if (strcmp(k, "parallel") == 0) {
+        o->parallel = v->u;
+    } else if (strcmp(k, "mmproj") == 0) {
+        o->mmproj = v->str;
+        o->mmproj_model = vp__sheet_mmproj(s);
+    } else {
+        return false;
+    }
+    o->any = true;
+    return true;
 }
 
 /* ---- from a sheet ---------------------------------------------------------------------- */
@@ -80,12 +107,15 @@ static uint64_t dtype_text_bytes(const char *s)
 }
 
 /* One pass over the [workload] table (keys are unique). */
-static void read_workload_table(vp__wl *w, vp__wl_text *txt, const vp__section *ws)
+static void read_workload_table(vp__wl *w, vp__wl_text *txt, const vp_sheet *s,
+                                const vp__section *ws)
 {
     for (size_t i = 0; ws != NULL && i < ws->n; i++) {
         const vp__entry *v = &ws->e[i];
         const char *k = v->key;
-        if (strcmp(k, "task") == 0) {
+        if (read_llama_key(w, s, v)) {
+            continue;
+        } else if (strcmp(k, "task") == 0) {
             w->task = strcmp(v->str, "lora") == 0 ? VP_TASK_LORA
                       : strcmp(v->str, "qlora") == 0 ? VP_TASK_QLORA
                       : strcmp(v->str, "full") == 0 ? VP_TASK_FULL : VP_TASK_INFERENCE;
@@ -95,6 +125,10 @@ static void read_workload_table(vp__wl *w, vp__wl_text *txt, const vp__section *
                            : strcmp(v->str, "transformers") == 0 ? VP_FRAMEWORK_TRANSFORMERS
                            : strcmp(v->str, "llama.cpp") == 0 ? VP_FRAMEWORK_LLAMACPP
                            : strcmp(v->str, "other") == 0 ? VP_FRAMEWORK_OTHER : VP_FRAMEWORK_NONE;
+            if (strcmp(v->str, "ollama") == 0) { /* llama.cpp with Ollama's defaults */
+                w->framework = VP_FRAMEWORK_LLAMACPP;
+                w->llama.ollama = true;
+            }
         } else if (strcmp(k, "weights") == 0) {
             w->weights_set = true;
             snprintf(w->weights_text, sizeof(w->weights_text), "%.39s", v->str);
@@ -107,6 +141,12 @@ static void read_workload_table(vp__wl *w, vp__wl_text *txt, const vp__section *
             w->kv_bytes = strcmp(v->str, "fp8") == 0 ? 1 : strcmp(v->str, "fp32") == 0 ? 4
                           : strcmp(v->str, "auto") == 0 ? 0 : 2;
             w->kv_stated = strcmp(v->str, "auto") != 0;
+            w->llama.kv_type = strcmp(v->str, "q8_0") == 0 ? VP__LKV_Q8_0
+                               : strcmp(v->str, "q4_0") == 0 ? VP__LKV_Q4_0
+                               : strcmp(v->str, "fp16") == 0 ? VP__LKV_F16
+                               : strcmp(v->str, "bf16") == 0 ? VP__LKV_BF16
+                               : strcmp(v->str, "fp32") == 0 ? VP__LKV_F32
+                               : strcmp(v->str, "fp8") == 0 ? VP__LKV_FP8 : VP__LKV_AUTO;
         } else if (strcmp(k, "context") == 0) {
             w->context = v->u;
         } else if (strcmp(k, "concurrency") == 0) {
@@ -169,7 +209,7 @@ vp_status vp__wl_from_sheet(vp__wl *w, vp__wl_text *txt, const vp_sheet *s, vp_e
     defaults(w);
     w->source = s->source;
     w->model = s->model;
-    read_workload_table(w, txt, vp__sheet_section(s, "workload", 0));
+    read_workload_table(w, txt, s, vp__sheet_section(s, "workload", 0));
     const vp__entry *t = NULL, *p = NULL, *g = NULL, *sh = NULL;
     const vp__section *ls = vp__sheet_section(s, "layout", 0);
     for (size_t i = 0; ls != NULL && i < ls->n; i++) {
@@ -235,7 +275,7 @@ vp_status vp__wl_from_workload(vp__wl *w, const vp_model *m, const vp_workload *
                                     "vp_workload", err);
     if (st != VP_OK ||
         (st = vp__enum_check((int)o.task, VP_TASK_FULL, "task", err)) != VP_OK ||
-        (st = vp__enum_check((int)o.framework, VP_FRAMEWORK_OTHER, "framework", err)) != VP_OK ||
+        (st = vp__enum_check((int)o.framework, VP_FRAMEWORK_OLLAMA, "framework", err)) != VP_OK ||
         (st = vp__enum_check((int)o.kv_cache, VP_DTYPE_FP8, "kv_cache", err)) != VP_OK ||
         (st = vp__enum_check((int)o.sharding, VP_SHARDING_FSDP, "sharding", err)) != VP_OK ||
         (st = vp__enum_check((int)o.optimizer, VP_OPTIMIZER_NONE, "optimizer", err)) != VP_OK ||
@@ -324,6 +364,14 @@ vp_status vp__wl_from_workload(vp__wl *w, const vp_model *m, const vp_workload *
     w->task = (int)o.task;
     w->framework_set = o.framework != VP_FRAMEWORK_UNSET;
     w->framework = o.framework == VP_FRAMEWORK_UNSET ? VP_FRAMEWORK_NONE : (int)o.framework;
+    if (o.framework == VP_FRAMEWORK_OLLAMA) { /* llama.cpp with Ollama's defaults */
+        w->framework = VP_FRAMEWORK_LLAMACPP;
+        w->llama.ollama = true;
+    }
+    if (o.kv_cache != VP_DTYPE_AUTO)
+        w->llama.kv_type = o.kv_cache == VP_DTYPE_FP32 ? VP__LKV_F32
+                           : o.kv_cache == VP_DTYPE_BF16 ? VP__LKV_BF16
+                           : o.kv_cache == VP_DTYPE_FP8 ? VP__LKV_FP8 : VP__LKV_F16;
     vp__dtype_bytes((int)o.kv_cache, &w->kv_bytes);
     if (o.kv_cache != VP_DTYPE_AUTO)
         snprintf(w->kv_text, sizeof(w->kv_text), "%s", dtype_names[o.kv_cache]);

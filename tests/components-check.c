@@ -84,7 +84,8 @@ static int pick(const char *v, const char *const *names, int n)
 }
 
 static const char *const tasks[] = { "inference", "lora", "qlora", "full" };
-static const char *const frameworks[] = { "", "none", "vllm", "transformers", "llama.cpp", "other" };
+static const char *const frameworks[] = { "", "none", "vllm", "transformers", "llama.cpp", "other",
+                                           "ollama" };
 static const char *const dtypes[] = { "auto", "fp32", "bf16", "fp16", "fp8" };
 static const char *const shardings[] = { "none", "ddp", "zero1", "zero2", "zero3", "fsdp" };
 static const char *const ckpts[] = { "none", "selective", "full" };
@@ -116,11 +117,22 @@ static void read_sheet(sheet_workload *sw, const vp_sheet *s, const vp_estimate 
     if (get_str(s, "workload.task", v, sizeof(v)))
         w->task = (vp_task)pick(v, tasks, 4);
     if (get_str(s, "workload.framework", v, sizeof(v)))
-        w->framework = (vp_framework)pick(v, frameworks, 6);
+        w->framework = (vp_framework)pick(v, frameworks, 7);
     if (get_str(s, "workload.weights", sw->weights, sizeof(sw->weights)))
         w->weights = sw->weights;
-    if (get_str(s, "workload.kv_cache", v, sizeof(v)))
-        w->kv_cache = (vp_dtype)pick(v, dtypes, 5);
+    if (get_str(s, "workload.kv_cache", v, sizeof(v))) {
+        if (strcmp(v, "q8_0") == 0 || strcmp(v, "q4_0") == 0)
+            sw->within_limits = false; /* llama.cpp's cache types: no vp_dtype */
+        else
+            w->kv_cache = (vp_dtype)pick(v, dtypes, 5);
+    }
+    /* the llama.cpp / Ollama keys have no vp_workload field: no structured twin */
+    static const char *const llama_keys[] = { "workload.gpu_layers", "workload.batch",
+                                              "workload.ubatch", "workload.flash_attention",
+                                              "workload.parallel", "workload.mmproj" };
+    for (size_t k = 0; k < sizeof(llama_keys) / sizeof(llama_keys[0]); k++)
+        if (get(s, llama_keys[k], v, sizeof(v)))
+            sw->within_limits = false;
     get_u64(s, "workload.context", &w->context);
     get_u64(s, "workload.concurrency", &w->concurrency);
     get_u64(s, "workload.microbatch", &w->microbatch);
@@ -288,6 +300,16 @@ vp_test_coverage vp_test_check_components(const vp_sheet *s, uint64_t capacity)
     }
 
     bool infer = w->task == VP_TASK_INFERENCE, vllm = w->framework == VP_FRAMEWORK_VLLM;
+    /* llama.cpp / Ollama over a GGUF checkpoint: the partial-offload profile places tensors
+     * by layer (lib/llamacpp.c, tested against llama.cpp's load logs in test-llamacpp.c);
+     * the component functions size full offload and are not its parts */
+    if (infer && m != NULL && vp_model_get_format(m) == VP_FORMAT_GGUF &&
+        (w->framework == VP_FRAMEWORK_LLAMACPP || w->framework == VP_FRAMEWORK_OLLAMA) &&
+        vp_estimate_host_item_count(e) > 0) {
+        free(sw);
+        vp_estimate_free(e);
+        return cov;
+    }
     uint64_t tp = w->tensor_parallel ? w->tensor_parallel : 1;
     uint64_t pp = w->pipeline_parallel ? w->pipeline_parallel : 1;
     uint64_t dp = w->gpus ? w->gpus / (tp * pp) : 1;

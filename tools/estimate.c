@@ -35,6 +35,46 @@ static void json_items(FILE *f, const vp_estimate *e, size_t g)
     fprintf(f, "]");
 }
 
+/* Host RAM (llama.cpp / Ollama partial offload): "host_ram": {items, phases, peak}. */
+static void json_host(FILE *f, const vp_estimate *e)
+{
+    vp_bytes hp;
+    vp_phase hph;
+    if (vp_estimate_host_peak(e, &hp, &hph) != VP_OK)
+        return;
+    fprintf(f, ", \"host_ram\": {\"peak_bytes\": %llu, \"peak_phase\": \"%s\", \"items\": [",
+            (unsigned long long)hp.b, vp_phase_name(hph));
+    for (size_t i = 0; i < vp_estimate_host_item_count(e); i++) {
+        unsigned ph = vp_estimate_host_item_phases(e, i);
+        int first = 1;
+        fprintf(f, "%s{\"id\": ", i ? ", " : "");
+        json_string(f, vp_estimate_host_item_id(e, i));
+        fprintf(f, ", \"bytes\": %llu, \"basis\": \"%s\", \"phases\": [",
+                (unsigned long long)vp_bytes_value(vp_estimate_host_item_bytes(e, i)),
+                vp_basis_name(vp_estimate_host_item_basis(e, i)));
+        for (int p = 0; p < VP_PHASE_COUNT; p++)
+            if (ph & (1u << p)) {
+                fprintf(f, "%s\"%s\"", first ? "" : ", ", vp_phase_name((vp_phase)p));
+                first = 0;
+            }
+        fprintf(f, "], \"how\": ");
+        json_string(f, vp_estimate_host_item_how(e, i));
+        fprintf(f, "}");
+    }
+    fprintf(f, "], \"phases\": {");
+    int first = 1;
+    for (int p = 0; p < VP_PHASE_COUNT; p++) {
+        vp_bytes b;
+        if (vp_estimate_phase_used(e, (vp_phase)p) &&
+            vp_estimate_host_bytes(e, (vp_phase)p, &b) == VP_OK) {
+            fprintf(f, "%s\"%s\": %llu", first ? "" : ", ", vp_phase_name((vp_phase)p),
+                    (unsigned long long)b.b);
+            first = 0;
+        }
+    }
+    fprintf(f, "}}");
+}
+
 static void json_phases(FILE *f, const vp_estimate *e, size_t g, vp_counter c)
 {
     int first = 1;
@@ -172,6 +212,7 @@ static void estimate_json(FILE *f, const vp_estimate *e, const vp_sheet *s, cons
     if (vp_estimate_kv_capacity(e, &budget, &blocks, &tokens) == VP_OK)
         fprintf(f, ", \"kv_pool_bytes\": %llu, \"kv_blocks\": %llu, \"kv_tokens\": %llu",
                (unsigned long long)budget.b, (unsigned long long)blocks, (unsigned long long)tokens);
+    json_host(f, e);
     fprintf(f, "}\n");
 }
 
@@ -342,6 +383,59 @@ static void items_table(FILE *f, const vp_estimate *e, size_t g, int md, size_t 
     }
 }
 
+/* Host RAM (llama.cpp / Ollama partial offload): its items and the peak, after the GPU's. */
+static void host_text(FILE *f, const vp_estimate *e, int md, size_t width)
+{
+    vp_bytes hp;
+    vp_phase hph;
+    if (vp_estimate_host_peak(e, &hp, &hph) != VP_OK)
+        return;
+    static const tcol cols[] = {
+        { "#", 'r', 0, 0 }, { "host item", 'l', COL_FLEX, 0 }, { "basis", 'l', 0, 0 },
+        { "bytes [B]", 'r', 0, 0 }, { "[GiB]", 'r', 0, 0 }, { "[GB]", 'r', 0, 0 },
+    };
+    size_t n = vp_estimate_host_item_count(e);
+    fputs(md ? "## Host RAM (what llama.cpp keeps off the GPU)\n\n"
+             : "host RAM (what llama.cpp keeps off the GPU)\n\n", f);
+    table t;
+    table_init(&t, cols, 6);
+    for (size_t i = 0; i < n; i++) {
+        char num[24], id[256], grouped[40], gib[32], gb[32];
+        vp_bytes b = vp_estimate_host_item_bytes(e, i);
+        snprintf(num, sizeof(num), "%zu", i + 1);
+        group_thousands(grouped, sizeof(grouped), (unsigned long long)b.b);
+        gib_text(gib, sizeof(gib), b);
+        gb_text(gb, sizeof(gb), b);
+        const char *cells[] = { num, shown(id, sizeof(id), vp_estimate_host_item_id(e, i), md),
+                                vp_basis_name(vp_estimate_host_item_basis(e, i)), grouped, gib, gb };
+        table_row(&t, cells);
+    }
+    table_print(&t, f, width, 0, md);
+    table_free(&t);
+    fputs(md ? "\n" : "", f);
+    size_t digits = n >= 10 ? 2 : 1;
+    for (size_t i = 0; i < n; i++) {
+        char id[256], how[1024], note[1400];
+        if (!md)
+            snprintf(note, sizeof(note), "%*zu. %s: %s", (int)digits, i + 1,
+                     shown(id, sizeof(id), vp_estimate_host_item_id(e, i), 0),
+                     shown(how, sizeof(how), vp_estimate_host_item_how(e, i), 0));
+        else
+            snprintf(note, sizeof(note), "%zu. **%s**: %s", i + 1,
+                     shown(id, sizeof(id), vp_estimate_host_item_id(e, i), md),
+                     shown(how, sizeof(how), vp_estimate_host_item_how(e, i), md));
+        wrap(f, note, 0, md ? 3 : digits + 2, width);
+    }
+    char grouped[40], gib[32], line[256];
+    group_thousands(grouped, sizeof(grouped), (unsigned long long)hp.b);
+    vp_bytes_format(gib, sizeof(gib), hp, VP_UNIT_GIB, 2);
+    snprintf(line, sizeof(line), md ? "\n**Host RAM peak:** %s B = %s in %s."
+                                    : "\nhost RAM peak: %s B = %s in %s", grouped, gib,
+             vp_phase_name(hph));
+    para(f, line, 2, width, md);
+    fputc('\n', f);
+}
+
 static void estimate_text(FILE *f, const vp_estimate *e, const vp_sheet *s, const opts *o,
                           vp_bytes cap, size_t width)
 {
@@ -475,6 +569,7 @@ static void estimate_text(FILE *f, const vp_estimate *e, const vp_sheet *s, cons
         para(f, line, 2, width, md);
         fputc('\n', f);
     }
+    host_text(f, e, md, width);
     if (vp_estimate_kv_capacity(e, &budget, &blocks, &tokens) == VP_OK) {
         vp_bytes_format(gib, sizeof(gib), budget, VP_UNIT_GIB, 2);
         vp_bytes_format(buf, sizeof(buf), cap, VP_UNIT_GIB, 2);
@@ -576,6 +671,71 @@ int cmd_estimate(int argc, char **argv, int builtin)
     return rc ? rc : orc;
 }
 
+/* fit --solve gpu_layers: how many layers, the host RAM they leave, the margin, and the
+ * items per device at the answer (the scratch estimate is computed there). */
+static void fit_layers_out(FILE *f, const vp_estimate *e, const vp_sheet *s, const opts *o,
+                           uint64_t value, vp_bytes cap, const char *from, size_t width)
+{
+    uint64_t layers = 0;
+    const vp_model *m = vp_sheet_model(s);
+    if (m != NULL)
+        vp_model_arch(m, VP_ARCH_LAYERS, &layers);
+    vp_bytes peak = vp_estimate_peak_bytes(e, 0, NULL), host = { 0 };
+    vp_phase hph = VP_PHASE_LOAD;
+    vp_estimate_host_peak(e, &host, &hph);
+    int fits = 0;
+    vp_bytes_delta margin = { 0 };
+    vp_phase dph = VP_PHASE_LOAD;
+    vp_status cst = vp_estimate_check_capacity(e, cap, &fits, &margin, &dph);
+    uint64_t repeating = value ? value - 1 : 0;
+    if (o->json) {
+        fprintf(f, "{\"solve\": \"gpu_layers\", \"value\": %llu, \"layers_total\": %llu, "
+                "\"repeating_layers_on_gpu\": %llu, \"output_layer_on_gpu\": %s, "
+                "\"capacity_bytes\": %llu, \"capacity_from\": ", (unsigned long long)value,
+                (unsigned long long)(layers + 1), (unsigned long long)repeating,
+                value ? "true" : "false", (unsigned long long)cap.b);
+        json_string(f, from);
+        fprintf(f, ", \"gpu_peak_bytes\": %llu, \"host_ram_bytes\": %llu, \"host_ram_phase\": "
+                "\"%s\"", (unsigned long long)peak.b, (unsigned long long)host.b,
+                vp_phase_name(hph));
+        if (cst == VP_OK)
+            fprintf(f, ", \"fits\": %s, \"margin_bytes\": %lld", fits ? "true" : "false",
+                    (long long)margin.b);
+        else
+            fprintf(f, ", \"fits\": null, \"margin_bytes\": null");
+        fprintf(f, ", \"gpu_items\": ");
+        json_items(f, e, 0);
+        json_host(f, e);
+        fprintf(f, "}\n");
+        return;
+    }
+    char line[1024], t1[512], gib[32], g1[40], g2[32];
+    vp_bytes_format(gib, sizeof(gib), cap, VP_UNIT_GIB, 2);
+    snprintf(line, sizeof(line), "largest gpu_layers that fits %s per GPU (%s): %llu of %llu "
+             "(%s%llu of %llu repeating layers)", gib, shown(t1, sizeof(t1), from, 0),
+             (unsigned long long)value, (unsigned long long)(layers + 1),
+             value ? "the output layer and " : "", (unsigned long long)repeating,
+             (unsigned long long)layers);
+    wrap(f, line, 0, 2, width);
+    group_thousands(g1, sizeof(g1), (unsigned long long)host.b);
+    vp_bytes_format(g2, sizeof(g2), host, VP_UNIT_GIB, 2);
+    snprintf(line, sizeof(line), "host RAM needed: %s B = %s (%s)", g1, g2, vp_phase_name(hph));
+    wrap(f, line, 0, 2, width);
+    if (cst == VP_OK) {
+        uint64_t mag = margin.b < 0 ? (uint64_t)(-(margin.b + 1)) + 1 : (uint64_t)margin.b;
+        group_thousands(g1, sizeof(g1), (unsigned long long)mag);
+        vp_bytes_format(g2, sizeof(g2), vp_bytes_make(mag), VP_UNIT_GIB, 2);
+        snprintf(line, sizeof(line), fits ? "margin: %s B = %s (GPU peak in %s)"
+                                          : "does not fit even with 0 layers: short by %s B = %s "
+                                            "in %s", g1, g2, vp_phase_name(dph));
+        wrap(f, line, 0, 2, width);
+    }
+    fputs("\nGPU 0\n\n", f);
+    items_table(f, e, 0, 0, width);
+    fputc('\n', f);
+    host_text(f, e, 0, width);
+}
+
 int cmd_fit(int argc, char **argv)
 {
     opts o;
@@ -598,11 +758,15 @@ int cmd_fit(int argc, char **argv)
         t = VP_FIT_CONCURRENCY;
     else if (strcmp(o.solve, "microbatch") == 0)
         t = VP_FIT_MICROBATCH;
+    else if (strcmp(o.solve, "gpu_layers") == 0)
+        t = VP_FIT_GPU_LAYERS;
     else {
-        static const char *const targets[] = { "context", "concurrency", "microbatch" };
-        const char *near = closest_name(o.solve, targets, 3);
+        static const char *const targets[] = { "context", "concurrency", "microbatch",
+                                               "gpu_layers" };
+        const char *near = closest_name(o.solve, targets, 4);
         char t1[256];
-        fprintf(stderr, "vramplan fit: --solve takes context, concurrency or microbatch, not "
+        fprintf(stderr, "vramplan fit: --solve takes context, concurrency, microbatch or "
+                "gpu_layers, not "
                 "'%s'", shown(t1, sizeof(t1), o.solve, 0));
         if (near != NULL)
             fprintf(stderr, "; did you mean '%s'?", near);
@@ -636,6 +800,8 @@ int cmd_fit(int argc, char **argv)
     vp_status st = vp_fit(&value, e, s, t, cap, &err);
     if (st != VP_OK) {
         rc = fail(o.sheet_path, st, &err);
+    } else if (t == VP_FIT_GPU_LAYERS) {
+        fit_layers_out(f, e, s, &o, value, cap, from, width);
     } else {
         int kv = vp_estimate_kv_capacity(e, &budget, &blocks, &tokens) == VP_OK;
         /* a context beyond the model's declared maximum is no answer: cap it, say both */

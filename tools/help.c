@@ -20,8 +20,8 @@ typedef struct {
 
 static const henum enums[] = {
     { "workload.task", "inference|lora|qlora|full", "inference" },
-    { "workload.framework", "vllm|transformers|llama.cpp|other|none", "none" },
-    { "workload.kv_cache", "auto|bf16|fp16|fp32|fp8", "auto" },
+    { "workload.framework", "vllm|transformers|llama.cpp|ollama|other|none", "none" },
+    { "workload.kv_cache", "auto|bf16|fp16|fp32|fp8|q8_0|q4_0", "auto" },
     { "workload.optimizer",
       "adamw|adamw-8bit|paged-adamw|paged-adamw-8bit|sgd-momentum|sgd|adafactor|none", "adamw" },
     { "workload.optimizer_dtype", "fp32|bf16|fp16", NULL },
@@ -54,7 +54,8 @@ static const char *const keys_estimate[] = {
     "[workload]     task, weights, kv_cache, context, concurrency, microbatch, "
     "grad_accumulation, optimizer, master_weights, optimizer_dtype, unquantized_dtype, "
     "cross_entropy, export, checkpointing, lora_rank, lora_targets, framework, "
-    "gpu_memory_utilization, max_num_batched_tokens, max_num_seqs, block_size",
+    "gpu_memory_utilization, max_num_batched_tokens, max_num_seqs, block_size; llama.cpp / "
+    "ollama: gpu_layers, batch, ubatch, flash_attention, parallel, mmproj",
     "[layout]       gpus, tensor_parallel, pipeline_parallel, sharding",
     "[reserve]      any name = a quantity (\"2 GiB\"): an item reserve:<name>",
     "[[evidence]]   claim = \"device_total\" with its value and source (device_report, "
@@ -127,7 +128,8 @@ static const hopt opts_estimate[] = {
 };
 
 static const hopt opts_fit[] = {
-    { "--solve", "T", "context, concurrency or microbatch: the largest value that fits" },
+    { "--solve", "T", "context, concurrency, microbatch or gpu_layers (llama.cpp / ollama with "
+      "a .gguf): the largest value that fits; gpu_layers also says the host RAM it needs" },
     { "--capacity", "Q", "the memory per GPU (needed unless the sheet has device_total "
       "evidence): a quantity or a card of the catalog" },
 };
@@ -156,7 +158,7 @@ static const hopt opts_init[] = {
     { "--model", "PATH", "a config.json, .safetensors, index or .gguf: the sheet names it "
       "(relative to the sheet's folder) and takes its dtype, quantization and context" },
     { "--task", "T", "inference (default), lora, qlora or full" },
-    { "--framework", "F", "vllm, transformers, llama.cpp, other or none (default: vllm for "
+    { "--framework", "F", "vllm, transformers, llama.cpp, ollama, other or none (default: vllm for "
       "inference, transformers for training)" },
     { "-o", "FILE", "write the sheet to FILE (default: stdout); an existing file is kept" },
     { "--force", NULL, "replace FILE when it exists" },
@@ -179,7 +181,7 @@ static const hcmd cmds[] = {
       opts_estimate, sizeof(opts_estimate) / sizeof(opts_estimate[0]), 1, keys_estimate,
       E_WORKLOAD | WEIGHTS,
       "Without SHEET, `vramplan` alone prints the built-in seed example (examples/seed.toml)." },
-    { "fit", "fit SHEET --solve context|concurrency|microbatch [--capacity Q] [overrides]",
+    { "fit", "fit SHEET --solve context|concurrency|microbatch|gpu_layers [--capacity Q] [...]",
       "The largest context, concurrency or micro-batch whose modeled peak fits the capacity "
       "per GPU, the other keys as the sheet states them. A context is capped at the model's "
       "declared maximum; vLLM sheets also get the KV pool and the maximum concurrency.",

@@ -80,7 +80,10 @@ typedef enum vp_counter {
 typedef enum vp_fit_target {
     VP_FIT_CONTEXT = 0,     /**< the largest context (tokens per sequence) */
     VP_FIT_CONCURRENCY = 1, /**< the largest number of sequences served at once */
-    VP_FIT_MICROBATCH = 2   /**< training: the largest micro-batch */
+    VP_FIT_MICROBATCH = 2,  /**< training: the largest micro-batch */
+    VP_FIT_GPU_LAYERS = 3   /**< llama.cpp / Ollama with a GGUF checkpoint: the largest
+                                 n_gpu_layers (0 … repeating layers + 1, the output layer
+                                 counted as one) @since 0.2 */
 } vp_fit_target;
 
 /** @brief A reusable estimate (opaque). @since 0.1 */
@@ -472,6 +475,91 @@ VP_API const char *vp_counter_name(vp_counter counter);
  */
 VP_API vp_status vp_fit(uint64_t *out, vp_estimate *scratch, const vp_sheet *s,
                         vp_fit_target target, vp_bytes capacity, vp_error *err);
+
+/**
+ * @name Host RAM (llama.cpp / Ollama partial offload)
+ *
+ * With `framework = "llama.cpp"` or `"ollama"` and a GGUF checkpoint, the estimate places
+ * every tensor where llama.cpp does: the offloaded layers, their KV cache and the CUDA
+ * compute buffer on the GPU (the GPU items above), the token embeddings, the layers left on
+ * the CPU, their KV cache and the host compute and output buffers in host RAM (the host
+ * items below). Host items are the process's, not a GPU's. Other profiles have no host
+ * items (count 0, totals VP_ENOTFOUND). The strings belong to the estimate and stay valid
+ * until its next run or free. Thread safety: as the estimate.
+ * @{
+ */
+
+/**
+ * @brief Number of host-RAM items of the last run.
+ * @param e the estimate (NULL: 0)
+ * @return the count (0 when the profile has no host placement)
+ * @since 0.2
+ */
+VP_API size_t vp_estimate_host_item_count(const vp_estimate *e);
+/**
+ * @brief Id of host item @p i (`weights`, `kv_cache`, `activations`, `logits`).
+ * @param e the estimate
+ * @param i index below vp_estimate_host_item_count()
+ * @return the id (owned by @p e), or NULL when @p i is out of range
+ * @since 0.2
+ */
+VP_API const char *vp_estimate_host_item_id(const vp_estimate *e, size_t i);
+/**
+ * @brief Bytes of host item @p i.
+ * @param e the estimate
+ * @param i index
+ * @return its bytes (0 when out of range)
+ * @since 0.2
+ */
+VP_API vp_bytes vp_estimate_host_item_bytes(const vp_estimate *e, size_t i);
+/**
+ * @brief Basis of host item @p i.
+ * @param e the estimate
+ * @param i index
+ * @return its basis (#VP_BASIS_UNKNOWN when out of range)
+ * @since 0.2
+ */
+VP_API vp_basis vp_estimate_host_item_basis(const vp_estimate *e, size_t i);
+/**
+ * @brief Phases in which host item @p i is live (a mask of 1 << #vp_phase).
+ * @param e the estimate
+ * @param i index
+ * @return the mask (0 when out of range)
+ * @since 0.2
+ */
+VP_API unsigned int vp_estimate_host_item_phases(const vp_estimate *e, size_t i);
+/**
+ * @brief How host item @p i was obtained (one line).
+ * @param e the estimate
+ * @param i index
+ * @return the text (owned by @p e; "" when the workload asked for no texts), or NULL
+ * @since 0.2
+ */
+VP_API const char *vp_estimate_host_item_how(const vp_estimate *e, size_t i);
+/**
+ * @brief Host RAM the process holds in @p phase: the sum of the host items live in it.
+ * @param e the estimate
+ * @param phase a phase
+ * @param[out] out the bytes; untouched on error
+ * @retval VP_OK on success
+ * @retval VP_EMISUSE a NULL argument or a phase out of range
+ * @retval VP_ENOTFOUND the run placed nothing in host RAM (not the llama.cpp profile)
+ * @since 0.2
+ */
+VP_API vp_status vp_estimate_host_bytes(const vp_estimate *e, vp_phase phase, vp_bytes *out);
+/**
+ * @brief The largest per-phase host RAM total and its phase.
+ * @param e the estimate
+ * @param[out] out the bytes; untouched on error
+ * @param[out] phase its phase; may be NULL
+ * @retval VP_OK on success
+ * @retval VP_EMISUSE a NULL argument
+ * @retval VP_ENOTFOUND the run placed nothing in host RAM
+ * @since 0.2
+ */
+VP_API vp_status vp_estimate_host_peak(const vp_estimate *e, vp_bytes *out, vp_phase *phase);
+
+/** @} */
 
 VP_END_DECLS
 

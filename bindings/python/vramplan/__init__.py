@@ -581,6 +581,27 @@ class Estimate:
             })
         return out
 
+    def host_items(self):
+        """Host-RAM items (llama.cpp / Ollama partial offload; [] for other profiles)."""
+        out = []
+        for i in range(L.vp_estimate_host_item_count(self._h)):
+            mask = L.vp_estimate_host_item_phases(self._h, i)
+            out.append({
+                "id": L.vp_estimate_host_item_id(self._h, i).decode(),
+                "bytes": Bytes(L.vp_estimate_host_item_bytes(self._h, i).b),
+                "basis": BASES[L.vp_estimate_host_item_basis(self._h, i)],
+                "phases": [p for k, p in enumerate(PHASES) if mask & (1 << k)],
+                "how": L.vp_estimate_host_item_how(self._h, i).decode(),
+            })
+        return out
+
+    def host_peak(self):
+        """(Bytes, phase) of the largest host-RAM total, or None without host placement."""
+        out, ph = Bytes_t(), ctypes.c_int()
+        if L.vp_estimate_host_peak(self._h, ctypes.byref(out), ctypes.byref(ph)) != 0:
+            return None
+        return Bytes(out.b), PHASES[ph.value]
+
     def stages(self):
         """(stage, first GPU, GPU count) per GPU group: the GPUs of a group are identical."""
         return [(k, L.vp_estimate_stage_gpu(self._h, k), L.vp_estimate_stage_gpus(self._h, k))
@@ -674,11 +695,12 @@ def estimate(sheet, capacity=None):
     return Estimate(sheet, capacity)
 
 
-_TARGETS = {"context": 0, "concurrency": 1, "microbatch": 2}
+_TARGETS = {"context": 0, "concurrency": 1, "microbatch": 2, "gpu_layers": 3}
 
 
 def fit(sheet, solve, capacity):
-    """The largest context, concurrency or micro-batch that fits `capacity` per GPU."""
+    """The largest context, concurrency, micro-batch or (llama.cpp / Ollama) gpu_layers that
+    fits `capacity` per GPU."""
     s = _sheet(sheet)
     e = ctypes.c_void_p()
     L.vp_estimate_new(ctypes.byref(e))

@@ -270,7 +270,9 @@ vp_status vp__llama_plan(vp__llama_res *r, const vp__llama_req *q, const vp__whe
         }
     }
     bool tied = !has_output_weight && embd != 0;
-    if (tied) /* the output head reads token_embd: a copy in the output layer's buffer */
+    /* the output head reads token_embd: a copy in the output layer's buffer on the GPU (in
+     * host RAM both are views of the same mapped file bytes) */
+    if (tied && r->output_gpu)
         output = add_sat(output, embd, &ovf);
     r->gpu_weights = add_sat(gpu_layers_b, r->output_gpu ? output : 0, &ovf);
     r->host_weights = add_sat(add_sat(input, cpu_layers_b, &ovf), r->output_gpu ? 0 : output,

@@ -49,6 +49,21 @@ static vp_model *llama_8b(void)
     return m;
 }
 
+static vp_model *table_model(const char *rel, const char *name)
+{
+    char dir[1024];
+    size_t len;
+    uint64_t end;
+    unsigned char *h = vp_gguf_table_build(vp_test_path(dir, sizeof(dir), rel), &len, &end);
+    ck_assert_ptr_nonnull(h);
+    vp_model *m = NULL;
+    vp_error err = VP_ERROR_INIT;
+    vp_status st = vp_model_from_gguf(&m, h, len, end, name, &err);
+    free(h);
+    ck_assert_msg(st == VP_OK, "%s", err.message);
+    return m;
+}
+
 static vp_sheet *sheet(const char *text)
 {
     vp_sheet *s = vp_test_sheet(text);
@@ -142,6 +157,69 @@ START_TEST(test_full_offload_512)
     ck_assert_uint_eq(item(e, "activations"), UINT64_C(271056896)); /* 258.50 MiB */
     ck_assert_uint_eq(item(e, "kv_cache"), 64 * MIB);
     ck_assert_uint_eq(host(e, "activations"), 9 * MIB);
+    vp_estimate_free(e);
+    vp_sheet_free(s);
+}
+END_TEST
+
+/*
+ * A second model: Mistral-7B-Instruct-v0.3 (32 heads, n_embd 4096, n_vocab 32768), whose
+ * buffers llama.cpp printed in fedora-copr/logdetective pull request 106 (no flash
+ * attention, n_ubatch 512):
+ *   n_ctx 2048: KV 256.00 MiB; compute 512·2048·32·4 = 128 MiB + mask 4 MiB + 32 MiB =
+ *     164.00 MiB (the output stage, 512·32768·4 + 8 MiB = 72 MiB, is smaller); host
+ *     compute 4 + 8 = 12 MiB (12.01); output buffer 32768 × 4 B (0.12 MiB).
+ *   n_ctx 32768: KV 4096.00 MiB; compute 2048 + 64 + 32 = 2144.00 MiB; host 64 + 8 = 72 MiB
+ *     (72.01).
+ */
+START_TEST(test_mistral_compute)
+{
+    static const struct {
+        const char *text;
+        uint64_t kv, compute, host_compute;
+    } cases[] = {
+        { "[workload]\nframework = \"llama.cpp\"\ncontext = 2048\nflash_attention = false\n",
+          256 * MIB, 164 * MIB, 12 * MIB },
+        { "[workload]\nframework = \"llama.cpp\"\ncontext = 32768\nflash_attention = false\n",
+          4096 * MIB, 2144 * MIB, 72 * MIB },
+    };
+    for (size_t i = 0; i < 2; i++) {
+        vp_sheet *s = vp_test_sheet(cases[i].text);
+        ck_assert_int_eq(vp_sheet_attach_model(s, table_model("gguf/Mistral-7B-Instruct-v0.3-F16",
+                                                              "mistral-7b-v0.3-f16.gguf")), VP_OK);
+        vp_estimate *e = run(s, 0);
+        ck_assert_uint_eq(item(e, "kv_cache"), cases[i].kv);
+        ck_assert_uint_eq(item(e, "activations"), cases[i].compute);
+        ck_assert_uint_eq(host(e, "activations"), cases[i].host_compute);
+        ck_assert_uint_eq(host(e, "logits"), UINT64_C(32768) * 4);
+        /* untied: the output head is output.weight, 32768 × 4096 × 2 B, on the GPU */
+        ck_assert_uint_eq(host(e, "weights"), UINT64_C(32768) * 4096 * 2);
+        vp_estimate_free(e);
+        vp_sheet_free(s);
+    }
+}
+END_TEST
+
+/*
+ * Tied embeddings (Llama-3.2-1B-Instruct, no output.weight in the GGUF): with the output
+ * layer on the GPU llama.cpp puts a copy of token_embd there (128256 × 2048 × 2 B =
+ * 525,336,576 B) while the input layer's stays in host RAM. GPU, all 17: 16 layers ×
+ * 121,651,200 + rope_freqs 128 + output_norm 8,192 + the copy = 2,471,764,096 B. With 0
+ * layers nothing is copied (in host RAM both are views of the mapped file).
+ */
+START_TEST(test_tied_embeddings)
+{
+    vp_sheet *s = vp_test_sheet("[workload]\nframework = \"llama.cpp\"\ncontext = 4096\n");
+    ck_assert_int_eq(vp_sheet_attach_model(s, table_model("gguf/Llama-3.2-1B-Instruct-F16",
+                                                          "llama-3.2-1b-f16.gguf")), VP_OK);
+    vp_estimate *e = run(s, 0);
+    ck_assert_uint_eq(item(e, "weights"), UINT64_C(2471764096));
+    ck_assert_uint_eq(host(e, "weights"), UINT64_C(525336576));
+    vp_estimate_free(e);
+    ck_assert_int_eq(vp_sheet_set(s, "workload.gpu_layers", "0", NULL), VP_OK);
+    e = run(s, 0);
+    ck_assert_uint_eq(item(e, "weights"), 0);
+    ck_assert_uint_eq(host(e, "weights"), UINT64_C(2471764096));
     vp_estimate_free(e);
     vp_sheet_free(s);
 }
@@ -393,6 +471,8 @@ Suite *vp_test_suite(void)
     VP_ADD_TEST(s, test_table_is_the_file);
     VP_ADD_TEST(s, test_full_offload_8k);
     VP_ADD_TEST(s, test_full_offload_512);
+    VP_ADD_TEST(s, test_mistral_compute);
+    VP_ADD_TEST(s, test_tied_embeddings);
     VP_ADD_TEST(s, test_ollama_parallel);
     VP_ADD_TEST(s, test_ollama_default_context);
     VP_ADD_TEST(s, test_quantized_cache);

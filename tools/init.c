@@ -19,7 +19,8 @@
 
 enum { T_INFERENCE, T_LORA, T_QLORA, T_FULL };
 static const char *const task_names[] = { "inference", "lora", "qlora", "full" };
-static const char *const frameworks[] = { "vllm", "transformers", "llama.cpp", "other", "none" };
+static const char *const frameworks[] = { "vllm", "transformers", "llama.cpp", "ollama", "other",
+                                          "none" };
 
 /* A TOML basic string: quotes, backslashes and control characters escaped. */
 static void toml_string(FILE *f, const char *s)
@@ -218,7 +219,8 @@ static void write_sheet(FILE *f, const starter *st)
     }
     snprintf(v, sizeof(v), "%llu", (unsigned long long)context);
     if (!training) {
-        kv(f, 0, "kv_cache", "\"auto\"", "auto (the dtype the weights run in), bf16, fp16, fp32, fp8");
+        kv(f, 0, "kv_cache", "\"auto\"", "auto (the dtype the weights run in), bf16, fp16, fp32, fp8; "
+                                         "llama.cpp / ollama: q8_0, q4_0");
         kv(f, 0, "context", v, "tokens per sequence, prompt and output");
         kv(f, 0, "concurrency", "1", "sequences served at once");
     } else {
@@ -261,7 +263,18 @@ static void write_sheet(FILE *f, const starter *st)
         }
     }
     snprintf(v, sizeof(v), "\"%s\"", st->framework);
-    kv(f, 0, "framework", v, "vllm, transformers, llama.cpp, other, none");
+    kv(f, 0, "framework", v, "vllm, transformers, llama.cpp, ollama, other, none");
+    if ((strcmp(st->framework, "llama.cpp") == 0 || strcmp(st->framework, "ollama") == 0) &&
+        !training) {
+        kv(f, 1, "gpu_layers", "-1", "llama.cpp -ngl: -1 = all (the output layer counts as one); "
+                                     "fit --solve gpu_layers finds the most that fit");
+        kv(f, 1, "batch", "2048", "-b (Ollama: 512)");
+        kv(f, 1, "ubatch", "512", "-ub: tokens per micro-batch (sizes the compute buffer)");
+        kv(f, 1, "flash_attention", "false", "-fa; q8_0 / q4_0 caches need it");
+        kv(f, 1, "parallel", "1", "slots (-np, OLLAMA_NUM_PARALLEL): the KV cache holds "
+                                  "context x parallel tokens");
+        kv(f, 1, "mmproj", "\"mmproj.gguf\"", "the projector GGUF of a multimodal model");
+    }
     if (strcmp(st->framework, "vllm") == 0 && !training) {
         kv(f, 0, "gpu_memory_utilization", "0.9", "vLLM: the share of the GPU it may take");
         kv(f, 1, "max_num_batched_tokens", "8192", "vLLM's default: 8192 on a GPU of 70 GiB or "
@@ -378,7 +391,7 @@ int cmd_init(int argc, char **argv)
     int t = pick("--task", task, task_names, 4);
     if (t < 0)
         return EXIT_USAGE;
-    if (framework != NULL && pick("--framework", framework, frameworks, 5) < 0)
+    if (framework != NULL && pick("--framework", framework, frameworks, 6) < 0)
         return EXIT_USAGE;
     starter st = { t, framework ? framework : t == T_INFERENCE ? "vllm" : "transformers",
                    NULL, NULL, NULL, 0 };

@@ -467,9 +467,15 @@ VP_API const char *vp_counter_name(vp_counter counter);
  * @param[out] err filled on error; may be NULL
  * @retval VP_OK on success
  * @retval VP_EMISUSE on NULL arguments or a zero capacity
+ * #VP_FIT_GPU_LAYERS (@since 0.2) answers the largest n_gpu_layers of the llama.cpp /
+ * Ollama profile (0 when not even the CUDA context and compute buffer fit); @p scratch is
+ * left computed at the answer, so its items and host items (vp_estimate_host_item_count())
+ * describe that placement.
  * @retval VP_ENOTFOUND the quantity does not change the estimate (no architecture: the
  *         KV cache is unknown), so no largest value exists
- * @retval VP_EUNSUPPORTED a target that does not apply to the task
+ * @retval VP_EUNSUPPORTED a target that does not apply to the task (gpu_layers: not
+ *         framework llama.cpp or ollama with a GGUF checkpoint, inference, one GPU)
+ * @retval VP_EMISSING gpu_layers under llama.cpp without workload.context
  * @retval other the errors of vp_estimate_run()
  * @since 0.1
  */

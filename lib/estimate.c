@@ -1041,6 +1041,12 @@ static vp_status llama_items(vp_estimate *e, stage *S, const vp__wl *w, uint64_t
     vp_status st = vp__llama_plan(&r, &q, wh, err);
     if (st != VP_OK)
         return st;
+    /* llama.cpp runs the file's own types: its weights-only figure is the stored bytes (as
+     * for weights = "gguf-…"), not the parameters at 16 bits */
+    if (!w->gguf_format && !w->have_format) {
+        e->weights_only = vp_bytes_value(vp_model_total_bytes(w->model));
+        e->weights_only_known = true;
+    }
     for (int i = 0; i < r.n_assume; i++)
         add_assumption(e, "%s", r.assume[i]);
     for (int i = 0; i < r.n_warn; i++)

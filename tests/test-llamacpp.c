@@ -135,6 +135,10 @@ START_TEST(test_full_offload_8k)
     ck_assert_uint_eq(host(e, "activations"), UINT64_C(25165824));
     /* logits of one slot: 128256 × 4 B (llama.cpp: output buffer 0.49 MiB) */
     ck_assert_uint_eq(host(e, "logits"), UINT64_C(513024));
+    /* weights only: the file's stored bytes, not 8.03e9 parameters at 16 bits */
+    vp_bytes wo;
+    ck_assert_int_eq(vp_estimate_weights_only(e, &wo), VP_OK);
+    ck_assert_uint_eq(wo.b, L3_GPU_ALL + L3_EMBD);
     vp_bytes hb;
     ck_assert_int_eq(vp_estimate_host_bytes(e, VP_PHASE_DECODE, &hb), VP_OK);
     ck_assert_uint_eq(hb.b, L3_EMBD + UINT64_C(25165824) + UINT64_C(513024));

@@ -961,6 +961,18 @@ vp_status vp_plan_new(vp_plan **out, const vp_sheet *s, const char *rank, vp_err
     const vp__entry *wc = vp__sheet_find(s, "workload", 0, "context");
     const vp__entry *wn = vp__sheet_find(s, "workload", 0, inference ? "concurrency" : "microbatch");
     const vp__entry *whr = vp__sheet_find(s, "workload", 0, "host_ram");
+    /* the host RAM need: the sheet's, else the estimate's (llama.cpp / Ollama partial
+     * offload keeps weights, KV cache and buffers off the GPU) */
+    uint64_t hr_need = whr ? whr->bytes.b : 0;
+    char hr_buf[96] = "";
+    const char *hr_text = whr != NULL ? whr->str : hr_buf;
+    vp_bytes hp;
+    if (whr == NULL && vp_estimate_host_peak(p->e, &hp, NULL) == VP_OK && hp.b) {
+        char gib[32];
+        vp_bytes_format(gib, sizeof(gib), hp, VP_UNIT_GIB, 2);
+        hr_need = hp.b;
+        snprintf(hr_buf, sizeof(hr_buf), "%s (estimated: what llama.cpp keeps off the GPU)", gib);
+    }
     const vp__entry *sstart = vp__sheet_find(s, "sheet", 0, "start");
     const vp__entry *sdur = vp__sheet_find(s, "sheet", 0, "duration");
     /* the requirement every offer shares (the sheet's scope and its estimate), as the rule
@@ -1053,11 +1065,11 @@ vp_status vp_plan_new(vp_plan **out, const vp_sheet *s, const char *rank, vp_err
             } else if (claim_is(ev, "interconnect") && firm) {
                 ic_fit = true;
                 snprintf(ic_ev, sizeof(ic_ev), "%s", label);
-            } else if (claim_is(ev, "host_ram") && firm && whr) {
+            } else if (claim_is(ev, "host_ram") && firm && hr_need) {
                 vp_bytes b = { 0 };
                 if (val)
                     vp_bytes_parse(&b, val->str, strlen(val->str), NULL);
-                hr_state = b.b >= whr->bytes.b ? 1 : 2;
+                hr_state = b.b >= hr_need ? 1 : 2;
                 snprintf(hr_ev, sizeof(hr_ev), "%s", label);
             } else if (claim_is(ev, "availability")) {
                 if (source_is(ev, "device_report", "documentation")) {
@@ -1108,15 +1120,15 @@ vp_status vp_plan_new(vp_plan **out, const vp_sheet *s, const char *rank, vp_err
             add_req(c, "interconnect", VP_VERDICT_TO_CONFIRM, "", "confirm the GPU-to-GPU link "
                     "(NVLink or PCIe peer-to-peer) between the %zu GPUs with a device report",
                     p->need_gpus);
-        if (!whr)
+        if (!hr_need)
             add_req(c, "host_ram", VP_VERDICT_FIT, "", "the sheet states no host RAM need");
         else if (hr_state == 1)
-            add_req(c, "host_ram", VP_VERDICT_FIT, hr_ev, "host RAM reported at least %s", whr->str);
+            add_req(c, "host_ram", VP_VERDICT_FIT, hr_ev, "host RAM reported at least %s", hr_text);
         else if (hr_state == 2)
-            add_req(c, "host_ram", VP_VERDICT_EXCLUDED, hr_ev, "host RAM reported below %s", whr->str);
+            add_req(c, "host_ram", VP_VERDICT_EXCLUDED, hr_ev, "host RAM reported below %s", hr_text);
         else
             add_req(c, "host_ram", VP_VERDICT_TO_CONFIRM, "", "confirm host RAM >= %s%s%s%s",
-                    whr->str, ohr ? " (the catalog lists " : "", ohr ? ohr->str : "", ohr ? ")" : "");
+                    hr_text, ohr ? " (the catalog lists " : "", ohr ? ohr->str : "", ohr ? ")" : "");
         if (sstart && avail && avail->i > sstart->i)
             add_req(c, "schedule", VP_VERDICT_EXCLUDED, "", "available from %s, after the campaign "
                     "start %s", avail->str, sstart->str);

@@ -451,6 +451,50 @@ START_TEST(test_other_profiles)
 }
 END_TEST
 
+/* plan: the host RAM partial offload needs is a requirement of every offer when the sheet
+ * states none: to confirm, fit or excluded on host_ram evidence (llama.cpp keeps token_embd,
+ * 14 layers, their KV cache and the host buffers off the GPU at gpu_layers = 19, 32k). */
+START_TEST(test_plan_host_ram)
+{
+    static const char base[] =
+        "[workload]\nframework = \"llama.cpp\"\ncontext = 32768\ngpu_layers = 19\n"
+        "flash_attention = false\n"
+        "[[offer]]\nid = \"l4\"\ngpu = \"L4\"\ncount = 1\nmemory = \"24 GB\"\n"
+        "price = \"10.00 USD\"\nduration = \"3 days\"\nhost_ram = \"16 GB\"\n";
+    static const struct {
+        const char *evidence;
+        vp_verdict want;
+        const char *says;
+    } cases[] = {
+        { "", VP_VERDICT_TO_CONFIRM, "confirm host RAM >= 5.90 GiB (estimated" },
+        { "[[evidence]]\noffer = \"l4\"\nclaim = \"host_ram\"\nvalue = \"4 GiB\"\n"
+          "source = \"device_report\"\n", VP_VERDICT_EXCLUDED, "below 5.90 GiB" },
+        { "[[evidence]]\noffer = \"l4\"\nclaim = \"host_ram\"\nvalue = \"64 GiB\"\n"
+          "source = \"device_report\"\n", VP_VERDICT_FIT, "at least 5.90 GiB" },
+    };
+    for (size_t k = 0; k < 3; k++) {
+        char text[2048];
+        snprintf(text, sizeof(text), "%s%s", base, cases[k].evidence);
+        vp_sheet *s = sheet(text);
+        vp_plan *p = NULL;
+        vp_error err = VP_ERROR_INIT;
+        ck_assert_msg(vp_plan_new(&p, s, NULL, &err) == VP_OK, "%s", err.message);
+        ck_assert_uint_eq(vp_plan_candidate_count(p), 1);
+        bool seen = false;
+        for (size_t r = 0; r < vp_plan_requirement_count(p, 0); r++)
+            if (strcmp(vp_plan_requirement_id(p, 0, r), "host_ram") == 0) {
+                seen = true;
+                ck_assert_int_eq(vp_plan_requirement_verdict(p, 0, r), cases[k].want);
+                ck_assert_msg(strstr(vp_plan_requirement_condition(p, 0, r), cases[k].says),
+                              "%s", vp_plan_requirement_condition(p, 0, r));
+            }
+        ck_assert(seen);
+        vp_plan_free(p);
+        vp_sheet_free(s);
+    }
+}
+END_TEST
+
 /* The structured workload gives the same as a sheet stating the same (defaults only). */
 START_TEST(test_workload_ollama)
 {
@@ -486,5 +530,6 @@ Suite *vp_test_suite(void)
     VP_ADD_TEST(s, test_errors);
     VP_ADD_TEST(s, test_other_profiles);
     VP_ADD_TEST(s, test_workload_ollama);
+    VP_ADD_TEST(s, test_plan_host_ram);
     return s;
 }

@@ -7,6 +7,7 @@
 #define VRAMPLAN_WORKLOAD_INTERNAL_H
 
 #include "components-internal.h"
+#include "serving-internal.h"
 #include "sheet-internal.h"
 
 #define VP__TARGET_SIZE (VP__LIM_TARGET_NAME + 1)
@@ -50,6 +51,7 @@ typedef struct vp__wl {
     const char *source;         /* for messages: the sheet's, or "<workload>" */
     const vp_model *model;
     bool how;                   /* format the how texts */
+    vp__serving sv;             /* SGLang, [draft], serving-time adapters (serving.c) */
 } vp__wl;
 
 /* Reserve r: its name, bytes and text as written (a caller's: NULL). */

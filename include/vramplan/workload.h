@@ -53,7 +53,9 @@ typedef enum vp_framework {
     VP_FRAMEWORK_VLLM = 2,         /**< the vLLM v0.19 profile (KV pool, paged blocks) */
     VP_FRAMEWORK_TRANSFORMERS = 3, /**< PyTorch: CUDA context, workspaces, allocator slack */
     VP_FRAMEWORK_LLAMACPP = 4,     /**< llama.cpp: 512-token micro-batches */
-    VP_FRAMEWORK_OTHER = 5         /**< another PyTorch runtime: as transformers */
+    VP_FRAMEWORK_OTHER = 5,        /**< another PyTorch runtime: as transformers */
+    VP_FRAMEWORK_SGLANG = 6        /**< the SGLang profile (mem_fraction_static, token pool);
+                                        @since 0.2 */
 } vp_framework;
 
 /** @brief A value type (KV cache, optimizer states, unquantized modules). Values are

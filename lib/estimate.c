@@ -1101,6 +1101,9 @@ static vp_status compute(vp_estimate *e, const vp__wl *w, uint64_t capacity, boo
         add_unknown(e, "weights", ws.needs);
     }
     note_assumptions(e, w, fmt, dtype_bytes, capacity);
+    const char *ignored = vp__serving_ignored(w);
+    if (ignored != NULL)
+        add_warning(e, "%s", ignored);
     if (w->task != TASK_INFERENCE) {
         train_in tin = { w, &F, &ws, wbasis, whow };
         vp_status tst = compute_training(e, &tin, err);

@@ -100,7 +100,9 @@ uint64_t vp__sglang_chunk(const struct vp__wl *w, uint64_t capacity);
 
 /* The serving keys of a sheet (after the workload table is read). */
 void vp__serving_from_sheet(vp__serving *sv, const vp_sheet *s);
-/* Items of one stage; *ovf on an overflow. */
+/* A warning when a training workload states serving keys (NULL: none). */
+const char *vp__serving_ignored(const struct vp__wl *w);
+/* Items of one stage (inference); *ovf on an overflow. */
 void vp__serving_stage(vp__sv_out *o, const vp__sv_req *r, bool *ovf);
 
 /* The draft model and adapter files a sheet at `path` names (vp_sheet_load). */

@@ -239,13 +239,8 @@ void vp__serving_stage(vp__sv_out *o, const vp__sv_req *r, bool *ovf)
     if (!sglang && !sv->draft && !sv->max_loras && n_files == 0)
         return;
     bool first = r->stage == 0, how = r->how;
-    if (w->task != VP_TASK_INFERENCE) {
-        if (first && (sv->draft || sv->max_loras || n_files))
-            note(o->warning, &o->n_warning, "[draft], max_loras and lora_adapters describe "
-                 "serving; a %s estimate ignores them", w->task == VP_TASK_FULL ? "full "
-                 "fine-tuning" : "LoRA training");
-        return;
-    }
+    if (w->task != VP_TASK_INFERENCE)
+        return; /* vp__serving_ignored() says so */
     uint64_t tp = w->tp, outside_need = 0, outside = 0;
 
     /* ---- SGLang: overheads outside mem_fraction_static */
@@ -450,6 +445,17 @@ void vp__serving_stage(vp__sv_out *o, const vp__sv_req *r, bool *ovf)
                  "mem_fraction_static", (unsigned long long)r->stage, gib(outside),
                  sv->draft ? " and the draft" : "", gib(outside_need));
     }
+}
+
+const char *vp__serving_ignored(const vp__wl *w)
+{
+    const vp__serving *sv = &w->sv;
+    if (w->task == VP_TASK_INFERENCE ||
+        !(sv->draft || sv->max_loras || (sv->files && sv->files->n_adapters) || sv->mfs_set ||
+          sv->max_total_tokens || sv->page_size || sv->chunk || sv->graph_bs))
+        return NULL;
+    return "[draft], max_loras, lora_adapters and the SGLang keys describe serving: a training "
+           "estimate ignores them";
 }
 
 /* ---- the files a sheet names ---------------------------------------------------------- */

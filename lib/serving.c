@@ -484,6 +484,18 @@ static vp_status join(char *full, const char *sheet, const char *rel, const vp__
     return VP_OK;
 }
 
+/* A file a key names could not be read: the sheet's position, then the reader's words. */
+static vp_status file_error(vp_error *err, vp_status st, const char *sheet, const vp__entry *e,
+                            const char *table, const vp_error *sub)
+{
+    vp__where w = { sheet, e->line, e->column, e->offset, e->line != 0 };
+    if (sub->line)
+        return vp__error_set(err, st, &w, "%s.%s: %s:%u:%u: %s", table, e->key, sub->source,
+                             sub->line, sub->column, sub->message);
+    return vp__error_set(err, st, &w, "%s.%s: %s: %s", table, e->key, sub->source,
+                         sub->message);
+}
+
 /* The next string of a STRLIST's canonical text ["a", "b"] at *p: false at the end. */
 static bool next_string(const char **p, char *out, size_t cap)
 {
@@ -520,11 +532,8 @@ vp_status vp__serving_load(vp_sheet *s, const char *path, vp_error *err)
         if ((st = join(full, path, use->str, use, err)) != VP_OK)
             return st;
         vp_error sub = VP_ERROR_INIT;
-        if ((st = vp_model_from_path(&f->draft, full, &sub)) != VP_OK) {
-            if (err != NULL)
-                *err = sub;
-            return st;
-        }
+        if ((st = vp_model_from_path(&f->draft, full, &sub)) != VP_OK)
+            return file_error(err, st, path, use, "draft", &sub);
     }
     const char *p = ad ? ad->text : "";
     char rel[VP__LIM_PATH + 1];
@@ -537,11 +546,8 @@ vp_status vp__serving_load(vp_sheet *s, const char *path, vp_error *err)
             return st;
         vp_model *m;
         vp_error sub = VP_ERROR_INIT;
-        if ((st = vp_model_from_path(&m, full, &sub)) != VP_OK) {
-            if (err != NULL)
-                *err = sub;
-            return st;
-        }
+        if ((st = vp_model_from_path(&m, full, &sub)) != VP_OK)
+            return file_error(err, st, path, ad, "workload", &sub);
         f->adapter_bytes[f->n_adapters] = vp_bytes_value(vp_model_total_bytes(m));
         vp_model_free(m);
         const char *base = strrchr(rel, '/');

@@ -498,6 +498,44 @@ START_TEST(test_serving_keys_in_training)
 }
 END_TEST
 
+/* llama.cpp --lora: each adapter file's tensors are an item adapter:<stem>
+ * (tests/data/serving/lora-tiny-r8.gguf: 2 layers × q, v × (64×8 + 8×64) × 2 B = 8,192 B). */
+START_TEST(test_llamacpp_adapters)
+{
+    char path[1024], cfg[1024], text[4096];
+    vp_test_path(path, sizeof(path), "serving/lora-tiny-r8.gguf");
+    snprintf(text, sizeof(text), "[model]\nconfig = \"%s\"\n[workload]\nframework = \"llama.cpp\"\n"
+             "context = 4096\nlora_adapters = [\"%s\", \"%s\"]\n",
+             vp_test_path(cfg, sizeof(cfg), "configs/meta-llama__Meta-Llama-3.1-8B/config.json"),
+             path, path);
+    vp_sheet *s = load_text(text);
+    vp_estimate *e = run(s, 0);
+    int first = find_item(e, 0, "adapter:lora-tiny-r8");
+    ck_assert_int_ge(first, 0);
+    ck_assert_uint_eq(vp_bytes_value(vp_estimate_item_bytes(e, 0, (size_t)first)), 8192);
+    /* the same file twice: two items, both counted */
+    size_t n = 0;
+    for (size_t i = 0; i < vp_estimate_item_count(e, 0); i++)
+        n += strcmp(vp_estimate_item_id(e, 0, i), "adapter:lora-tiny-r8") == 0;
+    ck_assert_uint_eq(n, 2);
+    vp_estimate_free(e);
+    vp_sheet_free(s);
+
+    /* a missing file is an error naming it, not an item of 0 B */
+    char *dir = vp_test_tmpdir(), sheet[1100];
+    snprintf(sheet, sizeof(sheet), "%s/sheet.toml", dir);
+    const char *bad = "[workload]\nlora_adapters = [\"missing.gguf\"]\n";
+    vp_test_write(sheet, bad, strlen(bad));
+    vp_sheet *out = NULL;
+    vp_error err = VP_ERROR_INIT;
+    ck_assert_int_eq(vp_sheet_load(&out, sheet, &err), VP_EIO);
+    ck_assert_ptr_null(out);
+    ck_assert_ptr_nonnull(strstr(err.message, "missing.gguf"));
+    remove(sheet);
+    free(dir);
+}
+END_TEST
+
 Suite *vp_test_suite(void)
 {
     Suite *s = suite_create("serving");
@@ -511,5 +549,6 @@ Suite *vp_test_suite(void)
     VP_ADD_TEST(s, test_draft_sglang);
     VP_ADD_TEST(s, test_lora_slots);
     VP_ADD_TEST(s, test_serving_keys_in_training);
+    VP_ADD_TEST(s, test_llamacpp_adapters);
     return s;
 }

@@ -366,7 +366,11 @@ void vp__serving_stage(vp__sv_out *o, const vp__sv_req *r, bool *ovf)
             if (first)
                 unknown(o, "draft:lookahead_kv", "draft.speculative_tokens (tokens proposed "
                                                  "per step)");
-        } else if (a) {
+        } else if (!a) {
+            if (first)
+                unknown(o, "draft:lookahead_kv", "model.config or model.checkpoint (the target's "
+                                                 "KV per token)");
+        } else {
             /* the target verifies k proposed tokens per sequence: their K/V slots come on
              * top of the sequences' context (vLLM num_lookahead_slots, SGLang's verify
              * tokens) */

@@ -285,8 +285,8 @@ void vp__serving_stage(vp__sv_out *o, const vp__sv_req *r, bool *ovf)
             "SGLang's own reserve rule: 512 MiB attention metadata + CUDA graphs 2 MiB × "
             "cuda_graph_max_bs %llu", (unsigned long long)gbs);
         outside_need = add_sat(add_sat(wsp, r->act, ovf), r->logits, ovf);
-        /* the pool: rest = (T − weights) − T·(1 − mfs) = T·mfs − weights, T the memory free
-         * before the weights (model_runner.py profile_max_num_token) */
+        /* the pool: rest = (T − weights) − T·(1 − mfs) = T·mfs − weights, T the memory
+         * free before the weights (model_runner.py profile_max_num_token) */
         if (r->capacity && a && r->weights_known) {
             uint64_t T = r->capacity > start ? r->capacity - start : 0;
             uint64_t stat = mfs_den ? mul_sat(T / mfs_den, mfs_num, ovf) +

@@ -233,7 +233,8 @@ static int read_logs(logrun *out, int max)
         logrun *r = &out[n];
         if (strstr(line, "Load weight begin"))
             r->begin_free = num_after(line, "avail mem=");
-        else if (strstr(line, "Load weight end") && strstr(line, "mem usage=") && r->begin_free <= 0)
+        else if (strstr(line, "Load weight end") && strstr(line, "mem usage=") &&
+                 r->begin_free <= 0)
             r->begin_free = num_after(line, "avail mem=") + num_after(line, "mem usage=");
         if (strstr(line, "#tokens: "))
             r->tokens = (uint64_t)num_after(line, "#tokens: ");

@@ -160,8 +160,8 @@ static const hopt opts_init[] = {
     { "--model", "PATH", "a config.json, .safetensors, index or .gguf: the sheet names it "
       "(relative to the sheet's folder) and takes its dtype, quantization and context" },
     { "--task", "T", "inference (default), lora, qlora or full" },
-    { "--framework", "F", "vllm, transformers, llama.cpp, other or none (default: vllm for "
-      "inference, transformers for training)" },
+    { "--framework", "F", "vllm, sglang, transformers, llama.cpp, other or none (default: "
+      "vllm for inference, transformers for training)" },
     { "-o", "FILE", "write the sheet to FILE (default: stdout); an existing file is kept" },
     { "--force", NULL, "replace FILE when it exists" },
 };

@@ -19,7 +19,8 @@
 
 enum { T_INFERENCE, T_LORA, T_QLORA, T_FULL };
 static const char *const task_names[] = { "inference", "lora", "qlora", "full" };
-static const char *const frameworks[] = { "vllm", "transformers", "llama.cpp", "other", "none" };
+static const char *const frameworks[] = { "vllm", "transformers", "llama.cpp", "other", "none",
+                                          "sglang" };
 
 /* A TOML basic string: quotes, backslashes and control characters escaped. */
 static void toml_string(FILE *f, const char *s)
@@ -261,13 +262,21 @@ static void write_sheet(FILE *f, const starter *st)
         }
     }
     snprintf(v, sizeof(v), "\"%s\"", st->framework);
-    kv(f, 0, "framework", v, "vllm, transformers, llama.cpp, other, none");
+    kv(f, 0, "framework", v, "vllm, sglang, transformers, llama.cpp, other, none");
     if (strcmp(st->framework, "vllm") == 0 && !training) {
         kv(f, 0, "gpu_memory_utilization", "0.9", "vLLM: the share of the GPU it may take");
         kv(f, 1, "max_num_batched_tokens", "8192", "vLLM's default: 8192 on a GPU of 70 GiB or "
                                                    "more, else 2048");
         kv(f, 1, "max_num_seqs", "1024", "vLLM's default: 1024 (70 GiB or more), else 256");
         kv(f, 0, "block_size", "16", "vLLM: tokens per KV-cache block");
+    }
+    if (strcmp(st->framework, "sglang") == 0 && !training) {
+        kv(f, 1, "mem_fraction_static", "0.88", "SGLang: weights + KV pool share of the memory "
+                                                "free at start (default: its rule by device "
+                                                "memory and TP)");
+        kv(f, 1, "page_size", "1", "SGLang: tokens per KV page");
+        kv(f, 1, "chunked_prefill_size", "8192", "SGLang's default: 8192 on 60-160 GiB, 2048 "
+                                                 "below 35 GiB");
     }
     kv(f, 1, "quality", "\"MMLU 5-shot >= 0.45\"", "plan: the quality the result must keep");
     kv(f, 1, "host_ram", "\"64 GiB\"", "plan: the host memory the workload needs");
@@ -378,7 +387,7 @@ int cmd_init(int argc, char **argv)
     int t = pick("--task", task, task_names, 4);
     if (t < 0)
         return EXIT_USAGE;
-    if (framework != NULL && pick("--framework", framework, frameworks, 5) < 0)
+    if (framework != NULL && pick("--framework", framework, frameworks, 6) < 0)
         return EXIT_USAGE;
     starter st = { t, framework ? framework : t == T_INFERENCE ? "vllm" : "transformers",
                    NULL, NULL, NULL, 0 };

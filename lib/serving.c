@@ -289,8 +289,15 @@ void vp__serving_stage(vp__sv_out *o, const vp__sv_req *r, bool *ovf)
          * free before the weights (model_runner.py profile_max_num_token) */
         if (r->capacity && a && r->weights_known) {
             uint64_t T = r->capacity > start ? r->capacity - start : 0;
-            uint64_t stat = mfs_den ? mul_sat(T / mfs_den, mfs_num, ovf) +
-                                      (T % mfs_den) * mfs_num / mfs_den : 0;
+            /* a sheet's fraction has up to 19 decimals: past 2^32 in its denominator both
+             * terms lose their low bits (a relative error under 2^-31, a few bytes), so
+             * that the product below fits */
+            while (mfs_den > (UINT64_C(1) << 32)) {
+                mfs_num >>= 1;
+                mfs_den >>= 1;
+            }
+            uint64_t stat = mfs_den ? add_sat(mul_sat(T / mfs_den, mfs_num, ovf),
+                                              (T % mfs_den) * mfs_num / mfs_den, ovf) : 0;
             uint64_t cost = add_sat(r->weights, r->reserved, ovf);
             uint64_t pool = stat > cost ? stat - cost : 0;
             uint64_t cell = mul_sat(r->kv_per_layer, vp__kv_stage_layers(a, r->layers, ovf), ovf);
@@ -319,11 +326,16 @@ void vp__serving_stage(vp__sv_out *o, const vp__sv_req *r, bool *ovf)
                                    : sv->draft_model == NULL && w->have_format ? &w->fmt : NULL;
         bool gguf = strncmp(sv->draft_fmt_text, "gguf-", 5) == 0;
         vp__fmt_init(&DF, sv->draft_model, named, gguf, sv->draft_params);
+        bool gguf_bad = gguf && (sv->draft_model == NULL ||
+                                 sv->draft_model->format != VP_FORMAT_GGUF);
         uint64_t k = sv->spec_tokens;
         uint64_t dw = 0, dkv = 0, look = 0;
         if (first) {
             vp__wsums ws;
-            if (vp__weights_sums(&ws, &DF, tp, 1, 0, ovf) != VP_OK)
+            if (gguf_bad)
+                unknown(o, "draft:weights", "draft.checkpoint: the .gguf file its gguf-… "
+                                            "weights name");
+            else if (vp__weights_sums(&ws, &DF, tp, 1, 0, ovf) != VP_OK)
                 *ovf = true;
             else if (ws.kind == VP__W_UNKNOWN)
                 unknown(o, "draft:weights", "draft.config, draft.checkpoint or draft.parameters");

@@ -285,6 +285,10 @@ void vp__serving_stage(vp__sv_out *o, const vp__sv_req *r, bool *ovf)
             "SGLang's own reserve rule: 512 MiB attention metadata + CUDA graphs 2 MiB × "
             "cuda_graph_max_bs %llu", (unsigned long long)gbs);
         outside_need = add_sat(add_sat(wsp, r->act, ovf), r->logits, ovf);
+        if (first && a && (a->sliding_layers || a->ssm_layers))
+            note(o->warning, &o->n_warning, "SGLang splits the pool of %s models (its hybrid "
+                 "pools); the pool figure assumes every layer keeps every token",
+                 a->ssm_layers ? "hybrid Mamba" : "sliding-window");
         /* the pool: rest = (T − weights) − T·(1 − mfs) = T·mfs − weights, T the memory
          * free before the weights (model_runner.py profile_max_num_token) */
         if (r->capacity && a && r->weights_known) {

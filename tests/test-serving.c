@@ -199,6 +199,34 @@ START_TEST(test_sglang_no_room)
 }
 END_TEST
 
+/* MLA over TP 8 (DeepSeek-V3 on H200s): SGLang's cell is (kv_lora_rank + qk_rope_head_dim)
+ * × layers × dtype = (512 + 64) × 61 × 2 = 70,272 B on every GPU (the latent is replicated,
+ * not split by TP); T = capacity − 0.5 GiB context − 1 GiB NCCL; mfs 0.9 stated. */
+START_TEST(test_sglang_mla_tp)
+{
+    vp_sheet *s = vp_test_sheet("[workload]\nframework = \"sglang\"\nmem_fraction_static = 0.9\n"
+                                "context = 32768\nconcurrency = 8\n[layout]\ntensor_parallel = 8\n");
+    vp_test_attach(s, "configs/deepseek-ai__DeepSeek-V3/config.json");
+    uint64_t cap = 143771 * MIB;
+    vp_estimate *e = run(s, cap);
+    uint64_t W = item_bytes(e, 0, "weights");
+    int q = find_item(e, 0, "quant_metadata"), u = find_item(e, 0, "unquantized_modules");
+    W += q >= 0 ? vp_bytes_value(vp_estimate_item_bytes(e, 0, (size_t)q)) : 0;
+    W += u >= 0 ? vp_bytes_value(vp_estimate_item_bytes(e, 0, (size_t)u)) : 0;
+    ck_assert_uint_eq(item_bytes(e, 0, "comm_buffers"), GIB);
+    uint64_t T = cap - 512 * MIB - GIB;
+    uint64_t tokens;
+    vp_bytes budget;
+    ck_assert_int_eq(vp_estimate_kv_capacity(e, &budget, NULL, &tokens), VP_OK);
+    ck_assert_uint_eq(tokens, (T / 10 * 9 + T % 10 * 9 / 10 - W) / 70272);
+    ck_assert_uint_eq(vp_bytes_value(budget), tokens * 70272);
+    /* the workload's KV: 32,768 × 8 tokens × 70,272 B on each of the 8 GPUs */
+    ck_assert_uint_eq(item_bytes(e, 0, "kv_cache"), UINT64_C(32768) * 8 * 70272);
+    vp_estimate_free(e);
+    vp_sheet_free(s);
+}
+END_TEST
+
 /* ---- calibration against SGLang's start-up logs (tests/data/sglang/logs.txt) --------------- */
 
 typedef struct {
@@ -544,6 +572,7 @@ Suite *vp_test_suite(void)
     VP_ADD_TEST(s, test_sglang_pool_default);
     VP_ADD_TEST(s, test_sglang_pages_and_cap);
     VP_ADD_TEST(s, test_sglang_no_room);
+    VP_ADD_TEST(s, test_sglang_mla_tp);
     VP_ADD_TEST(s, test_sglang_calibration);
     VP_ADD_TEST(s, test_draft_model_vllm);
     VP_ADD_TEST(s, test_draft_unknowns);

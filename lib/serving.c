@@ -274,12 +274,27 @@ void vp__serving_stage(vp__sv_out *o, const vp__sv_req *r, bool *ovf)
         add(o, how, "cuda_context", 512 * MIB, VP_BASIS_ASSUMED, PH_INFER, VP_COUNTER_DEVICE,
             "CUDA context and SGLang start-up before the weights: 0.3–0.6 GiB in the H100 logs "
             "(docs/estimate.md)");
-        uint64_t start = 512 * MIB;
+        uint64_t ctx = 512 * MIB, comm = 0, others = r->reserved;
         if (tp > 1 || w->pp > 1) {
             add(o, how, "comm_buffers", GIB, VP_BASIS_ASSUMED, PH_INFER, VP_COUNTER_DEVICE,
                 "NCCL communicators set up before the weights: 1 GiB");
-            start += GIB;
+            comm = GIB;
         }
+        /* a named reserve that replaces one of them is used before the weights as well,
+         * and so is not taken from the pool a second time */
+        for (size_t i = 0; i < w->n_reserves; i++) {
+            const char *name = vp__wl_reserve_name(w, i);
+            uint64_t b = vp__wl_reserve_bytes(w, i);
+            bool is_ctx = strcmp(name, "cuda_context") == 0;
+            if (is_ctx || strcmp(name, "comm_buffers") == 0) {
+                if (is_ctx)
+                    ctx = b;
+                else
+                    comm = b;
+                others = others > b ? others - b : 0;
+            }
+        }
+        uint64_t start = add_sat(ctx, comm, ovf);
         uint64_t wsp = add_sat(512 * MIB, mul_sat(gbs, 2 * MIB, ovf), ovf);
         add(o, how, "workspace", wsp, VP_BASIS_ASSUMED, PH_RUN, VP_COUNTER_DEVICE,
             "SGLang's own reserve rule: 512 MiB attention metadata + CUDA graphs 2 MiB × "
@@ -302,7 +317,7 @@ void vp__serving_stage(vp__sv_out *o, const vp__sv_req *r, bool *ovf)
             }
             uint64_t stat = mfs_den ? add_sat(mul_sat(T / mfs_den, mfs_num, ovf),
                                               (T % mfs_den) * mfs_num / mfs_den, ovf) : 0;
-            uint64_t cost = add_sat(r->weights, r->reserved, ovf);
+            uint64_t cost = add_sat(r->weights, others, ovf);
             uint64_t pool = stat > cost ? stat - cost : 0;
             uint64_t cell = mul_sat(r->kv_per_layer, vp__kv_stage_layers(a, r->layers, ovf), ovf);
             uint64_t tokens = cell ? pool / cell : 0;

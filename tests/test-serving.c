@@ -165,6 +165,20 @@ START_TEST(test_sglang_pages_and_cap)
     vp_estimate_free(e);
     vp_sheet_free(s);
 
+    /* a measured context replaces the assumed one, before the weights; another reserve
+     * comes out of the pool: T = 80 GiB − 1 GiB, pool = T × 0.9 − weights − 2 GiB */
+    s = vp_test_sheet("[workload]\nframework = \"sglang\"\nmem_fraction_static = 0.9\n"
+                      "context = 4096\n[reserve]\ncuda_context = \"1 GiB\"\nother = \"2 GiB\"\n");
+    vp_test_attach(s, "configs/meta-llama__Meta-Llama-3.1-8B/config.json");
+    e = run(s, 80 * GIB);
+    T = 79 * GIB;
+    ck_assert_int_eq(vp_estimate_kv_capacity(e, NULL, NULL, &tokens), VP_OK);
+    ck_assert_uint_eq(tokens, (T / 10 * 9 - UINT64_C(16060522496) - 2 * GIB) / 131072);
+    ck_assert_uint_eq(item_bytes(e, 0, "reserve:cuda_context"), GIB);
+    ck_assert_int_eq(find_item(e, 0, "cuda_context"), -1);
+    vp_estimate_free(e);
+    vp_sheet_free(s);
+
     s = vp_test_sheet("[workload]\nframework = \"sglang\"\nmem_fraction_static = 0.9\n"
                       "max_total_tokens = 100000\ncontext = 4096\n");
     vp_test_attach(s, "configs/meta-llama__Meta-Llama-3.1-8B/config.json");

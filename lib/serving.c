@@ -195,9 +195,9 @@ static bool row_parallel(const char *last)
  * input and B = output × max_lora_rank in the LoRA dtype; a column-parallel linear keeps
  * its output split, a row-parallel one its input). tp = 1 and nl = L: one adapter's full
  * size (the host copy). *matched: targets matched a module. */
-static uint64_t lora_slot_bytes(const vp_model *m, const vp__serving *sv, const vp__wl *w,
-                                uint64_t rank, uint64_t tp, uint64_t nl, uint64_t L,
-                                uint64_t dtype, bool *matched, bool *ovf)
+static uint64_t lora_slot_bytes(const vp_model *m, const vp__wl *w, uint64_t rank,
+                                uint64_t tp, uint64_t nl, uint64_t L, uint64_t dtype,
+                                bool *matched, bool *ovf)
 {
     uint64_t total = 0;
     *matched = false;
@@ -220,7 +220,6 @@ static uint64_t lora_slot_bytes(const vp_model *m, const vp__serving *sv, const 
         uint64_t inst = L ? vp__div_ceil_u64(mul_sat(t->count, nl, ovf), L) : t->count;
         total = add_sat(total, mul_sat(per, inst, ovf), ovf);
     }
-    (void)sv;
     return total;
 }
 
@@ -263,9 +262,10 @@ void vp__serving_stage(vp__sv_out *o, const vp__sv_req *r, bool *ovf)
         if (first) {
             if (!sv->mfs_set)
                 note(o->assumption, &o->n_assumption, "mem_fraction_static: SGLang's default "
-                     "rule for %s at TP %llu: %llu/1000 (server_args.py, v0.5.4+)",
-                     r->capacity ? "this device" : "an unknown device",
-                     (unsigned long long)tp, (unsigned long long)mfs_num);
+                     "rule for %llu MiB at TP %llu%s: %llu/1000 (server_args.py, v0.5.4+)",
+                     (unsigned long long)(r->capacity / MIB), (unsigned long long)tp,
+                     spec == 2 ? " with a draft model" : spec == 1 ? " with an EAGLE draft" : "",
+                     (unsigned long long)mfs_num);
             if (!chunk_given || !gbs_given)
                 note(o->assumption, &o->n_assumption, "chunked_prefill_size / cuda_graph_max_bs:"
                      " SGLang's defaults for %s: %llu / %llu", r->capacity ? "this device"
@@ -437,7 +437,7 @@ void vp__serving_stage(vp__sv_out *o, const vp__sv_req *r, bool *ovf)
                 unknown(o, "lora_slots", "model.config (the shapes of the adapted modules)");
         } else {
             bool matched;
-            uint64_t per = lora_slot_bytes(m, sv, w, rank, tp, r->layers, F->L, F->dtype_bytes,
+            uint64_t per = lora_slot_bytes(m, w, rank, tp, r->layers, F->L, F->dtype_bytes,
                                            &matched, ovf);
             if (!matched && first)
                 note(o->warning, &o->n_warning, "lora_targets match no module of %s: no "
@@ -454,7 +454,7 @@ void vp__serving_stage(vp__sv_out *o, const vp__sv_req *r, bool *ovf)
                 if (!sv->max_lora_rank)
                     note(o->assumption, &o->n_assumption, "max_lora_rank: vLLM's default 16");
                 uint64_t cpu = sv->max_cpu_loras ? sv->max_cpu_loras : sv->max_loras;
-                uint64_t one = lora_slot_bytes(m, sv, w, rank, 1, F->L, F->L, F->dtype_bytes,
+                uint64_t one = lora_slot_bytes(m, w, rank, 1, F->L, F->L, F->dtype_bytes,
                                                &matched, ovf);
                 note(o->assumption, &o->n_assumption, "host RAM: max_cpu_loras %llu adapters "
                      "of rank %llu cached in pinned host memory: up to %.2f GiB (not GPU "

@@ -88,6 +88,8 @@ static void infer(vp__actres *o, const vp__actreq *r, bool *ovf)
     uint64_t T = mul_sat(r->tokens, r->sequences, ovf);
     if ((r->framework == VP_FRAMEWORK_LLAMACPP || r->framework == VP_FRAMEWORK_OLLAMA) && T > 512)
         T = 512;
+    if (r->framework == VP_FRAMEWORK_SGLANG && r->mnbt && T > r->mnbt)
+        T = r->mnbt; /* SGLang forwards chunked_prefill_size tokens at a time */
     uint64_t nq = vp__fdiv(a->heads, r->tp), nkv = vp__fdiv(a->kv_heads, r->tp);
     nkv = nkv ? nkv : 1;
     uint64_t width = add_sat(mul_sat(2, h, ovf),
@@ -232,7 +234,7 @@ vp_status vp_activations_bytes(vp_bytes *activations, vp_bytes *logits, const vp
                                     VP_ACTIVATIONS_OPTIONS_VERSION, "vp_activations_options", err);
     if (st != VP_OK ||
         (st = vp__enum_check((int)o.task, VP_TASK_FULL, "task", err)) != VP_OK ||
-        (st = vp__enum_check((int)o.framework, VP_FRAMEWORK_OLLAMA, "framework", err)) != VP_OK ||
+        (st = vp__enum_check((int)o.framework, VP_FRAMEWORK_SGLANG, "framework", err)) != VP_OK ||
         (st = vp__enum_check((int)o.part, VP_ACTIVATIONS_EVAL, "part", err)) != VP_OK ||
         (st = vp__enum_check((int)o.checkpointing, VP_CHECKPOINTING_FULL, "checkpointing",
                              err)) != VP_OK ||

@@ -113,6 +113,7 @@ const vp__host *vp__estimate_host(const vp_estimate *e)
 #define FW_TRANSFORMERS VP_FRAMEWORK_TRANSFORMERS
 #define FW_LLAMACPP VP_FRAMEWORK_LLAMACPP
 #define FW_OTHER VP_FRAMEWORK_OTHER
+#define FW_SGLANG VP_FRAMEWORK_SGLANG
 #define TASK_INFERENCE VP_TASK_INFERENCE
 #define TASK_LORA VP_TASK_LORA
 #define TASK_QLORA VP_TASK_QLORA
@@ -130,7 +131,7 @@ const vp__host *vp__estimate_host(const vp_estimate *e)
 static const char *fw_name(int fw)
 {
     static const char *const names[] = { "none", "none", "vllm", "transformers", "llama.cpp",
-                                         "other" };
+                                         "other", "sglang" };
     return names[fw];
 }
 
@@ -305,6 +306,18 @@ static item *add_named(stage *s, const char *id, uint64_t bytes, vp_basis basis,
     item *it = add_itemv(s, ID_OTHER, id, bytes, basis, phases, counter, fmt, ap);
     va_end(ap);
     return it;
+}
+
+/* An item of serving.c (SGLang, [draft], serving-time adapters): a built-in id keeps its
+ * code. */
+static void add_serving(stage *s, const vp__sv_item *it)
+{
+    for (int c = 1; c < ID_CODES; c++)
+        if (strcmp(it->id, builtin_ids[c]) == 0) {
+            add_item(s, c, it->bytes, it->basis, it->phases, it->counter, "%s", it->how);
+            return;
+        }
+    add_named(s, it->id, it->bytes, it->basis, it->phases, it->counter, "%s", it->how);
 }
 
 /* ---- helpers ------------------------------------------------------------------------ */
@@ -977,7 +990,8 @@ static void note_assumptions(vp_estimate *e, const vp__wl *w, const vp__qformat 
                        w->framework == FW_NONE ? " (nothing assumed beyond the sheet's reserves)"
                        : w->framework == FW_VLLM ? " (vLLM v0.19 start-up profile, docs/estimate.md)"
                        : llama ? " (partial offload of the GGUF checkpoint, docs/estimate.md)"
-                               : " (CUDA context, workspaces, allocator slack)");
+                       : w->framework == FW_SGLANG ? " (SGLang token pool, docs/estimate.md)"
+                                                 : " (CUDA context, workspaces, allocator slack)");
     if (!w->weights_set && fmt != NULL)
         add_assumption(e, "weights: the checkpoint's own format (%s%s)",
                        fmt->method != VP__Q_NONE ? fmt->name : m && m->dtype[0] ? m->dtype : "16-bit",
@@ -1163,6 +1177,9 @@ static vp_status compute(vp_estimate *e, const vp__wl *w, uint64_t capacity, boo
         add_unknown(e, "weights", ws.needs);
     }
     note_assumptions(e, w, fmt, dtype_bytes, capacity);
+    const char *ignored = vp__serving_ignored(w);
+    if (ignored != NULL)
+        add_warning(e, "%s", ignored);
     if (w->task != TASK_INFERENCE) {
         train_in tin = { w, &F, &ws, wbasis, whow };
         vp_status tst = compute_training(e, &tin, err);
@@ -1213,6 +1230,12 @@ static vp_status compute(vp_estimate *e, const vp__wl *w, uint64_t capacity, boo
                      vllm ? w->block : 0, vllm ? mnbt : 0 };
     vp__actreq aq = { &F, w->task, w->framework, w->context, w->concurrency, w->tp, w->pp, 0,
                       mnbt, mns, 0, 0, 1, 0, 1 };
+    bool sglang = w->framework == FW_SGLANG;
+    uint64_t sg_tokens = UINT64_MAX, sg_pages = 0, sg_budget = 0;
+    if (sglang) { /* SGLang prefills in chunks; its pages round the KV cache */
+        aq.mnbt = vp__sglang_chunk(w, capacity);
+        kq.block = w->sv.page_size > 1 ? w->sv.page_size : 0;
+    }
 
     for (uint64_t s = 0; s < w->pp; s++) {
         uint64_t first_layer, nl;
@@ -1305,13 +1328,37 @@ static vp_status compute(vp_estimate *e, const vp__wl *w, uint64_t capacity, boo
             add_item(S, ID_ACTIVATIONS, act, VP_BASIS_ESTIMATED, PH(VP_PHASE_PREFILL),
                      VP_COUNTER_ALLOCATED, "one layer's transient for %llu prefill tokens "
                      "(%s): T·%llu B·(2h + qkv + o + 3f)", (unsigned long long)ac.T,
-                     w->framework == FW_LLAMACPP ? "n_ubatch" : "context × concurrency",
+                     w->framework == FW_LLAMACPP ? "n_ubatch"
+                     : sglang ? "chunked_prefill_size" : "context × concurrency",
                      (unsigned long long)dtype_bytes);
             if (is_last)
                 add_item(S, ID_LOGITS, logits, VP_BASIS_ESTIMATED, PH_RUN, VP_COUNTER_ALLOCATED,
                          "last-token logits: %llu sequences × %llu vocabulary × (%llu + 4 "
                          "fp32) B", (unsigned long long)w->concurrency,
                          (unsigned long long)a->vocab, (unsigned long long)dtype_bytes);
+        }
+
+        /* SGLang, [draft], serving-time adapters (serving.c) */
+        vp__sv_out so;
+        vp__sv_req sr = { w, &F, s, nl, capacity, wsum, weights_known, kv_per_layer, reserved,
+                          act, logits, how };
+        vp__serving_stage(&so, &sr, &ovf);
+        for (int i = 0; i < so.n; i++)
+            add_serving(S, &so.it[i]);
+        for (int i = 0; i < so.n_unknown; i++)
+            add_unknown(e, so.unknown_id[i], so.unknown_needs[i]);
+        for (int i = 0; i < so.n_warning; i++)
+            add_warning(e, "%s", so.warning[i]);
+        for (int i = 0; i < so.n_assumption; i++)
+            add_assumption(e, "%s", so.assumption[i]);
+        if (so.pool_known) {
+            S->kv_budget = so.pool_bytes;
+            S->kv_budget_known = true;
+            if (so.pool_tokens < sg_tokens) {
+                sg_tokens = so.pool_tokens;
+                sg_pages = so.pool_pages;
+                sg_budget = so.pool_bytes;
+            }
         }
 
         /* framework overheads (assumed; a named reserve of the same name replaces one) */
@@ -1336,6 +1383,7 @@ static vp_status compute(vp_estimate *e, const vp__wl *w, uint64_t capacity, boo
                 req = req / w->util_den + (req % w->util_den != 0);
                 uint64_t non_kv = add_sat(add_sat(add_sat(add_sat(wsum, act, &ovf), logits, &ovf),
                                                   nt, &ovf), reserved, &ovf);
+                non_kv = add_sat(non_kv, so.pool_cost, &ovf); /* draft, LoRA slots */
                 S->kv_budget = req > non_kv ? req - non_kv : 0;
                 S->kv_budget_known = true;
                 uint64_t kvl_pool = vp__kv_stage_layers(a, nl, &ovf);
@@ -1374,6 +1422,11 @@ static vp_status compute(vp_estimate *e, const vp__wl *w, uint64_t capacity, boo
     if (e->vllm_known && min_blocks != UINT64_MAX) {
         e->vllm_blocks = min_blocks;
         e->vllm_tokens = mul_sat(min_blocks, w->block, &ovf);
+    } else if (sg_tokens != UINT64_MAX) { /* SGLang's pool: pages and tokens */
+        e->vllm_known = true;
+        e->vllm_budget = sg_budget;
+        e->vllm_blocks = sg_pages;
+        e->vllm_tokens = sg_tokens;
     } else {
         e->vllm_known = false;
     }
@@ -1823,7 +1876,7 @@ static int fits(vp_estimate *e, const vp__wl *w, uint64_t capacity, vp_error *er
         return -1;
     for (int s = 0; s < e->n_stages; s++) {
         const stage *S = &e->st[s];
-        if (w->framework == FW_VLLM && S->kv_budget_known) {
+        if (S->kv_budget_known) { /* an engine's pool: vLLM, SGLang */
             for (size_t i = 0; i < S->n; i++)
                 if (strcmp(S->items[i].id, "kv_cache") == 0 && S->items[i].bytes > S->kv_budget)
                     return 0;

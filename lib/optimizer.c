@@ -184,7 +184,7 @@ static vp_status optimizer_run(vp__optres *res, const vp_model *m, vp_count trai
     if (st != VP_OK ||
         (st = vp__enum_check((int)o.optimizer, VP_OPTIMIZER_NONE, "optimizer", err)) != VP_OK ||
         (st = vp__enum_check((int)o.task, VP_TASK_FULL, "task", err)) != VP_OK ||
-        (st = vp__enum_check((int)o.framework, VP_FRAMEWORK_OLLAMA, "framework", err)) != VP_OK ||
+        (st = vp__enum_check((int)o.framework, VP_FRAMEWORK_SGLANG, "framework", err)) != VP_OK ||
         (st = vp__enum_check((int)o.master_weights, VP_MASTER_WEIGHTS_OFF, "master_weights",
                              err)) != VP_OK ||
         (st = vp__enum_check((int)o.state_dtype, VP_DTYPE_FP16, "state_dtype", err)) != VP_OK ||

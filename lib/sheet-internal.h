@@ -46,12 +46,15 @@ typedef struct {
     size_t n, cap;
 } vp__section;
 
+struct vp__serving_files;
+
 struct vp_sheet {
     char source[1024];
     vp__section *sec;
     size_t n_sec, cap_sec;
     vp_model *model;
     vp_model *mmproj;            /* workload.mmproj's header (vp_sheet_load), owned */
+    struct vp__serving_files *serving; /* [draft] model, adapter files (serving.c) */
 };
 
 const vp__section *vp__sheet_section(const vp_sheet *s, const char *table, size_t index);

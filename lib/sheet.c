@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "json.h"
+#include "serving-internal.h"
 #include "sheet-internal.h"
 #include "toml.h"
 
@@ -44,7 +45,7 @@ static const vp__field schema[] = {
     { "workload", "checkpointing", VP__F_ENUM, "none|selective|full", 0 },
     { "workload", "lora_rank", VP__F_INT, NULL, VP__LIM_DIM },
     { "workload", "lora_targets", VP__F_STRLIST, NULL, 0 },
-    { "workload", "framework", VP__F_ENUM, "vllm|transformers|llama.cpp|ollama|other|none", 0 },
+    { "workload", "framework", VP__F_ENUM, "vllm|sglang|transformers|llama.cpp|ollama|other|none", 0 },
     /* llama.cpp / Ollama (lib/llamacpp.h) */
     { "workload", "gpu_layers", VP__F_LAYERS, NULL, VP__LIM_LAYERS + 1 },
     { "workload", "batch", VP__F_INT, NULL, VP__LIM_CONTEXT },
@@ -58,6 +59,23 @@ static const vp__field schema[] = {
     { "workload", "block_size", VP__F_INT, NULL, VP__LIM_CONTEXT },
     { "workload", "quality", VP__F_STR, NULL, 0 },
     { "workload", "host_ram", VP__F_BYTES, NULL, 0 },
+    /* serving engines (serving.c): SGLang, vLLM LoRA slots, llama.cpp adapter files */
+    { "workload", "mem_fraction_static", VP__F_FRACTION, NULL, 0 },
+    { "workload", "max_total_tokens", VP__F_INT, NULL, VP__LIM_CONTEXT },
+    { "workload", "page_size", VP__F_INT, NULL, VP__LIM_CONTEXT },
+    { "workload", "chunked_prefill_size", VP__F_INT, NULL, VP__LIM_CONTEXT },
+    { "workload", "cuda_graph_max_bs", VP__F_INT, NULL, VP__LIM_BATCH },
+    { "workload", "max_loras", VP__F_INT, NULL, VP__LIM_BATCH },
+    { "workload", "max_lora_rank", VP__F_INT, NULL, VP__LIM_DIM },
+    { "workload", "max_cpu_loras", VP__F_INT, NULL, VP__LIM_BATCH },
+    { "workload", "lora_adapters", VP__F_STRLIST, NULL, 0 },
+    { "draft", "config", VP__F_STR, NULL, 0 },
+    { "draft", "checkpoint", VP__F_STR, NULL, 0 },
+    { "draft", "parameters", VP__F_INT, NULL, VP__LIM_PARAMETERS },
+    { "draft", "weights", VP__F_WEIGHTS, NULL, 0 },
+    { "draft", "kv_cache", VP__F_ENUM, "auto|bf16|fp16|fp32|fp8", 0 },
+    { "draft", "speculative_tokens", VP__F_INT, NULL, 64 },
+    { "draft", "method", VP__F_ENUM, "model|eagle", 0 },
     { "layout", "gpus", VP__F_INT, NULL, VP__LIM_GPUS },
     { "layout", "tensor_parallel", VP__F_INT, NULL, VP__LIM_GPUS },
     { "layout", "pipeline_parallel", VP__F_INT, NULL, VP__LIM_STAGES },
@@ -122,7 +140,8 @@ _Static_assert(sizeof(scope_schema) / sizeof(scope_schema[0]) == VP__MAX_SUB,
                "VP__MAX_SUB is the number of scope keys");
 
 static const char *const array_tables[] = { "offer", "evidence", "measurement" };
-static const char *const plain_tables[] = { "sheet", "model", "workload", "layout", "reserve" };
+static const char *const plain_tables[] = { "sheet", "model", "workload", "layout", "reserve",
+                                            "draft" };
 
 static bool is_array_table(const char *name)
 {
@@ -914,7 +933,8 @@ vp_status vp_sheet_parse(vp_sheet **out, const char *text, size_t len, const cha
                                other ? "[%s] is written %s%s" : "unknown table \"%s\"%s%s", name,
                                other ? (array ? "[name], once" : "[[name]], once per entry")
                                      : "; tables are [sheet], [model], [workload], [layout], "
-                                       "[reserve], [[offer]], [[evidence]], [[measurement]]",
+                                       "[reserve], [draft], [[offer]], [[evidence]], "
+                                       "[[measurement]]",
                                other ? "" : hint);
             goto done;
         }
@@ -955,6 +975,7 @@ void vp_sheet_free(vp_sheet *s)
     free(s->sec);
     vp_model_free(s->model);
     vp_model_free(s->mmproj);
+    vp__serving_files_free(s->serving);
     free(s);
 }
 
@@ -1598,7 +1619,8 @@ vp_status vp_sheet_load(vp_sheet **out, const char *path, vp_error *err)
         }
         s->model = m;
     }
-    if ((st = load_mmproj(s, path, err)) != VP_OK) {
+    if ((st = load_mmproj(s, path, err)) != VP_OK ||
+        (st = vp__serving_load(s, path, err)) != VP_OK) { /* [draft], lora_adapters */
         vp_sheet_free(s);
         return st;
     }

@@ -519,7 +519,7 @@ static vp_status weights_run(vp__wres *res, const vp_model *m, const vp_weights_
                                     VP_WEIGHTS_OPTIONS_VERSION, "vp_weights_options", err);
     if (st != VP_OK ||
         (st = vp__enum_check((int)o.task, VP_TASK_FULL, "task", err)) != VP_OK ||
-        (st = vp__enum_check((int)o.framework, VP_FRAMEWORK_OLLAMA, "framework", err)) != VP_OK ||
+        (st = vp__enum_check((int)o.framework, VP_FRAMEWORK_SGLANG, "framework", err)) != VP_OK ||
         (st = vp__enum_check((int)o.sharding, VP_SHARDING_FSDP, "sharding", err)) != VP_OK ||
         (st = vp__enum_check((int)o.unquantized_dtype, VP_DTYPE_FP16, "unquantized_dtype",
                              err)) != VP_OK ||

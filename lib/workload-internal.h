@@ -8,6 +8,7 @@
 
 #include "components-internal.h"
 #include "llamacpp.h"
+#include "serving-internal.h"
 #include "sheet-internal.h"
 
 #define VP__TARGET_SIZE (VP__LIM_TARGET_NAME + 1)
@@ -52,6 +53,7 @@ typedef struct vp__wl {
     const vp_model *model;
     bool how;                   /* format the how texts */
     vp__llama_opts llama;       /* the llama.cpp / Ollama profile's keys (llamacpp.h) */
+    vp__serving sv;             /* SGLang, [draft], serving-time adapters (serving.c) */
 } vp__wl;
 
 /* Reserve r: its name, bytes and text as written (a caller's: NULL). */

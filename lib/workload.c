@@ -124,7 +124,8 @@ static void read_workload_table(vp__wl *w, vp__wl_text *txt, const vp_sheet *s,
             w->framework = strcmp(v->str, "vllm") == 0 ? VP_FRAMEWORK_VLLM
                            : strcmp(v->str, "transformers") == 0 ? VP_FRAMEWORK_TRANSFORMERS
                            : strcmp(v->str, "llama.cpp") == 0 ? VP_FRAMEWORK_LLAMACPP
-                           : strcmp(v->str, "other") == 0 ? VP_FRAMEWORK_OTHER : VP_FRAMEWORK_NONE;
+                           : strcmp(v->str, "other") == 0 ? VP_FRAMEWORK_OTHER
+                           : strcmp(v->str, "sglang") == 0 ? VP_FRAMEWORK_SGLANG : VP_FRAMEWORK_NONE;
             if (strcmp(v->str, "ollama") == 0) { /* llama.cpp with Ollama's defaults */
                 w->framework = VP_FRAMEWORK_LLAMACPP;
                 w->llama.ollama = true;
@@ -260,6 +261,7 @@ vp_status vp__wl_from_sheet(vp__wl *w, vp__wl_text *txt, const vp_sheet *s, vp_e
         w->parameters = v->u;
     w->rsec = vp__sheet_section(s, "reserve", 0);
     w->n_reserves = w->rsec ? w->rsec->n : 0;
+    vp__serving_from_sheet(&w->sv, s);
     return VP_OK;
 }
 
@@ -275,7 +277,7 @@ vp_status vp__wl_from_workload(vp__wl *w, const vp_model *m, const vp_workload *
                                     "vp_workload", err);
     if (st != VP_OK ||
         (st = vp__enum_check((int)o.task, VP_TASK_FULL, "task", err)) != VP_OK ||
-        (st = vp__enum_check((int)o.framework, VP_FRAMEWORK_OLLAMA, "framework", err)) != VP_OK ||
+        (st = vp__enum_check((int)o.framework, VP_FRAMEWORK_SGLANG, "framework", err)) != VP_OK ||
         (st = vp__enum_check((int)o.kv_cache, VP_DTYPE_FP8, "kv_cache", err)) != VP_OK ||
         (st = vp__enum_check((int)o.sharding, VP_SHARDING_FSDP, "sharding", err)) != VP_OK ||
         (st = vp__enum_check((int)o.optimizer, VP_OPTIMIZER_NONE, "optimizer", err)) != VP_OK ||

@@ -85,7 +85,7 @@ static int pick(const char *v, const char *const *names, int n)
 
 static const char *const tasks[] = { "inference", "lora", "qlora", "full" };
 static const char *const frameworks[] = { "", "none", "vllm", "transformers", "llama.cpp", "other",
-                                           "ollama" };
+                                           "ollama", "sglang" };
 static const char *const dtypes[] = { "auto", "fp32", "bf16", "fp16", "fp8" };
 static const char *const shardings[] = { "none", "ddp", "zero1", "zero2", "zero3", "fsdp" };
 static const char *const ckpts[] = { "none", "selective", "full" };
@@ -104,6 +104,8 @@ typedef struct {
     const char *reserve_names[256];
     vp_bytes reserve_bytes[256];
     bool within_limits;    /* every value within the structured workload's limits */
+    bool serving_keys;     /* SGLang, [draft], serving-adapter keys: not in a vp_workload */
+    uint64_t chunk;        /* SGLang: chunked_prefill_size (0: its default) */
 } sheet_workload;
 
 static void read_sheet(sheet_workload *sw, const vp_sheet *s, const vp_estimate *e)
@@ -117,7 +119,7 @@ static void read_sheet(sheet_workload *sw, const vp_sheet *s, const vp_estimate 
     if (get_str(s, "workload.task", v, sizeof(v)))
         w->task = (vp_task)pick(v, tasks, 4);
     if (get_str(s, "workload.framework", v, sizeof(v)))
-        w->framework = (vp_framework)pick(v, frameworks, 7);
+        w->framework = (vp_framework)pick(v, frameworks, (int)(sizeof(frameworks) / sizeof(frameworks[0])));
     if (get_str(s, "workload.weights", sw->weights, sizeof(sw->weights)))
         w->weights = sw->weights;
     if (get_str(s, "workload.kv_cache", v, sizeof(v))) {
@@ -197,6 +199,18 @@ static void read_sheet(sheet_workload *sw, const vp_sheet *s, const vp_estimate 
     }
     w->reserve_names = sw->reserve_names;
     w->reserve_bytes = sw->reserve_bytes;
+    /* the keys of serving.c have no vp_workload field (yet): such sheets are compared item
+     * by item only */
+    static const char *const serving[] = { "workload.mem_fraction_static",
+        "workload.max_total_tokens", "workload.page_size", "workload.chunked_prefill_size",
+        "workload.cuda_graph_max_bs", "workload.max_loras", "workload.max_lora_rank",
+        "workload.max_cpu_loras", "workload.lora_adapters" };
+    for (size_t i = 0; i < sizeof(serving) / sizeof(serving[0]); i++)
+        if (get(s, serving[i], v, sizeof(v)))
+            sw->serving_keys = true;
+    if (vp_sheet_count(s, "draft") > 0)
+        sw->serving_keys = true;
+    get_u64(s, "workload.chunked_prefill_size", &sw->chunk);
     if (!exact || w->context > (UINT64_C(1) << 32) || w->concurrency > (UINT64_C(1) << 24) ||
         w->microbatch > (UINT64_C(1) << 24) || w->grad_accumulation > (UINT64_C(1) << 24) ||
         w->lora_rank > (UINT64_C(1) << 24) || w->parameters > (UINT64_C(1) << 50) ||
@@ -289,7 +303,7 @@ vp_test_coverage vp_test_check_components(const vp_sheet *s, uint64_t capacity)
     vp_error err = VP_ERROR_INIT;
 
     /* the structured workload gives the same estimate */
-    if (sw->within_limits) {
+    if (sw->within_limits && !sw->serving_keys) {
         vp_estimate *e2;
         ck_assert_int_eq(vp_estimate_new(&e2), VP_OK);
         vp_status rs = vp_estimate_run_workload(e2, m, w, vp_bytes_make(capacity), &err);
@@ -317,6 +331,18 @@ vp_test_coverage vp_test_check_components(const vp_sheet *s, uint64_t capacity)
     bool big = capacity == 0 || capacity >= 70 * GIB;
     uint64_t mnbt = w->max_num_batched_tokens ? w->max_num_batched_tokens : big ? 8192 : 2048;
     uint64_t mns = w->max_num_seqs ? w->max_num_seqs : big ? 1024 : 256;
+    if (w->framework == VP_FRAMEWORK_SGLANG) {
+        /* SGLang's chunked_prefill_size by device memory (server_args.py, v0.5.4+): the
+         * tokens of one prefill forward; page_size rounds its KV cache */
+        uint64_t mib = capacity / (1024 * 1024);
+        mnbt = sw->chunk ? sw->chunk : capacity == 0 ? 4096 : mib < 35 * 1024 ? 2048
+               : mib < 60 * 1024 ? 4096 : mib < 160 * 1024 ? 8192 : 16384;
+    }
+    uint64_t sg_page = 0;
+    if (w->framework == VP_FRAMEWORK_SGLANG) {
+        get_u64(s, "workload.page_size", &sg_page);
+        sg_page = sg_page > 1 ? sg_page : 0;
+    }
     bool limits = sw->within_limits;
 
     vp_count trainable = { 0 };
@@ -372,7 +398,7 @@ vp_test_coverage vp_test_check_components(const vp_sheet *s, uint64_t capacity)
             o.tensor_parallel = tp;
             o.pipeline_parallel = pp;
             o.stage = st;
-            o.block_size = vllm ? (w->block_size ? w->block_size : 16) : 0;
+            o.block_size = vllm ? (w->block_size ? w->block_size : 16) : sg_page;
             o.prefill_chunk = vllm ? mnbt : 0;
             vp_status ks = vp_kv_cache_bytes(&kv, m, &o, &err);
             ck_assert_msg(ks == VP_OK, "vp_kv_cache_bytes: %s", err.message);

@@ -531,7 +531,8 @@ START_TEST(test_every_example_sheet)
     /* every example with a model has component items: at least weights and the KV cache
      * or the training items, on each of three capacities */
     ck_assert_uint_ge(total.items, 3 * 40);
-    ck_assert_uint_eq(total.workload_runs, 3 * n);
+    /* every one but the draft-model example (a [draft] has no vp_workload field yet) */
+    ck_assert_uint_eq(total.workload_runs, 3 * (n - 1));
     printf("examples: %zu sheets, %zu component items, %zu structured workloads compared\n", n,
            total.items, total.workload_runs);
 }

@@ -573,8 +573,12 @@ static void estimate_text(FILE *f, const vp_estimate *e, const vp_sheet *s, cons
     if (vp_estimate_kv_capacity(e, &budget, &blocks, &tokens) == VP_OK) {
         vp_bytes_format(gib, sizeof(gib), budget, VP_UNIT_GIB, 2);
         vp_bytes_format(buf, sizeof(buf), cap, VP_UNIT_GIB, 2);
-        snprintf(line, sizeof(line), "vLLM KV pool at %s per GPU: %s, %llu blocks, %llu tokens",
-                 buf, gib, (unsigned long long)blocks, (unsigned long long)tokens);
+        char fw[16] = "";
+        int sg = vp_sheet_get(s, "workload.framework", fw, sizeof(fw)) == VP_OK &&
+                  strcmp(fw, "\"sglang\"") == 0;
+        snprintf(line, sizeof(line), "%s KV pool at %s per GPU: %s, %llu %s, %llu tokens",
+                 sg ? "SGLang" : "vLLM", buf, gib, (unsigned long long)blocks,
+                 sg ? "pages" : "blocks", (unsigned long long)tokens);
         para(f, line, 2, width, md);
         fputc('\n', f);
     }
@@ -850,8 +854,12 @@ int cmd_fit(int argc, char **argv)
                 wrap(f, line, 2, 2, width);
             }
             if (kv) {
-                int n = snprintf(line, sizeof(line), "vLLM KV pool: %llu blocks, %llu tokens",
-                                 (unsigned long long)blocks, (unsigned long long)tokens);
+                char fw[16] = "";
+                int sg = vp_sheet_get(s, "workload.framework", fw, sizeof(fw)) == VP_OK &&
+                          strcmp(fw, "\"sglang\"") == 0;
+                int n = snprintf(line, sizeof(line), "%s KV pool: %llu %s, %llu tokens",
+                                 sg ? "SGLang" : "vLLM", (unsigned long long)blocks,
+                                 sg ? "pages" : "blocks", (unsigned long long)tokens);
                 if (ctx)
                     snprintf(line + n, sizeof(line) - (size_t)n, "; maximum concurrency at %llu "
                              "tokens: %.2fx", (unsigned long long)ctx, (double)tokens / (double)ctx);

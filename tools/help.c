@@ -20,7 +20,7 @@ typedef struct {
 
 static const henum enums[] = {
     { "workload.task", "inference|lora|qlora|full", "inference" },
-    { "workload.framework", "vllm|transformers|llama.cpp|ollama|other|none", "none" },
+    { "workload.framework", "vllm|sglang|transformers|llama.cpp|ollama|other|none", "none" },
     { "workload.kv_cache", "auto|bf16|fp16|fp32|fp8|q8_0|q4_0", "auto" },
     { "workload.optimizer",
       "adamw|adamw-8bit|paged-adamw|paged-adamw-8bit|sgd-momentum|sgd|adafactor|none", "adamw" },
@@ -54,10 +54,14 @@ static const char *const keys_estimate[] = {
     "[workload]     task, weights, kv_cache, context, concurrency, microbatch, "
     "grad_accumulation, optimizer, master_weights, optimizer_dtype, unquantized_dtype, "
     "cross_entropy, export, checkpointing, lora_rank, lora_targets, framework, "
-    "gpu_memory_utilization, max_num_batched_tokens, max_num_seqs, block_size; llama.cpp / "
+    "gpu_memory_utilization, max_num_batched_tokens, max_num_seqs, block_size, "
+    "max_loras, max_lora_rank, max_cpu_loras, lora_adapters; sglang: mem_fraction_static, "
+    "max_total_tokens, page_size, chunked_prefill_size, cuda_graph_max_bs; llama.cpp / "
     "ollama: gpu_layers, batch, ubatch, flash_attention, parallel, mmproj",
     "[layout]       gpus, tensor_parallel, pipeline_parallel, sharding",
     "[reserve]      any name = a quantity (\"2 GiB\"): an item reserve:<name>",
+    "[draft]        config, checkpoint, parameters, weights, kv_cache, speculative_tokens, "
+    "method: speculative decoding's draft model (items draft:*)",
     "[[evidence]]   claim = \"device_total\" with its value and source (device_report, "
     "measurement or documentation): the capacity when --capacity is not given",
     NULL,
@@ -158,7 +162,7 @@ static const hopt opts_init[] = {
     { "--model", "PATH", "a config.json, .safetensors, index or .gguf: the sheet names it "
       "(relative to the sheet's folder) and takes its dtype, quantization and context" },
     { "--task", "T", "inference (default), lora, qlora or full" },
-    { "--framework", "F", "vllm, transformers, llama.cpp, ollama, other or none (default: vllm for "
+    { "--framework", "F", "vllm, sglang, transformers, llama.cpp, ollama, other or none (default: vllm for "
       "inference, transformers for training)" },
     { "-o", "FILE", "write the sheet to FILE (default: stdout); an existing file is kept" },
     { "--force", NULL, "replace FILE when it exists" },

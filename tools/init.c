@@ -20,7 +20,7 @@
 enum { T_INFERENCE, T_LORA, T_QLORA, T_FULL };
 static const char *const task_names[] = { "inference", "lora", "qlora", "full" };
 static const char *const frameworks[] = { "vllm", "transformers", "llama.cpp", "ollama", "other",
-                                          "none" };
+                                          "none", "sglang" };
 
 /* A TOML basic string: quotes, backslashes and control characters escaped. */
 static void toml_string(FILE *f, const char *s)
@@ -263,7 +263,7 @@ static void write_sheet(FILE *f, const starter *st)
         }
     }
     snprintf(v, sizeof(v), "\"%s\"", st->framework);
-    kv(f, 0, "framework", v, "vllm, transformers, llama.cpp, ollama, other, none");
+    kv(f, 0, "framework", v, "vllm, sglang, transformers, llama.cpp, ollama, other, none");
     if ((strcmp(st->framework, "llama.cpp") == 0 || strcmp(st->framework, "ollama") == 0) &&
         !training) {
         kv(f, 1, "gpu_layers", "-1", "llama.cpp -ngl: -1 = all (the output layer counts as one); "
@@ -281,6 +281,14 @@ static void write_sheet(FILE *f, const starter *st)
                                                    "more, else 2048");
         kv(f, 1, "max_num_seqs", "1024", "vLLM's default: 1024 (70 GiB or more), else 256");
         kv(f, 0, "block_size", "16", "vLLM: tokens per KV-cache block");
+    }
+    if (strcmp(st->framework, "sglang") == 0 && !training) {
+        kv(f, 1, "mem_fraction_static", "0.88", "SGLang: weights + KV pool share of the memory "
+                                                "free at start (default: its rule by device "
+                                                "memory and TP)");
+        kv(f, 1, "page_size", "1", "SGLang: tokens per KV page");
+        kv(f, 1, "chunked_prefill_size", "8192", "SGLang's default: 8192 on 60-160 GiB, 2048 "
+                                                 "below 35 GiB");
     }
     kv(f, 1, "quality", "\"MMLU 5-shot >= 0.45\"", "plan: the quality the result must keep");
     kv(f, 1, "host_ram", "\"64 GiB\"", "plan: the host memory the workload needs");

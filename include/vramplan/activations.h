@@ -7,7 +7,8 @@
  * @brief The prefill transient, what training saves for backward, and the logits.
  *
  * Inference: one layer's transient for the tokens prefilled at once (tokens × sequences;
- * llama.cpp 512 at a time): T·dtype·(2h + (n_q + 2 n_kv)·d + n_q·d + 3f), and the fp32
+ * llama.cpp 512 at a time, SGLang max_num_batched_tokens = its chunked_prefill_size):
+ * T·dtype·(2h + (n_q + 2 n_kv)·d + n_q·d + 3f), and the fp32
  * logits of each sequence's last token on the last stage. Under vLLM: its profiled forward
  * of max_num_batched_tokens tokens and its dummy sampler over min(max_num_seqs,
  * max_num_batched_tokens) rows (fitted on vLLM v0.19).
@@ -73,7 +74,7 @@ typedef struct vp_activations_options {
     uint64_t tensor_parallel;    /**< 0: 1 */
     uint64_t pipeline_parallel;  /**< 0: 1 */
     uint64_t stage;              /**< the pipeline stage, below pipeline_parallel */
-    uint64_t max_num_batched_tokens; /**< vLLM; 0: 8192 */
+    uint64_t max_num_batched_tokens; /**< vLLM; SGLang: chunked_prefill_size; 0: 8192 */
     uint64_t max_num_seqs;       /**< vLLM; 0: 1024 */
     vp_checkpointing checkpointing; /**< training */
     uint64_t grad_accumulation;  /**< training: micro-batches per step; 0: 1 */

@@ -417,13 +417,16 @@ VP_API const char *vp_estimate_warning(const vp_estimate *e, size_t i);
 VP_API vp_status vp_estimate_trainable(const vp_estimate *e, vp_count *out);
 
 /**
- * @brief vLLM profile: the KV-cache pool of the tightest GPU and what it holds.
+ * @brief vLLM and SGLang profiles: the KV-cache pool of the tightest GPU and what it holds.
+ *
+ * SGLang (since 0.2): @p blocks counts its pages of page_size tokens (1 by default).
  * @param e the estimate
  * @param[out] budget pool bytes on the tightest GPU; may be NULL
- * @param[out] blocks paged blocks; may be NULL
+ * @param[out] blocks paged blocks (SGLang: pages); may be NULL
  * @param[out] tokens token capacity (blocks × block size); may be NULL
  * @retval VP_OK on success
- * @retval VP_ENOTFOUND not a vLLM estimate, or no capacity / architecture was known
+ * @retval VP_ENOTFOUND not a vLLM or SGLang estimate, or no capacity / architecture was
+ *         known
  * @retval VP_EMISUSE when @p e is NULL
  * @since 0.1
  */

@@ -54,8 +54,10 @@ typedef enum vp_framework {
     VP_FRAMEWORK_TRANSFORMERS = 3, /**< PyTorch: CUDA context, workspaces, allocator slack */
     VP_FRAMEWORK_LLAMACPP = 4,     /**< llama.cpp: 512-token micro-batches */
     VP_FRAMEWORK_OTHER = 5,        /**< another PyTorch runtime: as transformers */
-    VP_FRAMEWORK_OLLAMA = 6        /**< Ollama: llama.cpp with Ollama's defaults (context by
-                                        GPU memory, NUM_PARALLEL × num_ctx) */
+    VP_FRAMEWORK_OLLAMA = 6,       /**< Ollama: llama.cpp with Ollama's defaults (context by
+                                        GPU memory, NUM_PARALLEL × num_ctx); @since 0.2 */
+    VP_FRAMEWORK_SGLANG = 7        /**< the SGLang profile (mem_fraction_static, token pool);
+                                        @since 0.2 */
 } vp_framework;
 
 /** @brief A value type (KV cache, optimizer states, unquantized modules). Values are

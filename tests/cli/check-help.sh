@@ -24,7 +24,7 @@ for k in context concurrency weights framework kv_cache optimizer checkpointing 
          "[workload]" "[layout]" "[reserve]" --capacity --svg --set --context; do
     has "help-estimate-$k" "$tmp/help-estimate" "$k"
 done
-for v in "vllm, transformers, llama.cpp, ollama, other, none" "nf4" "gptq-int<b>-g<g>" \
+for v in "vllm, sglang, transformers, llama.cpp, ollama," "other, none (default)" "nf4" "gptq-int<b>-g<g>" \
          "none (default), selective, full" "none (default), ddp, zero1, zero2, zero3, fsdp" \
          "auto (default), bf16, fp16, fp32, fp8, q8_0, q4_0" "adamw (default), adamw-8bit"; do
     has "help-estimate-values" "$tmp/help-estimate" "$v"

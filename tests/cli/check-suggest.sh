@@ -45,7 +45,7 @@ has sharding-suggest "$tmp/err" 'did you mean "zero3"?'
 # nothing close: no suggestion, the choices are still listed
 run far 1 estimate "$examples/seed.toml" --framework xyzzy
 lacks far-no-suggest "$tmp/err" "did you mean"
-has far-choices "$tmp/err" "vllm|transformers|llama.cpp|ollama|other|none"
+has far-choices "$tmp/err" "vllm|sglang|transformers|llama.cpp|ollama|other|none"
 # a long misspelling is not compared beyond the key limit (no suggestion, no crash)
 long=$(printf 'k%.0s' $(seq 1 300))
 sheet long "[workload]\n$long = 1\n"

@@ -125,6 +125,20 @@ class SheetEstimateTest(unittest.TestCase):
         self.assertEqual(p.sizing_sheet("json")["memory_per_gpu"]["peak_lower_bound_bytes"], 20_442_450_944)
         self.assertIn("no measurements", vramplan.diagnose(os.path.join(EX, "seed-plan.toml")))
 
+    def test_serving_engines(self):
+        # SGLang: the pool is reported as for vLLM, in pages of one token
+        e = vramplan.estimate(os.path.join(EX, "llama-3.1-8b-sglang.toml"), "79.19 GiB")
+        kv = e.kv_capacity
+        self.assertIsNotNone(kv)
+        self.assertEqual(kv["blocks"], kv["tokens"])
+        self.assertGreater(kv["tokens"], 32 * 8192)
+        # a draft model: its items come with the target's, read from the [draft] config
+        e = vramplan.estimate(os.path.join(EX, "qwen3-8b-draft-vllm.toml"), "79.19 GiB")
+        ids = {i["id"]: i["bytes"].bytes for i in e.items()}
+        self.assertEqual(ids["draft:weights"], 1_192_099_840)  # Qwen3-0.6B, bf16
+        self.assertIn("draft:kv_cache", ids)
+        self.assertIn("draft:lookahead_kv", ids)
+
     def test_threads_identical(self):
         sheets = [os.path.join(EX, n) for n in ("llama-3.1-8b-vllm.toml", "mixtral-8x7b-2gpu.toml",
                                                   "llama-3.1-8b-lora.toml")]

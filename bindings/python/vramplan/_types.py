@@ -140,7 +140,7 @@ class Workload_t(_Versioned):
 
 # Pinned values of the workload vocabulary (vramplan/workload.h).
 TASKS = ["inference", "lora", "qlora", "full"]
-FRAMEWORKS = ["", "none", "vllm", "transformers", "llama.cpp", "other"]
+FRAMEWORKS = ["", "none", "vllm", "transformers", "llama.cpp", "other", "ollama", "sglang"]
 DTYPES = ["auto", "fp32", "bf16", "fp16", "fp8"]
 SHARDINGS = ["none", "ddp", "zero1", "zero2", "zero3", "fsdp"]
 CHECKPOINTING = ["none", "selective", "full"]

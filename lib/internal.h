@@ -128,6 +128,7 @@ typedef struct vp__tensor {
     char dtype[8];              /* the longest: "F8_E4M3", "IQ2_XXS" */
     uint8_t role;               /* vp_tensor_role */
     uint8_t ndim;
+    uint8_t part;               /* vp_model_part: text, vision encoder, projector (vision.c) */
 } vp__tensor;
 
 typedef struct vp__dtype_sum {
@@ -143,6 +144,7 @@ typedef struct vp__arch {
     uint64_t experts, top_k, moe_inter, shared_inter, n_shared;
     uint64_t q_lora_rank, kv_lora_rank, qk_nope, qk_rope, v_head_dim;
     uint64_t window, sliding_layers;
+    uint64_t chunk, chunked_layers; /* Llama 4 chunked attention: chunk size, layers using it */
     uint64_t kv_layers;         /* layers that hold a KV cache */
     uint64_t mtp_layers;        /* DeepSeek multi-token-prediction layers (not counted) */
     uint64_t ssm_layers;        /* hybrid models: layers with a recurrent (Mamba) state */
@@ -190,6 +192,20 @@ typedef struct vp__qformat {
     char name[24];
 } vp__qformat;
 
+/* A multimodal model's vision tower (vision.c): what its config says, and the parameters and
+ * stored bytes of each part (text, vision encoder, projector: vp_model_part). */
+typedef struct vp__vision {
+    char type[32];              /* "siglip", "clip", "pixtral", "qwen2_vl", …; "" none */
+    uint64_t hidden, layers, heads, inter;  /* encoder width, depth, heads, MLP width */
+    uint64_t patch, image, channels;        /* patch side, image side (0: dynamic) */
+    uint64_t merge;             /* spatial merge (Qwen2-VL, Pixtral): tokens per side */
+    uint64_t temporal;          /* Qwen2-VL temporal patch */
+    uint64_t tiles;             /* mllama: tiles per image */
+    bool cls;                   /* a class token is prepended */
+    bool has_parts;             /* params/bytes below are known */
+    uint64_t params[3], bytes[3];
+} vp__vision;
+
 struct vp_model {
     vp_model_format format;
     char model_type[32];
@@ -215,6 +231,7 @@ struct vp_model {
     size_t n_dims, cap_dims;
     vp__dtype_sum *dtypes;
     size_t n_dtypes, cap_dtypes;
+    vp__vision vis;                  /* multimodal: the vision tower (vision.c) */
 };
 
 /* model.c */
@@ -250,6 +267,16 @@ vp_status vp__model_weights(const vp_model *m, const vp__qformat *fmt, uint64_t 
 bool vp__weights_sum(const vp__ltlist *l, const vp__qformat *q, uint64_t dtype_bytes,
                      uint64_t tp, uint64_t layers[4], uint64_t first[4], uint64_t last[4],
                      uint64_t *params, uint64_t *active);
+
+/* vision.c (its reader of vision_config is declared in vision.h, beside json.h). */
+/* vision.c: the part (vp_model_part) a checkpoint tensor belongs to, by its name. */
+uint8_t vp__vision_part(const char *name, size_t n);
+/* vision.c: sums a checkpoint's tensors by part into m->vis (after roles are known). */
+vp_status vp__vision_sum_parts(vp_model *m);
+/* vision.c: tokens the encoder sees per image of side `image` pixels (0: the config's),
+ * and its activation bytes per image at dtype_bytes; false when unknown. */
+bool vp__vision_image(const vp__vision *v, uint64_t image, uint64_t dtype_bytes,
+                      uint64_t *tokens, uint64_t *bytes);
 
 /* safetensors.c */
 vp_status vp__safetensors_read(vp_model *m, const unsigned char *data, size_t len,

@@ -19,6 +19,7 @@
 
 #include "internal.h"
 #include "json.h"
+#include "vision.h"
 
 /* ---- families ------------------------------------------------------------------ */
 
@@ -47,12 +48,19 @@ static const struct {
     { "deepseek_v2", F_DEEPSEEK }, { "deepseek_v3", F_DEEPSEEK }, { "kimi_k2", F_DEEPSEEK },
     { "gpt_oss", F_GPT_OSS },   { "llama4", F_LLAMA },      { "llama4_text", F_LLAMA },
     { "jamba", F_JAMBA },       { "gpt_bigcode", F_GPT_BIGCODE },
+    /* multimodal (vision.c reads their vision_config): Qwen2-VL and Qwen2.5-VL keep the
+     * text keys at the top level (or, in newer files, in text_config); Llama 3.2 Vision's
+     * text model; the legacy phi-2 config */
+    { "qwen2_vl", F_LLAMA },    { "qwen2_5_vl", F_LLAMA },  { "qwen2_vl_text", F_LLAMA },
+    { "qwen2_5_vl_text", F_LLAMA }, { "mllama_text_model", F_LLAMA }, { "phi-msft", F_PHI },
 };
 
 #define SUPPORTED_TYPES                                                                   \
     "llama, mistral, mixtral, qwen2, qwen2_moe, qwen3, qwen3_moe, gemma, gemma2, gemma3, "  \
     "gemma3_text, phi, phi3, gpt2, opt, falcon (RefinedWeb, RefinedWebModel), "             \
-    "deepseek_v2, deepseek_v3, kimi_k2, gpt_oss, llama4, llama4_text, jamba, gpt_bigcode"
+    "deepseek_v2, deepseek_v3, kimi_k2, gpt_oss, llama4, llama4_text, jamba, gpt_bigcode, "  \
+    "qwen2_vl, qwen2_5_vl, phi-msft; multimodal wrappers with a text_config of these "      \
+    "(gemma3, llava, llava_next, mistral3, mllama)"
 
 const char *vp_model_supported_types(void)
 {
@@ -280,7 +288,10 @@ static bool read_llama_like(cfg *c, vp__arch *a, vp__ltlist *l)
         d = h / nq;
     }
     bool gemma = strncmp(c->model_type, "gemma", 5) == 0;
-    bool qwen2 = type_is(c, "qwen2") || type_is(c, "qwen2_moe");
+    bool qwen2 = type_is(c, "qwen2") || type_is(c, "qwen2_moe") ||
+                 strncmp(c->model_type, "qwen2_vl", 8) == 0 ||
+                 strncmp(c->model_type, "qwen2_5_vl", 10) == 0;
+    bool mllama = type_is(c, "mllama_text_model");
     bool qwen3 = type_is(c, "qwen3") || type_is(c, "qwen3_moe");
     bool llama4 = strncmp(c->model_type, "llama4", 6) == 0;
     /* tie_word_embeddings defaults: Gemma true, the others false (their HF configs). */
@@ -400,12 +411,75 @@ static bool read_llama_like(cfg *c, vp__arch *a, vp__ltlist *l)
             a->sliding_layers = 0; /* a window as long as the context slides nothing */
         a->window = a->sliding_layers ? w : 0;
     }
+    /* Llama 4 chunked attention (KV only): layers that use RoPE attend within chunks of
+     * attention_chunk_size tokens; the NoPE layers (no_rope_layers[i] == 0, by default
+     * every 4th) attend to the whole context (transformers Llama4TextConfig) */
+    if (llama4) {
+        uint64_t chunk, interval;
+        const vp__json_node *nr = vp__json_get(c->doc, c->obj, "no_rope_layers");
+        if (!cfg_opt(c, &chunk, "attention_chunk_size", 0) ||
+            !cfg_opt(c, &interval, "no_rope_layer_interval", 4))
+            goto out;
+        uint64_t chunked = 0;
+        if (nr != NULL && nr->type == VP__JSON_ARRAY && nr->count > 0) {
+            if (nr->count > L) {
+                cfg_fail(c, VP_ERANGE, nr, "no_rope_layers lists %llu layers, "
+                         "num_hidden_layers %llu", (unsigned long long)nr->count,
+                         (unsigned long long)L);
+                goto out;
+            }
+            for (const vp__json_node *e = vp__json_first(c->doc, nr); e;
+                 e = vp__json_next(c->doc, e)) {
+                uint64_t v;
+                if (!vp__json_uint(c->doc, e, &v) || v > 1) {
+                    cfg_fail(c, VP_ETYPE, e, "no_rope_layers entries must be 0 or 1");
+                    goto out;
+                }
+                chunked += v;
+            }
+        } else if (nr != NULL && nr->type != VP__JSON_NULL && nr->type != VP__JSON_ARRAY) {
+            cfg_fail(c, VP_ETYPE, nr, "no_rope_layers must be an array of 0 and 1");
+            goto out;
+        } else {
+            for (uint64_t i = 0; i < L; i++)
+                chunked += interval == 0 || (i + 1) % interval != 0;
+        }
+        if (chunk != 0 && (a->max_ctx == 0 || chunk < a->max_ctx)) {
+            a->chunk = chunk;
+            a->chunked_layers = chunked;
+        }
+    }
+    /* Llama 3.2 Vision: cross-attention layers attend to the image's tokens, not the text's:
+     * they hold no KV cache of the sequence */
+    uint64_t n_cross = 0;
+    if (mllama) {
+        const vp__json_node *cl = vp__json_get(c->doc, c->obj, "cross_attention_layers");
+        unsigned char *mask = calloc((size_t)L, 1);
+        bool listed;
+        if (mask == NULL)
+            goto out;
+        if (!cfg_index_list(c, "cross_attention_layers", L, mask, &listed)) {
+            free(mask);
+            goto out;
+        }
+        for (uint64_t i = 0; i < L; i++)
+            n_cross += mask[i];
+        free(mask);
+        (void)cl;
+        a->kv_layers = L - n_cross;
+    }
 
-    lt(l, "model.embed_tokens", VP__K_EMBED, V, h, 1, 1);
+    /* mllama's embedding has 8 more rows than vocab_size (its image and special tokens);
+     * its cross-attention layers have the self-attention's four projections */
+    lt(l, "model.embed_tokens", VP__K_EMBED, mllama ? V + 8 : V, h, 1, 1);
     lt(l, "model.layers.*.self_attn.q_proj", VP__K_LINEAR, nq * d, h, L, L);
     lt(l, "model.layers.*.self_attn.k_proj", VP__K_LINEAR, nkv * d, h, L, L);
     lt(l, "model.layers.*.self_attn.v_proj", VP__K_LINEAR, nkv * d, h, L, L);
     lt(l, "model.layers.*.self_attn.o_proj", VP__K_LINEAR, h, nq * d, L, L);
+    if (n_cross) { /* q_norm, k_norm and two scalar gates per cross-attention layer */
+        lt(l, "model.layers.*.cross_attn.qk_norm", VP__K_NORM, 2 * d, 1, n_cross, n_cross);
+        lt(l, "model.layers.*.cross_attn_gates", VP__K_OTHER, 2, 1, n_cross, n_cross);
+    }
     if (qkv_bias) {
         lt(l, "model.layers.*.self_attn.q_proj.bias", VP__K_BIAS, nq * d, 1, L, L);
         lt(l, "model.layers.*.self_attn.k_proj.bias", VP__K_BIAS, nkv * d, 1, L, L);
@@ -460,14 +534,21 @@ static bool read_phi(cfg *c, vp__arch *a, vp__ltlist *l)
 {
     uint64_t h, L, nq, nkv, f, V;
     bool tie;
-    if (!cfg_req(c, &V, "vocab_size", NULL) || !cfg_req(c, &h, "hidden_size", NULL) ||
-        !cfg_req(c, &L, "num_hidden_layers", NULL) ||
-        !cfg_req(c, &nq, "num_attention_heads", NULL) ||
-        !cfg_opt(c, &nkv, "num_key_value_heads", nq) ||
-        !cfg_req(c, &f, "intermediate_size", NULL) ||
+    /* the legacy phi-msft config (phi-2 before transformers' port: n_embd, n_layer, n_head,
+     * n_head_kv, n_inner = 4 × n_embd when null, n_positions) names the same modules */
+    bool msft = type_is(c, "phi-msft");
+    if (!cfg_req(c, &V, "vocab_size", NULL) ||
+        !cfg_req(c, &h, msft ? "n_embd" : "hidden_size", NULL) ||
+        !cfg_req(c, &L, msft ? "n_layer" : "num_hidden_layers", NULL) ||
+        !cfg_req(c, &nq, msft ? "n_head" : "num_attention_heads", NULL) ||
+        !cfg_opt(c, &nkv, msft ? "n_head_kv" : "num_key_value_heads", nq) ||
         !cfg_bool(c, "tie_word_embeddings", false, &tie) ||
-        !cfg_opt(c, &a->max_ctx, "max_position_embeddings", 0))
+        !cfg_opt(c, &a->max_ctx, msft ? "n_positions" : "max_position_embeddings", 0))
         return false;
+    if (msft ? !cfg_opt(c, &f, "n_inner", 4 * h) : !cfg_req(c, &f, "intermediate_size", NULL))
+        return false;
+    if (f == 0)
+        f = 4 * h;
     if (h % nq != 0 || nkv == 0 || nq % nkv != 0)
         return cfg_fail(c, VP_ERANGE, vp__json_get(c->doc, c->obj, "num_attention_heads"),
                         "attention heads must divide hidden_size"), false;
@@ -1035,6 +1116,37 @@ static vp_status account(cfg *c, vp_model *m, const vp__ltlist *l, const vp__qfo
     return VP_OK;
 }
 
+/* The vision encoder and projector of a config.json (m->vis, read by vision.c): their
+ * parameters at the model's dtype, added to the model's count and bytes as modules kept
+ * unquantized when the text is quantized (quantizers leave vision towers in full precision:
+ * modules_to_not_convert / ignore lists), else as payload. The active count is the text's:
+ * the encoder runs per image, not per token. */
+static vp_status account_vision(cfg *c, vp_model *m)
+{
+    vp__vision *v = &m->vis;
+    if (!v->has_parts) {
+        v->params[VP_PART_TEXT] = m->params;
+        return VP_OK;
+    }
+    uint64_t text = m->params, total, vb, pb, all;
+    int role = m->q.method != VP__Q_NONE ? VP_ROLE_UNQUANTIZED : VP_ROLE_PAYLOAD;
+    uint64_t text_bytes = m->role_bytes[0] + m->role_bytes[1] + m->role_bytes[2];
+    if (vp__add_u64(&total, text, v->params[VP_PART_VISION]) ||
+        vp__add_u64(&total, total, v->params[VP_PART_PROJECTOR]) ||
+        vp__mul_u64(&vb, v->params[VP_PART_VISION], m->arch.dtype_bytes) ||
+        vp__mul_u64(&pb, v->params[VP_PART_PROJECTOR], m->arch.dtype_bytes) ||
+        vp__add_u64(&all, vb, pb) ||
+        vp__add_u64(&m->role_bytes[role], m->role_bytes[role], all) ||
+        !roles_total_fits(m->role_bytes))
+        return cfg_fail(c, VP_EOVERFLOW, c->top, "weight bytes overflow");
+    v->params[VP_PART_TEXT] = text;
+    v->bytes[VP_PART_TEXT] = text_bytes;
+    v->bytes[VP_PART_VISION] = vb;
+    v->bytes[VP_PART_PROJECTOR] = pb;
+    m->params = total;
+    return VP_OK;
+}
+
 /* ---- config.json ----------------------------------------------------------------- */
 
 static bool read_dtype(cfg *c, vp_model *m)
@@ -1151,9 +1263,12 @@ vp_status vp__config_read(vp_model *m, const char *json, size_t len, const char 
         m->q = q;
         m->has_lt = 1;
         snprintf(m->model_type, sizeof(m->model_type), "%s", c.model_type);
+        /* a multimodal config: the vision tower and projector (vision.c) */
+        if ((c.st = vp__vision_read(m, &doc, c.top, arch.hidden, err)) != VP_OK)
+            goto done;
         if (account_weights) {
             strcpy(m->quant, qmethod_name(q.method));
-            if (account(&c, m, &l, &q) != VP_OK)
+            if (account(&c, m, &l, &q) != VP_OK || account_vision(&c, m) != VP_OK)
                 goto done;
         }
     }
@@ -1382,6 +1497,7 @@ vp_status vp__model_add_tensor(vp_model *m, const char *name, size_t name_len,
     m->names[m->n_names + name_len] = '\0';
     /* classified now, while the name is in the cache (a GGUF reader sets its own roles) */
     t->role = classify(m->names + m->n_names, name_len, t->dtype);
+    t->part = vp__vision_part(m->names + m->n_names, name_len);
     m->n_names += name_len + 1;
     if (ndim > 0)
         memcpy(m->dims + m->n_dims, shape, ndim * sizeof(*shape));
@@ -1415,7 +1531,7 @@ vp_status vp__model_finish_checkpoint(vp_model *m)
             return st;
     }
     if (m->roles_done) /* the reader (GGUF) classified and counted already */
-        return VP_OK;
+        return vp__vision_sum_parts(m);
     /* each tensor was classified when it was added (classify()) */
     bool any_quant = false;
     for (size_t i = 0; i < m->n_tensors && !any_quant; i++)
@@ -1444,7 +1560,7 @@ vp_status vp__model_finish_checkpoint(vp_model *m)
     memcpy(m->role_bytes, role, sizeof(role));
     m->params = params;
     m->active = params; /* a checkpoint does not say which experts run per token */
-    return VP_OK;
+    return vp__vision_sum_parts(m);
 }
 
 /* ---- constructors ---------------------------------------------------------------- */
@@ -1762,6 +1878,18 @@ static vp_status adopt_config_beside(vp_model *m, const char *path, vp_error *er
     m->lt = tmp.lt;
     m->q = tmp.q;
     m->has_lt = tmp.has_lt;
+    {   /* the vision tower's shape from config.json; its counts from the tensors when
+         * they name vision parts */
+        vp__vision ck = m->vis;
+        m->vis = tmp.vis;
+        if (ck.has_parts) {
+            memcpy(m->vis.params, ck.params, sizeof(ck.params));
+            memcpy(m->vis.bytes, ck.bytes, sizeof(ck.bytes));
+            m->vis.has_parts = true;
+        } else {
+            m->vis.has_parts = false; /* config.json's counts are not the checkpoint's */
+        }
+    }
     memcpy(m->model_type, tmp.model_type, sizeof(m->model_type));
     memcpy(m->dtype, tmp.dtype, sizeof(m->dtype));
     m->dtype_assumed = tmp.dtype_assumed;
@@ -2089,4 +2217,50 @@ const char *vp_model_dtype_name(const vp_model *m, size_t i)
 vp_bytes vp_model_dtype_bytes(const vp_model *m, size_t i)
 {
     return vp_bytes_make(m && i < m->n_dtypes ? m->dtypes[i].bytes : 0);
+}
+
+/* ---- parts of a multimodal model --------------------------------------------------- */
+
+vp_count vp_model_part_parameters(const vp_model *m, vp_model_part part)
+{
+    if (m == NULL || (unsigned)part > VP_PART_PROJECTOR)
+        return vp_count_make(0);
+    if (!m->vis.has_parts) /* a text-only model: everything is text */
+        return vp_count_make(part == VP_PART_TEXT ? m->params : 0);
+    uint64_t vp = m->vis.params[VP_PART_VISION] + m->vis.params[VP_PART_PROJECTOR];
+    if (part == VP_PART_TEXT && m->params >= vp) /* the rest, as the total is defined */
+        return vp_count_make(m->params - vp);
+    return vp_count_make(m->vis.params[part]);
+}
+
+vp_bytes vp_model_part_bytes(const vp_model *m, vp_model_part part)
+{
+    if (m == NULL || (unsigned)part > VP_PART_PROJECTOR)
+        return vp_bytes_make(0);
+    if (!m->vis.has_parts) {
+        if (part != VP_PART_TEXT)
+            return vp_bytes_make(0);
+        if (m->format == VP_FORMAT_CONFIG)
+            return vp_model_total_bytes(m);
+        /* a checkpoint: every stored tensor (the readers checked that the sum fits) */
+        return vp_bytes_make(m->role_bytes[0] + m->role_bytes[1] + m->role_bytes[2] +
+                             m->role_bytes[3]);
+    }
+    return vp_bytes_make(m->vis.bytes[part]);
+}
+
+const char *vp_model_vision_type(const vp_model *m)
+{
+    if (m == NULL)
+        return "";
+    if (m->vis.type[0] == '\0' && m->vis.has_parts &&
+        (m->vis.params[VP_PART_VISION] || m->vis.bytes[VP_PART_VISION]))
+        return "vision";
+    return m->vis.type;
+}
+
+vp_model_part vp_model_tensor_part(const vp_model *m, size_t i)
+{
+    const vp__tensor *t = tensor_at(m, i);
+    return t ? (vp_model_part)t->part : VP_PART_TEXT;
 }

@@ -454,7 +454,7 @@ VP_API vp_model_part vp_model_tensor_part(const vp_model *m, size_t i);
  * @param[out] out the new model; untouched on error
  * @param repo "ORG/NAME" (letters, digits, '-', '_', '.'; no "..", no leading '/' or '.')
  * @param revision a branch or tag name, a 40-hex commit, or NULL for "main"
- * @param[out] err filled on error; a repository that is not in the cache is #VP_ENOTFOUND
+ * @param[out] err filled on error; a repository that is not in the cache is VP_ENOTFOUND
  *             with a message naming the folders looked at and the
  *             `huggingface-cli download ORG/NAME` command; may be NULL
  * @retval VP_OK on success

@@ -204,7 +204,17 @@ typedef struct vp__vision {
     bool cls;                   /* a class token is prepended */
     bool has_parts;             /* params/bytes below are known */
     uint64_t params[3], bytes[3];
+    uint64_t nontext_roles[4];  /* checkpoints: the vision and projector bytes by role */
 } vp__vision;
+
+/* vision.c: what the estimate adds for a multimodal model on its first stage. */
+typedef struct vp__visw {
+    uint64_t enc, proj;         /* weight bytes per GPU (split by tensor parallelism) */
+    bool stored;                /* a checkpoint's stored bytes (else parameters × dtype) */
+    bool act_known;             /* the images and their size are known */
+    uint64_t act, tokens;       /* activation bytes for the images at once; tokens per image */
+    uint64_t side;              /* image side in pixels used */
+} vp__visw;
 
 struct vp_model {
     vp_model_format format;
@@ -277,6 +287,10 @@ vp_status vp__vision_sum_parts(vp_model *m);
  * and its activation bytes per image at dtype_bytes; false when unknown. */
 bool vp__vision_image(const vp__vision *v, uint64_t image, uint64_t dtype_bytes,
                       uint64_t *tokens, uint64_t *bytes);
+/* vision.c: the vision items of model m (false: not multimodal). images: encoded at once;
+ * image_size: their side (0: the config's). */
+bool vp__vision_items(vp__visw *o, const vp_model *m, uint64_t tp, uint64_t dtype_bytes,
+                      uint64_t images, uint64_t image_size, bool *ovf);
 
 /* safetensors.c */
 vp_status vp__safetensors_read(vp_model *m, const unsigned char *data, size_t len,

@@ -50,6 +50,8 @@ static const vp__field schema[] = {
     { "workload", "max_num_batched_tokens", VP__F_INT, NULL, VP__LIM_CONTEXT },
     { "workload", "max_num_seqs", VP__F_INT, NULL, VP__LIM_BATCH },
     { "workload", "block_size", VP__F_INT, NULL, VP__LIM_CONTEXT },
+    { "workload", "images", VP__F_UINT0, NULL, VP__LIM_BATCH },
+    { "workload", "image_size", VP__F_INT, NULL, VP__LIM_DIM },
     { "workload", "quality", VP__F_STR, NULL, 0 },
     { "workload", "host_ram", VP__F_BYTES, NULL, 0 },
     { "layout", "gpus", VP__F_INT, NULL, VP__LIM_GPUS },

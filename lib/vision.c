@@ -454,7 +454,7 @@ uint8_t vp__vision_part(const char *name, size_t n)
 
 vp_status vp__vision_sum_parts(vp_model *m)
 {
-    uint64_t params[3] = { 0, 0, 0 }, bytes[3] = { 0, 0, 0 };
+    uint64_t params[3] = { 0, 0, 0 }, bytes[3] = { 0, 0, 0 }, roles[4] = { 0, 0, 0, 0 };
     bool any = false;
     for (size_t i = 0; i < m->n_tensors; i++) {
         const vp__tensor *t = &m->tensors[i];
@@ -462,6 +462,8 @@ vp_status vp__vision_sum_parts(vp_model *m)
         any = any || p != VP_PART_TEXT;
         if (vp__add_u64(&bytes[p], bytes[p], t->bytes))
             return VP_EOVERFLOW;
+        if (p != VP_PART_TEXT && t->role < 4)
+            roles[t->role] += t->bytes; /* within bytes[p], which did not overflow */
         if (t->role != VP_ROLE_PAYLOAD && t->role != VP_ROLE_UNQUANTIZED)
             continue;
         /* packed payloads hold several 4-bit values per stored element, as the model's
@@ -480,6 +482,7 @@ vp_status vp__vision_sum_parts(vp_model *m)
         return VP_OK;
     memcpy(m->vis.params, params, sizeof(params));
     memcpy(m->vis.bytes, bytes, sizeof(bytes));
+    memcpy(m->vis.nontext_roles, roles, sizeof(roles));
     m->vis.has_parts = true;
     return VP_OK;
 }
@@ -507,5 +510,32 @@ bool vp__vision_image(const vp__vision *v, uint64_t image, uint64_t dtype_bytes,
         return false;
     *tokens = t;
     *bytes = b;
+    return true;
+}
+
+bool vp__vision_items(vp__visw *o, const vp_model *m, uint64_t tp, uint64_t dtype_bytes,
+                      uint64_t images, uint64_t image_size, bool *ovf)
+{
+    const vp__vision *v = &m->vis;
+    memset(o, 0, sizeof(*o));
+    if (!v->has_parts || (v->params[VP_PART_VISION] == 0 && v->bytes[VP_PART_VISION] == 0))
+        return false;
+    if (tp == 0)
+        tp = 1;
+    /* a checkpoint's stored bytes; a config's parameters at the dtype the model runs in */
+    o->stored = m->format != VP_FORMAT_CONFIG;
+    uint64_t enc = o->stored ? v->bytes[VP_PART_VISION]
+                             : vp__mul_sat(v->params[VP_PART_VISION], dtype_bytes, ovf);
+    uint64_t proj = o->stored ? v->bytes[VP_PART_PROJECTOR]
+                              : vp__mul_sat(v->params[VP_PART_PROJECTOR], dtype_bytes, ovf);
+    o->enc = vp__cdiv(enc, tp);
+    o->proj = vp__cdiv(proj, tp);
+    uint64_t tokens, per;
+    if (images && vp__vision_image(v, image_size, dtype_bytes, &tokens, &per)) {
+        o->act_known = true;
+        o->tokens = tokens;
+        o->side = image_size && !v->tiles ? image_size : v->image;
+        o->act = vp__mul_sat(vp__cdiv(per, tp), images, ovf);
+    }
     return true;
 }

@@ -430,8 +430,10 @@ vp_status vp__weights_sums(vp__wsums *s, const vp__fmt *f, uint64_t tp, uint64_t
     } else if (m && (m->format == VP_FORMAT_GGUF || m->format == VP_FORMAT_SAFETENSORS ||
                      m->format == VP_FORMAT_SAFETENSORS_INDEX) && m->n_tensors > 0) {
         /* a checkpoint's stored bytes by role, divided evenly over the GPUs */
+        /* a multimodal checkpoint's vision tower and projector are items of their own
+         * (vision.c) */
         for (int r = 0; r < 3; r++)
-            s->wl[r] = vp__cdiv(m->role_bytes[r], tp);
+            s->wl[r] = vp__cdiv(m->role_bytes[r] - m->vis.nontext_roles[r], tp);
         s->kind = VP__W_CHECKPOINT;
     } else if (f->params && f->has_q) {
         uint64_t nominal;

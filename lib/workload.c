@@ -127,6 +127,11 @@ static void read_workload_table(vp__wl *w, vp__wl_text *txt, const vp__section *
             w->mns_set = true;
         } else if (strcmp(k, "block_size") == 0) {
             w->block = v->u;
+        } else if (strcmp(k, "images") == 0) {
+            w->images = v->u;
+            w->images_set = true;
+        } else if (strcmp(k, "image_size") == 0) {
+            w->image_size = v->u;
         } else if (strcmp(k, "optimizer") == 0) {
             w->optimizer = pick(v->str, optimizer_names, 8, VP_OPTIMIZER_ADAMW);
             w->optimizer_set = true;

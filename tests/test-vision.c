@@ -302,6 +302,69 @@ START_TEST(test_image_activations)
 }
 END_TEST
 
+/* The estimate: vision_encoder and projector items on the first GPU, the encoder's
+ * activations for the sheet's images, an unknown naming the keys otherwise. */
+static uint64_t item(const vp_estimate *e, const char *id, int *found)
+{
+    *found = 0;
+    for (size_t i = 0; i < vp_estimate_item_count(e, 0); i++)
+        if (strcmp(vp_estimate_item_id(e, 0, i), id) == 0) {
+            *found = 1;
+            return vp_bytes_value(vp_estimate_item_bytes(e, 0, i));
+        }
+    return 0;
+}
+
+START_TEST(test_estimate_items)
+{
+    vp_sheet *s = vp_test_sheet("[workload]\nweights = \"bf16\"\ncontext = 4096\n"
+                                "framework = \"none\"\nimages = 2\n");
+    vp_test_attach(s, "configs/google__medgemma-27b-it/config.json");
+    vp_estimate *e;
+    vp_error err = VP_ERROR_INIT;
+    ck_assert_int_eq(vp_estimate_new(&e), VP_OK);
+    ck_assert_msg(vp_estimate_run(e, s, vp_bytes_make(0), &err) == VP_OK, "%s", err.message);
+    int f;
+    ck_assert_uint_eq(item(e, "vision_encoder", &f), UINT64_C(416866032) * 2);
+    ck_assert(f);
+    ck_assert_uint_eq(item(e, "projector", &f), UINT64_C(6194304) * 2);
+    ck_assert(f);
+    /* 896 px / 14 = 64 patches a side: 4096 tokens × (5 × 1152 + 4304) × 2 B × 2 images */
+    ck_assert_uint_eq(item(e, "vision_activations", &f), UINT64_C(4096) * 10064 * 2 * 2);
+    /* the text weights are the text model's alone */
+    ck_assert_uint_eq(item(e, "weights", &f), UINT64_C(27009346304) * 2);
+    ck_assert_uint_eq(vp_estimate_unknown_count(e), 0);
+    vp_estimate_free(e);
+    vp_sheet_free(s);
+
+    /* Qwen2-VL: dynamic resolution, no image_size: an unknown naming the key */
+    s = vp_test_sheet("[workload]\nweights = \"bf16\"\ncontext = 4096\n"
+                      "framework = \"none\"\nimages = 1\n");
+    vp_test_attach(s, "configs/allenai__olmOCR-7B-0225-preview/config.json");
+    ck_assert_int_eq(vp_estimate_new(&e), VP_OK);
+    ck_assert_int_eq(vp_estimate_run(e, s, vp_bytes_make(0), &err), VP_OK);
+    ck_assert_uint_eq(vp_estimate_unknown_count(e), 1);
+    ck_assert_str_eq(vp_estimate_unknown_id(e, 0), "vision_activations");
+    ck_assert_ptr_nonnull(strstr(vp_estimate_unknown_needs(e, 0), "workload.image_size"));
+    ck_assert_uint_eq(item(e, "vision_encoder", &f), UINT64_C(631183360) * 2);
+    vp_estimate_free(e);
+    vp_sheet_free(s);
+    /* images = 0: text only, nothing unknown */
+    s = vp_test_sheet("[workload]\nweights = \"bf16\"\ncontext = 4096\n"
+                      "framework = \"none\"\nimages = 0\n\n[layout]\ntensor_parallel = 2\n"
+                      "gpus = 2\n");
+    vp_test_attach(s, "configs/allenai__olmOCR-7B-0225-preview/config.json");
+    ck_assert_int_eq(vp_estimate_new(&e), VP_OK);
+    ck_assert_int_eq(vp_estimate_run(e, s, vp_bytes_make(0), &err), VP_OK);
+    ck_assert_uint_eq(vp_estimate_unknown_count(e), 0);
+    ck_assert_uint_eq(item(e, "vision_encoder", &f), UINT64_C(631183360));  /* split by TP 2 */
+    item(e, "vision_activations", &f);
+    ck_assert(!f);
+    vp_estimate_free(e);
+    vp_sheet_free(s);
+}
+END_TEST
+
 Suite *vp_test_suite(void)
 {
     Suite *s = suite_create("vision");
@@ -312,5 +375,6 @@ Suite *vp_test_suite(void)
     VP_ADD_TEST(s, test_phi_msft);
     VP_ADD_LOOP_TEST(s, test_bad_vision, sizeof(bad) / sizeof(bad[0]));
     VP_ADD_TEST(s, test_image_activations);
+    VP_ADD_TEST(s, test_estimate_items);
     return s;
 }

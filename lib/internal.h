@@ -178,7 +178,8 @@ typedef struct vp__ltlist {
 
 /* A weight storage format (docs/estimate.md, weight formats). */
 typedef enum {
-    VP__Q_NONE, VP__Q_BNB4, VP__Q_BNB8, VP__Q_GPTQ, VP__Q_AWQ, VP__Q_FP8, VP__Q_MXFP4
+    VP__Q_NONE, VP__Q_BNB4, VP__Q_BNB8, VP__Q_GPTQ, VP__Q_AWQ, VP__Q_FP8, VP__Q_MXFP4,
+    VP__Q_NVFP4              /* NVIDIA ModelOpt NVFP4: E2M1 codes, an E4M3 scale per group */
 } vp__qmethod;
 
 typedef struct vp__qformat {
@@ -189,6 +190,11 @@ typedef struct vp__qformat {
     uint64_t group;          /* gptq/awq; 0 = one group per input row */
     uint64_t block_rows, block_cols; /* fp8 block scales; 0 = per tensor or channel */
     uint64_t dtype_bytes;    /* unquantized modules; 0 = the model's dtype */
+    uint64_t scale_bytes;    /* bytes of one scale; 0 = the method's own (fp32; GPTQ fp16) */
+    uint64_t extra;          /* fixed metadata bytes per quantized tensor (ModelOpt input_scale
+                                and weight_scale_2, compressed-tensors weight_shape) */
+    bool packed;             /* compressed-tensors pack-quantized: no qzeros or g_idx */
+    bool asym;               /* with it: zero points, packed like the weights */
     char name[24];
 } vp__qformat;
 

@@ -95,6 +95,7 @@ typedef struct {
     const char *model_type;
     vp_error *err;
     vp_status st;
+    uint64_t dtype_bytes;       /* the model's, once read (compressed-tensors scales) */
 } cfg;
 
 static vp_status cfg_fail(cfg *c, vp_status code, const vp__json_node *at, const char *fmt,
@@ -955,9 +956,146 @@ static const char *qmethod_name(vp__qmethod m)
     case VP__Q_AWQ: return "awq";
     case VP__Q_FP8: return "fp8";
     case VP__Q_MXFP4: return "mxfp4";
+    case VP__Q_NVFP4: return "nvfp4";
     case VP__Q_NONE: break;
     }
     return "";
+}
+
+/* A string key of obj equal to one of the given values (case-sensitive); NULL when absent. */
+static const vp__json_node *cfg_str(cfg *c, const vp__json_node *obj, const char *key)
+{
+    const vp__json_node *n = vp__json_get(c->doc, obj, key);
+    return n != NULL && n->type == VP__JSON_STRING ? n : NULL;
+}
+
+/* NVIDIA ModelOpt (TensorRT Model Optimizer): quant_algo FP8 (E4M3 weights, one fp32
+ * weight_scale and one fp32 input_scale per linear) or NVFP4 (E2M1 codes two per byte, one
+ * E4M3 scale per group_size = 16 values, fp32 weight_scale_2 and input_scale); the modules in
+ * exclude_modules (hf_quant_config.json) or ignore (config.json) stay in the model's dtype.
+ * q is an object holding quant_algo: hf_quant_config.json's "quantization", or config.json's
+ * quantization_config with quant_method "modelopt". */
+static bool read_modelopt(cfg *c, const vp__json_node *q_obj, vp__qformat *q,
+                          const vp__json_node **skip)
+{
+    const vp__json_node *algo = vp__json_get(c->doc, q_obj, "quant_algo");
+    if (algo == NULL || algo->type != VP__JSON_STRING)
+        return cfg_fail(c, algo ? VP_ETYPE : VP_EMISSING, algo ? algo : q_obj,
+                        "ModelOpt quantization needs quant_algo (FP8 or NVFP4)"), false;
+    c->obj = q_obj;
+    if (vp__json_str_eq(c->doc, algo, "FP8")) {
+        q->method = VP__Q_FP8;        /* per tensor */
+        q->extra = 4;                 /* input_scale */
+        snprintf(q->name, sizeof(q->name), "modelopt-fp8");
+    } else if (vp__json_str_eq(c->doc, algo, "NVFP4")) {
+        uint64_t g;
+        if (!cfg_opt(c, &g, "group_size", 16))
+            return false;
+        if (g == 0)
+            return cfg_fail(c, VP_ERANGE, vp__json_get(c->doc, q_obj, "group_size"),
+                            "group_size must be positive%s", ""), false;
+        q->method = VP__Q_NVFP4;
+        q->group = g;
+        q->extra = 8;                 /* weight_scale_2 + input_scale */
+        snprintf(q->name, sizeof(q->name), "modelopt-nvfp4");
+    } else {
+        return cfg_fail(c, VP_EUNSUPPORTED, algo, "unsupported ModelOpt quant_algo \"%.40s\"; "
+                        "supported: FP8, NVFP4", vp__json_str(c->doc, algo)), false;
+    }
+    *skip = vp__json_get(c->doc, q_obj, "exclude_modules");
+    if (*skip == NULL || (*skip)->type == VP__JSON_NULL)
+        *skip = vp__json_get(c->doc, q_obj, "ignore");
+    return true;
+}
+
+/* compressed-tensors (llm-compressor, vLLM): the weights scheme of config_groups' first
+ * group; int or float, 8 bits stored one per byte (int-quantized, float-quantized,
+ * naive-quantized) or any width packed into int32 (pack-quantized), with scales in the
+ * model's dtype per tensor, channel, group or block; a static input scale per tensor when
+ * input_activations are not dynamic; the modules in ignore stay in the model's dtype. */
+static bool read_compressed(cfg *c, const vp__json_node *qc, vp__qformat *q,
+                            const vp__json_node **skip, uint64_t dtype_bytes)
+{
+    const vp__json_node *groups = vp__json_get(c->doc, qc, "config_groups");
+    if (groups == NULL || groups->type != VP__JSON_OBJECT || groups->count == 0)
+        return cfg_fail(c, groups ? VP_ETYPE : VP_EMISSING, groups ? groups : qc,
+                        "compressed-tensors needs config_groups with a weights scheme"), false;
+    const vp__json_node *g0 = vp__json_first(c->doc, groups);
+    const vp__json_node *w = g0 && g0->type == VP__JSON_OBJECT
+                             ? vp__json_get(c->doc, g0, "weights") : NULL;
+    if (w == NULL || w->type != VP__JSON_OBJECT)
+        return cfg_fail(c, VP_EMISSING, g0 ? g0 : groups,
+                        "config_groups' first group has no weights scheme"), false;
+    const vp__json_node *fmt = cfg_str(c, g0, "format");
+    if (fmt == NULL)
+        fmt = cfg_str(c, qc, "format");
+    const vp__json_node *type = cfg_str(c, w, "type");
+    const vp__json_node *strategy = cfg_str(c, w, "strategy");
+    const vp__json_node *act = vp__json_get(c->doc, g0, "input_activations");
+    uint64_t bits, group = 0;
+    bool sym, dyn = true;
+    c->obj = w;
+    if (!cfg_opt(c, &bits, "num_bits", 8) || !cfg_bool(c, "symmetric", true, &sym))
+        return false;
+    if (act != NULL && act->type == VP__JSON_OBJECT) {
+        /* dynamic: true, false, or a string ("local": computed at run time too) */
+        const vp__json_node *d = vp__json_get(c->doc, act, "dynamic");
+        dyn = d == NULL || d->type != VP__JSON_FALSE;
+    }
+    bool is_float = type != NULL && vp__json_str_eq(c->doc, type, "float");
+    bool packed = fmt != NULL && vp__json_str_eq(c->doc, fmt, "pack-quantized");
+    bool by_group = strategy != NULL && vp__json_str_eq(c->doc, strategy, "group");
+    bool by_channel = strategy != NULL && vp__json_str_eq(c->doc, strategy, "channel");
+    bool by_block = strategy != NULL && vp__json_str_eq(c->doc, strategy, "block");
+    if (by_group && (!cfg_req(c, &group, "group_size", NULL)))
+        return false;
+    q->scale_bytes = dtype_bytes ? dtype_bytes : 2;
+    if (!dyn)
+        q->extra = q->scale_bytes; /* a static input_scale */
+    if (packed || (!is_float && bits < 8)) {
+        if (bits == 0 || bits > 8)
+            return cfg_fail(c, VP_EUNSUPPORTED, vp__json_get(c->doc, w, "num_bits"),
+                            "unsupported compressed-tensors bit width%s", ""), false;
+        q->method = VP__Q_GPTQ;
+        q->packed = true;
+        q->asym = !sym;
+        q->bits = bits;
+        q->group = group;  /* 0: channel (one group per row) */
+        q->extra += 16;    /* weight_shape: int64[2] */
+        char nm[64]; /* "ct-int4-g128"; bits <= 8 and group <= 2^24: it fits q->name */
+        if (group)
+            snprintf(nm, sizeof(nm), "ct-int%u-g%u", (unsigned)bits, (unsigned)group);
+        else
+            snprintf(nm, sizeof(nm), "ct-int%u", (unsigned)bits);
+        memcpy(q->name, nm, sizeof(q->name) - 1);
+        q->name[sizeof(q->name) - 1] = '\0';
+    } else if (bits == 8) {
+        /* 8-bit values one per byte, int (w8a8) or float (fp8): FP8's layout */
+        q->method = VP__Q_FP8;
+        q->per_channel = by_channel || by_group;
+        if (by_block) {
+            const vp__json_node *b = vp__json_get(c->doc, w, "block_structure");
+            const vp__json_node *r = b ? vp__json_first(c->doc, b) : NULL;
+            const vp__json_node *cc = r ? vp__json_next(c->doc, r) : NULL;
+            uint64_t rows = 0, cols = 0;
+            if (b == NULL || b->type != VP__JSON_ARRAY || b->count != 2 ||
+                !vp__json_uint(c->doc, r, &rows) || !vp__json_uint(c->doc, cc, &cols) ||
+                rows == 0 || rows > VP__LIM_DIM || cols == 0 || cols > VP__LIM_DIM)
+                return cfg_fail(c, VP_ETYPE, b ? b : w, "block_structure must be two positive "
+                                "integers of at most 2^24"), false;
+            q->block_rows = rows;
+            q->block_cols = cols;
+        }
+        if (!sym && !is_float)
+            q->extra += 1; /* an int8 zero point per tensor (or more: not modelled) */
+        snprintf(q->name, sizeof(q->name), "%s", is_float ? "ct-fp8" : "ct-int8");
+    } else {
+        return cfg_fail(c, VP_EUNSUPPORTED, vp__json_get(c->doc, w, "num_bits"),
+                        "unsupported compressed-tensors scheme: %llu-bit %s",
+                        (unsigned long long)bits, is_float ? "float" : "int"), false;
+    }
+    *skip = vp__json_get(c->doc, qc, "ignore");
+    return true;
 }
 
 static bool read_qconfig(cfg *c, vp__qformat *q, const vp__json_node **skip)
@@ -1048,10 +1186,15 @@ static bool read_qconfig(cfg *c, vp__qformat *q, const vp__json_node **skip)
         *skip = vp__json_get(c->doc, qc, "modules_to_not_convert");
         return true;
     }
+    if (vp__json_str_eq(c->doc, m, "modelopt"))
+        return read_modelopt(c, qc, q, skip);
+    if (vp__json_str_eq(c->doc, m, "compressed-tensors"))
+        return read_compressed(c, qc, q, skip, c->dtype_bytes);
     return cfg_fail(c, VP_EUNSUPPORTED, m,
                     "unsupported quant_method \"%s\"; supported: %s",
                     m->type == VP__JSON_STRING ? vp__json_str(c->doc, m) : "?",
-                    "bitsandbytes (4-bit, 8-bit), gptq, awq, fp8, mxfp4"), false;
+                    "bitsandbytes (4-bit, 8-bit), gptq, awq, fp8, mxfp4, modelopt, "
+                    "compressed-tensors"), false;
 }
 
 /* Does a module name pattern from a skip list match logical name `name`? Digits in the
@@ -1085,9 +1228,22 @@ static bool skipped(const cfg *c, const vp__json_node *skip, const char *name)
 {
     if (skip == NULL || skip->type != VP__JSON_ARRAY)
         return false;
-    for (const vp__json_node *e = vp__json_first(c->doc, skip); e; e = vp__json_next(c->doc, e))
-        if (e->type == VP__JSON_STRING && skip_matches(vp__json_str(c->doc, e), vp__json_str_len(c->doc, e), name))
+    for (const vp__json_node *e = vp__json_first(c->doc, skip); e; e = vp__json_next(c->doc, e)) {
+        if (e->type != VP__JSON_STRING)
+            continue;
+        /* ModelOpt's wildcards ("*lm_head*", "model.layers.*.mlp.gate") and
+         * compressed-tensors' regular expressions ("re:.*lm_head$"): the literal core */
+        const char *p = vp__json_str(c->doc, e);
+        size_t n = vp__json_str_len(c->doc, e);
+        if (n >= 3 && memcmp(p, "re:", 3) == 0)
+            p += 3, n -= 3;
+        while (n > 0 && (p[0] == '*' || p[0] == '.' || p[0] == '^'))
+            p++, n--;
+        while (n > 0 && (p[n - 1] == '*' || p[n - 1] == '$' || p[n - 1] == '.'))
+            n--;
+        if (skip_matches(p, n, name))
             return true;
+    }
     return false;
 }
 
@@ -1182,14 +1338,19 @@ static bool read_dtype(cfg *c, vp_model *m)
     return false;
 }
 
-vp_status vp__config_read(vp_model *m, const char *json, size_t len, const char *source,
-                          vp_error *err, bool account_weights)
+/* config.json, and when given the hf_quant_config.json beside it (NVIDIA ModelOpt
+ * checkpoints: their config.json declares no quantization) */
+static vp_status config_read(vp_model *m, const char *json, size_t len, const char *source,
+                             const char *hfq, size_t hfq_len, const char *hfq_source,
+                             vp_error *err, bool account_weights)
 {
-    vp__json doc;
+    vp__json doc, hdoc;
+    bool have_hdoc = false;
     vp_status st = vp__json_parse(&doc, json, len, source, err);
     if (st != VP_OK)
         return st;
-    cfg c = { &doc, vp__json_root(&doc), vp__json_root(&doc), "", err, VP_OK };
+    cfg c = { &doc, vp__json_root(&doc), vp__json_root(&doc), "", err, VP_OK, 2 };
+    cfg hc = c;
     const vp__json_node *type = NULL;
     int family = 0;
     if (c.top->type != VP__JSON_OBJECT) {
@@ -1237,6 +1398,7 @@ vp_status vp__config_read(vp_model *m, const char *json, size_t len, const char 
         if (!read_dtype(&c, m))
             goto done;
         arch.dtype_bytes = m->arch.dtype_bytes;
+        c.dtype_bytes = arch.dtype_bytes;
         bool ok;
         switch (family) {
         case F_PHI: ok = read_phi(&c, &arch, &l); break;
@@ -1254,9 +1416,33 @@ vp_status vp__config_read(vp_model *m, const char *json, size_t len, const char 
                 cfg_fail(&c, VP_EINVALID, c.top, "inconsistent config.json");
             goto done;
         }
+        const cfg *skip_cfg = &c;
+        if (q.method == VP__Q_NONE && hfq != NULL) {
+            /* hf_quant_config.json: {"producer": …, "quantization": {"quant_algo": …}} */
+            if ((c.st = vp__json_parse(&hdoc, hfq, hfq_len, hfq_source, err)) != VP_OK)
+                goto done;
+            have_hdoc = true;
+            hc.doc = &hdoc;
+            hc.top = hc.obj = vp__json_root(&hdoc);
+            hc.model_type = c.model_type;
+            const vp__json_node *qo = hc.top->type == VP__JSON_OBJECT
+                                      ? vp__json_get(&hdoc, hc.top, "quantization") : NULL;
+            if (qo == NULL || qo->type != VP__JSON_OBJECT) {
+                cfg_fail(&hc, VP_EMISSING, hc.top, "hf_quant_config.json has no "
+                         "\"quantization\" object");
+                c.st = hc.st;
+                goto done;
+            }
+            if (!read_modelopt(&hc, qo, &q, &skip)) {
+                c.st = hc.st;
+                goto done;
+            }
+            skip_cfg = &hc;
+        }
         for (int i = 0; i < l.n; i++)
-            l.t[i].skip = skipped(&c, skip, l.t[i].name);
-        snprintf(q.name, sizeof(q.name), "%s", qmethod_name(q.method));
+            l.t[i].skip = skipped(skip_cfg, skip, l.t[i].name);
+        if (q.name[0] == '\0')
+            snprintf(q.name, sizeof(q.name), "%s", qmethod_name(q.method));
         m->arch = arch;
         m->has_arch = 1;
         m->lt = l;
@@ -1267,7 +1453,7 @@ vp_status vp__config_read(vp_model *m, const char *json, size_t len, const char 
         if ((c.st = vp__vision_read(m, &doc, c.top, arch.hidden, err)) != VP_OK)
             goto done;
         if (account_weights) {
-            strcpy(m->quant, qmethod_name(q.method));
+            snprintf(m->quant, sizeof(m->quant), "%s", q.name);
             if (account(&c, m, &l, &q) != VP_OK || account_vision(&c, m) != VP_OK)
                 goto done;
         }
@@ -1275,7 +1461,60 @@ vp_status vp__config_read(vp_model *m, const char *json, size_t len, const char 
 done:
     st = c.st;
     vp__json_free(&doc);
+    if (have_hdoc)
+        vp__json_free(&hdoc);
     return st;
+}
+
+vp_status vp__config_read(vp_model *m, const char *json, size_t len, const char *source,
+                          vp_error *err, bool account_weights)
+{
+    return config_read(m, json, len, source, NULL, 0, NULL, err, account_weights);
+}
+
+/* The hf_quant_config.json beside a config.json path, if any (*buf NULL when absent). */
+static vp_status read_hfq_beside(const char *path, char **qpath, unsigned char **buf,
+                                 size_t *len, vp_error *err)
+{
+    uint64_t size;
+    *buf = NULL;
+    vp_status st = vp__path_beside(qpath, path, "hf_quant_config.json", err);
+    if (st != VP_OK)
+        return st;
+    st = vp__read_file_opt(*qpath, VP__LIM_CONFIG_FILE, VP__READ_WHOLE | VP__READ_OPTIONAL,
+                           "hf_quant_config.json", buf, len, &size, err);
+    if (st != VP_OK) {
+        free(*qpath);
+        *qpath = NULL;
+    }
+    return st;
+}
+
+/* A config.json read from a path, with the hf_quant_config.json beside it. */
+static vp_status config_from_path(vp_model **out, const char *json, size_t len,
+                                  const char *path, vp_error *err)
+{
+    char *qpath = NULL;
+    unsigned char *qbuf = NULL;
+    size_t qlen = 0;
+    vp_status st = read_hfq_beside(path, &qpath, &qbuf, &qlen, err);
+    if (st != VP_OK)
+        return st;
+    vp_model *m = vp__model_new(VP_FORMAT_CONFIG);
+    if (m == NULL) {
+        free(qbuf);
+        free(qpath);
+        return vp__error_set(err, VP_ENOMEM, NULL, "out of memory");
+    }
+    st = config_read(m, json, len, path, (const char *)qbuf, qlen, qpath, err, true);
+    free(qbuf);
+    free(qpath);
+    if (st != VP_OK) {
+        vp_model_free(m);
+        return st;
+    }
+    *out = m;
+    return VP_OK;
 }
 
 /* ---- the object ------------------------------------------------------------------ */
@@ -1868,7 +2107,15 @@ static vp_status adopt_config_beside(vp_model *m, const char *path, vp_error *er
     }
     vp_model tmp;
     memset(&tmp, 0, sizeof(tmp));
-    st = vp__config_read(&tmp, (const char *)buf, len, cfgpath, err, false);
+    char *qpath = NULL;
+    unsigned char *qbuf = NULL;
+    size_t qlen = 0;
+    st = read_hfq_beside(path, &qpath, &qbuf, &qlen, err);
+    if (st == VP_OK)
+        st = config_read(&tmp, (const char *)buf, len, cfgpath, (const char *)qbuf, qlen, qpath,
+                         err, false);
+    free(qbuf);
+    free(qpath);
     free(buf);
     free(cfgpath);
     if (st != VP_OK)
@@ -2038,7 +2285,7 @@ vp_status vp_model_from_path(vp_model **out, const char *path, vp_error *err)
                                  (unsigned long long)(VP__LIM_CONFIG_FILE >> 20),
                                  (unsigned long long)len);
         }
-        st = vp_model_from_config(out, (const char *)buf, len, path, err);
+        st = config_from_path(out, (const char *)buf, len, path, err);
         free(buf);
         return st;
     }

@@ -138,7 +138,7 @@ static bool read_common(vr *r, const vp__json_node *vc, vp__vision *v, bool need
 {
     return vr_uint(r, vc, "hidden_size", NULL, 0, true, &v->hidden) &&
            vr_uint(r, vc, "num_hidden_layers", NULL, 0, true, &v->layers) &&
-           vr_uint(r, vc, "num_attention_heads", NULL, 0, true, &v->heads) &&
+           vr_uint(r, vc, "num_attention_heads", "attention_heads", 0, true, &v->heads) &&
            vr_uint(r, vc, "intermediate_size", NULL, 0, true, &v->inter) &&
            vr_uint(r, vc, "patch_size", NULL, 0, true, &v->patch) &&
            vr_uint(r, vc, "image_size", NULL, 0, need_image, &v->image) &&

@@ -110,6 +110,29 @@ START_TEST(test_llama4_vision)
 }
 END_TEST
 
+/* Llama 3.2 Vision (configs-written, source.txt): 40 text layers of which 8 cross-attend to
+ * the image (no KV cache of the sequence), an embedding of vocab + 8 rows, a tiled vision
+ * encoder with gated global layers: 10,670,220,835 parameters, the published count. */
+START_TEST(test_mllama)
+{
+    vp_model *m = load("configs-written/meta-llama__Llama-3.2-11B-Vision/config.json");
+    ck_assert_str_eq(vp_model_vision_type(m), "mllama");
+    ck_assert_uint_eq(vp_count_value(vp_model_parameters(m)), UINT64_C(10670220835));
+    ck_assert_uint_eq(vp_count_value(vp_model_part_parameters(m, VP_PART_VISION)),
+                      UINT64_C(863567379));
+    ck_assert_uint_eq(vp_count_value(vp_model_part_parameters(m, VP_PART_PROJECTOR)),
+                      UINT64_C(7680) * 4096 + 4096);
+    vp_bytes kv;
+    ck_assert_int_eq(vp_model_kv_bytes_per_token(m, &kv), VP_OK);
+    ck_assert_uint_eq(vp_bytes_value(kv), 32 * 2 * 8 * 128 * 2); /* 32 self-attention layers */
+    /* each of the 4 tiles: 40 × 40 patches + the class token */
+    uint64_t tokens, bytes;
+    ck_assert(vp__vision_image(&m->vis, 0, 2, &tokens, &bytes));
+    ck_assert_uint_eq(tokens, 4 * 1601);
+    vp_model_free(m);
+}
+END_TEST
+
 /* A checkpoint's tensors by name: the part sums are exact and add up to the total. */
 static void put_header(unsigned char *buf, size_t *len, const char *json)
 {
@@ -370,6 +393,7 @@ Suite *vp_test_suite(void)
     Suite *s = suite_create("vision");
     VP_ADD_LOOP_TEST(s, test_vision_matches_index_total, sizeof(mm) / sizeof(mm[0]));
     VP_ADD_TEST(s, test_llama4_vision);
+    VP_ADD_TEST(s, test_mllama);
     VP_ADD_TEST(s, test_checkpoint_parts);
     VP_ADD_TEST(s, test_llama4_chunked_kv);
     VP_ADD_TEST(s, test_phi_msft);

@@ -466,7 +466,11 @@ static bool read_llama_like(cfg *c, vp__arch *a, vp__ltlist *l)
         for (uint64_t i = 0; i < L; i++)
             n_cross += mask[i];
         free(mask);
-        (void)cl;
+        if (n_cross == L) {
+            cfg_fail(c, VP_ERANGE, cl, "cross_attention_layers lists every layer: no "
+                     "self-attention layer is left%s", "");
+            goto out;
+        }
         a->kv_layers = L - n_cross;
     }
 

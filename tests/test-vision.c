@@ -133,6 +133,43 @@ START_TEST(test_mllama)
 }
 END_TEST
 
+/* The other encoders on tiny worked examples (tests/fuzz/corpus/config/mm-*.json), each
+ * module of the transformers implementation summed by hand:
+ * - LLaVA + CLIP (h 8, MLP 16, 2 layers, 16 px / 4 px patches, two feature layers): class 8
+ *   + patch 8·3·16 + positions 17·8 + 4 LayerNorm vectors + 2 × (32 + 4·72 + 144 + 136)
+ *   = 1,760; projector (16·16 + 16) + (16·16 + 16) = 544;
+ * - LLaVA-NeXT + SigLIP: patch 392 + positions 128 + layers 1,200 + post LN 16 + pooling
+ *   head 592 = 2,328; projector 144 + 272 + image_newline 16 = 432;
+ * - Mistral 3 + Pixtral: patch 384 + ln_pre 8 + 2 × (16 + 256 + 384) = 1,704; projector
+ *   RMSNorm 8 + patch merger 8·32 + 16·8 + 16·16 (no biases) = 648;
+ * - Qwen2.5-VL: Conv3d 8·3·2·16 = 768 + 2 × 728 = 2,224; merger 8 + 1,056 + 528 = 1,592. */
+static const struct {
+    const char *file, *type;
+    uint64_t vision, projector;
+} small[] = {
+    { "mm-llava-clip.json", "clip", 1760, 544 },
+    { "mm-llava-next-siglip.json", "siglip", 2328, 432 },
+    { "mm-mistral3.json", "pixtral", 1704, 648 },
+    { "mm-qwen25vl.json", "qwen2_5_vl", 2224, 1592 },
+};
+
+START_TEST(test_small_families)
+{
+    char path[1024];
+    snprintf(path, sizeof(path), "%s/../fuzz/corpus/config/%s", vp_test_data_dir(),
+             small[_i].file);
+    vp_model *m = NULL;
+    vp_error err = VP_ERROR_INIT;
+    ck_assert_msg(vp_model_from_path(&m, path, &err) == VP_OK, "%s", err.message);
+    ck_assert_str_eq(vp_model_vision_type(m), small[_i].type);
+    ck_assert_uint_eq(vp_count_value(vp_model_part_parameters(m, VP_PART_VISION)),
+                      small[_i].vision);
+    ck_assert_uint_eq(vp_count_value(vp_model_part_parameters(m, VP_PART_PROJECTOR)),
+                      small[_i].projector);
+    vp_model_free(m);
+}
+END_TEST
+
 /* A checkpoint's tensors by name: the part sums are exact and add up to the total. */
 static void put_header(unsigned char *buf, size_t *len, const char *json)
 {
@@ -394,6 +431,7 @@ Suite *vp_test_suite(void)
     VP_ADD_LOOP_TEST(s, test_vision_matches_index_total, sizeof(mm) / sizeof(mm[0]));
     VP_ADD_TEST(s, test_llama4_vision);
     VP_ADD_TEST(s, test_mllama);
+    VP_ADD_LOOP_TEST(s, test_small_families, sizeof(small) / sizeof(small[0]));
     VP_ADD_TEST(s, test_checkpoint_parts);
     VP_ADD_TEST(s, test_llama4_chunked_kv);
     VP_ADD_TEST(s, test_phi_msft);

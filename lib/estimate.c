@@ -413,7 +413,7 @@ static uint64_t add_vision(vp_estimate *e, stage *S, const vp__wl *w, const vp_m
         it = add_named(S, "vision_encoder", v.enc, VP_BASIS_COMPUTED, phases,
                        VP_COUNTER_ALLOCATED, "%s encoder: %llu parameters × %llu B%s",
                        vp_model_vision_type(m),
-                       (unsigned long long)vp_count_value(vp_model_part_parameters(m, VP_PART_VISION)),
+                       (unsigned long long)m->vis.params[VP_PART_VISION],
                        (unsigned long long)dtype_bytes, tp);
     if (it != NULL && moments)
         it->moments = moments;
@@ -423,7 +423,7 @@ static uint64_t add_vision(vp_estimate *e, stage *S, const vp__wl *w, const vp_m
     else
         it = add_named(S, "projector", v.proj, VP_BASIS_COMPUTED, phases, VP_COUNTER_ALLOCATED,
                        "multimodal projector: %llu parameters × %llu B%s",
-                       (unsigned long long)vp_count_value(vp_model_part_parameters(m, VP_PART_PROJECTOR)),
+                       (unsigned long long)m->vis.params[VP_PART_PROJECTOR],
                        (unsigned long long)dtype_bytes, tp);
     if (it != NULL && moments)
         it->moments = moments;

@@ -209,6 +209,7 @@ typedef struct vp__vision {
     uint64_t tiles;             /* mllama: tiles per image */
     bool cls;                   /* a class token is prepended */
     bool has_parts;             /* params/bytes below are known */
+    bool from_config;           /* counted from config.json (else from stored tensors) */
     uint64_t params[3], bytes[3];
     uint64_t nontext_roles[4];  /* checkpoints: the vision and projector bytes by role */
 } vp__vision;

@@ -2136,10 +2136,12 @@ static vp_status adopt_config_beside(vp_model *m, const char *path, vp_error *er
         if (ck.has_parts) {
             memcpy(m->vis.params, ck.params, sizeof(ck.params));
             memcpy(m->vis.bytes, ck.bytes, sizeof(ck.bytes));
+            memcpy(m->vis.nontext_roles, ck.nontext_roles, sizeof(ck.nontext_roles));
             m->vis.has_parts = true;
-        } else {
-            m->vis.has_parts = false; /* config.json's counts are not the checkpoint's */
-        }
+            m->vis.from_config = false;
+        } else if (m->n_tensors > 0) {
+            m->vis.has_parts = false; /* tensors read, none of them vision: text only */
+        } /* no tensor read (an index without its shards): config.json's counts */
     }
     memcpy(m->model_type, tmp.model_type, sizeof(m->model_type));
     memcpy(m->dtype, tmp.dtype, sizeof(m->dtype));
@@ -2476,7 +2478,7 @@ vp_count vp_model_part_parameters(const vp_model *m, vp_model_part part)
 {
     if (m == NULL || (unsigned)part > VP_PART_PROJECTOR)
         return vp_count_make(0);
-    if (!m->vis.has_parts) /* a text-only model: everything is text */
+    if (!m->vis.has_parts || m->params == 0) /* text only, or no count (missing shards) */
         return vp_count_make(part == VP_PART_TEXT ? m->params : 0);
     uint64_t vp = m->vis.params[VP_PART_VISION] + m->vis.params[VP_PART_PROJECTOR];
     if (part == VP_PART_TEXT && m->params >= vp) /* the rest, as the total is defined */

@@ -410,6 +410,7 @@ vp_status vp__vision_read(vp_model *m, const vp__json *doc, const vp__json_node 
     v.params[VP_PART_VISION] = enc;
     v.params[VP_PART_PROJECTOR] = proj;
     v.has_parts = true;
+    v.from_config = true;
     m->vis = v;
     return VP_OK;
 }
@@ -484,6 +485,7 @@ vp_status vp__vision_sum_parts(vp_model *m)
     memcpy(m->vis.bytes, bytes, sizeof(bytes));
     memcpy(m->vis.nontext_roles, roles, sizeof(roles));
     m->vis.has_parts = true;
+    m->vis.from_config = false;
     return VP_OK;
 }
 
@@ -516,6 +518,8 @@ bool vp__vision_image(const vp__vision *v, uint64_t image, uint64_t dtype_bytes,
 bool vp__vision_items(vp__visw *o, const vp_model *m, uint64_t tp, uint64_t dtype_bytes,
                       uint64_t images, uint64_t image_size, bool *ovf)
 {
+    /* stored: a checkpoint's bytes; else config.json's counts (a config, or an index whose
+     * shards were not found) at the dtype the model runs in */
     const vp__vision *v = &m->vis;
     memset(o, 0, sizeof(*o));
     if (!v->has_parts || (v->params[VP_PART_VISION] == 0 && v->bytes[VP_PART_VISION] == 0))
@@ -523,7 +527,7 @@ bool vp__vision_items(vp__visw *o, const vp_model *m, uint64_t tp, uint64_t dtyp
     if (tp == 0)
         tp = 1;
     /* a checkpoint's stored bytes; a config's parameters at the dtype the model runs in */
-    o->stored = m->format != VP_FORMAT_CONFIG;
+    o->stored = !v->from_config;
     uint64_t enc = o->stored ? v->bytes[VP_PART_VISION]
                              : vp__mul_sat(v->params[VP_PART_VISION], dtype_bytes, ovf);
     uint64_t proj = o->stored ? v->bytes[VP_PART_PROJECTOR]

@@ -287,14 +287,15 @@ static int is_repo_id(const char *p)
     struct stat sb;
     if (stat(p, &sb) == 0 || p[0] == '/' || p[0] == '.' || p[0] == '~')
         return 0;
-    const char *slash = strchr(p, '/');
-    if (slash == NULL || strchr(slash + 1, '/') != NULL)
+    const char *at = strchr(p, '@'); /* the revision may hold '/' (refs/pr/1) */
+    size_t n = at ? (size_t)(at - p) : strlen(p);
+    const char *slash = memchr(p, '/', n);
+    if (slash == NULL || memchr(slash + 1, '/', n - (size_t)(slash + 1 - p)) != NULL)
         return 0;
-    size_t n = strlen(p);
     static const char *const exts[] = { ".json", ".gguf", ".safetensors" };
     for (size_t i = 0; i < sizeof(exts) / sizeof(exts[0]); i++) {
         size_t k = strlen(exts[i]);
-        if (n >= k && strcmp(p + n - k, exts[i]) == 0)
+        if (n >= k && memcmp(p + n - k, exts[i], k) == 0)
             return 0;
     }
     return 1;

@@ -23,9 +23,11 @@
  * Supported `model_type` families (config.json): llama, mistral, mixtral, qwen2,
  * qwen2_moe, qwen3, qwen3_moe, gemma, gemma2, gemma3, gemma3_text, phi, phi3, gpt2, opt,
  * falcon (and the old RefinedWeb / RefinedWebModel layout), deepseek_v2, deepseek_v3,
- * kimi_k2, gpt_oss, llama4 / llama4_text (the text part), jamba (hybrid Mamba). Any
- * other type is an error
- * that names these; vramplan never guesses an architecture.
+ * kimi_k2, gpt_oss, llama4 / llama4_text, jamba (hybrid Mamba), gpt_bigcode, phi-msft
+ * (phi-2's legacy config), qwen2_vl, qwen2_5_vl, and multimodal wrappers whose text_config
+ * is one of these (gemma3, llava, llava_next, mistral3, mllama); their `vision_config` gives
+ * the vision encoder and projector (#vp_model_part). Any other type is an error that names
+ * these; vramplan never guesses an architecture.
  *
  * Ownership: constructors return a new object the caller frees with vp_model_free().
  * Strings returned by accessors belong to the object and live as long as it does.

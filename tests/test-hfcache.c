@@ -64,8 +64,10 @@ static void set_ref(const char *repo_dir, const char *ref, const char *commit)
 static char *make_cache(char *repo_dir, size_t cap)
 {
     char *tmp = vp_test_tmpdir();
-    char *hub = malloc(strlen(tmp) + 8);
-    sprintf(hub, "%s/hub", tmp);
+    size_t n = strlen(tmp) + 8;
+    char *hub = malloc(n);
+    ck_assert_ptr_nonnull(hub);
+    snprintf(hub, n, "%s/hub", tmp);
     free(tmp);
     snprintf(repo_dir, cap, "%s/models--Qwen--Qwen2.5-7B-Instruct", hub);
     mkdirs(repo_dir);

@@ -325,6 +325,9 @@ vp_status vp__wl_from_workload(vp__wl *w, const vp_model *m, const vp_workload *
     }
     w->source = "<workload>";
     w->model = m;
+    /* vp_workload has no images yet: a structured workload is text only (a multimodal
+     * model's vision_activations are not counted; sheets state [workload] images) */
+    w->images_set = true;
     w->how = (o.flags & VP_WORKLOAD_HOW) != 0;
     w->task = (int)o.task;
     w->framework_set = o.framework != VP_FRAMEWORK_UNSET;

@@ -179,6 +179,11 @@ static void inspect_text(FILE *f, const vp_model *m, int tensors, int md, size_t
         const char *c3[] = { "quantization", vp_model_quant_method(m)[0]
                              ? shown(t1, sizeof(t1), vp_model_quant_method(m), md) : "none" };
         table_row(&t, c3);
+        if (vp_model_vision_type(m)[0]) {
+            const char *c4[] = { "vision tower", shown(t2, sizeof(t2), vp_model_vision_type(m),
+                                                       md) };
+            table_row(&t, c4);
+        }
     }
     table_print(&t, f, width, 0, md);
     table_free(&t);

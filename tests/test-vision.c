@@ -170,6 +170,8 @@ START_TEST(test_small_families)
 }
 END_TEST
 
+static uint64_t item(const vp_estimate *e, const char *id, int *found);
+
 /* A checkpoint's tensors by name: the part sums are exact and add up to the total. */
 static void put_header(unsigned char *buf, size_t *len, const char *json)
 {
@@ -213,6 +215,28 @@ START_TEST(test_checkpoint_parts)
     ck_assert_int_eq(vp_model_tensor_part(m, 2), VP_PART_PROJECTOR);
     ck_assert_int_eq(vp_model_tensor_part(m, 99), VP_PART_TEXT);
     ck_assert_uint_eq(vp_count_value(vp_model_part_parameters(m, (vp_model_part)7)), 0);
+    /* in an estimate (no config.json beside it): the weights are the text's stored bytes,
+     * the vision tower and projector items of their own */
+    char *dir = vp_test_tmpdir(), path[1024];
+    snprintf(path, sizeof(path), "%s/model.safetensors", dir);
+    unsigned char file[2048];
+    memcpy(file, buf, len);
+    memset(file + len, 0, 344);
+    vp_test_write(path, file, len + 344);
+    vp_model *ck = NULL;
+    ck_assert_int_eq(vp_model_from_path(&ck, path, &err), VP_OK);
+    vp_sheet *sh = vp_test_sheet("[workload]\nweights = \"bf16\"\nframework = \"none\"\n");
+    ck_assert_int_eq(vp_sheet_attach_model(sh, ck), VP_OK);
+    vp_estimate *e;
+    ck_assert_int_eq(vp_estimate_new(&e), VP_OK);
+    ck_assert_msg(vp_estimate_run(e, sh, vp_bytes_make(0), &err) == VP_OK, "%s", err.message);
+    int f;
+    ck_assert_uint_eq(item(e, "weights", &f), 160);
+    ck_assert_uint_eq(item(e, "vision_encoder", &f), 104);
+    ck_assert_uint_eq(item(e, "projector", &f), 80);
+    vp_estimate_free(e);
+    vp_sheet_free(sh);
+    free(dir);
     vp_model_free(m);
     /* a text-only model: everything is text, no vision type */
     m = load("configs/Qwen__Qwen2.5-7B-Instruct/config.json");

@@ -412,6 +412,57 @@ static item *add_titem(stage *s, int code, uint64_t bytes, vp_basis basis, unsig
     return it;
 }
 
+/* A multimodal model (lib/vision.c): the vision encoder's and the projector's weights, as
+ * items of their own on the first stage, and for inference the encoder's activations for
+ * [workload] images of image_size pixels (an unknown naming them when not given). moments:
+ * a training step's (0: inference). */
+static uint64_t add_vision(vp_estimate *e, stage *S, const vp__wl *w, const vp_model *m,
+                           uint64_t dtype_bytes, unsigned phases, unsigned moments, bool *ovf)
+{
+    vp__visw v;
+    if (m == NULL || !vp__vision_items(&v, m, w->tp, dtype_bytes, w->images, w->image_size, ovf))
+        return 0;
+    const char *tp = w->tp > 1 ? ", split over tensor_parallel" : "";
+    item *it;
+    if (v.stored)
+        it = add_named(S, "vision_encoder", v.enc, VP_BASIS_COMPUTED, phases,
+                       VP_COUNTER_ALLOCATED, "stored bytes of the checkpoint's vision-tower "
+                       "tensors%s", tp);
+    else
+        it = add_named(S, "vision_encoder", v.enc, VP_BASIS_COMPUTED, phases,
+                       VP_COUNTER_ALLOCATED, "%s encoder: %llu parameters × %llu B%s",
+                       vp_model_vision_type(m),
+                       (unsigned long long)m->vis.params[VP_PART_VISION],
+                       (unsigned long long)dtype_bytes, tp);
+    if (it != NULL && moments)
+        it->moments = moments;
+    if (v.stored)
+        it = add_named(S, "projector", v.proj, VP_BASIS_COMPUTED, phases, VP_COUNTER_ALLOCATED,
+                       "stored bytes of the checkpoint's projector tensors%s", tp);
+    else
+        it = add_named(S, "projector", v.proj, VP_BASIS_COMPUTED, phases, VP_COUNTER_ALLOCATED,
+                       "multimodal projector: %llu parameters × %llu B%s",
+                       (unsigned long long)m->vis.params[VP_PART_PROJECTOR],
+                       (unsigned long long)dtype_bytes, tp);
+    if (it != NULL && moments)
+        it->moments = moments;
+    if (moments)
+        return add_sat(v.enc, v.proj, ovf);
+    if (v.act_known)
+        add_named(S, "vision_activations", v.act, VP_BASIS_ESTIMATED, PH(VP_PHASE_PREFILL),
+                  VP_COUNTER_ALLOCATED, "%llu images × %llu tokens (%llu px, patch %llu) × "
+                  "(5 × width + MLP) × %llu B: one encoder layer's live tensors",
+                  (unsigned long long)w->images, (unsigned long long)v.tokens,
+                  (unsigned long long)v.side, (unsigned long long)m->vis.patch,
+                  (unsigned long long)dtype_bytes);
+    else if (!w->images_set || w->images > 0)
+        add_unknown(e, "vision_activations", w->images_set
+                    ? "workload.image_size (the images' side in pixels)"
+                    : "workload.images and workload.image_size (images encoded at once and "
+                      "their side in pixels; images = 0 for text only)");
+    return add_sat(add_sat(v.enc, v.proj, ovf), v.act, ovf);
+}
+
 /* What compute() established before the task's own items. */
 typedef struct {
     const vp__wl *w;
@@ -643,6 +694,8 @@ static vp_status compute_training(vp_estimate *e, const train_in *in, vp_error *
                           dtype_name(unq ? unq : wbytes), unq == 4 ? " (unquantized_dtype: "
                           "PEFT's k-bit preparation upcasts them)" : "", gathered ? ", sharded" : "");
         }
+        if (is_first && weights_known)
+            (void)add_vision(e, S, w, F->m, wbytes, mo_phases(mo_all), mo_all, &ovf);
 
         /* trainable values on this GPU: gradients, states, master copy (the component) */
         vp__optres opt = { 0, 0, 0, 0, false };
@@ -1272,6 +1325,8 @@ static vp_status compute(vp_estimate *e, const vp__wl *w, uint64_t capacity, boo
                          "%llu-byte values%s", (unsigned long long)dtype_bytes, where);
             wsum = add_sat(add_sat(wr.role[0], wr.role[1], &ovf), wr.role[2], &ovf);
         }
+        if (is_first) /* the vision tower: weights, and activations for the pool too */
+            wsum = add_sat(wsum, add_vision(e, S, w, m, dtype_bytes, PH_INFER, 0, &ovf), &ovf);
 
         /* load-time transient: the largest tensor materialized once more while loading */
         if (w->framework != FW_NONE && m && m->has_lt) {

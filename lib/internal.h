@@ -128,6 +128,7 @@ typedef struct vp__tensor {
     char dtype[8];              /* the longest: "F8_E4M3", "IQ2_XXS" */
     uint8_t role;               /* vp_tensor_role */
     uint8_t ndim;
+    uint8_t part;               /* vp_model_part: text, vision encoder, projector (vision.c) */
 } vp__tensor;
 
 typedef struct vp__dtype_sum {
@@ -143,6 +144,7 @@ typedef struct vp__arch {
     uint64_t experts, top_k, moe_inter, shared_inter, n_shared;
     uint64_t q_lora_rank, kv_lora_rank, qk_nope, qk_rope, v_head_dim;
     uint64_t window, sliding_layers;
+    uint64_t chunk, chunked_layers; /* Llama 4 chunked attention: chunk size, layers using it */
     uint64_t kv_layers;         /* layers that hold a KV cache */
     uint64_t mtp_layers;        /* DeepSeek multi-token-prediction layers (not counted) */
     uint64_t ssm_layers;        /* hybrid models: layers with a recurrent (Mamba) state */
@@ -176,7 +178,8 @@ typedef struct vp__ltlist {
 
 /* A weight storage format (docs/estimate.md, weight formats). */
 typedef enum {
-    VP__Q_NONE, VP__Q_BNB4, VP__Q_BNB8, VP__Q_GPTQ, VP__Q_AWQ, VP__Q_FP8, VP__Q_MXFP4
+    VP__Q_NONE, VP__Q_BNB4, VP__Q_BNB8, VP__Q_GPTQ, VP__Q_AWQ, VP__Q_FP8, VP__Q_MXFP4,
+    VP__Q_NVFP4              /* NVIDIA ModelOpt NVFP4: E2M1 codes, an E4M3 scale per group */
 } vp__qmethod;
 
 typedef struct vp__qformat {
@@ -187,8 +190,38 @@ typedef struct vp__qformat {
     uint64_t group;          /* gptq/awq; 0 = one group per input row */
     uint64_t block_rows, block_cols; /* fp8 block scales; 0 = per tensor or channel */
     uint64_t dtype_bytes;    /* unquantized modules; 0 = the model's dtype */
+    uint64_t scale_bytes;    /* bytes of one scale; 0 = the method's own (fp32; GPTQ fp16) */
+    uint64_t extra;          /* fixed metadata bytes per quantized tensor (ModelOpt input_scale
+                                and weight_scale_2, compressed-tensors weight_shape) */
+    bool packed;             /* compressed-tensors pack-quantized: no qzeros or g_idx */
+    bool asym;               /* with it: zero points, packed like the weights */
     char name[24];
 } vp__qformat;
+
+/* A multimodal model's vision tower (vision.c): what its config says, and the parameters and
+ * stored bytes of each part (text, vision encoder, projector: vp_model_part). */
+typedef struct vp__vision {
+    char type[32];              /* "siglip", "clip", "pixtral", "qwen2_vl", …; "" none */
+    uint64_t hidden, layers, heads, inter;  /* encoder width, depth, heads, MLP width */
+    uint64_t patch, image, channels;        /* patch side, image side (0: dynamic) */
+    uint64_t merge;             /* spatial merge (Qwen2-VL, Pixtral): tokens per side */
+    uint64_t temporal;          /* Qwen2-VL temporal patch */
+    uint64_t tiles;             /* mllama: tiles per image */
+    bool cls;                   /* a class token is prepended */
+    bool has_parts;             /* params/bytes below are known */
+    bool from_config;           /* counted from config.json (else from stored tensors) */
+    uint64_t params[3], bytes[3];
+    uint64_t nontext_roles[4];  /* checkpoints: the vision and projector bytes by role */
+} vp__vision;
+
+/* vision.c: what the estimate adds for a multimodal model on its first stage. */
+typedef struct vp__visw {
+    uint64_t enc, proj;         /* weight bytes per GPU (split by tensor parallelism) */
+    bool stored;                /* a checkpoint's stored bytes (else parameters × dtype) */
+    bool act_known;             /* the images and their size are known */
+    uint64_t act, tokens;       /* activation bytes for the images at once; tokens per image */
+    uint64_t side;              /* image side in pixels used */
+} vp__visw;
 
 struct vp_model {
     vp_model_format format;
@@ -215,6 +248,7 @@ struct vp_model {
     size_t n_dims, cap_dims;
     vp__dtype_sum *dtypes;
     size_t n_dtypes, cap_dtypes;
+    vp__vision vis;                  /* multimodal: the vision tower (vision.c) */
 };
 
 /* model.c */
@@ -250,6 +284,20 @@ vp_status vp__model_weights(const vp_model *m, const vp__qformat *fmt, uint64_t 
 bool vp__weights_sum(const vp__ltlist *l, const vp__qformat *q, uint64_t dtype_bytes,
                      uint64_t tp, uint64_t layers[4], uint64_t first[4], uint64_t last[4],
                      uint64_t *params, uint64_t *active);
+
+/* vision.c (its reader of vision_config is declared in vision.h, beside json.h). */
+/* vision.c: the part (vp_model_part) a checkpoint tensor belongs to, by its name. */
+uint8_t vp__vision_part(const char *name, size_t n);
+/* vision.c: sums a checkpoint's tensors by part into m->vis (after roles are known). */
+vp_status vp__vision_sum_parts(vp_model *m);
+/* vision.c: tokens the encoder sees per image of side `image` pixels (0: the config's),
+ * and its activation bytes per image at dtype_bytes; false when unknown. */
+bool vp__vision_image(const vp__vision *v, uint64_t image, uint64_t dtype_bytes,
+                      uint64_t *tokens, uint64_t *bytes);
+/* vision.c: the vision items of model m (false: not multimodal). images: encoded at once;
+ * image_size: their side (0: the config's). */
+bool vp__vision_items(vp__visw *o, const vp_model *m, uint64_t tp, uint64_t dtype_bytes,
+                      uint64_t images, uint64_t image_size, bool *ovf);
 
 /* safetensors.c */
 vp_status vp__safetensors_read(vp_model *m, const unsigned char *data, size_t len,

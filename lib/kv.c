@@ -59,16 +59,20 @@ void vp__kv(vp__kvres *o, const vp__kvreq *r, bool *ovf)
         tokens = vp__mul_sat(vp__cdiv(tokens, r->block), r->block, ovf);
     /* layers with an attention cache on this stage (hybrids: fewer than nl) */
     uint64_t kvl = vp__kv_stage_layers(a, nl, ovf);
+    /* local layers: sliding windows, or Llama 4's chunked attention (a layer attending
+     * within chunks of `chunk` tokens keeps at most min(tokens, chunk) of them) */
+    uint64_t window = a->window ? a->window : a->chunk;
+    uint64_t local = a->window ? a->sliding_layers : a->chunked_layers;
     uint64_t sliding = 0;
-    if (a->window)
-        sliding = vp__fdiv(vp__add_sat(vp__mul_sat(a->sliding_layers, nl, ovf), L - 1, ovf), L);
+    if (window)
+        sliding = vp__fdiv(vp__add_sat(vp__mul_sat(local, nl, ovf), L - 1, ovf), L);
     if (sliding > kvl)
         sliding = kvl;
     uint64_t full = kvl - sliding;
-    uint64_t win = a->window && a->window < tokens ? a->window : tokens;
-    if (r->block && a->window && sliding) {
+    uint64_t win = window && window < tokens ? window : tokens;
+    if (r->block && window && sliding) {
         /* vLLM SlidingWindowSpec: cdiv(min(W − 1 + max_num_batched_tokens, len), block) + 1 */
-        uint64_t span = vp__add_sat(a->window - 1, r->chunk ? r->chunk : tokens, ovf);
+        uint64_t span = vp__add_sat(window - 1, r->chunk ? r->chunk : tokens, ovf);
         if (span > tokens)
             span = tokens;
         win = vp__mul_sat(vp__cdiv(span, r->block) + 1, r->block, ovf);

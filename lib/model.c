@@ -19,6 +19,7 @@
 
 #include "internal.h"
 #include "json.h"
+#include "vision.h"
 
 /* ---- families ------------------------------------------------------------------ */
 
@@ -47,12 +48,19 @@ static const struct {
     { "deepseek_v2", F_DEEPSEEK }, { "deepseek_v3", F_DEEPSEEK }, { "kimi_k2", F_DEEPSEEK },
     { "gpt_oss", F_GPT_OSS },   { "llama4", F_LLAMA },      { "llama4_text", F_LLAMA },
     { "jamba", F_JAMBA },       { "gpt_bigcode", F_GPT_BIGCODE },
+    /* multimodal (vision.c reads their vision_config): Qwen2-VL and Qwen2.5-VL keep the
+     * text keys at the top level (or, in newer files, in text_config); Llama 3.2 Vision's
+     * text model; the legacy phi-2 config */
+    { "qwen2_vl", F_LLAMA },    { "qwen2_5_vl", F_LLAMA },  { "qwen2_vl_text", F_LLAMA },
+    { "qwen2_5_vl_text", F_LLAMA }, { "mllama_text_model", F_LLAMA }, { "phi-msft", F_PHI },
 };
 
 #define SUPPORTED_TYPES                                                                   \
     "llama, mistral, mixtral, qwen2, qwen2_moe, qwen3, qwen3_moe, gemma, gemma2, gemma3, "  \
     "gemma3_text, phi, phi3, gpt2, opt, falcon (RefinedWeb, RefinedWebModel), "             \
-    "deepseek_v2, deepseek_v3, kimi_k2, gpt_oss, llama4, llama4_text, jamba, gpt_bigcode"
+    "deepseek_v2, deepseek_v3, kimi_k2, gpt_oss, llama4, llama4_text, jamba, gpt_bigcode, "  \
+    "qwen2_vl, qwen2_5_vl, phi-msft; multimodal wrappers with a text_config of these "      \
+    "(gemma3, llava, llava_next, mistral3, mllama)"
 
 const char *vp_model_supported_types(void)
 {
@@ -87,6 +95,7 @@ typedef struct {
     const char *model_type;
     vp_error *err;
     vp_status st;
+    uint64_t dtype_bytes;       /* the model's, once read (compressed-tensors scales) */
 } cfg;
 
 static vp_status cfg_fail(cfg *c, vp_status code, const vp__json_node *at, const char *fmt,
@@ -280,7 +289,10 @@ static bool read_llama_like(cfg *c, vp__arch *a, vp__ltlist *l)
         d = h / nq;
     }
     bool gemma = strncmp(c->model_type, "gemma", 5) == 0;
-    bool qwen2 = type_is(c, "qwen2") || type_is(c, "qwen2_moe");
+    bool qwen2 = type_is(c, "qwen2") || type_is(c, "qwen2_moe") ||
+                 strncmp(c->model_type, "qwen2_vl", 8) == 0 ||
+                 strncmp(c->model_type, "qwen2_5_vl", 10) == 0;
+    bool mllama = type_is(c, "mllama_text_model");
     bool qwen3 = type_is(c, "qwen3") || type_is(c, "qwen3_moe");
     bool llama4 = strncmp(c->model_type, "llama4", 6) == 0;
     /* tie_word_embeddings defaults: Gemma true, the others false (their HF configs). */
@@ -400,12 +412,79 @@ static bool read_llama_like(cfg *c, vp__arch *a, vp__ltlist *l)
             a->sliding_layers = 0; /* a window as long as the context slides nothing */
         a->window = a->sliding_layers ? w : 0;
     }
+    /* Llama 4 chunked attention (KV only): layers that use RoPE attend within chunks of
+     * attention_chunk_size tokens; the NoPE layers (no_rope_layers[i] == 0, by default
+     * every 4th) attend to the whole context (transformers Llama4TextConfig) */
+    if (llama4) {
+        uint64_t chunk, interval;
+        const vp__json_node *nr = vp__json_get(c->doc, c->obj, "no_rope_layers");
+        if (!cfg_opt(c, &chunk, "attention_chunk_size", 0) ||
+            !cfg_opt(c, &interval, "no_rope_layer_interval", 4))
+            goto out;
+        uint64_t chunked = 0;
+        if (nr != NULL && nr->type == VP__JSON_ARRAY && nr->count > 0) {
+            if (nr->count > L) {
+                cfg_fail(c, VP_ERANGE, nr, "no_rope_layers lists %llu layers, "
+                         "num_hidden_layers %llu", (unsigned long long)nr->count,
+                         (unsigned long long)L);
+                goto out;
+            }
+            for (const vp__json_node *e = vp__json_first(c->doc, nr); e;
+                 e = vp__json_next(c->doc, e)) {
+                uint64_t v;
+                if (!vp__json_uint(c->doc, e, &v) || v > 1) {
+                    cfg_fail(c, VP_ETYPE, e, "no_rope_layers entries must be 0 or 1");
+                    goto out;
+                }
+                chunked += v;
+            }
+        } else if (nr != NULL && nr->type != VP__JSON_NULL && nr->type != VP__JSON_ARRAY) {
+            cfg_fail(c, VP_ETYPE, nr, "no_rope_layers must be an array of 0 and 1");
+            goto out;
+        } else {
+            for (uint64_t i = 0; i < L; i++)
+                chunked += interval == 0 || (i + 1) % interval != 0;
+        }
+        if (chunk != 0 && (a->max_ctx == 0 || chunk < a->max_ctx)) {
+            a->chunk = chunk;
+            a->chunked_layers = chunked;
+        }
+    }
+    /* Llama 3.2 Vision: cross-attention layers attend to the image's tokens, not the text's:
+     * they hold no KV cache of the sequence */
+    uint64_t n_cross = 0;
+    if (mllama) {
+        const vp__json_node *cl = vp__json_get(c->doc, c->obj, "cross_attention_layers");
+        unsigned char *mask = calloc((size_t)L, 1);
+        bool listed;
+        if (mask == NULL)
+            goto out;
+        if (!cfg_index_list(c, "cross_attention_layers", L, mask, &listed)) {
+            free(mask);
+            goto out;
+        }
+        for (uint64_t i = 0; i < L; i++)
+            n_cross += mask[i];
+        free(mask);
+        if (n_cross == L) {
+            cfg_fail(c, VP_ERANGE, cl, "cross_attention_layers lists every layer: no "
+                     "self-attention layer is left%s", "");
+            goto out;
+        }
+        a->kv_layers = L - n_cross;
+    }
 
-    lt(l, "model.embed_tokens", VP__K_EMBED, V, h, 1, 1);
+    /* mllama's embedding has 8 more rows than vocab_size (its image and special tokens);
+     * its cross-attention layers have the self-attention's four projections */
+    lt(l, "model.embed_tokens", VP__K_EMBED, mllama ? V + 8 : V, h, 1, 1);
     lt(l, "model.layers.*.self_attn.q_proj", VP__K_LINEAR, nq * d, h, L, L);
     lt(l, "model.layers.*.self_attn.k_proj", VP__K_LINEAR, nkv * d, h, L, L);
     lt(l, "model.layers.*.self_attn.v_proj", VP__K_LINEAR, nkv * d, h, L, L);
     lt(l, "model.layers.*.self_attn.o_proj", VP__K_LINEAR, h, nq * d, L, L);
+    if (n_cross) { /* q_norm, k_norm and two scalar gates per cross-attention layer */
+        lt(l, "model.layers.*.cross_attn.qk_norm", VP__K_NORM, 2 * d, 1, n_cross, n_cross);
+        lt(l, "model.layers.*.cross_attn_gates", VP__K_OTHER, 2, 1, n_cross, n_cross);
+    }
     if (qkv_bias) {
         lt(l, "model.layers.*.self_attn.q_proj.bias", VP__K_BIAS, nq * d, 1, L, L);
         lt(l, "model.layers.*.self_attn.k_proj.bias", VP__K_BIAS, nkv * d, 1, L, L);
@@ -460,14 +539,21 @@ static bool read_phi(cfg *c, vp__arch *a, vp__ltlist *l)
 {
     uint64_t h, L, nq, nkv, f, V;
     bool tie;
-    if (!cfg_req(c, &V, "vocab_size", NULL) || !cfg_req(c, &h, "hidden_size", NULL) ||
-        !cfg_req(c, &L, "num_hidden_layers", NULL) ||
-        !cfg_req(c, &nq, "num_attention_heads", NULL) ||
-        !cfg_opt(c, &nkv, "num_key_value_heads", nq) ||
-        !cfg_req(c, &f, "intermediate_size", NULL) ||
+    /* the legacy phi-msft config (phi-2 before transformers' port: n_embd, n_layer, n_head,
+     * n_head_kv, n_inner = 4 × n_embd when null, n_positions) names the same modules */
+    bool msft = type_is(c, "phi-msft");
+    if (!cfg_req(c, &V, "vocab_size", NULL) ||
+        !cfg_req(c, &h, msft ? "n_embd" : "hidden_size", NULL) ||
+        !cfg_req(c, &L, msft ? "n_layer" : "num_hidden_layers", NULL) ||
+        !cfg_req(c, &nq, msft ? "n_head" : "num_attention_heads", NULL) ||
+        !cfg_opt(c, &nkv, msft ? "n_head_kv" : "num_key_value_heads", nq) ||
         !cfg_bool(c, "tie_word_embeddings", false, &tie) ||
-        !cfg_opt(c, &a->max_ctx, "max_position_embeddings", 0))
+        !cfg_opt(c, &a->max_ctx, msft ? "n_positions" : "max_position_embeddings", 0))
         return false;
+    if (msft ? !cfg_opt(c, &f, "n_inner", 4 * h) : !cfg_req(c, &f, "intermediate_size", NULL))
+        return false;
+    if (f == 0)
+        f = 4 * h;
     if (h % nq != 0 || nkv == 0 || nq % nkv != 0)
         return cfg_fail(c, VP_ERANGE, vp__json_get(c->doc, c->obj, "num_attention_heads"),
                         "attention heads must divide hidden_size"), false;
@@ -874,9 +960,146 @@ static const char *qmethod_name(vp__qmethod m)
     case VP__Q_AWQ: return "awq";
     case VP__Q_FP8: return "fp8";
     case VP__Q_MXFP4: return "mxfp4";
+    case VP__Q_NVFP4: return "nvfp4";
     case VP__Q_NONE: break;
     }
     return "";
+}
+
+/* A string key of obj equal to one of the given values (case-sensitive); NULL when absent. */
+static const vp__json_node *cfg_str(cfg *c, const vp__json_node *obj, const char *key)
+{
+    const vp__json_node *n = vp__json_get(c->doc, obj, key);
+    return n != NULL && n->type == VP__JSON_STRING ? n : NULL;
+}
+
+/* NVIDIA ModelOpt (TensorRT Model Optimizer): quant_algo FP8 (E4M3 weights, one fp32
+ * weight_scale and one fp32 input_scale per linear) or NVFP4 (E2M1 codes two per byte, one
+ * E4M3 scale per group_size = 16 values, fp32 weight_scale_2 and input_scale); the modules in
+ * exclude_modules (hf_quant_config.json) or ignore (config.json) stay in the model's dtype.
+ * q is an object holding quant_algo: hf_quant_config.json's "quantization", or config.json's
+ * quantization_config with quant_method "modelopt". */
+static bool read_modelopt(cfg *c, const vp__json_node *q_obj, vp__qformat *q,
+                          const vp__json_node **skip)
+{
+    const vp__json_node *algo = vp__json_get(c->doc, q_obj, "quant_algo");
+    if (algo == NULL || algo->type != VP__JSON_STRING)
+        return cfg_fail(c, algo ? VP_ETYPE : VP_EMISSING, algo ? algo : q_obj,
+                        "ModelOpt quantization needs quant_algo (FP8 or NVFP4)"), false;
+    c->obj = q_obj;
+    if (vp__json_str_eq(c->doc, algo, "FP8")) {
+        q->method = VP__Q_FP8;        /* per tensor */
+        q->extra = 4;                 /* input_scale */
+        snprintf(q->name, sizeof(q->name), "modelopt-fp8");
+    } else if (vp__json_str_eq(c->doc, algo, "NVFP4")) {
+        uint64_t g;
+        if (!cfg_opt(c, &g, "group_size", 16))
+            return false;
+        if (g == 0)
+            return cfg_fail(c, VP_ERANGE, vp__json_get(c->doc, q_obj, "group_size"),
+                            "group_size must be positive%s", ""), false;
+        q->method = VP__Q_NVFP4;
+        q->group = g;
+        q->extra = 8;                 /* weight_scale_2 + input_scale */
+        snprintf(q->name, sizeof(q->name), "modelopt-nvfp4");
+    } else {
+        return cfg_fail(c, VP_EUNSUPPORTED, algo, "unsupported ModelOpt quant_algo \"%.40s\"; "
+                        "supported: FP8, NVFP4", vp__json_str(c->doc, algo)), false;
+    }
+    *skip = vp__json_get(c->doc, q_obj, "exclude_modules");
+    if (*skip == NULL || (*skip)->type == VP__JSON_NULL)
+        *skip = vp__json_get(c->doc, q_obj, "ignore");
+    return true;
+}
+
+/* compressed-tensors (llm-compressor, vLLM): the weights scheme of config_groups' first
+ * group; int or float, 8 bits stored one per byte (int-quantized, float-quantized,
+ * naive-quantized) or any width packed into int32 (pack-quantized), with scales in the
+ * model's dtype per tensor, channel, group or block; a static input scale per tensor when
+ * input_activations are not dynamic; the modules in ignore stay in the model's dtype. */
+static bool read_compressed(cfg *c, const vp__json_node *qc, vp__qformat *q,
+                            const vp__json_node **skip, uint64_t dtype_bytes)
+{
+    const vp__json_node *groups = vp__json_get(c->doc, qc, "config_groups");
+    if (groups == NULL || groups->type != VP__JSON_OBJECT || groups->count == 0)
+        return cfg_fail(c, groups ? VP_ETYPE : VP_EMISSING, groups ? groups : qc,
+                        "compressed-tensors needs config_groups with a weights scheme"), false;
+    const vp__json_node *g0 = vp__json_first(c->doc, groups);
+    const vp__json_node *w = g0 && g0->type == VP__JSON_OBJECT
+                             ? vp__json_get(c->doc, g0, "weights") : NULL;
+    if (w == NULL || w->type != VP__JSON_OBJECT)
+        return cfg_fail(c, VP_EMISSING, g0 ? g0 : groups,
+                        "config_groups' first group has no weights scheme"), false;
+    const vp__json_node *fmt = cfg_str(c, g0, "format");
+    if (fmt == NULL)
+        fmt = cfg_str(c, qc, "format");
+    const vp__json_node *type = cfg_str(c, w, "type");
+    const vp__json_node *strategy = cfg_str(c, w, "strategy");
+    const vp__json_node *act = vp__json_get(c->doc, g0, "input_activations");
+    uint64_t bits, group = 0;
+    bool sym, dyn = true;
+    c->obj = w;
+    if (!cfg_opt(c, &bits, "num_bits", 8) || !cfg_bool(c, "symmetric", true, &sym))
+        return false;
+    if (act != NULL && act->type == VP__JSON_OBJECT) {
+        /* dynamic: true, false, or a string ("local": computed at run time too) */
+        const vp__json_node *d = vp__json_get(c->doc, act, "dynamic");
+        dyn = d == NULL || d->type != VP__JSON_FALSE;
+    }
+    bool is_float = type != NULL && vp__json_str_eq(c->doc, type, "float");
+    bool packed = fmt != NULL && vp__json_str_eq(c->doc, fmt, "pack-quantized");
+    bool by_group = strategy != NULL && vp__json_str_eq(c->doc, strategy, "group");
+    bool by_channel = strategy != NULL && vp__json_str_eq(c->doc, strategy, "channel");
+    bool by_block = strategy != NULL && vp__json_str_eq(c->doc, strategy, "block");
+    if (by_group && (!cfg_req(c, &group, "group_size", NULL)))
+        return false;
+    q->scale_bytes = dtype_bytes ? dtype_bytes : 2;
+    if (!dyn)
+        q->extra = q->scale_bytes; /* a static input_scale */
+    if (packed || (!is_float && bits < 8)) {
+        if (bits == 0 || bits > 8)
+            return cfg_fail(c, VP_EUNSUPPORTED, vp__json_get(c->doc, w, "num_bits"),
+                            "unsupported compressed-tensors bit width%s", ""), false;
+        q->method = VP__Q_GPTQ;
+        q->packed = true;
+        q->asym = !sym;
+        q->bits = bits;
+        q->group = group;  /* 0: channel (one group per row) */
+        q->extra += 16;    /* weight_shape: int64[2] */
+        char nm[64]; /* "ct-int4-g128"; bits <= 8 and group <= 2^24: it fits q->name */
+        if (group)
+            snprintf(nm, sizeof(nm), "ct-int%u-g%u", (unsigned)bits, (unsigned)group);
+        else
+            snprintf(nm, sizeof(nm), "ct-int%u", (unsigned)bits);
+        memcpy(q->name, nm, sizeof(q->name) - 1);
+        q->name[sizeof(q->name) - 1] = '\0';
+    } else if (bits == 8) {
+        /* 8-bit values one per byte, int (w8a8) or float (fp8): FP8's layout */
+        q->method = VP__Q_FP8;
+        q->per_channel = by_channel || by_group;
+        if (by_block) {
+            const vp__json_node *b = vp__json_get(c->doc, w, "block_structure");
+            const vp__json_node *r = b ? vp__json_first(c->doc, b) : NULL;
+            const vp__json_node *cc = r ? vp__json_next(c->doc, r) : NULL;
+            uint64_t rows = 0, cols = 0;
+            if (b == NULL || b->type != VP__JSON_ARRAY || b->count != 2 ||
+                !vp__json_uint(c->doc, r, &rows) || !vp__json_uint(c->doc, cc, &cols) ||
+                rows == 0 || rows > VP__LIM_DIM || cols == 0 || cols > VP__LIM_DIM)
+                return cfg_fail(c, VP_ETYPE, b ? b : w, "block_structure must be two positive "
+                                "integers of at most 2^24"), false;
+            q->block_rows = rows;
+            q->block_cols = cols;
+        }
+        if (!sym && !is_float)
+            q->extra += 1; /* an int8 zero point per tensor (or more: not modelled) */
+        snprintf(q->name, sizeof(q->name), "%s", is_float ? "ct-fp8" : "ct-int8");
+    } else {
+        return cfg_fail(c, VP_EUNSUPPORTED, vp__json_get(c->doc, w, "num_bits"),
+                        "unsupported compressed-tensors scheme: %llu-bit %s",
+                        (unsigned long long)bits, is_float ? "float" : "int"), false;
+    }
+    *skip = vp__json_get(c->doc, qc, "ignore");
+    return true;
 }
 
 static bool read_qconfig(cfg *c, vp__qformat *q, const vp__json_node **skip)
@@ -967,10 +1190,15 @@ static bool read_qconfig(cfg *c, vp__qformat *q, const vp__json_node **skip)
         *skip = vp__json_get(c->doc, qc, "modules_to_not_convert");
         return true;
     }
+    if (vp__json_str_eq(c->doc, m, "modelopt"))
+        return read_modelopt(c, qc, q, skip);
+    if (vp__json_str_eq(c->doc, m, "compressed-tensors"))
+        return read_compressed(c, qc, q, skip, c->dtype_bytes);
     return cfg_fail(c, VP_EUNSUPPORTED, m,
                     "unsupported quant_method \"%s\"; supported: %s",
                     m->type == VP__JSON_STRING ? vp__json_str(c->doc, m) : "?",
-                    "bitsandbytes (4-bit, 8-bit), gptq, awq, fp8, mxfp4"), false;
+                    "bitsandbytes (4-bit, 8-bit), gptq, awq, fp8, mxfp4, modelopt, "
+                    "compressed-tensors"), false;
 }
 
 /* Does a module name pattern from a skip list match logical name `name`? Digits in the
@@ -1004,9 +1232,22 @@ static bool skipped(const cfg *c, const vp__json_node *skip, const char *name)
 {
     if (skip == NULL || skip->type != VP__JSON_ARRAY)
         return false;
-    for (const vp__json_node *e = vp__json_first(c->doc, skip); e; e = vp__json_next(c->doc, e))
-        if (e->type == VP__JSON_STRING && skip_matches(vp__json_str(c->doc, e), vp__json_str_len(c->doc, e), name))
+    for (const vp__json_node *e = vp__json_first(c->doc, skip); e; e = vp__json_next(c->doc, e)) {
+        if (e->type != VP__JSON_STRING)
+            continue;
+        /* ModelOpt's wildcards ("*lm_head*", "model.layers.*.mlp.gate") and
+         * compressed-tensors' regular expressions ("re:.*lm_head$"): the literal core */
+        const char *p = vp__json_str(c->doc, e);
+        size_t n = vp__json_str_len(c->doc, e);
+        if (n >= 3 && memcmp(p, "re:", 3) == 0)
+            p += 3, n -= 3;
+        while (n > 0 && (p[0] == '*' || p[0] == '.' || p[0] == '^'))
+            p++, n--;
+        while (n > 0 && (p[n - 1] == '*' || p[n - 1] == '$' || p[n - 1] == '.'))
+            n--;
+        if (skip_matches(p, n, name))
             return true;
+    }
     return false;
 }
 
@@ -1032,6 +1273,37 @@ static vp_status account(cfg *c, vp_model *m, const vp__ltlist *l, const vp__qfo
         return cfg_fail(c, VP_EOVERFLOW, c->top, "weight bytes overflow");
     m->params = params;
     m->active = active;
+    return VP_OK;
+}
+
+/* The vision encoder and projector of a config.json (m->vis, read by vision.c): their
+ * parameters at the model's dtype, added to the model's count and bytes as modules kept
+ * unquantized when the text is quantized (quantizers leave vision towers in full precision:
+ * modules_to_not_convert / ignore lists), else as payload. The active count is the text's:
+ * the encoder runs per image, not per token. */
+static vp_status account_vision(cfg *c, vp_model *m)
+{
+    vp__vision *v = &m->vis;
+    if (!v->has_parts) {
+        v->params[VP_PART_TEXT] = m->params;
+        return VP_OK;
+    }
+    uint64_t text = m->params, total, vb, pb, all;
+    int role = m->q.method != VP__Q_NONE ? VP_ROLE_UNQUANTIZED : VP_ROLE_PAYLOAD;
+    uint64_t text_bytes = m->role_bytes[0] + m->role_bytes[1] + m->role_bytes[2];
+    if (vp__add_u64(&total, text, v->params[VP_PART_VISION]) ||
+        vp__add_u64(&total, total, v->params[VP_PART_PROJECTOR]) ||
+        vp__mul_u64(&vb, v->params[VP_PART_VISION], m->arch.dtype_bytes) ||
+        vp__mul_u64(&pb, v->params[VP_PART_PROJECTOR], m->arch.dtype_bytes) ||
+        vp__add_u64(&all, vb, pb) ||
+        vp__add_u64(&m->role_bytes[role], m->role_bytes[role], all) ||
+        !roles_total_fits(m->role_bytes))
+        return cfg_fail(c, VP_EOVERFLOW, c->top, "weight bytes overflow");
+    v->params[VP_PART_TEXT] = text;
+    v->bytes[VP_PART_TEXT] = text_bytes;
+    v->bytes[VP_PART_VISION] = vb;
+    v->bytes[VP_PART_PROJECTOR] = pb;
+    m->params = total;
     return VP_OK;
 }
 
@@ -1070,14 +1342,19 @@ static bool read_dtype(cfg *c, vp_model *m)
     return false;
 }
 
-vp_status vp__config_read(vp_model *m, const char *json, size_t len, const char *source,
-                          vp_error *err, bool account_weights)
+/* config.json, and when given the hf_quant_config.json beside it (NVIDIA ModelOpt
+ * checkpoints: their config.json declares no quantization) */
+static vp_status config_read(vp_model *m, const char *json, size_t len, const char *source,
+                             const char *hfq, size_t hfq_len, const char *hfq_source,
+                             vp_error *err, bool account_weights)
 {
-    vp__json doc;
+    vp__json doc, hdoc;
+    bool have_hdoc = false;
     vp_status st = vp__json_parse(&doc, json, len, source, err);
     if (st != VP_OK)
         return st;
-    cfg c = { &doc, vp__json_root(&doc), vp__json_root(&doc), "", err, VP_OK };
+    cfg c = { &doc, vp__json_root(&doc), vp__json_root(&doc), "", err, VP_OK, 2 };
+    cfg hc = c;
     const vp__json_node *type = NULL;
     int family = 0;
     if (c.top->type != VP__JSON_OBJECT) {
@@ -1125,6 +1402,7 @@ vp_status vp__config_read(vp_model *m, const char *json, size_t len, const char 
         if (!read_dtype(&c, m))
             goto done;
         arch.dtype_bytes = m->arch.dtype_bytes;
+        c.dtype_bytes = arch.dtype_bytes;
         bool ok;
         switch (family) {
         case F_PHI: ok = read_phi(&c, &arch, &l); break;
@@ -1142,25 +1420,105 @@ vp_status vp__config_read(vp_model *m, const char *json, size_t len, const char 
                 cfg_fail(&c, VP_EINVALID, c.top, "inconsistent config.json");
             goto done;
         }
+        const cfg *skip_cfg = &c;
+        if (q.method == VP__Q_NONE && hfq != NULL) {
+            /* hf_quant_config.json: {"producer": …, "quantization": {"quant_algo": …}} */
+            if ((c.st = vp__json_parse(&hdoc, hfq, hfq_len, hfq_source, err)) != VP_OK)
+                goto done;
+            have_hdoc = true;
+            hc.doc = &hdoc;
+            hc.top = hc.obj = vp__json_root(&hdoc);
+            hc.model_type = c.model_type;
+            const vp__json_node *qo = hc.top->type == VP__JSON_OBJECT
+                                      ? vp__json_get(&hdoc, hc.top, "quantization") : NULL;
+            if (qo == NULL || qo->type != VP__JSON_OBJECT) {
+                cfg_fail(&hc, VP_EMISSING, hc.top, "hf_quant_config.json has no "
+                         "\"quantization\" object");
+                c.st = hc.st;
+                goto done;
+            }
+            if (!read_modelopt(&hc, qo, &q, &skip)) {
+                c.st = hc.st;
+                goto done;
+            }
+            skip_cfg = &hc;
+        }
         for (int i = 0; i < l.n; i++)
-            l.t[i].skip = skipped(&c, skip, l.t[i].name);
-        snprintf(q.name, sizeof(q.name), "%s", qmethod_name(q.method));
+            l.t[i].skip = skipped(skip_cfg, skip, l.t[i].name);
+        if (q.name[0] == '\0')
+            snprintf(q.name, sizeof(q.name), "%s", qmethod_name(q.method));
         m->arch = arch;
         m->has_arch = 1;
         m->lt = l;
         m->q = q;
         m->has_lt = 1;
         snprintf(m->model_type, sizeof(m->model_type), "%s", c.model_type);
+        /* a multimodal config: the vision tower and projector (vision.c) */
+        if ((c.st = vp__vision_read(m, &doc, c.top, arch.hidden, err)) != VP_OK)
+            goto done;
         if (account_weights) {
-            strcpy(m->quant, qmethod_name(q.method));
-            if (account(&c, m, &l, &q) != VP_OK)
+            snprintf(m->quant, sizeof(m->quant), "%s", q.name);
+            if (account(&c, m, &l, &q) != VP_OK || account_vision(&c, m) != VP_OK)
                 goto done;
         }
     }
 done:
     st = c.st;
     vp__json_free(&doc);
+    if (have_hdoc)
+        vp__json_free(&hdoc);
     return st;
+}
+
+vp_status vp__config_read(vp_model *m, const char *json, size_t len, const char *source,
+                          vp_error *err, bool account_weights)
+{
+    return config_read(m, json, len, source, NULL, 0, NULL, err, account_weights);
+}
+
+/* The hf_quant_config.json beside a config.json path, if any (*buf NULL when absent). */
+static vp_status read_hfq_beside(const char *path, char **qpath, unsigned char **buf,
+                                 size_t *len, vp_error *err)
+{
+    uint64_t size;
+    *buf = NULL;
+    vp_status st = vp__path_beside(qpath, path, "hf_quant_config.json", err);
+    if (st != VP_OK)
+        return st;
+    st = vp__read_file_opt(*qpath, VP__LIM_CONFIG_FILE, VP__READ_WHOLE | VP__READ_OPTIONAL,
+                           "hf_quant_config.json", buf, len, &size, err);
+    if (st != VP_OK) {
+        free(*qpath);
+        *qpath = NULL;
+    }
+    return st;
+}
+
+/* A config.json read from a path, with the hf_quant_config.json beside it. */
+static vp_status config_from_path(vp_model **out, const char *json, size_t len,
+                                  const char *path, vp_error *err)
+{
+    char *qpath = NULL;
+    unsigned char *qbuf = NULL;
+    size_t qlen = 0;
+    vp_status st = read_hfq_beside(path, &qpath, &qbuf, &qlen, err);
+    if (st != VP_OK)
+        return st;
+    vp_model *m = vp__model_new(VP_FORMAT_CONFIG);
+    if (m == NULL) {
+        free(qbuf);
+        free(qpath);
+        return vp__error_set(err, VP_ENOMEM, NULL, "out of memory");
+    }
+    st = config_read(m, json, len, path, (const char *)qbuf, qlen, qpath, err, true);
+    free(qbuf);
+    free(qpath);
+    if (st != VP_OK) {
+        vp_model_free(m);
+        return st;
+    }
+    *out = m;
+    return VP_OK;
 }
 
 /* ---- the object ------------------------------------------------------------------ */
@@ -1382,6 +1740,7 @@ vp_status vp__model_add_tensor(vp_model *m, const char *name, size_t name_len,
     m->names[m->n_names + name_len] = '\0';
     /* classified now, while the name is in the cache (a GGUF reader sets its own roles) */
     t->role = classify(m->names + m->n_names, name_len, t->dtype);
+    t->part = vp__vision_part(m->names + m->n_names, name_len);
     m->n_names += name_len + 1;
     if (ndim > 0)
         memcpy(m->dims + m->n_dims, shape, ndim * sizeof(*shape));
@@ -1415,7 +1774,7 @@ vp_status vp__model_finish_checkpoint(vp_model *m)
             return st;
     }
     if (m->roles_done) /* the reader (GGUF) classified and counted already */
-        return VP_OK;
+        return vp__vision_sum_parts(m);
     /* each tensor was classified when it was added (classify()) */
     bool any_quant = false;
     for (size_t i = 0; i < m->n_tensors && !any_quant; i++)
@@ -1444,7 +1803,7 @@ vp_status vp__model_finish_checkpoint(vp_model *m)
     memcpy(m->role_bytes, role, sizeof(role));
     m->params = params;
     m->active = params; /* a checkpoint does not say which experts run per token */
-    return VP_OK;
+    return vp__vision_sum_parts(m);
 }
 
 /* ---- constructors ---------------------------------------------------------------- */
@@ -1752,7 +2111,15 @@ static vp_status adopt_config_beside(vp_model *m, const char *path, vp_error *er
     }
     vp_model tmp;
     memset(&tmp, 0, sizeof(tmp));
-    st = vp__config_read(&tmp, (const char *)buf, len, cfgpath, err, false);
+    char *qpath = NULL;
+    unsigned char *qbuf = NULL;
+    size_t qlen = 0;
+    st = read_hfq_beside(path, &qpath, &qbuf, &qlen, err);
+    if (st == VP_OK)
+        st = config_read(&tmp, (const char *)buf, len, cfgpath, (const char *)qbuf, qlen, qpath,
+                         err, false);
+    free(qbuf);
+    free(qpath);
     free(buf);
     free(cfgpath);
     if (st != VP_OK)
@@ -1762,6 +2129,20 @@ static vp_status adopt_config_beside(vp_model *m, const char *path, vp_error *er
     m->lt = tmp.lt;
     m->q = tmp.q;
     m->has_lt = tmp.has_lt;
+    {   /* the vision tower's shape from config.json; its counts from the tensors when
+         * they name vision parts */
+        vp__vision ck = m->vis;
+        m->vis = tmp.vis;
+        if (ck.has_parts) {
+            memcpy(m->vis.params, ck.params, sizeof(ck.params));
+            memcpy(m->vis.bytes, ck.bytes, sizeof(ck.bytes));
+            memcpy(m->vis.nontext_roles, ck.nontext_roles, sizeof(ck.nontext_roles));
+            m->vis.has_parts = true;
+            m->vis.from_config = false;
+        } else if (m->n_tensors > 0) {
+            m->vis.has_parts = false; /* tensors read, none of them vision: text only */
+        } /* no tensor read (an index without its shards): config.json's counts */
+    }
     memcpy(m->model_type, tmp.model_type, sizeof(m->model_type));
     memcpy(m->dtype, tmp.dtype, sizeof(m->dtype));
     m->dtype_assumed = tmp.dtype_assumed;
@@ -1910,7 +2291,7 @@ vp_status vp_model_from_path(vp_model **out, const char *path, vp_error *err)
                                  (unsigned long long)(VP__LIM_CONFIG_FILE >> 20),
                                  (unsigned long long)len);
         }
-        st = vp_model_from_config(out, (const char *)buf, len, path, err);
+        st = config_from_path(out, (const char *)buf, len, path, err);
         free(buf);
         return st;
     }
@@ -2089,4 +2470,50 @@ const char *vp_model_dtype_name(const vp_model *m, size_t i)
 vp_bytes vp_model_dtype_bytes(const vp_model *m, size_t i)
 {
     return vp_bytes_make(m && i < m->n_dtypes ? m->dtypes[i].bytes : 0);
+}
+
+/* ---- parts of a multimodal model --------------------------------------------------- */
+
+vp_count vp_model_part_parameters(const vp_model *m, vp_model_part part)
+{
+    if (m == NULL || (unsigned)part > VP_PART_PROJECTOR)
+        return vp_count_make(0);
+    if (!m->vis.has_parts || m->params == 0) /* text only, or no count (missing shards) */
+        return vp_count_make(part == VP_PART_TEXT ? m->params : 0);
+    uint64_t vp = m->vis.params[VP_PART_VISION] + m->vis.params[VP_PART_PROJECTOR];
+    if (part == VP_PART_TEXT && m->params >= vp) /* the rest, as the total is defined */
+        return vp_count_make(m->params - vp);
+    return vp_count_make(m->vis.params[part]);
+}
+
+vp_bytes vp_model_part_bytes(const vp_model *m, vp_model_part part)
+{
+    if (m == NULL || (unsigned)part > VP_PART_PROJECTOR)
+        return vp_bytes_make(0);
+    if (!m->vis.has_parts) {
+        if (part != VP_PART_TEXT)
+            return vp_bytes_make(0);
+        if (m->format == VP_FORMAT_CONFIG)
+            return vp_model_total_bytes(m);
+        /* a checkpoint: every stored tensor (the readers checked that the sum fits) */
+        return vp_bytes_make(m->role_bytes[0] + m->role_bytes[1] + m->role_bytes[2] +
+                             m->role_bytes[3]);
+    }
+    return vp_bytes_make(m->vis.bytes[part]);
+}
+
+const char *vp_model_vision_type(const vp_model *m)
+{
+    if (m == NULL)
+        return "";
+    if (m->vis.type[0] == '\0' && m->vis.has_parts &&
+        (m->vis.params[VP_PART_VISION] || m->vis.bytes[VP_PART_VISION]))
+        return "vision";
+    return m->vis.type;
+}
+
+vp_model_part vp_model_tensor_part(const vp_model *m, size_t i)
+{
+    const vp__tensor *t = tensor_at(m, i);
+    return t ? (vp_model_part)t->part : VP_PART_TEXT;
 }

@@ -27,6 +27,7 @@ static const vp__field schema[] = {
     { "model", "revision", VP__F_STR, NULL, 0 },
     { "model", "config", VP__F_STR, NULL, 0 },
     { "model", "checkpoint", VP__F_STR, NULL, 0 },
+    { "model", "repo", VP__F_STR, NULL, 0 },
     { "model", "parameters", VP__F_INT, NULL, VP__LIM_PARAMETERS },
     { "workload", "task", VP__F_ENUM, "inference|lora|qlora|full", 0 },
     { "workload", "weights", VP__F_WEIGHTS, NULL, 0 },
@@ -57,6 +58,8 @@ static const vp__field schema[] = {
     { "workload", "max_num_batched_tokens", VP__F_INT, NULL, VP__LIM_CONTEXT },
     { "workload", "max_num_seqs", VP__F_INT, NULL, VP__LIM_BATCH },
     { "workload", "block_size", VP__F_INT, NULL, VP__LIM_CONTEXT },
+    { "workload", "images", VP__F_UINT0, NULL, VP__LIM_BATCH },
+    { "workload", "image_size", VP__F_INT, NULL, VP__LIM_DIM },
     { "workload", "quality", VP__F_STR, NULL, 0 },
     { "workload", "host_ram", VP__F_BYTES, NULL, 0 },
     /* serving engines (serving.c): SGLang, vLLM LoRA slots, llama.cpp adapter files */
@@ -1614,6 +1617,19 @@ vp_status vp_sheet_load(vp_sheet **out, const char *path, vp_error *err)
         if (st != VP_OK) {
             if (err != NULL)
                 *err = sub;
+            vp_sheet_free(s);
+            return st;
+        }
+        s->model = m;
+    } else if ((use = vp__sheet_find(s, "model", 0, "repo")) != NULL) {
+        /* ORG/NAME in the local Hugging Face cache, at [model] revision (default main) */
+        const vp__entry *rev = vp__sheet_find(s, "model", 0, "revision");
+        vp_model *m;
+        vp_error sub = VP_ERROR_INIT;
+        st = vp_model_from_repo(&m, use->str, rev != NULL ? rev->str : NULL, &sub);
+        if (st != VP_OK) {
+            vp__where w = { path, use->line, use->column, use->offset, true };
+            st = vp__error_set(err, st, &w, "model.repo: %s", sub.message);
             vp_sheet_free(s);
             return st;
         }

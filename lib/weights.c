@@ -83,6 +83,20 @@ static bool quant_bytes(const vp__qformat *q, const vp__ltensor *t, uint64_t *pa
     case VP__Q_GPTQ: {
         uint64_t g = q->group ? q->group : in;
         uint64_t groups = vp__div_ceil_u64(in, g), cells, packed;
+        if (q->packed) {
+            /* compressed-tensors pack-quantized: weight_packed int32 (out, in·bits/32),
+             * weight_scale (out, groups) in the model's dtype, weight_shape int64[2];
+             * asymmetric: weight_zero_point packed like the weights */
+            if (!bits_to_bytes(payload, numel, q->bits) || vp__mul_u64(&cells, groups, out) ||
+                !bits_to_bytes(&packed, cells, q->bits))
+                return false;
+            m = q->extra;
+            if (!add_mul(&m, q->scale_bytes ? q->scale_bytes : 2, cells) ||
+                (q->asym && vp__add_u64(&m, m, packed)))
+                return false;
+            *meta = m;
+            return true;
+        }
         /* qweight int32 (in·bits/32, out); qzeros int32 (groups, out·bits/32);
          * scales fp16 (groups, out); g_idx int32 (in) */
         if (!bits_to_bytes(payload, numel, q->bits) || vp__mul_u64(&cells, groups, out) ||
@@ -107,22 +121,33 @@ static bool quant_bytes(const vp__qformat *q, const vp__ltensor *t, uint64_t *pa
         *meta = m;
         return true;
     }
-    case VP__Q_FP8:
+    case VP__Q_FP8: {
+        /* scales fp32, or the model's dtype (compressed-tensors); plus fixed extras
+         * (ModelOpt's input_scale) */
+        uint64_t sb = q->scale_bytes ? q->scale_bytes : 4;
         *payload = numel;
-        if (q->block_rows) {           /* fp32 weight_scale_inv per block */
+        m = q->extra;
+        if (q->block_rows) {           /* weight_scale_inv per block */
             uint64_t cells;
             if (vp__mul_u64(&cells, vp__div_ceil_u64(out, q->block_rows),
                             vp__div_ceil_u64(in, q->block_cols)))
                 return false;
-            if (!add_mul(&m, 4, cells))
+            if (!add_mul(&m, sb, cells))
                 return false;
-        } else if (q->per_channel) {   /* one fp32 scale per output channel */
-            if (!add_mul(&m, 4, out))
+        } else if (q->per_channel) {   /* one scale per output channel */
+            if (!add_mul(&m, sb, out))
                 return false;
         } else {
-            m = 4;                     /* one fp32 scale per tensor */
+            m += sb;                   /* one scale per tensor */
         }
         *meta = m;
+        return true;
+    }
+    case VP__Q_NVFP4:
+        /* E2M1 codes, two per byte, + one E4M3 scale byte per group of 16 (q->group), +
+         * the fp32 weight_scale_2 and input_scale (q->extra) */
+        *payload = vp__div_ceil_u64(numel, 2);
+        *meta = vp__div_ceil_u64(numel, q->group ? q->group : 16) + q->extra;
         return true;
     case VP__Q_MXFP4:
         /* E2M1 codes, two per byte, + one E8M0 scale byte per 32 values */
@@ -267,6 +292,10 @@ vp_status vp__qformat_parse(vp__qformat *out, const char *text)
         q.method = VP__Q_BNB8;
     } else if (EQ("mxfp4")) {
         q.method = VP__Q_MXFP4;
+    } else if (EQ("nvfp4")) { /* ModelOpt NVFP4: E4M3 scale per 16 values, two fp32 scalars */
+        q.method = VP__Q_NVFP4;
+        q.group = 16;
+        q.extra = 8;
     } else if (sscanf(text, "gptq-int%u-g%u%c", &bits, &group, &tail) == 2 && bits >= 2 &&
                bits <= 8 && group >= 1 && group <= 4096) {
         q.method = VP__Q_GPTQ;
@@ -338,7 +367,7 @@ vp_status vp__fmt_parse(vp__fmt *f, const vp_model *m, const char *text, uint64_
     if (vp__qformat_parse(&q, text) != VP_OK)
         return vp__error_set(err, VP_EUNSUPPORTED, NULL, "unknown weight format \"%.40s\" (fp32, "
                              "bf16, fp16, fp8, int8, fp8-block128, nf4, fp4, nf4-dq, fp4-dq, "
-                             "int8-bnb, gptq-int<b>-g<g>, awq-int4-g<g>, mxfp4, gguf-<type>)",
+                             "int8-bnb, gptq-int<b>-g<g>, awq-int4-g<g>, mxfp4, nvfp4, gguf-<type>)",
                              text);
     vp__fmt_init(f, m, &q, false, parameters);
     return VP_OK;
@@ -385,7 +414,8 @@ uint64_t vp__nominal_bits(const vp__qformat *q, uint64_t dtype_bytes)
     case VP__Q_GPTQ:
     case VP__Q_AWQ: return q->bits;
     case VP__Q_BNB4:
-    case VP__Q_MXFP4: return 4;
+    case VP__Q_MXFP4:
+    case VP__Q_NVFP4: return 4;
     }
     return 16;
 }
@@ -430,8 +460,10 @@ vp_status vp__weights_sums(vp__wsums *s, const vp__fmt *f, uint64_t tp, uint64_t
     } else if (m && (m->format == VP_FORMAT_GGUF || m->format == VP_FORMAT_SAFETENSORS ||
                      m->format == VP_FORMAT_SAFETENSORS_INDEX) && m->n_tensors > 0) {
         /* a checkpoint's stored bytes by role, divided evenly over the GPUs */
+        /* a multimodal checkpoint's vision tower and projector are items of their own
+         * (vision.c) */
         for (int r = 0; r < 3; r++)
-            s->wl[r] = vp__cdiv(m->role_bytes[r], tp);
+            s->wl[r] = vp__cdiv(m->role_bytes[r] - m->vis.nontext_roles[r], tp);
         s->kind = VP__W_CHECKPOINT;
     } else if (f->params && f->has_q) {
         uint64_t nominal;

@@ -28,6 +28,8 @@ typedef struct vp__wl {
     uint64_t mnbt, mns, block;
     bool mnbt_set, mns_set;
     uint64_t parameters;        /* 0: unknown */
+    uint64_t images, image_size; /* multimodal: images encoded at once, their side (pixels) */
+    bool images_set;
     /* training */
     int optimizer;              /* vp_optimizer */
     int master;                 /* -1: the recipe's default; 0, 1 */

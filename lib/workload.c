@@ -168,6 +168,11 @@ static void read_workload_table(vp__wl *w, vp__wl_text *txt, const vp_sheet *s,
             w->mns_set = true;
         } else if (strcmp(k, "block_size") == 0) {
             w->block = v->u;
+        } else if (strcmp(k, "images") == 0) {
+            w->images = v->u;
+            w->images_set = true;
+        } else if (strcmp(k, "image_size") == 0) {
+            w->image_size = v->u;
         } else if (strcmp(k, "optimizer") == 0) {
             w->optimizer = pick(v->str, optimizer_names, 8, VP_OPTIMIZER_ADAMW);
             w->optimizer_set = true;
@@ -362,6 +367,9 @@ vp_status vp__wl_from_workload(vp__wl *w, const vp_model *m, const vp_workload *
     }
     w->source = "<workload>";
     w->model = m;
+    /* vp_workload has no images yet: a structured workload is text only (a multimodal
+     * model's vision_activations are not counted; sheets state [workload] images) */
+    w->images_set = true;
     w->how = (o.flags & VP_WORKLOAD_HOW) != 0;
     w->task = (int)o.task;
     w->framework_set = o.framework != VP_FRAMEWORK_UNSET;

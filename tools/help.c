@@ -203,11 +203,14 @@ static const hcmd cmds[] = {
       "The first overflow among the sheet's [[measurement]] records, its likely causes, and "
       "single changes that keep the quality floor and never shrink the required length.",
       NULL, 0, 1, keys_diagnose, E_WORKLOAD | E_MEASURE | WEIGHTS, NULL },
-    { "inspect", "inspect PATH [--json|--markdown] [--tensors]",
+    { "inspect", "inspect PATH|ORG/NAME[@REVISION] [--json|--markdown] [--tensors]",
       "Reads only the headers of a Hugging Face config.json, a .safetensors file, a "
       ".safetensors.index.json (and the shard headers beside it) or a GGUF file: the exact "
       "parameter count (and active parameters for MoE), the weight bytes split into payload, "
-      "quantization metadata and unquantized modules, and the KV-cache bytes per token.",
+      "quantization metadata and unquantized modules, and the KV-cache bytes per token. A "
+      "multimodal model's text, vision encoder and projector are counted apart. ORG/NAME "
+      "reads the model from the local Hugging Face cache (HF_HUB_CACHE, HF_HOME/hub or "
+      "~/.cache/huggingface/hub), never the network.",
       opts_inspect, sizeof(opts_inspect) / sizeof(opts_inspect[0]), 0, NULL, 0, NULL },
     { "init", "init [--model PATH] [--task T] [--framework F] [-o FILE] [--force]",
       "Writes a starter sheet for the task: every key the task uses, the defaults written "

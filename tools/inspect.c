@@ -1,6 +1,7 @@
 /* inspect: what a model file holds (config.json, safetensors, an index, GGUF), read from its
  * headers: architecture, exact counts, weight bytes by role, KV cache per token. */
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli.h"
 
@@ -71,6 +72,23 @@ static void inspect_json(FILE *f, const vp_model *m, int tensors)
              vp_bytes_value(vp_model_role_bytes(m, VP_ROLE_UNQUANTIZED)), 1);
     json_u64(f, "other_bytes", vp_bytes_value(vp_model_role_bytes(m, VP_ROLE_OTHER)), 1);
     json_u64(f, "total_bytes", vp_bytes_value(vp_model_total_bytes(m)), 1);
+    {   /* a multimodal model's parts (a text-only model: all text) */
+        static const char *const part_names[] = { "text", "vision", "projector" };
+        fprintf(f, ", \"vision_type\": ");
+        if (vp_model_vision_type(m)[0])
+            json_string(f, vp_model_vision_type(m));
+        else
+            fprintf(f, "null");
+        fprintf(f, ", \"parts\": {");
+        for (int p = 0; p < 3; p++) {
+            fprintf(f, "%s\"%s\": {", p ? ", " : "", part_names[p]);
+            json_u64(f, "parameters",
+                     vp_count_value(vp_model_part_parameters(m, (vp_model_part)p)), 0);
+            json_u64(f, "bytes", vp_bytes_value(vp_model_part_bytes(m, (vp_model_part)p)), 1);
+            fprintf(f, "}");
+        }
+        fprintf(f, "}");
+    }
     if (vp_model_kv_bytes_per_token(m, &kv) == VP_OK)
         json_u64(f, "kv_bytes_per_token", vp_bytes_value(kv), 1);
     else
@@ -161,6 +179,11 @@ static void inspect_text(FILE *f, const vp_model *m, int tensors, int md, size_t
         const char *c3[] = { "quantization", vp_model_quant_method(m)[0]
                              ? shown(t1, sizeof(t1), vp_model_quant_method(m), md) : "none" };
         table_row(&t, c3);
+        if (vp_model_vision_type(m)[0]) {
+            const char *c4[] = { "vision tower", shown(t2, sizeof(t2), vp_model_vision_type(m),
+                                                       md) };
+            table_row(&t, c4);
+        }
     }
     table_print(&t, f, width, 0, md);
     table_free(&t);
@@ -175,6 +198,18 @@ static void inspect_text(FILE *f, const vp_model *m, int tensors, int md, size_t
                     (unsigned long long)vp_count_value(vp_model_active_parameters(m)));
     const char *p1[] = { "active parameters", active };
     table_row(&t, p1);
+    if (vp_model_vision_type(m)[0]) { /* multimodal: the parts and their sum */
+        static const char *const labels[] = { "  text model", "  vision encoder",
+                                              "  projector" };
+        char part[3][40];
+        for (int p = 0; p < 3; p++) {
+            group_thousands(part[p], sizeof(part[p]),
+                            (unsigned long long)vp_count_value(
+                                vp_model_part_parameters(m, (vp_model_part)p)));
+            const char *c[] = { labels[p], part[p] };
+            table_row(&t, c);
+        }
+    }
     fputc('\n', f);
     table_print(&t, f, width, 0, md);
     table_free(&t);
@@ -188,6 +223,11 @@ static void inspect_text(FILE *f, const vp_model *m, int tensors, int md, size_t
     bytes_row(&t, "quantization metadata", vp_model_role_bytes(m, VP_ROLE_QUANT_METADATA));
     bytes_row(&t, "unquantized modules", vp_model_role_bytes(m, VP_ROLE_UNQUANTIZED));
     bytes_row(&t, "total", vp_model_total_bytes(m));
+    if (vp_model_vision_type(m)[0]) {
+        bytes_row(&t, "  of which text model", vp_model_part_bytes(m, VP_PART_TEXT));
+        bytes_row(&t, "  of which vision encoder", vp_model_part_bytes(m, VP_PART_VISION));
+        bytes_row(&t, "  of which projector", vp_model_part_bytes(m, VP_PART_PROJECTOR));
+    }
     if (vp_bytes_value(vp_model_role_bytes(m, VP_ROLE_OTHER)) > 0)
         bytes_row(&t, "other buffers (not weights)", vp_model_role_bytes(m, VP_ROLE_OTHER));
     if (vp_model_index_total_size(m, &total_size) == VP_OK)
@@ -245,6 +285,39 @@ static void inspect_text(FILE *f, const vp_model *m, int tensors, int md, size_t
     }
 }
 
+/* ORG/NAME (optionally @REVISION) that is not a file here: a repository in the local
+ * Hugging Face cache. */
+static int is_repo_id(const char *p)
+{
+    struct stat sb;
+    if (stat(p, &sb) == 0 || p[0] == '/' || p[0] == '.' || p[0] == '~')
+        return 0;
+    const char *at = strchr(p, '@'); /* the revision may hold '/' (refs/pr/1) */
+    size_t n = at ? (size_t)(at - p) : strlen(p);
+    const char *slash = memchr(p, '/', n);
+    if (slash == NULL || memchr(slash + 1, '/', n - (size_t)(slash + 1 - p)) != NULL)
+        return 0;
+    static const char *const exts[] = { ".json", ".gguf", ".safetensors" };
+    for (size_t i = 0; i < sizeof(exts) / sizeof(exts[0]); i++) {
+        size_t k = strlen(exts[i]);
+        if (n >= k && memcmp(p + n - k, exts[i], k) == 0)
+            return 0;
+    }
+    return 1;
+}
+
+static vp_status from_repo(vp_model **m, const char *arg, vp_error *err)
+{
+    char repo[256];
+    const char *at = strchr(arg, '@');
+    size_t n = at ? (size_t)(at - arg) : strlen(arg);
+    if (n >= sizeof(repo))
+        n = sizeof(repo) - 1; /* too long for a repository id: the library says so */
+    memcpy(repo, arg, n);
+    repo[n] = '\0';
+    return vp_model_from_repo(m, repo, at ? at + 1 : NULL, err);
+}
+
 int cmd_inspect(int argc, char **argv)
 {
     const char *path = NULL;
@@ -294,7 +367,8 @@ int cmd_inspect(int argc, char **argv)
     }
     vp_model *m;
     vp_error err = VP_ERROR_INIT;
-    vp_status st = vp_model_from_path(&m, path, &err);
+    vp_status st = is_repo_id(path) ? from_repo(&m, path, &err)
+                                    : vp_model_from_path(&m, path, &err);
     if (st != VP_OK)
         return fail(path, st, &err);
     char *buf;

@@ -23,9 +23,11 @@
  * Supported `model_type` families (config.json): llama, mistral, mixtral, qwen2,
  * qwen2_moe, qwen3, qwen3_moe, gemma, gemma2, gemma3, gemma3_text, phi, phi3, gpt2, opt,
  * falcon (and the old RefinedWeb / RefinedWebModel layout), deepseek_v2, deepseek_v3,
- * kimi_k2, gpt_oss, llama4 / llama4_text (the text part), jamba (hybrid Mamba). Any
- * other type is an error
- * that names these; vramplan never guesses an architecture.
+ * kimi_k2, gpt_oss, llama4 / llama4_text, jamba (hybrid Mamba), gpt_bigcode, phi-msft
+ * (phi-2's legacy config), qwen2_vl, qwen2_5_vl, and multimodal wrappers whose text_config
+ * is one of these (gemma3, llava, llava_next, mistral3, mllama); their `vision_config` gives
+ * the vision encoder and projector (#vp_model_part). Any other type is an error that names
+ * these; vramplan never guesses an architecture.
  *
  * Ownership: constructors return a new object the caller frees with vp_model_free().
  * Strings returned by accessors belong to the object and live as long as it does.
@@ -64,6 +66,21 @@ typedef enum vp_tensor_role {
     VP_ROLE_UNQUANTIZED = 2,    /**< modules a quantization method leaves in full precision */
     VP_ROLE_OTHER = 3           /**< buffers that are not weights (rotary inv_freq, …) */
 } vp_tensor_role;
+
+/**
+ * @brief The parts of a multimodal model. Values are pinned.
+ *
+ * A text-only model is all #VP_PART_TEXT. A multimodal config.json (one with a
+ * `vision_config`) or checkpoint (tensors named `vision_tower.*`, `visual.*`,
+ * `vision_model.*`, `multi_modal_projector.*`, `visual.merger.*` …) has a vision encoder and
+ * a projector that maps its output into the language model's embedding space.
+ * @since 0.2
+ */
+typedef enum vp_model_part {
+    VP_PART_TEXT = 0,      /**< the language model (embeddings, decoder layers, lm_head) */
+    VP_PART_VISION = 1,    /**< the vision encoder (vision tower) */
+    VP_PART_PROJECTOR = 2  /**< the multimodal projector (adapter, merger) */
+} vp_model_part;
 
 /** @brief Architecture figures readable with vp_model_arch(). Values are pinned. @since 0.1 */
 typedef enum vp_arch_key {
@@ -383,6 +400,75 @@ VP_API const char *vp_model_dtype_name(const vp_model *m, size_t i);
  * @since 0.1
  */
 VP_API vp_bytes vp_model_dtype_bytes(const vp_model *m, size_t i);
+/**
+ * @brief Parameters of one part of the model.
+ *
+ * For a config.json with a `vision_config`, the encoder's and the projector's counts follow
+ * the family's module list (docs/estimate.md, "Vision towers"); for a checkpoint, each
+ * tensor is assigned to a part by its name and the stored values are summed. The parts add
+ * up to vp_model_parameters(): text + vision + projector. A text-only model has everything
+ * in #VP_PART_TEXT.
+ * @param m the model
+ * @param part the part
+ * @return the count (0 when @p m is NULL or @p part is unknown)
+ * @since 0.2
+ */
+VP_API vp_count vp_model_part_parameters(const vp_model *m, vp_model_part part);
+/**
+ * @brief Weight bytes of one part of the model (payload, quantization metadata and
+ *        unquantized modules; a checkpoint's stored bytes of that part's tensors).
+ *
+ * The parts add up to vp_model_total_bytes() for a config.json; for a checkpoint they add
+ * up to every stored tensor (other buffers included).
+ * @param m the model
+ * @param part the part
+ * @return the bytes (0 when @p m is NULL or @p part is unknown)
+ * @since 0.2
+ */
+VP_API vp_bytes vp_model_part_bytes(const vp_model *m, vp_model_part part);
+/**
+ * @brief The vision encoder's family: "siglip", "clip", "pixtral", "qwen2_vl",
+ *        "qwen2_5_vl", "mllama", "llama4"; "vision" for a checkpoint whose vision tensors
+ *        are known only by name; "" for a text-only model.
+ * @param m the model
+ * @return a string owned by @p m (static "" when @p m is NULL)
+ * @since 0.2
+ */
+VP_API const char *vp_model_vision_type(const vp_model *m);
+/**
+ * @brief Part of tensor @p i (checkpoints), by its name.
+ * @param m the model  @param i index below vp_model_tensor_count()
+ * @return the part (#VP_PART_TEXT when @p i is out of range)
+ * @since 0.2
+ */
+VP_API vp_model_part vp_model_tensor_part(const vp_model *m, size_t i);
+/**
+ * @brief Build a model from a repository in the local Hugging Face cache, never the network.
+ *
+ * The cache is `$HF_HUB_CACHE`, else `$HF_HOME/hub`, else `$HOME/.cache/huggingface/hub`.
+ * The snapshot is `models--ORG--NAME/snapshots/<commit>/`, where the commit is
+ * @p revision itself when it is 40 hexadecimal digits, else the content of
+ * `models--ORG--NAME/refs/<revision>` (`main` when @p revision is NULL or empty). From
+ * the snapshot it reads, in this order, `model.safetensors.index.json` (and its shards),
+ * `model.safetensors`, `config.json`, else the only `.gguf` file; a config.json there gives
+ * the architecture as vp_model_from_path() does. Snapshot entries are symbolic links into
+ * `blobs/`: they are followed, and only regular files are read.
+ * @param[out] out the new model; untouched on error
+ * @param repo "ORG/NAME" (letters, digits, '-', '_', '.'; no "..", no leading '/' or '.')
+ * @param revision a branch or tag name, a 40-hex commit, or NULL for "main"
+ * @param[out] err filled on error; a repository that is not in the cache is VP_ENOTFOUND
+ *             with a message naming the folders looked at and the
+ *             `huggingface-cli download ORG/NAME` command; may be NULL
+ * @retval VP_OK on success
+ * @retval VP_EMISUSE on NULL arguments
+ * @retval VP_EINVALID a malformed @p repo or @p revision
+ * @retval VP_ENOTFOUND not in the cache (no folder, no ref, no snapshot, no model file)
+ * @retval VP_ELIMIT a path beyond VP__LIM_PATH (4096 bytes)
+ * @retval other the errors of vp_model_from_path() on the files found
+ * @since 0.2
+ */
+VP_API vp_status vp_model_from_repo(vp_model **out, const char *repo, const char *revision,
+                                    vp_error *err);
 /**
  * @brief The supported config.json model types, comma-separated.
  * @return a static string

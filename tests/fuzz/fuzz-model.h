@@ -22,6 +22,12 @@ static inline void fuzz_check_model(const vp_model *m)
         FUZZ_ASSERT(!vp__add_u64(&sum, sum, b));
     }
     FUZZ_ASSERT(sum == vp_bytes_value(vp_model_total_bytes(m)));
+    /* a multimodal model's parts add up to its parameters */
+    uint64_t parts = 0;
+    for (int q = VP_PART_TEXT; q <= VP_PART_PROJECTOR; q++)
+        FUZZ_ASSERT(!vp__add_u64(&parts, parts,
+                                 vp_count_value(vp_model_part_parameters(m, (vp_model_part)q))));
+    FUZZ_ASSERT(parts == p);
     /* an architecture with attention layers (layers that are not recurrent state, with
      * heads) holds a KV cache: more than zero bytes per token, or a size beyond 2^64 */
     vp_bytes kv = vp_bytes_make(0);

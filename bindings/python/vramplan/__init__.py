@@ -280,6 +280,15 @@ class Model(_Owner):
         return cls._adopt(h.value)
 
     @classmethod
+    def from_repo(cls, repo, revision=None):
+        """ORG/NAME from the local Hugging Face cache (never the network)."""
+        h = ctypes.c_void_p()
+        L.vp_model_from_repo(ctypes.byref(h), _cstr(repo, "a repository id"),
+                             _cstr(revision, "a revision") if revision else None,
+                             ctypes.byref(_err()))
+        return cls._adopt(h.value)
+
+    @classmethod
     def from_config(cls, text, source=None):
         h = ctypes.c_void_p()
         raw = _cstr(text, "config.json text")
@@ -314,6 +323,15 @@ class Model(_Owner):
     unquantized_bytes = property(lambda self: Bytes(L.vp_model_role_bytes(self._live, 2).b))
     other_bytes = property(lambda self: Bytes(L.vp_model_role_bytes(self._live, 3).b))
     total_bytes = property(lambda self: Bytes(L.vp_model_total_bytes(self._live).b))
+    vision_type = property(lambda self: L.vp_model_vision_type(self._live).decode() or None)
+
+    @property
+    def parts(self):
+        """{"text"|"vision"|"projector": {"parameters": n, "bytes": Bytes}}."""
+        h = self._live
+        return {name: {"parameters": L.vp_model_part_parameters(h, i).n,
+                       "bytes": Bytes(L.vp_model_part_bytes(h, i).b)}
+                for i, name in enumerate(("text", "vision", "projector"))}
 
     @property
     def kv_bytes_per_token(self):
@@ -350,6 +368,7 @@ class Model(_Owner):
                           for d in range(L.vp_model_tensor_ndim(h, i))],
                 "bytes": L.vp_model_tensor_bytes(h, i).b,
                 "role": ROLES[L.vp_model_tensor_role(h, i)],
+                "part": ("text", "vision", "projector")[L.vp_model_tensor_part(h, i)],
             })
         return out
 

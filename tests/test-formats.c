@@ -1,0 +1,204 @@
+/*
+ * Weight formats read from real configs: NVIDIA ModelOpt FP8 (hf_quant_config.json beside
+ * config.json; tests/data/configs/nvidia__Llama-3.1-70B-Instruct-FP8) and NVFP4, and
+ * compressed-tensors W8A8 int8, FP8 dynamic and pack-quantized (tests/data/configs-written,
+ * cross-checked with vLLM's logged weight memory; sources in source.txt).
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <vramplan.h>
+
+#include "ck-util.h"
+
+static vp_model *load(const char *rel)
+{
+    char path[1024];
+    vp_model *m = NULL;
+    vp_error err = VP_ERROR_INIT;
+    vp_status st = vp_model_from_path(&m, vp_test_path(path, sizeof(path), rel), &err);
+    ck_assert_msg(st == VP_OK, "%s: %s: %s", rel, vp_status_name(st), err.message);
+    return m;
+}
+
+static uint64_t role(const vp_model *m, vp_tensor_role r)
+{
+    return vp_bytes_value(vp_model_role_bytes(m, r));
+}
+
+/* Llama-3.1-70B: 80 layers × 7 linears; linear values = all − embeddings − lm_head − norms */
+#define L70_LINEAR UINT64_C(68451041280)
+#define L70_EMBED UINT64_C(1050673152) /* 128256 × 8192 */
+#define L70_NORMS UINT64_C(1318912)    /* (2 × 80 + 1) × 8192 */
+
+START_TEST(test_modelopt_fp8_sidecar)
+{
+    vp_model *m = load("configs/nvidia__Llama-3.1-70B-Instruct-FP8/config.json");
+    ck_assert_str_eq(vp_model_quant_method(m), "modelopt-fp8");
+    ck_assert_uint_eq(L70_LINEAR + 2 * L70_EMBED + L70_NORMS,
+                      vp_count_value(vp_model_parameters(m)));
+    /* E4M3 weights, one byte each; an fp32 weight_scale and input_scale per linear; the
+     * excluded lm_head, the embeddings and the norms in bf16 */
+    ck_assert_uint_eq(role(m, VP_ROLE_PAYLOAD), L70_LINEAR);
+    ck_assert_uint_eq(role(m, VP_ROLE_QUANT_METADATA), 80 * 7 * 8);
+    ck_assert_uint_eq(role(m, VP_ROLE_UNQUANTIZED), 2 * (2 * L70_EMBED + L70_NORMS));
+    vp_model_free(m);
+    /* the same config.json from a buffer has no sidecar: read as the bf16 it declares */
+    char path[1024];
+    size_t len;
+    char *text = vp_test_read(vp_test_path(path, sizeof(path),
+                                           "configs/nvidia__Llama-3.1-70B-Instruct-FP8/config.json"),
+                              &len);
+    vp_error err = VP_ERROR_INIT;
+    ck_assert_int_eq(vp_model_from_config(&m, text, len, "config.json", &err), VP_OK);
+    ck_assert_str_eq(vp_model_quant_method(m), "");
+    ck_assert_uint_eq(role(m, VP_ROLE_PAYLOAD), 2 * (L70_LINEAR + 2 * L70_EMBED + L70_NORMS));
+    vp_model_free(m);
+    free(text);
+}
+END_TEST
+
+/* Qwen2.5-7B's architecture (tests/data/configs/Qwen__Qwen2.5-7B-Instruct) with a given
+ * quantization_config, built from the real config.json's text. */
+static vp_model *qwen_with(const char *qc, vp_status want, vp_error *err)
+{
+    char path[1024];
+    size_t len;
+    char *text = vp_test_read(vp_test_path(path, sizeof(path),
+                                           "configs/Qwen__Qwen2.5-7B-Instruct/config.json"), &len);
+    char *close = strrchr(text, '}');
+    ck_assert_ptr_nonnull(close);
+    *close = '\0';
+    size_t n = strlen(text) + strlen(qc) + 64;
+    char *json = malloc(n);
+    snprintf(json, n, "%s, \"quantization_config\": %s}", text, qc);
+    vp_model *m = NULL;
+    vp_status st = vp_model_from_config(&m, json, strlen(json), "qwen.json", err);
+    ck_assert_msg(st == want, "got %s (%s)", vp_status_name(st), err->message);
+    free(json);
+    free(text);
+    return m;
+}
+
+/* Qwen2.5-7B: 28 layers × 7 linears; per layer 49,664 output channels; cells of 128-input
+ * groups: 1,820,672 per layer */
+#define QW_LINEAR UINT64_C(6525288448) /* 7,615,616,512 − 2 × QW_EMBED − QW_SMALL */
+#define QW_EMBED UINT64_C(544997376)   /* 152064 × 3584, untied: twice */
+#define QW_SMALL UINT64_C(333312)      /* norms 204,288 + q/k/v biases 129,024 */
+
+START_TEST(test_modelopt_nvfp4_config)
+{
+    vp_error err = VP_ERROR_INIT;
+    vp_model *m = qwen_with("{\"quant_method\": \"modelopt\", \"quant_algo\": \"NVFP4\", "
+                            "\"ignore\": [\"lm_head\"], \"config_groups\": {\"group_0\": "
+                            "{\"weights\": {\"type\": \"float\", \"num_bits\": 4, "
+                            "\"group_size\": 16}, \"targets\": [\"Linear\"]}}}", VP_OK, &err);
+    ck_assert_str_eq(vp_model_quant_method(m), "modelopt-nvfp4");
+    /* E2M1 codes two per byte; an E4M3 scale per 16 values; two fp32 scalars per linear */
+    ck_assert_uint_eq(role(m, VP_ROLE_PAYLOAD), QW_LINEAR / 2);
+    ck_assert_uint_eq(role(m, VP_ROLE_QUANT_METADATA), QW_LINEAR / 16 + 28 * 7 * 8);
+    ck_assert_uint_eq(role(m, VP_ROLE_UNQUANTIZED), 2 * (2 * QW_EMBED + QW_SMALL));
+    vp_model_free(m);
+    m = qwen_with("{\"quant_method\": \"modelopt\", \"quant_algo\": \"INT4_AWQ\"}",
+                  VP_EUNSUPPORTED, &err);
+    ck_assert_ptr_nonnull(strstr(err.message, "INT4_AWQ"));
+    m = qwen_with("{\"quant_method\": \"modelopt\"}", VP_EMISSING, &err);
+    ck_assert_ptr_nonnull(strstr(err.message, "quant_algo"));
+}
+END_TEST
+
+/* compressed-tensors W8A8 and FP8 dynamic: one byte per linear value, a bf16 scale per
+ * output channel; vLLM v0.19 logged 8.14 GiB for both (its weights include its rotary
+ * cos/sin cache: 32,768 positions × 128 × 2 B). */
+static const struct {
+    const char *file, *name;
+} ct8[] = {
+    { "configs-written/RedHatAI__Qwen2.5-7B-Instruct-quantized.w8a8/config.json", "ct-int8" },
+    { "configs-written/RedHatAI__Qwen2.5-7B-Instruct-FP8-dynamic/config.json", "ct-fp8" },
+};
+
+START_TEST(test_compressed_8bit)
+{
+    vp_model *m = load(ct8[_i].file);
+    ck_assert_str_eq(vp_model_quant_method(m), ct8[_i].name);
+    ck_assert_uint_eq(role(m, VP_ROLE_PAYLOAD), QW_LINEAR);
+    ck_assert_uint_eq(role(m, VP_ROLE_QUANT_METADATA), UINT64_C(49664) * 28 * 2);
+    ck_assert_uint_eq(role(m, VP_ROLE_UNQUANTIZED), 2 * (2 * QW_EMBED + QW_SMALL));
+    double gib = (double)(vp_bytes_value(vp_model_total_bytes(m)) + 32768 * 128 * 2) /
+                 (double)(UINT64_C(1) << 30);
+    ck_assert_msg(gib > 8.14 * 0.995 && gib < 8.14 * 1.005, "%.3f GiB against vLLM's 8.14", gib);
+    vp_model_free(m);
+}
+END_TEST
+
+/* pack-quantized W4A16 (groups of 128): int32-packed codes, a bf16 scale per group and
+ * output channel, an int64[2] weight_shape per linear; asymmetric adds packed zero points */
+START_TEST(test_compressed_packed)
+{
+    vp_error err = VP_ERROR_INIT;
+#define W4(sym)                                                                            \
+    "{\"quant_method\": \"compressed-tensors\", \"format\": \"pack-quantized\", "            \
+    "\"ignore\": [\"lm_head\"], \"config_groups\": {\"group_0\": {\"targets\": [\"Linear\"], " \
+    "\"input_activations\": null, \"weights\": {\"num_bits\": 4, \"type\": \"int\", "        \
+    "\"strategy\": \"group\", \"group_size\": 128, \"symmetric\": " sym "}}}}"
+    const char *qc = W4("true");
+    vp_model *m = qwen_with(qc, VP_OK, &err);
+    ck_assert_str_eq(vp_model_quant_method(m), "ct-int4-g128");
+    uint64_t cells = UINT64_C(1820672) * 28;
+    ck_assert_uint_eq(role(m, VP_ROLE_PAYLOAD), QW_LINEAR / 2);
+    ck_assert_uint_eq(role(m, VP_ROLE_QUANT_METADATA), cells * 2 + 28 * 7 * 16);
+    vp_model_free(m);
+    m = qwen_with(W4("false"), VP_OK, &err);
+    ck_assert_uint_eq(role(m, VP_ROLE_QUANT_METADATA), cells * 2 + 28 * 7 * 16 + cells / 2);
+    vp_model_free(m);
+    /* malformed */
+    m = qwen_with("{\"quant_method\": \"compressed-tensors\"}", VP_EMISSING, &err);
+    ck_assert_ptr_nonnull(strstr(err.message, "config_groups"));
+    m = qwen_with("{\"quant_method\": \"compressed-tensors\", \"config_groups\": {\"g\": "
+                  "{\"weights\": {\"num_bits\": 16, \"type\": \"float\"}}}}", VP_EUNSUPPORTED, &err);
+    m = qwen_with("{\"quant_method\": \"compressed-tensors\", \"config_groups\": {\"g\": "
+                  "{\"weights\": {\"num_bits\": 4, \"type\": \"int\", \"strategy\": \"group\"}}}}",
+                  VP_EMISSING, &err);
+    ck_assert_ptr_nonnull(strstr(err.message, "group_size"));
+    ck_assert_uint_gt(err.line, 1);
+}
+END_TEST
+
+/* hf_quant_config.json that is not ModelOpt's: the error names that file */
+START_TEST(test_bad_sidecar)
+{
+    char *dir = vp_test_tmpdir(), path[1024], src[1024];
+    size_t len;
+    char *cfg = vp_test_read(vp_test_path(src, sizeof(src),
+                                          "configs/nvidia__Llama-3.1-70B-Instruct-FP8/config.json"),
+                             &len);
+    snprintf(path, sizeof(path), "%s/config.json", dir);
+    vp_test_write(path, cfg, len);
+    free(cfg);
+    snprintf(path, sizeof(path), "%s/hf_quant_config.json", dir);
+    static const char bad[] = "{\"producer\": {\"name\": \"modelopt\"}}";
+    vp_test_write(path, bad, sizeof(bad) - 1);
+    snprintf(path, sizeof(path), "%s/config.json", dir);
+    vp_model *m = NULL;
+    vp_error err = VP_ERROR_INIT;
+    ck_assert_int_eq(vp_model_from_path(&m, path, &err), VP_EMISSING);
+    ck_assert_ptr_null(m);
+    ck_assert_ptr_nonnull(strstr(err.source, "hf_quant_config.json"));
+    ck_assert_uint_eq(err.line, 1);
+    free(dir);
+}
+END_TEST
+
+Suite *vp_test_suite(void)
+{
+    Suite *s = suite_create("formats");
+    VP_ADD_TEST(s, test_modelopt_fp8_sidecar);
+    VP_ADD_TEST(s, test_modelopt_nvfp4_config);
+    VP_ADD_LOOP_TEST(s, test_compressed_8bit, sizeof(ct8) / sizeof(ct8[0]));
+    VP_ADD_TEST(s, test_compressed_packed);
+    VP_ADD_TEST(s, test_bad_sidecar);
+    return s;
+}

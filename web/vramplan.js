@@ -96,16 +96,22 @@
       m[p + bytes.length] = 0;
       return p;
     }
+    /* the answer's text (kept as api.lastText), parsed; integers beyond 2^53 stay exact
+     * (BigInt) where the browser gives a reviver the source text of each value */
     function take(p) {
       if (!p)
         throw new Error('vramplan.wasm: out of memory');
       const m = mem();
-      let end = p;
-      while (m[end] !== 0)
-        end++;
+      const end = m.indexOf(0, p);
       const text = dec.decode(m.subarray(p, end));
       x.vpw_free(p);
-      return JSON.parse(text);
+      api.lastText = text;
+      return JSON.parse(text, function (k, v, ctx) {
+        if (typeof v === 'number' && Number.isInteger(v) && !Number.isSafeInteger(v) && ctx &&
+            typeof ctx.source === 'string' && /^-?[0-9]+$/.test(ctx.source))
+          return BigInt(ctx.source);
+        return v;
+      });
     }
     /* call fn with (text, length) for the first string and C strings for the rest */
     function call(fn, text, ...strings) {
@@ -118,7 +124,8 @@
           x.vpw_free(p);
       }
     }
-    return {
+    const api = {
+      lastText: null,
       /* estimate (and plan, when the sheet has offers) of a sheet against a capacity */
       run: (sheet, capacity) => call(x.vpw_run, sheet, capacity),
       /* the sheet with edits applied: [[key, value|null], ...]; null removes the key */
@@ -138,6 +145,7 @@
         }
       },
     };
+    return api;
   }
 
   /* Fetch, compile and start the module; resolves to the wrapped API. */

@@ -348,11 +348,12 @@ other = "6 GiB"
   const PHASE_ABBR = { load: 'load', prefill: 'pref', decode: 'dec', forward: 'fwd',
     backward: 'bwd', optimizer_step: 'step', eval: 'eval', export: 'exp' };
 
+  /* one colour per item row, distinct for neighbours (Okabe-Ito, then Tableau) */
+  const PALETTE = ['#0072B2', '#E69F00', '#009E73', '#CC79A7', '#56B4E9', '#D55E00', '#F0E442',
+    '#4E79A7', '#F28E2B', '#59A14F', '#B07AA1', '#76B7B2', '#EDC948', '#FF9DA7', '#9C755F',
+    '#BAB0AC', '#E15759'];
   function itemColour(id, i) {
-    let h = 0;
-    for (const ch of id)
-      h = (h * 31 + ch.charCodeAt(0)) >>> 0;
-    return 'hsl(' + ((h + i * 47) % 360) + ', 55%, 55%)';
+    return PALETTE[i % PALETTE.length];
   }
 
   function renderEstimate(est) {

@@ -46,7 +46,9 @@ other = "6 GiB"
   /* ---- numbers: exact integers from the module's JSON ----------------------------------- */
 
   const big = (x) => (typeof x === 'bigint' ? x : BigInt(x));
-  const bytesText = (x) => big(x).toLocaleString('en-US');
+  /* digits grouped by commas (toLocaleString builds a formatter per call: too slow here) */
+  const group = (digits) => digits.replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+  const bytesText = (x) => (big(x) < 0n ? '-' + group(String(-big(x))) : group(String(x)));
   /* x / unit with two decimals, rounded half up: the library's vp_bytes_format_number() */
   function unitText(x, unit) {
     let v = big(x);
@@ -57,7 +59,7 @@ other = "6 GiB"
     const r = (v * 100n) % unit;
     if (2n * r >= unit)
       q += 1n;
-    const s = (q / 100n).toLocaleString('en-US') + '.' + String(q % 100n).padStart(2, '0');
+    const s = group(String(q / 100n)) + '.' + String(q % 100n).padStart(2, '0');
     return (neg ? '-' : '') + s;
   }
   const gib = (x) => unitText(x, GIB), gb = (x) => unitText(x, GB);
@@ -222,8 +224,10 @@ other = "6 GiB"
     const t = performance.now();
     const ans = page.vp.run(page.text, page.capacity);
     page.result = ans;
+    const same = page.vp.lastText === page.raw;
     page.raw = page.vp.lastText;
-    render(ans);
+    if (!same)
+      render(ans); /* an edit that changes no figure (a comment, a blank) redraws nothing */
     writeFragment();
     return performance.now() - t;
   }
@@ -298,7 +302,7 @@ other = "6 GiB"
   function modelText(m) {
     const i = m.info;
     return m.name + ': ' + i.format + (i.model_type ? ', ' + i.model_type : '') + ', ' +
-      BigInt(i.parameters).toLocaleString('en-US') + ' parameters, weights ' +
+      bytesText(i.parameters) + ' parameters, weights ' +
       triple(i.total_bytes) + (i.kv_bytes_per_token !== null
         ? ', KV cache ' + bytesText(i.kv_bytes_per_token) + ' B per token' : '');
   }
@@ -406,50 +410,56 @@ other = "6 GiB"
       list('vLLM KV-cache pool', ['pool ' + triple(est.kv_pool_bytes) + ': ' + bytesText(est.kv_blocks) +
         ' blocks, ' + bytesText(est.kv_tokens) + ' tokens'], 'kv');
 
-    const stages = $('stages');
-    stages.textContent = '';
     const phases = Object.keys(est.phases);
+    const html = [];
     est.per_stage.forEach((st) => {
       if (est.per_stage.length > 1)
-        stages.append(el('h3', {}, 'Stage ' + st.stage + ': GPUs ' + st.first_gpu + '–' +
-          (st.first_gpu + st.gpus - 1)));
-      stages.append(itemsTable(st, phases), phaseTable(st, phases, est),
-        phaseBars(st, phases, est));
+        html.push('<h3>Stage ' + st.stage + ': GPUs ' + st.first_gpu + '–' +
+          (st.first_gpu + st.gpus - 1) + '</h3>');
+      html.push(itemsTable(st, phases), phaseTable(st, phases, est), phaseBars(st, phases, est));
     });
+    $('stages').innerHTML = html.join('');
   }
 
+  /* The tables and bars are built as HTML text (one parse) rather than node by node: an
+   * edit redraws them all, and this is the larger part of an edit's time. */
+  const ESC = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+  const esc = (v) => String(v).replace(/[&<>"']/g, (c) => ESC[c]);
+  const td = (v, cls) => '<td' + (cls ? ' class="' + cls + '"' : '') + '>' + esc(v) + '</td>';
+  const th = (v, cls, title) => '<th' + (cls ? ' class="' + cls + '"' : '') +
+    (title ? ' title="' + esc(title) + '"' : '') + '>' + esc(v) + '</th>';
+
   function itemsTable(st, phases) {
-    const head = el('tr', {}, el('th', {}, '#'), el('th', {}, 'item'), el('th', {}, 'basis'),
-      ...phases.map((p) => el('th', { title: p, class: 'ph' }, PHASE_ABBR[p] || p)),
-      el('th', { class: 'num' }, 'bytes [B]'), el('th', { class: 'num' }, '[GiB]'),
-      el('th', { class: 'num' }, '[GB]'), el('th', {}, 'how'));
-    const body = el('tbody');
+    const h = ['<table class="items"><caption>Items per GPU (x: live in the phase)</caption><thead><tr>',
+      th('#'), th('item'), th('basis')];
+    for (const p of phases)
+      h.push(th(PHASE_ABBR[p] || p, 'ph', p));
+    h.push(th('bytes [B]', 'num'), th('[GiB]', 'num'), th('[GB]', 'num'), th('how'), '</tr></thead><tbody>');
     st.items.forEach((it, i) => {
-      body.append(el('tr', { class: 'basis-' + it.basis },
-        el('td', {}, i + 1),
-        el('td', {}, el('span', { class: 'swatch', style: 'background:' + itemColour(it.id, i) }), it.id),
-        el('td', {}, it.basis),
-        ...phases.map((p) => el('td', { class: 'ph' }, it.phases.includes(p) ? 'x' : '.')),
-        el('td', { class: 'num' }, bytesText(it.bytes)), el('td', { class: 'num' }, gib(it.bytes)),
-        el('td', { class: 'num' }, gb(it.bytes)), el('td', { class: 'how' }, it.how)));
+      h.push('<tr class="basis-', esc(it.basis), '">', td(i + 1),
+        '<td><span class="swatch" style="background:', itemColour(it.id, i), '"></span>', esc(it.id), '</td>',
+        td(it.basis));
+      for (const p of phases)
+        h.push(td(it.phases.includes(p) ? 'x' : '.', 'ph'));
+      h.push(td(bytesText(it.bytes), 'num'), td(gib(it.bytes), 'num'), td(gb(it.bytes), 'num'),
+        td(it.how, 'how'), '</tr>');
     });
-    return el('table', { class: 'items' }, el('caption', {}, 'Items per GPU (x: live in the phase)'),
-      el('thead', {}, head), body);
+    h.push('</tbody></table>');
+    return h.join('');
   }
 
   function phaseTable(st, phases, est) {
-    const body = el('tbody');
+    const h = ['<table class="phases"><caption>Per-phase totals per GPU (', esc(est.counter),
+      ' counter; tensors alone in the last column)</caption><thead><tr>', th('phase'),
+      th('bytes [B]', 'num'), th('[GiB]', 'num'), th('[GB]', 'num'), th('allocated [B]', 'num'),
+      '</tr></thead><tbody>'];
     for (const p of phases) {
       const b = st.phases[p];
-      body.append(el('tr', {}, el('td', {}, p), el('td', { class: 'num' }, bytesText(b)),
-        el('td', { class: 'num' }, gib(b)), el('td', { class: 'num' }, gb(b)),
-        el('td', { class: 'num' }, bytesText(st.phases_allocated[p]))));
+      h.push('<tr>', td(p), td(bytesText(b), 'num'), td(gib(b), 'num'), td(gb(b), 'num'),
+        td(bytesText(st.phases_allocated[p]), 'num'), '</tr>');
     }
-    return el('table', { class: 'phases' },
-      el('caption', {}, 'Per-phase totals per GPU (' + est.counter + ' counter; tensors alone in the last column)'),
-      el('thead', {}, el('tr', {}, el('th', {}, 'phase'), el('th', { class: 'num' }, 'bytes [B]'),
-        el('th', { class: 'num' }, '[GiB]'), el('th', { class: 'num' }, '[GB]'),
-        el('th', { class: 'num' }, 'allocated [B]'))), body);
+    h.push('</tbody></table>');
+    return h.join('');
   }
 
   /* One stacked bar per phase: each live item a segment, widths to one scale (the largest
@@ -463,21 +473,21 @@ other = "6 GiB"
     if (cap !== null && cap > scale)
       scale = cap;
     const pct = (x) => Number((big(x) * 100000n) / scale) / 1000;
-    const box = el('div', { class: 'bars', role: 'img', 'aria-label': 'memory per phase, stacked by item' });
+    const h = ['<div class="bars" role="img" aria-label="memory per phase, stacked by item">'];
     for (const p of phases) {
-      const bar = el('div', { class: 'bar' });
+      h.push('<div class="barrow" data-phase="', esc(p), '"><span class="barlabel">', esc(p),
+        '</span><div class="bar">');
       st.items.forEach((it, i) => {
-        if (!it.phases.includes(p) || big(it.bytes) === 0n)
-          return;
-        bar.append(el('span', { class: 'seg', style: 'width:' + pct(it.bytes) + '%;background:' +
-          itemColour(it.id, i), title: it.id + ': ' + triple(it.bytes) }));
+        if (it.phases.includes(p) && big(it.bytes) !== 0n)
+          h.push('<span class="seg" style="width:', pct(it.bytes), '%;background:', itemColour(it.id, i),
+            '" title="', esc(it.id + ': ' + triple(it.bytes)), '"></span>');
       });
       if (cap !== null)
-        bar.append(el('span', { class: 'cap', style: 'left:' + pct(cap) + '%', title: 'capacity ' + triple(cap) }));
-      box.append(el('div', { class: 'barrow', 'data-phase': p }, el('span', { class: 'barlabel' }, p),
-        bar, el('span', { class: 'bartotal' }, gib(st.phases[p]) + ' GiB')));
+        h.push('<span class="cap" style="left:', pct(cap), '%" title="', esc('capacity ' + triple(cap)), '"></span>');
+      h.push('</div><span class="bartotal">', gib(st.phases[p]), ' GiB</span></div>');
     }
-    return box;
+    h.push('</div>');
+    return h.join('');
   }
 
   function renderPlan(ans) {
@@ -668,6 +678,7 @@ other = "6 GiB"
   page.spliceKey = spliceKey;
   page.setText = setText;
   page.recompute = recompute;
+  page.render = render;
   page.b64urlEncode = b64urlEncode;
   start();
 })();

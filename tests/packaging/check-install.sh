@@ -8,9 +8,10 @@
 #   the installed library through pkg-config's libdir (what it does after `meson install`
 #   when the dynamic loader does not know the prefix yet) and computes the seed figure.
 # Exit 77 when python3 cannot make a virtual environment with pip (Debian: python3-venv).
-# usage: check-install.sh BUILD_DIR SOURCE_DIR PREFIX LIBDIR DATADIR MANDIR WEB_BUILT
+# With -Ddocs=enabled, the HTML API reference is installed in DATADIR/doc/vramplan/html.
+# usage: check-install.sh BUILD_DIR SOURCE_DIR PREFIX LIBDIR DATADIR MANDIR WEB_BUILT DOCS_ENABLED
 set -u
-build=$1 src=$2 prefix=$3 libdir=$4 datadir=$5 mandir=$6 web=$7
+build=$1 src=$2 prefix=$3 libdir=$4 datadir=$5 mandir=$6 web=$7 docs=${8:-false}
 failed=0
 ok() { echo "ok   $1"; }
 bad() { echo "FAIL $1"; failed=$((failed + 1)); }
@@ -38,6 +39,11 @@ if [ "$web" = true ]; then
         [ -f "$root$datadir/vramplan/web/$f" ] || bad "page not installed: $datadir/vramplan/web/$f"
     done
     ok "the page is installed in $datadir/vramplan/web"
+fi
+
+if [ "$docs" = true ]; then
+    f=$datadir/doc/vramplan/html/index.html
+    if [ -f "$root$f" ]; then ok "installed the HTML API reference: $f"; else bad "not installed: $f"; fi
 fi
 
 py=${PYTHON:-python3}

@@ -564,7 +564,7 @@ other = "6 GiB"
       return;
     }
     $('model-info').className = 'hint';
-    page.model = { name: file.name, info: ans.model };
+    page.model = { name: file.name, info: ans.model, raw: page.vp.lastText };
     const f = page.result && page.result.fields ? page.result.fields : {};
     let text = page.text;
     const named = f['model.' + key];

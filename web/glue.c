@@ -200,33 +200,86 @@ static vp_status model_read(vp_model **out, int kind, const unsigned char *data,
     }
 }
 
+static const struct {
+    vp_arch_key key;
+    const char *name;
+} arch_keys[] = {
+    { VP_ARCH_VOCAB, "vocab_size" },          { VP_ARCH_HIDDEN, "hidden_size" },
+    { VP_ARCH_LAYERS, "num_layers" },         { VP_ARCH_HEADS, "num_attention_heads" },
+    { VP_ARCH_KV_HEADS, "num_kv_heads" },     { VP_ARCH_HEAD_DIM, "head_dim" },
+    { VP_ARCH_INTERMEDIATE, "intermediate_size" }, { VP_ARCH_EXPERTS, "experts" },
+    { VP_ARCH_EXPERTS_PER_TOKEN, "experts_per_token" },
+    { VP_ARCH_MOE_INTERMEDIATE, "moe_intermediate_size" },
+    { VP_ARCH_MAX_CONTEXT, "max_context" },   { VP_ARCH_KV_LORA_RANK, "kv_lora_rank" },
+    { VP_ARCH_QK_ROPE_DIM, "qk_rope_head_dim" }, { VP_ARCH_SLIDING_WINDOW, "sliding_window" },
+    { VP_ARCH_SLIDING_LAYERS, "sliding_layers" },
+};
+
+static void u64_field(sbuf *b, const char *name, uint64_t v)
+{
+    sb_puts(b, ", ");
+    sb_str(b, name);
+    sb_puts(b, ": ");
+    sb_u64(b, v);
+}
+
+/* The model's figures in the shape of `vramplan inspect --json` (one file: no index). */
 static void model_json(sbuf *b, const vp_model *m)
 {
     vp_bytes kv;
     sb_puts(b, "{\"format\": ");
     sb_str(b, vp_model_format_name(vp_model_get_format(m)));
     sb_puts(b, ", \"model_type\": ");
-    sb_str(b, vp_model_type(m));
+    sb_str(b, vp_model_type(m)[0] ? vp_model_type(m) : NULL);
     sb_puts(b, ", \"dtype\": ");
-    sb_str(b, vp_model_dtype(m));
-    sb_puts(b, ", \"parameters\": ");
-    sb_u64(b, vp_count_value(vp_model_parameters(m)));
-    sb_puts(b, ", \"active_parameters\": ");
-    sb_u64(b, vp_count_value(vp_model_active_parameters(m)));
-    sb_puts(b, ", \"weight_bytes\": ");
-    sb_u64(b, vp_bytes_value(vp_model_role_bytes(m, VP_ROLE_PAYLOAD)));
-    sb_puts(b, ", \"quant_metadata_bytes\": ");
-    sb_u64(b, vp_bytes_value(vp_model_role_bytes(m, VP_ROLE_QUANT_METADATA)));
-    sb_puts(b, ", \"unquantized_bytes\": ");
-    sb_u64(b, vp_bytes_value(vp_model_role_bytes(m, VP_ROLE_UNQUANTIZED)));
-    sb_puts(b, ", \"total_bytes\": ");
-    sb_u64(b, vp_bytes_value(vp_model_total_bytes(m)));
-    sb_puts(b, ", \"kv_bytes_per_token\": ");
+    sb_str(b, vp_model_dtype(m)[0] ? vp_model_dtype(m) : NULL);
+    if (vp_model_dtype(m)[0]) {
+        sb_puts(b, ", \"dtype_basis\": ");
+        sb_str(b, vp_model_dtype_assumed(m) ? "assumed" : "computed");
+    }
+    sb_puts(b, ", \"quant_method\": ");
+    sb_str(b, vp_model_quant_method(m)[0] ? vp_model_quant_method(m) : NULL);
+    u64_field(b, "parameters", vp_count_value(vp_model_parameters(m)));
+    u64_field(b, "active_parameters", vp_count_value(vp_model_active_parameters(m)));
+    u64_field(b, "weight_bytes", vp_bytes_value(vp_model_role_bytes(m, VP_ROLE_PAYLOAD)));
+    u64_field(b, "quant_metadata_bytes",
+              vp_bytes_value(vp_model_role_bytes(m, VP_ROLE_QUANT_METADATA)));
+    u64_field(b, "unquantized_bytes", vp_bytes_value(vp_model_role_bytes(m, VP_ROLE_UNQUANTIZED)));
+    u64_field(b, "other_bytes", vp_bytes_value(vp_model_role_bytes(m, VP_ROLE_OTHER)));
+    u64_field(b, "total_bytes", vp_bytes_value(vp_model_total_bytes(m)));
     if (vp_model_kv_bytes_per_token(m, &kv) == VP_OK)
-        sb_u64(b, vp_bytes_value(kv));
+        u64_field(b, "kv_bytes_per_token", vp_bytes_value(kv));
     else
-        sb_puts(b, "null");
-    sb_printf(b, ", \"tensors\": %llu}", (unsigned long long)vp_model_tensor_count(m));
+        sb_puts(b, ", \"kv_bytes_per_token\": null");
+    if (vp_model_has_architecture(m)) {
+        int first = 1;
+        sb_puts(b, ", \"architecture\": {");
+        for (size_t i = 0; i < sizeof(arch_keys) / sizeof(arch_keys[0]); i++) {
+            uint64_t v;
+            if (vp_model_arch(m, arch_keys[i].key, &v) == VP_OK) {
+                sb_puts(b, first ? "" : ", ");
+                sb_str(b, arch_keys[i].name);
+                sb_puts(b, ": ");
+                sb_u64(b, v);
+                first = 0;
+            }
+        }
+        sb_puts(b, "}");
+    } else {
+        sb_puts(b, ", \"architecture\": null");
+    }
+    if (vp_model_get_format(m) != VP_FORMAT_CONFIG) {
+        u64_field(b, "tensors", (uint64_t)vp_model_tensor_count(m));
+        sb_puts(b, ", \"dtypes\": {");
+        for (size_t i = 0; i < vp_model_dtype_count(m); i++) {
+            sb_puts(b, i ? ", " : "");
+            sb_str(b, vp_model_dtype_name(m, i));
+            sb_puts(b, ": ");
+            sb_u64(b, vp_bytes_value(vp_model_dtype_bytes(m, i)));
+        }
+        sb_puts(b, "}");
+    }
+    sb_puts(b, "}");
 }
 
 /*

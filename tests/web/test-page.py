@@ -19,9 +19,12 @@ import glob
 import json
 import os
 import re
+import shutil
 import statistics
+import struct
 import subprocess
 import sys
+import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import cdp  # noqa: E402
@@ -125,6 +128,10 @@ def main():
                        "JSON.parse(vramplanPage.raw).estimate !== undefined && "
                        "JSON.parse(vramplanPage.raw).estimate.weights_only_bytes !== null"
                        % json.dumps(os.path.basename(model)))
+                info = json.loads(b.eval('vramplanPage.model.raw'))['model']
+                check(info == cli_json(vramplan, 'inspect', model, '--json'),
+                      '%s: the model file read in the page equals `inspect --json` (%s parameters)'
+                      % (name, info.get('parameters')))
             check(b.eval('vramplanPage.text') == text, '%s: the sheet text is unchanged' % name)
             ans = json.loads(b.eval('vramplanPage.raw'))
             if not ans.get('ok'):
@@ -151,7 +158,66 @@ def main():
                 check(b.eval("document.getElementById('sizing').textContent.startsWith('## Sizing sheet')"),
                       '%s: the sizing sheet is shown in Markdown' % name)
 
-        # 4. a form edit: the text, the fragment and the result follow
+        # 4. checkpoint headers through the file input: the fuzz corpus's valid GGUF and
+        # safetensors files, and a 32 MiB safetensors file of which only the header is read
+        tmpdir = tempfile.mkdtemp(prefix='vramplan-web-')
+        try:
+            files = []
+            for src, dst in (('gguf/llama', 'llama.gguf'), ('gguf/v2', 'v2.gguf'),
+                             ('safetensors/bnb', 'bnb.safetensors'),
+                             ('safetensors/small', 'small.safetensors')):
+                shutil.copyfile(os.path.join(root, 'tests', 'fuzz', 'corpus', src),
+                                os.path.join(tmpdir, dst))
+                files.append(os.path.join(tmpdir, dst))
+            header = json.dumps({'model.embed_tokens.weight': {
+                'dtype': 'BF16', 'shape': [4096, 4096], 'data_offsets': [0, 4096 * 4096 * 2]}}).encode()
+            big = os.path.join(tmpdir, 'big.safetensors')
+            with open(big, 'wb') as f:
+                f.write(struct.pack('<Q', len(header)) + header)
+                f.truncate(8 + len(header) + 4096 * 4096 * 2)  # sparse: nothing written
+            files.append(big)
+            for n, path in enumerate(files, start=50):
+                fname = os.path.basename(path)
+                load(b, srv, n, seed)
+                b.eval("""(() => { window.sliced = 0; window.wholeReads = 0;
+                    const slice = Blob.prototype.slice;
+                    Blob.prototype.slice = function (a, z) {
+                        window.sliced += Math.min(z === undefined ? this.size : z, this.size) - (a || 0);
+                        return slice.apply(this, arguments); };
+                    for (const m of ['arrayBuffer', 'text', 'stream'])
+                        File.prototype[m] = function () { window.wholeReads++;
+                            return Blob.prototype[m].apply(this, arguments); }; })()""")
+                b.set_files('#model-file', [path])
+                b.wait('vramplanPage.model !== null && vramplanPage.model.name === %s' % json.dumps(fname))
+                info = json.loads(b.eval('vramplanPage.model.raw'))['model']
+                want = cli_json(vramplan, 'inspect', path, '--json')
+                check(info == want, '%s: read in the page equals `inspect --json` (%s, %s parameters)'
+                      % (fname, info.get('format'), info.get('parameters')))
+                sliced, whole = b.eval('[window.sliced, window.wholeReads]')
+                size = os.path.getsize(path)
+                check(whole == 0 and sliced <= min(size, 1 << 20) + 8,
+                      '%s: %d of %d bytes read, by Blob.slice only' % (fname, sliced, size))
+                text = b.eval('vramplanPage.text')
+                check('checkpoint = "%s"' % fname in text, '%s: the sheet names the checkpoint' % fname)
+            check(sliced == 8 + 8 + len(header), 'big.safetensors: the 8-byte length, then 8 + %d '
+                  'header bytes' % len(header))
+        finally:
+            shutil.rmtree(tmpdir, ignore_errors=True)
+
+        # 5. the largest concurrency for a card, as `vramplan fit`
+        vllm = os.path.join(root, 'examples', 'llama-3.1-8b-vllm.toml')
+        load(b, srv, 80, open(vllm, encoding='utf-8').read())
+        b.set_files('#model-file', [model_path(vllm, open(vllm, encoding='utf-8').read())])
+        b.wait('vramplanPage.model !== null')
+        fit = cli_json(vramplan, 'fit', vllm, '--solve', 'concurrency', '--capacity', 'H100 SXM', '--json')
+        shown = b.eval("""(() => { const c = document.getElementById('capacity');
+            c.value = 'H100 SXM'; c.dispatchEvent(new Event('change'));
+            document.querySelector('[data-fit="concurrency"]').click();
+            return document.getElementById('fit-result').textContent; })()""")
+        check(shown.endswith(': %d' % fit['value']) and '84,943,715,696 B' in shown,
+              'fit: the largest concurrency on an H100 SXM is the CLI\'s %d (%r)' % (fit['value'], shown))
+
+        # 6. a form edit: the text, the fragment and the result follow
         load(b, srv, 99, seed)
         b.eval("(() => { const i = document.querySelector('[data-key=\"model.parameters\"]'); "
                "i.value = '13000000000'; i.dispatchEvent(new Event('change')); })()")

@@ -117,10 +117,18 @@ other = "6 GiB"
     return h;
   }
   function writeFragment() {
+    clearTimeout(page.fragmentTimer);
+    page.fragmentTimer = null;
     const h = fragment();
     if (location.hash !== h)
       history.replaceState(null, '', h);
     $('share').href = h;
+  }
+  /* The address follows the sheet shortly after the last edit: typing stays fast (a
+   * replaceState costs up to a few ms, and browsers throttle bursts of them). */
+  function scheduleFragment() {
+    if (page.fragmentTimer === null || page.fragmentTimer === undefined)
+      page.fragmentTimer = setTimeout(writeFragment, 120);
   }
 
   /* ---- editing the TOML text line by line ---------------------------------------------- */
@@ -228,7 +236,7 @@ other = "6 GiB"
     page.raw = page.vp.lastText;
     if (!same)
       render(ans); /* an edit that changes no figure (a comment, a blank) redraws nothing */
-    writeFragment();
+    scheduleFragment();
     return performance.now() - t;
   }
 
@@ -636,6 +644,8 @@ other = "6 GiB"
       if (ans.ok)
         setText(ans.text);
     });
+    $('share').addEventListener('click', writeFragment);
+    window.addEventListener('pagehide', writeFragment);
     window.addEventListener('hashchange', () => {
       const fr = readFragment();
       if (fr.sheet !== null && fr.sheet !== page.text) {
@@ -669,6 +679,7 @@ other = "6 GiB"
     setText(fr.sheet !== null ? fr.sheet : SEED);
     if (fr.error)
       $('status').textContent = fr.error + '; the seed example is shown';
+    writeFragment();
     page.timing.load_ms = performance.now();
     page.timing.script_ms = performance.now() - t0;
     document.documentElement.dataset.ready = '1';

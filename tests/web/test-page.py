@@ -227,8 +227,9 @@ def main():
         text = b.eval('vramplanPage.text')
         check('parameters = 13000000000' in text and text.startswith('# The seed scenario'),
               'edit: the line is rewritten in place, comments kept')
-        frag = b.eval('location.hash')
-        check(frag == '#sheet=' + b64url(text), 'edit: the fragment holds the new sheet')
+        want = '#sheet=' + b64url(text)
+        b.wait('location.hash === %s' % json.dumps(want), timeout=5)
+        check(b.eval('location.hash') == want, 'edit: the fragment holds the new sheet')
     finally:
         b.close()
         srv.close()

@@ -261,7 +261,8 @@ other = "6 GiB"
     $('result-pane').classList.toggle('stale', !ans.ok);
     if (!ans.ok && ans.where === 'sheet') {
       showError(terr, ans);
-      $('status').textContent = 'the sheet has an error: the results below are from the last valid sheet';
+      $('status').textContent = 'the sheet has an error at line ' + ans.error.line + ', column ' +
+        ans.error.column + (page.shown ? ': the results below are from the last valid sheet' : '');
       return;
     }
     if (ans.fields)
@@ -274,6 +275,7 @@ other = "6 GiB"
     $('status').textContent = 'ready: vramplan ' + page.version + ' (WebAssembly)';
     renderEstimate(ans.estimate);
     renderPlan(ans);
+    page.shown = true;
   }
 
   /* ---- the form ------------------------------------------------------------------------- */

@@ -96,6 +96,13 @@ def main():
         check(bars == 'load:2 prefill:2 decode:2',
               'seed: one stacked bar per phase, one segment per item (%s)' % bars)
 
+        # the page opened without a fragment shows the seed example
+        b.navigate(srv.url('index.html?n=bare'))
+        b.wait("document.documentElement.dataset.ready === '1' && location.search === '?n=bare'")
+        wo = b.eval("document.getElementById('weights-only').textContent")
+        check('13.04 GiB' in wo and b.eval('location.hash') == '#sheet=' + b64url(seed),
+              'no fragment: the seed example, and the fragment then holds it (%r)' % wo)
+
         # 2. an invalid sheet: the error at the CLI's line and column, in the TOML view
         bad = seed.replace('parameters = 7_000_000_000', 'parameters = "7e9"')
         bad_path = os.path.join(os.environ.get('TMPDIR', '/tmp'), 'vramplan-web-bad-%d.toml' % os.getpid())
@@ -230,6 +237,25 @@ def main():
         want = '#sheet=' + b64url(text)
         b.wait('location.hash === %s' % json.dumps(want), timeout=5)
         check(b.eval('location.hash') == want, 'edit: the fragment holds the new sheet')
+
+        # 7. an offer added with the form: the plan of the new text, as `vramplan plan`
+        b.eval("document.getElementById('offer-add').click()")
+        b.wait('vramplanPage.result.plan !== null')
+        text = b.eval('vramplanPage.text')
+        path = os.path.join(os.environ.get('TMPDIR', '/tmp'), 'vramplan-web-offer-%d.toml' % os.getpid())
+        with open(path, 'w', encoding='utf-8') as f:
+            f.write(text)
+        try:
+            want = cli_json(vramplan, 'plan', path, '--json')
+        finally:
+            os.unlink(path)
+        got = json.loads(b.eval('vramplanPage.raw'))['plan']
+        for d in (want, got):
+            d.pop('sheet', None)
+        rows = b.eval("[...document.querySelectorAll('table.candidates tbody tr')].map(r => "
+                      "r.cells[0].textContent + ':' + r.cells[1].textContent).join(' ')")
+        check(got == want and rows == 'offer-1:' + want['candidates'][0]['verdict'],
+              'add offer: [[offer]] appended, its plan equals `vramplan plan --json` (%s)' % rows)
     finally:
         b.close()
         srv.close()

@@ -506,6 +506,12 @@ other = "6 GiB"
     $('sizing').textContent = ans.sizing_markdown || '';
     $('download-md').disabled = !ans.sizing_markdown;
     if (!ans.plan) {
+      const e = ans.plan_error;
+      box.append(el('p', { class: 'error' }, 'plan: ' + (e.line ? e.source + ':' + e.line + ':' + e.column + ': ' : '') +
+        e.message + ' (' + e.status + ')'));
+      return;
+    }
+    if (!ans.plan.candidates.length) {
       box.append(el('p', { class: 'hint' }, 'Add offers to classify them (fit, to_confirm, excluded) and rank them.'));
       return;
     }

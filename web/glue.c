@@ -699,10 +699,11 @@ static void plan_json(sbuf *b, const vp_plan *p, const char *sizing_json)
 
 /*
  * One run of the page: the sheet (TOML text) estimated against the capacity (a quantity
- * such as "24 GB", a catalog card such as "RTX 4090", or "" for the sheet's evidence), and
- * when the sheet has offers, its plan and the one-page sizing sheet in Markdown.
- * Answer: {"ok": true, "fields": {…}, "estimate": {…}, "plan": {…}|null, "sizing_markdown": "…"|null,
- * "offers": N} or {"ok": false, "where": "sheet"|"capacity"|"estimate"|"plan",
+ * such as "24 GB", a catalog card such as "RTX 4090", or "" for the sheet's evidence), its
+ * plan (the offers classified: none without offers) and the one-page sizing sheet in Markdown.
+ * Answer: {"ok": true, "fields": {…}, "estimate": {…}, "plan": {…}|null (then "plan_error":
+ * {…}), "sizing_markdown": "…"|null, "offers": N} or {"ok": false, "where":
+ * "sheet"|"capacity"|"estimate",
  * "error": {status, message, source, line, column, offset, text}}.
  */
 VPW_EXPORT(vpw_run) char *vpw_run(const char *text, size_t len, const char *capacity);
@@ -731,16 +732,16 @@ char *vpw_run(const char *text, size_t len, const char *capacity)
         answer = fail_json_fields(st, &err, "estimate", fields);
         goto out;
     }
+    /* the plan (its candidates, none without offers) and the one-page sizing sheet; when
+     * the plan fails (evidence naming an offer the sheet lacks…), the estimate still shows */
     size_t offers = vp_sheet_count(s, "offer");
-    if (offers > 0) {
-        st = vp_plan_new(&p, s, NULL, &err);
-        if (st == VP_OK && ((st = vp_plan_sizing_sheet(p, s, &md, 1)) != VP_OK ||
-                            (st = vp_plan_sizing_sheet(p, s, &js, 2)) != VP_OK))
-            err.code = VP_OK;
-        if (st != VP_OK) {
-            answer = fail_json_fields(st, &err, "plan", fields);
-            goto out;
-        }
+    vp_error perr = VP_ERROR_INIT;
+    vp_status pst = vp_plan_new(&p, s, NULL, &perr);
+    if (pst == VP_OK && ((pst = vp_plan_sizing_sheet(p, s, &md, 1)) != VP_OK ||
+                         (pst = vp_plan_sizing_sheet(p, s, &js, 2)) != VP_OK)) {
+        vp_plan_free(p);
+        p = NULL;
+        perr.code = VP_OK; /* out of memory: no message of the plan's own */
     }
     sbuf b = { 0 };
     sb_puts(&b, "{\"ok\": true, \"fields\": ");
@@ -748,10 +749,12 @@ char *vpw_run(const char *text, size_t len, const char *capacity)
     sb_puts(&b, ", \"estimate\": ");
     estimate_json(&b, e, s, cap, from);
     sb_puts(&b, ", \"plan\": ");
-    if (p != NULL)
+    if (p != NULL) {
         plan_json(&b, p, js);
-    else
-        sb_puts(&b, "null");
+    } else {
+        sb_puts(&b, "null, \"plan_error\": ");
+        sb_error(&b, pst, &perr);
+    }
     sb_puts(&b, ", \"sizing_markdown\": ");
     sb_str(&b, md);
     sb_printf(&b, ", \"offers\": %llu}", (unsigned long long)offers);

@@ -148,12 +148,20 @@
     return api;
   }
 
-  /* Fetch, compile and start the module; resolves to the wrapped API. */
+  /* Fetch, compile and start the module; resolves to the wrapped API. The module compiles
+   * while it downloads when the server names its type (application/wasm), and the browser
+   * may then keep the compiled code for the next visit; otherwise from the whole bytes. */
   async function load(url) {
-    const resp = await fetch(url || 'vramplan.wasm');
+    url = url || 'vramplan.wasm';
+    const resp = await fetch(url);
     if (!resp.ok)
-      throw new Error('cannot load ' + (url || 'vramplan.wasm') + ': HTTP ' + resp.status);
-    const module = await WebAssembly.compile(await resp.arrayBuffer());
+      throw new Error('cannot load ' + url + ': HTTP ' + resp.status);
+    let module;
+    const type = (resp.headers.get('Content-Type') || '').split(';')[0].trim();
+    if (WebAssembly.compileStreaming && type === 'application/wasm')
+      module = await WebAssembly.compileStreaming(resp);
+    else
+      module = await WebAssembly.compile(await resp.arrayBuffer());
     let instance = null;
     const imports = importObject(module, () => instance.exports.memory);
     instance = await WebAssembly.instantiate(module, imports);

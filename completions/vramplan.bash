@@ -5,6 +5,13 @@
 # tests/packaging/check-completion.sh checks that every option of `vramplan COMMAND --help`
 # is offered here.
 
+# COMPREPLY from compgen's words for the current word, one per line (names with spaces
+# stay whole)
+_vramplan_reply()
+{
+    mapfile -t COMPREPLY < <(compgen "$@" -- "$cur")
+}
+
 _vramplan()
 {
     local cur prev cmd i
@@ -24,17 +31,17 @@ _vramplan()
 
     # the value of an option
     case $prev in
-        --solve) COMPREPLY=($(compgen -W "context concurrency microbatch" -- "$cur")); return ;;
-        --framework) COMPREPLY=($(compgen -W "vllm transformers llama.cpp other none" -- "$cur")); return ;;
-        --task) COMPREPLY=($(compgen -W "inference lora qlora full" -- "$cur")); return ;;
-        --kv-cache) COMPREPLY=($(compgen -W "auto bf16 fp16 fp32 fp8" -- "$cur")); return ;;
+        --solve) _vramplan_reply -W "context concurrency microbatch"; return ;;
+        --framework) _vramplan_reply -W "vllm transformers llama.cpp other none"; return ;;
+        --task) _vramplan_reply -W "inference lora qlora full"; return ;;
+        --kv-cache) _vramplan_reply -W "auto bf16 fp16 fp32 fp8"; return ;;
         --weights)
-            COMPREPLY=($(compgen -W "fp32 bf16 fp16 fp8 int8 fp8-block128 nf4 fp4 nf4-dq fp4-dq
-                int8-bnb gptq-int4-g128 awq-int4-g128 mxfp4" -- "$cur")); return ;;
+            _vramplan_reply -W "fp32 bf16 fp16 fp8 int8 fp8-block128 nf4 fp4 nf4-dq fp4-dq
+                int8-bnb gptq-int4-g128 awq-int4-g128 mxfp4"; return ;;
         --rank)
-            COMPREPLY=($(compgen -W "cost,margin,schedule cost,schedule,margin margin,cost,schedule
-                margin,schedule,cost schedule,cost,margin schedule,margin,cost" -- "$cur")); return ;;
-        --svg|-o|--model) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+            _vramplan_reply -W "cost,margin,schedule cost,schedule,margin margin,cost,schedule
+                margin,schedule,cost schedule,cost,margin schedule,margin,cost"; return ;;
+        --svg|-o|--model) _vramplan_reply -f; return ;;
         --capacity|--context|--concurrency|--microbatch|--gpus|--tp|--pp|--utilization|\
         --max-num-batched-tokens|--max-num-seqs|--set|--width)
             return ;;
@@ -44,9 +51,9 @@ _vramplan()
     case $cmd in
         '')
             if [[ $cur == -* ]]; then
-                COMPREPLY=($(compgen -W "--help --version --man" -- "$cur"))
+                _vramplan_reply -W "--help --version --man"
             else
-                COMPREPLY=($(compgen -W "$commands" -- "$cur"))
+                _vramplan_reply -W "$commands"
             fi
             return ;;
         estimate) opts="--json --markdown --capacity --svg $overrides" ;;
@@ -56,17 +63,17 @@ _vramplan()
         inspect) opts="--json --markdown --tensors --width" ;;
         init) opts="--model --task --framework -o --force" ;;
         cards) opts="--json --markdown --width" ;;
-        help) COMPREPLY=($(compgen -W "$commands" -- "$cur")); return ;;
+        help) _vramplan_reply -W "$commands"; return ;;
         *) return ;;
     esac
     if [[ $cur == -* ]]; then
-        COMPREPLY=($(compgen -W "$opts --help" -- "$cur"))
+        _vramplan_reply -W "$opts --help"
         return
     fi
     case $cmd in
-        inspect) COMPREPLY=($(compgen -f -- "$cur")) ;;
+        inspect) _vramplan_reply -f ;;
         init|cards) ;;
-        *) COMPREPLY=($(compgen -f -X '!*.toml' -- "$cur") $(compgen -d -- "$cur")) ;;
+        *) mapfile -t COMPREPLY < <(compgen -f -X '!*.toml' -- "$cur"; compgen -d -- "$cur") ;;
     esac
 }
 complete -o filenames -o bashdefault -F _vramplan vramplan

@@ -5,6 +5,7 @@
 # usage: check-completion.sh VRAMPLAN COMPLETION_FILE SOURCE_ROOT
 set -u
 exe=$1 comp=$2 root=$3
+TMPDIR_COMP=$(mktemp -d)
 failed=0
 ok() { echo "ok   $1"; }
 bad() { echo "FAIL $1"; failed=$((failed + 1)); }
@@ -41,6 +42,7 @@ for cmd in $commands; do
     offered=$(c vramplan "$cmd" sheet.toml -)
     # shellcheck disable=SC2086
     has "$cmd: every option of its --help ($(echo $opts | wc -w))" "$offered" $opts
+    # shellcheck disable=SC2046
     extra=$(printf '%s\n' "$offered" | grep -vxF -e --help $(printf -- '-e %s ' $opts))
     if [ -z "$extra" ]; then ok "$cmd: no option its --help lacks"; else bad "$cmd: offers $(echo $extra)"; fi
 done
@@ -55,5 +57,10 @@ got=$(c vramplan estimate examples/hel)
 if [ -z "$got" ]; then ok "sheets: a .c file is not offered"; else bad "sheets: offered $got"; fi
 has "inspect: model files" "$(c vramplan inspect tests/data/configs/meta-llama__Meta-Llama-3.1-8B/con)" \
     tests/data/configs/meta-llama__Meta-Llama-3.1-8B/config.json
+# a name with a space stays one candidate
+mkdir -p "$TMPDIR_COMP/with space" && : > "$TMPDIR_COMP/with space/a sheet.toml"
+has "a sheet whose path has spaces" "$(c vramplan estimate "$TMPDIR_COMP/with space/a")" \
+    "$TMPDIR_COMP/with space/a sheet.toml"
+rm -rf "$TMPDIR_COMP"
 echo "$failed failed"
 [ "$failed" -eq 0 ]

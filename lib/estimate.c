@@ -1935,7 +1935,7 @@ static int fits(vp_estimate *e, const vp__wl *w, uint64_t capacity, vp_error *er
             for (size_t i = 0; i < S->n; i++)
                 if (strcmp(S->items[i].id, "kv_cache") == 0 && S->items[i].bytes > S->kv_budget)
                     return 0;
-        } else if (vp_bytes_value(vp_estimate_peak_bytes(e, (size_t)s * e->tp, NULL)) > capacity) {
+        } else if (vp_bytes_value(vp_estimate_peak_bytes(e, vp_estimate_stage_gpu(e, (size_t)s), NULL)) > capacity) {
             return 0;
         }
     }

@@ -1040,7 +1040,7 @@ vp_status vp__json_parse(vp__json *doc, const char *buf, size_t len, const char 
     tmp.text = ps.lx.start;
     if (len >= 3 && memcmp(buf, "\xEF\xBB\xBF", 3) == 0)
         vp__jlex_fail(&ps.lx, VP_EPARSE, ps.lx.p, "byte order mark before the JSON value");
-    else if ((uint64_t)len > UINT32_MAX)
+    else if ((uint64_t)len >> 32 != 0) /* more than UINT32_MAX bytes */
         vp__jlex_fail(&ps.lx, VP_ELIMIT, ps.lx.p, "JSON input larger than 4 GiB");
     else
         parse_document(&ps);

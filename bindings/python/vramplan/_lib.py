@@ -3,8 +3,9 @@
 Search order: the VRAMPLAN_LIBRARY environment variable; a libvramplan.so.0 beside this
 package or in a Meson build tree above it (build*/lib, builddir/lib); the SONAME
 libvramplan.so.0 through the dynamic loader; and only when none of these loads,
-ctypes.util.find_library("vramplan"). The loaded library's version must be at least
-MIN_VERSION.
+ctypes.util.find_library("vramplan"), then the libdir pkg-config gives for vramplan (after
+`meson install` into a prefix the loader does not search, or before `ldconfig` ran). The
+loaded library's version must be at least MIN_VERSION.
 
 The known names come first so that importing the binding costs no more than loading the
 library: ctypes.util (which imports subprocess and runs ldconfig or gcc on some systems) and
@@ -45,6 +46,20 @@ def _candidates():
     found = find_library("vramplan")
     if found:
         yield found
+    libdir = _pkg_config_libdir()
+    if libdir:
+        yield os.path.join(libdir, SONAME)
+
+
+def _pkg_config_libdir():
+    """`pkg-config --variable=libdir vramplan`, or None (no pkg-config, not installed)."""
+    import subprocess
+    try:
+        r = subprocess.run(["pkg-config", "--variable=libdir", "vramplan"], capture_output=True,
+                           text=True, timeout=10)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return r.stdout.strip() or None if r.returncode == 0 else None
 
 
 def load():

@@ -1,0 +1,921 @@
+/*
+ * The calculator page's entry points: sheet text in, one JSON object out. Built only for
+ * wasm32-wasi (web/meson.build) and linked with the library's sources; it uses nothing but
+ * the public API (include/vramplan.h), like the command-line tool, and answers with the
+ * same JSON shapes as `vramplan estimate --json` and `vramplan plan --json`.
+ *
+ * Memory: every string returned is allocated here and freed by the caller with vpw_free().
+ * The page writes its inputs into blocks from vpw_alloc(). The only state kept between
+ * calls is the model file the user chose (its header bytes), re-read for every run so that
+ * the sheet owns a fresh model each time (vp_sheet_attach_model() takes ownership).
+ */
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <vramplan.h>
+
+#define VPW_EXPORT(name) __attribute__((export_name(#name)))
+
+/* ---- a growing string --------------------------------------------------------------- */
+
+typedef struct {
+    char *p;
+    size_t n, cap;
+    int bad; /* out of memory: the text is incomplete and must not be used */
+} sbuf;
+
+static void sb_put(sbuf *b, const char *s, size_t n)
+{
+    if (b->bad)
+        return;
+    if (n >= b->cap - b->n || b->p == NULL) {
+        size_t want = b->cap ? b->cap : 1024;
+        while (want - b->n <= n) {
+            if (want > SIZE_MAX / 2) {
+                b->bad = 1;
+                return;
+            }
+            want *= 2;
+        }
+        char *q = realloc(b->p, want);
+        if (q == NULL) {
+            b->bad = 1;
+            return;
+        }
+        b->p = q;
+        b->cap = want;
+    }
+    memcpy(b->p + b->n, s, n);
+    b->n += n;
+    b->p[b->n] = '\0';
+}
+
+static void sb_puts(sbuf *b, const char *s)
+{
+    sb_put(b, s, strlen(s));
+}
+
+__attribute__((format(printf, 2, 3)))
+static void sb_printf(sbuf *b, const char *fmt, ...)
+{
+    char tmp[256];
+    va_list ap;
+    va_start(ap, fmt);
+    int k = vsnprintf(tmp, sizeof(tmp), fmt, ap);
+    va_end(ap);
+    if (k < 0 || (size_t)k >= sizeof(tmp)) {
+        b->bad = 1; /* only short, bounded pieces are printed this way */
+        return;
+    }
+    sb_put(b, tmp, (size_t)k);
+}
+
+static void sb_str(sbuf *b, const char *s)
+{
+    if (s == NULL) {
+        sb_puts(b, "null");
+        return;
+    }
+    sb_puts(b, "\"");
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        switch (*p) {
+        case '"': sb_puts(b, "\\\""); break;
+        case '\\': sb_puts(b, "\\\\"); break;
+        case '\n': sb_puts(b, "\\n"); break;
+        case '\r': sb_puts(b, "\\r"); break;
+        case '\t': sb_puts(b, "\\t"); break;
+        default:
+            if (*p < 0x20)
+                sb_printf(b, "\\u%04x", (unsigned)*p);
+            else
+                sb_put(b, (const char *)p, 1);
+        }
+    }
+    sb_puts(b, "\"");
+}
+
+static void sb_u64(sbuf *b, uint64_t v)
+{
+    sb_printf(b, "%llu", (unsigned long long)v);
+}
+
+/* The answer handed to the page: the text, or a fixed out-of-memory object. */
+static char *sb_done(sbuf *b)
+{
+    if (b->bad || b->p == NULL) {
+        free(b->p);
+        const char oom[] = "{\"ok\": false, \"error\": {\"status\": \"VP_ENOMEM\", "
+                           "\"message\": \"out of memory\", \"line\": 0, \"column\": 0}}";
+        char *q = malloc(sizeof(oom));
+        if (q != NULL)
+            memcpy(q, oom, sizeof(oom));
+        return q;
+    }
+    return b->p;
+}
+
+static void sb_error(sbuf *b, vp_status st, const vp_error *err)
+{
+    sb_puts(b, "{\"status\": ");
+    sb_str(b, vp_status_name(st));
+    sb_puts(b, ", \"message\": ");
+    sb_str(b, err != NULL && err->message[0] ? err->message : vp_status_str(st));
+    sb_puts(b, ", \"source\": ");
+    sb_str(b, err != NULL && err->source[0] ? err->source : NULL);
+    sb_printf(b, ", \"line\": %lu, \"column\": %lu, \"offset\": %llu",
+              err != NULL ? (unsigned long)err->line : 0ul,
+              err != NULL ? (unsigned long)err->column : 0ul,
+              err != NULL ? (unsigned long long)err->byte_offset : 0ull);
+    char full[1024];
+    if (err != NULL && err->code != VP_OK && vp_error_format(full, sizeof(full), err) == VP_OK) {
+        sb_puts(b, ", \"text\": ");
+        sb_str(b, full);
+    }
+    sb_puts(b, "}");
+}
+
+/* {"ok": false, "where": …, "error": {…}} with the sheet's form fields when it parsed */
+static char *fail_json_fields(vp_status st, const vp_error *err, const char *where,
+                              const char *fields)
+{
+    sbuf b = { 0 };
+    sb_puts(&b, "{\"ok\": false, \"where\": ");
+    sb_str(&b, where);
+    sb_puts(&b, ", \"error\": ");
+    sb_error(&b, st, err);
+    if (fields != NULL) {
+        sb_puts(&b, ", \"fields\": ");
+        sb_puts(&b, fields);
+    }
+    sb_puts(&b, "}");
+    return sb_done(&b);
+}
+
+static char *fail_json(vp_status st, const vp_error *err, const char *where)
+{
+    return fail_json_fields(st, err, where, NULL);
+}
+
+/* ---- memory shared with the page ---------------------------------------------------- */
+
+VPW_EXPORT(vpw_alloc) void *vpw_alloc(size_t n);
+void *vpw_alloc(size_t n)
+{
+    return malloc(n ? n : 1);
+}
+
+VPW_EXPORT(vpw_free) void vpw_free(void *p);
+void vpw_free(void *p)
+{
+    free(p);
+}
+
+/* ---- the model file the user chose -------------------------------------------------- */
+
+enum { MODEL_NONE = 0, MODEL_CONFIG = 1, MODEL_SAFETENSORS = 2, MODEL_GGUF = 3 };
+
+static struct {
+    int kind;
+    unsigned char *data;
+    size_t len;
+    uint64_t file_size;
+    char name[256];
+} slot;
+
+static vp_status model_read(vp_model **out, int kind, const unsigned char *data, size_t len,
+                            uint64_t file_size, const char *name, vp_error *err)
+{
+    switch (kind) {
+    case MODEL_CONFIG:
+        return vp_model_from_config(out, (const char *)data, len, name, err);
+    case MODEL_SAFETENSORS:
+        return vp_model_from_safetensors(out, data, len, file_size, name, err);
+    case MODEL_GGUF:
+        return vp_model_from_gguf(out, data, len, file_size, name, err);
+    default:
+        return VP_EMISUSE;
+    }
+}
+
+static const struct {
+    vp_arch_key key;
+    const char *name;
+} arch_keys[] = {
+    { VP_ARCH_VOCAB, "vocab_size" },          { VP_ARCH_HIDDEN, "hidden_size" },
+    { VP_ARCH_LAYERS, "num_layers" },         { VP_ARCH_HEADS, "num_attention_heads" },
+    { VP_ARCH_KV_HEADS, "num_kv_heads" },     { VP_ARCH_HEAD_DIM, "head_dim" },
+    { VP_ARCH_INTERMEDIATE, "intermediate_size" }, { VP_ARCH_EXPERTS, "experts" },
+    { VP_ARCH_EXPERTS_PER_TOKEN, "experts_per_token" },
+    { VP_ARCH_MOE_INTERMEDIATE, "moe_intermediate_size" },
+    { VP_ARCH_MAX_CONTEXT, "max_context" },   { VP_ARCH_KV_LORA_RANK, "kv_lora_rank" },
+    { VP_ARCH_QK_ROPE_DIM, "qk_rope_head_dim" }, { VP_ARCH_SLIDING_WINDOW, "sliding_window" },
+    { VP_ARCH_SLIDING_LAYERS, "sliding_layers" },
+};
+
+static void u64_field(sbuf *b, const char *name, uint64_t v)
+{
+    sb_puts(b, ", ");
+    sb_str(b, name);
+    sb_puts(b, ": ");
+    sb_u64(b, v);
+}
+
+/* The model's figures in the shape of `vramplan inspect --json` (one file: no index). */
+static void model_json(sbuf *b, const vp_model *m)
+{
+    vp_bytes kv;
+    sb_puts(b, "{\"format\": ");
+    sb_str(b, vp_model_format_name(vp_model_get_format(m)));
+    sb_puts(b, ", \"model_type\": ");
+    sb_str(b, vp_model_type(m)[0] ? vp_model_type(m) : NULL);
+    sb_puts(b, ", \"dtype\": ");
+    sb_str(b, vp_model_dtype(m)[0] ? vp_model_dtype(m) : NULL);
+    if (vp_model_dtype(m)[0]) {
+        sb_puts(b, ", \"dtype_basis\": ");
+        sb_str(b, vp_model_dtype_assumed(m) ? "assumed" : "computed");
+    }
+    sb_puts(b, ", \"quant_method\": ");
+    sb_str(b, vp_model_quant_method(m)[0] ? vp_model_quant_method(m) : NULL);
+    u64_field(b, "parameters", vp_count_value(vp_model_parameters(m)));
+    u64_field(b, "active_parameters", vp_count_value(vp_model_active_parameters(m)));
+    u64_field(b, "weight_bytes", vp_bytes_value(vp_model_role_bytes(m, VP_ROLE_PAYLOAD)));
+    u64_field(b, "quant_metadata_bytes",
+              vp_bytes_value(vp_model_role_bytes(m, VP_ROLE_QUANT_METADATA)));
+    u64_field(b, "unquantized_bytes", vp_bytes_value(vp_model_role_bytes(m, VP_ROLE_UNQUANTIZED)));
+    u64_field(b, "other_bytes", vp_bytes_value(vp_model_role_bytes(m, VP_ROLE_OTHER)));
+    u64_field(b, "total_bytes", vp_bytes_value(vp_model_total_bytes(m)));
+    if (vp_model_kv_bytes_per_token(m, &kv) == VP_OK)
+        u64_field(b, "kv_bytes_per_token", vp_bytes_value(kv));
+    else
+        sb_puts(b, ", \"kv_bytes_per_token\": null");
+    if (vp_model_has_architecture(m)) {
+        int first = 1;
+        sb_puts(b, ", \"architecture\": {");
+        for (size_t i = 0; i < sizeof(arch_keys) / sizeof(arch_keys[0]); i++) {
+            uint64_t v;
+            if (vp_model_arch(m, arch_keys[i].key, &v) == VP_OK) {
+                sb_puts(b, first ? "" : ", ");
+                sb_str(b, arch_keys[i].name);
+                sb_puts(b, ": ");
+                sb_u64(b, v);
+                first = 0;
+            }
+        }
+        sb_puts(b, "}");
+    } else {
+        sb_puts(b, ", \"architecture\": null");
+    }
+    if (vp_model_get_format(m) != VP_FORMAT_CONFIG) {
+        u64_field(b, "tensors", (uint64_t)vp_model_tensor_count(m));
+        sb_puts(b, ", \"dtypes\": {");
+        for (size_t i = 0; i < vp_model_dtype_count(m); i++) {
+            sb_puts(b, i ? ", " : "");
+            sb_str(b, vp_model_dtype_name(m, i));
+            sb_puts(b, ": ");
+            sb_u64(b, vp_bytes_value(vp_model_dtype_bytes(m, i)));
+        }
+        sb_puts(b, "}");
+    }
+    sb_puts(b, "}");
+}
+
+/*
+ * Keep (and take ownership of) the header bytes of the model file the user chose: kind 1
+ * config.json, 2 .safetensors (its first 8 + header-length bytes), 3 .gguf (its header),
+ * 0 to forget the model. The bytes are read once here to check them; the answer is the
+ * model's figures (as `vramplan inspect --json`) or the reader's error.
+ */
+VPW_EXPORT(vpw_model) char *vpw_model(int kind, unsigned char *data, size_t len,
+                                      double file_size, const char *name);
+char *vpw_model(int kind, unsigned char *data, size_t len, double file_size, const char *name)
+{
+    vp_error err = VP_ERROR_INIT;
+    if (kind == MODEL_NONE) {
+        free(data);
+        free(slot.data);
+        memset(&slot, 0, sizeof(slot));
+        sbuf b = { 0 };
+        sb_puts(&b, "{\"ok\": true, \"model\": null}");
+        return sb_done(&b);
+    }
+    uint64_t fs = file_size > 0 && file_size < 18446744073709551616.0 ? (uint64_t)file_size : 0;
+    vp_model *m = NULL;
+    vp_status st = model_read(&m, kind, data, len, fs, name, &err);
+    if (st != VP_OK) {
+        free(data); /* the slot keeps the previous model */
+        return fail_json(st, &err, "model");
+    }
+    sbuf b = { 0 };
+    sb_puts(&b, "{\"ok\": true, \"model\": ");
+    model_json(&b, m);
+    sb_puts(&b, "}");
+    vp_model_free(m);
+    free(slot.data);
+    slot.kind = kind;
+    slot.data = data;
+    slot.len = len;
+    slot.file_size = fs;
+    snprintf(slot.name, sizeof(slot.name), "%s", name ? name : "model");
+    return sb_done(&b);
+}
+
+/* The sheet with the chosen model attached (the sheet's own [model] paths are not read:
+ * a page has no file system). */
+static vp_status sheet_open(vp_sheet **out, const char *text, size_t len, vp_error *err)
+{
+    vp_sheet *s = NULL;
+    vp_status st = vp_sheet_parse(&s, text, len, "sheet.toml", err);
+    if (st != VP_OK)
+        return st;
+    if (slot.kind != MODEL_NONE) {
+        vp_model *m = NULL;
+        st = model_read(&m, slot.kind, slot.data, slot.len, slot.file_size, slot.name, err);
+        if (st == VP_OK)
+            st = vp_sheet_attach_model(s, m);
+        if (st != VP_OK) {
+            vp_model_free(m);
+            vp_sheet_free(s);
+            return st;
+        }
+    }
+    *out = s;
+    return VP_OK;
+}
+
+/* ---- capacity: a quantity, a catalog card, or the sheet's device_total evidence ------ */
+
+static vp_status capacity_resolve(const vp_sheet *s, const char *cap_text, vp_bytes *cap,
+                                  char *from, size_t from_len, vp_error *err)
+{
+    *cap = vp_bytes_make(0);
+    from[0] = '\0';
+    if (cap_text != NULL && cap_text[0]) {
+        const vp_card *card;
+        const char *basis = NULL;
+        vp_error cerr = VP_ERROR_INIT;
+        if (vp_bytes_parse(cap, cap_text, strlen(cap_text), err) == VP_OK) {
+            snprintf(from, from_len, "--capacity");
+            return VP_OK;
+        }
+        vp_status cst = vp_card_find(&card, cap_text, &cerr);
+        if (cst == VP_OK && (cst = vp_card_capacity(card, cap, &basis)) == VP_OK) {
+            snprintf(from, from_len, "%s: %s", vp_card_name(card), basis);
+            return VP_OK;
+        }
+        if (!(cap_text[0] >= '0' && cap_text[0] <= '9') && cap_text[0] != '.' && err != NULL)
+            *err = cerr;
+        return err != NULL && err->code != VP_OK ? err->code : cst;
+    }
+    /* as the command line does: the smallest device-reported total, else the smallest
+     * documented one; a vendor's or a catalog's figure never */
+    size_t n = vp_sheet_count(s, "evidence");
+    uint64_t best[2] = { UINT64_MAX, UINT64_MAX };
+    for (size_t i = 0; i < n; i++) {
+        char key[64], claim[64], value[128], source[64];
+        snprintf(key, sizeof(key), "evidence.%zu.claim", i);
+        if (vp_sheet_get(s, key, claim, sizeof(claim)) != VP_OK ||
+            strcmp(claim, "\"device_total\"") != 0)
+            continue;
+        snprintf(key, sizeof(key), "evidence.%zu.source", i);
+        if (vp_sheet_get(s, key, source, sizeof(source)) != VP_OK)
+            continue;
+        int rank = strcmp(source, "\"device_report\"") == 0 ||
+                           strcmp(source, "\"measurement\"") == 0
+                       ? 0
+                       : strcmp(source, "\"documentation\"") == 0 ? 1 : -1;
+        snprintf(key, sizeof(key), "evidence.%zu.value", i);
+        vp_bytes v;
+        size_t vl;
+        if (rank < 0 || vp_sheet_get(s, key, value, sizeof(value)) != VP_OK ||
+            (vl = strlen(value)) < 2 || vp_bytes_parse(&v, value + 1, vl - 2, NULL) != VP_OK)
+            continue;
+        if (vp_bytes_value(v) < best[rank])
+            best[rank] = vp_bytes_value(v);
+    }
+    for (int rank = 0; rank < 2; rank++)
+        if (best[rank] != UINT64_MAX) {
+            *cap = vp_bytes_make(best[rank]);
+            snprintf(from, from_len, "%s", rank == 0
+                     ? "the smallest device-reported total in the sheet"
+                     : "the smallest documented device total in the sheet");
+            return VP_OK;
+        }
+    return VP_OK;
+}
+
+/* ---- the estimate, in the shape of `vramplan estimate --json` ----------------------- */
+
+static void items_json(sbuf *b, const vp_estimate *e, size_t g)
+{
+    sb_puts(b, "[");
+    for (size_t i = 0; i < vp_estimate_item_count(e, g); i++) {
+        unsigned ph = vp_estimate_item_phases(e, g, i);
+        int first = 1;
+        sb_puts(b, i ? ", {\"id\": " : "{\"id\": ");
+        sb_str(b, vp_estimate_item_id(e, g, i));
+        sb_puts(b, ", \"bytes\": ");
+        sb_u64(b, vp_bytes_value(vp_estimate_item_bytes(e, g, i)));
+        sb_puts(b, ", \"basis\": ");
+        sb_str(b, vp_basis_name(vp_estimate_item_basis(e, g, i)));
+        sb_puts(b, ", \"counter\": ");
+        sb_str(b, vp_counter_name(vp_estimate_item_counter(e, g, i)));
+        sb_puts(b, ", \"phases\": [");
+        for (int p = 0; p < VP_PHASE_COUNT; p++)
+            if (ph & (1u << p)) {
+                if (!first)
+                    sb_puts(b, ", ");
+                sb_str(b, vp_phase_name((vp_phase)p));
+                first = 0;
+            }
+        sb_puts(b, "], \"how\": ");
+        sb_str(b, vp_estimate_item_how(e, g, i));
+        sb_puts(b, "}");
+    }
+    sb_puts(b, "]");
+}
+
+static void phases_json(sbuf *b, const vp_estimate *e, size_t g, vp_counter c)
+{
+    int first = 1;
+    sb_puts(b, "{");
+    for (int p = 0; p < VP_PHASE_COUNT; p++)
+        if (vp_estimate_phase_used(e, (vp_phase)p)) {
+            if (!first)
+                sb_puts(b, ", ");
+            sb_str(b, vp_phase_name((vp_phase)p));
+            sb_puts(b, ": ");
+            sb_u64(b, vp_bytes_value(vp_estimate_phase_bytes(e, g, (vp_phase)p, c)));
+            first = 0;
+        }
+    sb_puts(b, "}");
+}
+
+/* A sheet value as JSON: its sheet text is already a JSON scalar (a quoted string with
+ * TOML's escapes, which are JSON's for what a sheet holds, an integer, a float, a bool). */
+static void sheet_value_json(sbuf *b, const vp_sheet *s, const char *key, const char *dflt)
+{
+    char buf[2048];
+    if (vp_sheet_get(s, key, buf, sizeof(buf)) == VP_OK)
+        sb_puts(b, buf);
+    else
+        sb_puts(b, dflt);
+}
+
+/* ---- the form's fields: each key's value as sheet text (a JSON scalar), or null ------ */
+
+static const char *const form_keys[] = {
+    "sheet.title", "sheet.start", "sheet.duration",
+    "model.name", "model.revision", "model.parameters", "model.config", "model.checkpoint",
+    "workload.task", "workload.weights", "workload.kv_cache", "workload.context",
+    "workload.concurrency", "workload.microbatch", "workload.grad_accumulation",
+    "workload.framework", "workload.gpu_memory_utilization", "workload.lora_rank",
+    "workload.optimizer", "workload.checkpointing", "workload.quality",
+    "layout.gpus", "layout.tensor_parallel", "layout.pipeline_parallel", "layout.sharding",
+};
+
+static const char *const offer_keys[] = {
+    "id", "gpu", "count", "memory", "price", "duration", "available_from",
+};
+
+static char *fields_json(const vp_sheet *s)
+{
+    sbuf b = { 0 };
+    char key[96];
+    sb_puts(&b, "{");
+    for (size_t i = 0; i < sizeof(form_keys) / sizeof(form_keys[0]); i++) {
+        sb_puts(&b, i ? ", " : "");
+        sb_str(&b, form_keys[i]);
+        sb_puts(&b, ": ");
+        sheet_value_json(&b, s, form_keys[i], "null");
+    }
+    sb_puts(&b, ", \"offers\": [");
+    for (size_t n = 0; n < vp_sheet_count(s, "offer"); n++) {
+        sb_puts(&b, n ? ", {" : "{");
+        for (size_t k = 0; k < sizeof(offer_keys) / sizeof(offer_keys[0]); k++) {
+            snprintf(key, sizeof(key), "offer.%zu.%s", n, offer_keys[k]);
+            sb_puts(&b, k ? ", " : "");
+            sb_str(&b, offer_keys[k]);
+            sb_puts(&b, ": ");
+            sheet_value_json(&b, s, key, "null");
+        }
+        sb_puts(&b, "}");
+    }
+    sb_printf(&b, "], \"evidence\": %llu, \"measurements\": %llu}",
+              (unsigned long long)vp_sheet_count(s, "evidence"),
+              (unsigned long long)vp_sheet_count(s, "measurement"));
+    if (b.bad) {
+        free(b.p);
+        return NULL;
+    }
+    return b.p;
+}
+
+static void estimate_json(sbuf *b, const vp_estimate *e, const vp_sheet *s, vp_bytes cap,
+                          const char *from)
+{
+    size_t peak = vp_estimate_peak_gpu(e);
+    vp_phase ph;
+    vp_bytes pk = vp_estimate_peak_bytes(e, peak, &ph), wo, budget, known;
+    vp_count tr;
+    uint64_t blocks, tokens;
+    sb_puts(b, "{\"sheet\": \"sheet.toml\", \"title\": ");
+    sheet_value_json(b, s, "sheet.title", "null");
+    sb_printf(b, ", \"gpus\": %llu, \"task\": ", (unsigned long long)vp_estimate_gpu_count(e));
+    sheet_value_json(b, s, "workload.task", "\"inference\"");
+    if (vp_estimate_trainable(e, &tr) == VP_OK) {
+        sb_puts(b, ", \"trainable_parameters\": ");
+        sb_u64(b, vp_count_value(tr));
+    } else if (vp_estimate_phase_used(e, VP_PHASE_BACKWARD)) {
+        sb_puts(b, ", \"trainable_parameters\": null");
+    }
+    sb_puts(b, ", \"weights_only_bytes\": ");
+    if (vp_estimate_weights_only(e, &wo) == VP_OK)
+        sb_u64(b, vp_bytes_value(wo));
+    else
+        sb_puts(b, "null");
+    int unknown = vp_estimate_peak(e, peak, &known, NULL) == VP_EUNKNOWN;
+    sb_puts(b, ", \"assumptions\": [");
+    for (size_t i = 0; i < vp_estimate_assumption_count(e); i++) {
+        if (i)
+            sb_puts(b, ", ");
+        sb_str(b, vp_estimate_assumption(e, i));
+    }
+    sb_puts(b, "]");
+    if (unknown) {
+        sb_puts(b, ", \"peak_bytes\": null, \"peak_phase\": null");
+    } else {
+        sb_puts(b, ", \"peak_bytes\": ");
+        sb_u64(b, vp_bytes_value(pk));
+        sb_puts(b, ", \"peak_phase\": ");
+        sb_str(b, vp_phase_name(ph));
+    }
+    sb_puts(b, ", \"peak_lower_bound_bytes\": ");
+    if (vp_bytes_value(pk))
+        sb_u64(b, vp_bytes_value(pk));
+    else
+        sb_puts(b, "null");
+    sb_printf(b, ", \"peak_gpu\": %llu, \"counter\": ", (unsigned long long)peak);
+    sb_str(b, vp_counter_name(VP_COUNTER_DEVICE));
+    if (unknown) {
+        sb_puts(b, ", \"allocated_peak_bytes\": null, \"envelope_bytes\": null");
+    } else {
+        sb_puts(b, ", \"allocated_peak_bytes\": ");
+        sb_u64(b, vp_bytes_value(vp_estimate_phase_bytes(e, peak, ph, VP_COUNTER_ALLOCATED)));
+        sb_puts(b, ", \"envelope_bytes\": ");
+        sb_u64(b, vp_bytes_value(vp_estimate_envelope_bytes(e, peak)));
+    }
+    sb_puts(b, ", \"envelope_lower_bound_bytes\": ");
+    if (vp_bytes_value(pk))
+        sb_u64(b, vp_bytes_value(vp_estimate_envelope_bytes(e, peak)));
+    else
+        sb_puts(b, "null");
+    sb_puts(b, ", \"envelope_note\": \"conservative envelope: the sum of every item, not an "
+               "observed peak\"");
+    if (vp_bytes_value(cap)) {
+        int fits = 0;
+        vp_bytes_delta margin = vp_bytes_delta_make(0);
+        vp_phase dph = VP_PHASE_LOAD;
+        vp_status vst = vp_estimate_check_capacity(e, cap, &fits, &margin, &dph);
+        sb_puts(b, ", \"capacity_from\": ");
+        sb_str(b, from[0] ? from : "--capacity");
+        if (vst == VP_OK) {
+            sb_printf(b, ", \"verdict\": {\"fits\": %s, \"margin_bytes\": %lld, \"phase\": ",
+                      fits ? "true" : "false", (long long)vp_bytes_delta_value(margin));
+            sb_str(b, vp_phase_name(dph));
+            sb_puts(b, "}");
+        } else {
+            sb_puts(b, ", \"verdict\": {\"fits\": null, \"margin_bytes\": null, \"phase\": null, "
+                       "\"reason\": ");
+            sb_str(b, vst == VP_EUNKNOWN ? "unknown items" : vp_status_str(vst));
+            sb_puts(b, "}");
+        }
+    }
+    sb_puts(b, ", \"items\": ");
+    items_json(b, e, peak);
+    sb_puts(b, ", \"phases\": ");
+    phases_json(b, e, peak, VP_COUNTER_DEVICE);
+    sb_puts(b, ", \"gpu_order\": \"tensor-parallel ranks fastest, then pipeline stages, then "
+               "replicas\", \"per_stage\": [");
+    for (size_t k = 0; k < vp_estimate_stage_count(e); k++) {
+        size_t g = vp_estimate_stage_gpu(e, k);
+        vp_phase gp;
+        vp_bytes gpk = vp_estimate_peak_bytes(e, g, &gp);
+        sb_printf(b, "%s{\"stage\": %llu, \"first_gpu\": %llu, \"gpus\": %llu", k ? ", " : "",
+                  (unsigned long long)k, (unsigned long long)g,
+                  (unsigned long long)vp_estimate_stage_gpus(e, k));
+        if (unknown) {
+            sb_puts(b, ", \"peak_bytes\": null, \"peak_phase\": null, \"envelope_bytes\": null");
+        } else {
+            sb_puts(b, ", \"peak_bytes\": ");
+            sb_u64(b, vp_bytes_value(gpk));
+            sb_puts(b, ", \"peak_phase\": ");
+            sb_str(b, vp_phase_name(gp));
+            sb_puts(b, ", \"envelope_bytes\": ");
+            sb_u64(b, vp_bytes_value(vp_estimate_envelope_bytes(e, g)));
+        }
+        sb_puts(b, ", \"peak_lower_bound_bytes\": ");
+        sb_u64(b, vp_bytes_value(gpk));
+        sb_puts(b, ", \"items\": ");
+        items_json(b, e, g);
+        sb_puts(b, ", \"phases\": ");
+        phases_json(b, e, g, VP_COUNTER_DEVICE);
+        sb_puts(b, ", \"phases_allocated\": ");
+        phases_json(b, e, g, VP_COUNTER_ALLOCATED);
+        sb_puts(b, "}");
+    }
+    sb_puts(b, "], \"unknowns\": [");
+    for (size_t i = 0; i < vp_estimate_unknown_count(e); i++) {
+        sb_puts(b, i ? ", {\"id\": " : "{\"id\": ");
+        sb_str(b, vp_estimate_unknown_id(e, i));
+        sb_puts(b, ", \"needs\": ");
+        sb_str(b, vp_estimate_unknown_needs(e, i));
+        sb_puts(b, "}");
+    }
+    sb_puts(b, "], \"warnings\": [");
+    for (size_t i = 0; i < vp_estimate_warning_count(e); i++) {
+        if (i)
+            sb_puts(b, ", ");
+        sb_str(b, vp_estimate_warning(e, i));
+    }
+    sb_puts(b, "]");
+    if (vp_bytes_value(cap)) {
+        sb_puts(b, ", \"capacity_bytes\": ");
+        sb_u64(b, vp_bytes_value(cap));
+    }
+    if (vp_estimate_kv_capacity(e, &budget, &blocks, &tokens) == VP_OK) {
+        sb_puts(b, ", \"kv_pool_bytes\": ");
+        sb_u64(b, vp_bytes_value(budget));
+        sb_printf(b, ", \"kv_blocks\": %llu, \"kv_tokens\": %llu", (unsigned long long)blocks,
+                  (unsigned long long)tokens);
+    }
+    sb_puts(b, "}");
+}
+
+/* ---- the plan, in the shape of `vramplan plan --json` ------------------------------- */
+
+static void plan_json(sbuf *b, const vp_plan *p, const char *sizing_json)
+{
+    sb_puts(b, "{\"sheet\": \"sheet.toml\", \"candidates\": [");
+    for (size_t i = 0; i < vp_plan_candidate_count(p); i++) {
+        vp_bytes_delta mg;
+        sb_puts(b, i ? ", {\"offer\": " : "{\"offer\": ");
+        sb_str(b, vp_plan_candidate_offer(p, i));
+        sb_puts(b, ", \"verdict\": ");
+        sb_str(b, vp_verdict_name(vp_plan_candidate_verdict(p, i)));
+        sb_puts(b, ", \"rank\": ");
+        if (vp_plan_candidate_rank(p, i))
+            sb_printf(b, "%u", vp_plan_candidate_rank(p, i));
+        else
+            sb_puts(b, "null");
+        sb_puts(b, ", \"total_cost\": ");
+        sb_str(b, vp_plan_candidate_cost(p, i)[0] ? vp_plan_candidate_cost(p, i) : NULL);
+        sb_puts(b, ", \"margin_bytes\": ");
+        if (vp_plan_candidate_margin(p, i, &mg) == VP_OK)
+            sb_printf(b, "%lld", (long long)vp_bytes_delta_value(mg));
+        else
+            sb_puts(b, "null");
+        sb_puts(b, ", \"requirements\": [");
+        for (size_t r = 0; r < vp_plan_requirement_count(p, i); r++) {
+            sb_puts(b, r ? ", {\"id\": " : "{\"id\": ");
+            sb_str(b, vp_plan_requirement_id(p, i, r));
+            sb_puts(b, ", \"verdict\": ");
+            sb_str(b, vp_verdict_name(vp_plan_requirement_verdict(p, i, r)));
+            sb_puts(b, ", \"condition\": ");
+            sb_str(b, vp_plan_requirement_condition(p, i, r));
+            sb_puts(b, ", \"evidence\": ");
+            const char *ev = vp_plan_requirement_evidence(p, i, r);
+            sb_str(b, ev[0] ? ev : NULL);
+            sb_puts(b, "}");
+        }
+        sb_puts(b, "]}");
+    }
+    sb_puts(b, "], \"sizing_sheet\": ");
+    sb_puts(b, sizing_json);
+    sb_puts(b, "}");
+}
+
+/*
+ * One run of the page: the sheet (TOML text) estimated against the capacity (a quantity
+ * such as "24 GB", a catalog card such as "RTX 4090", or "" for the sheet's evidence), its
+ * plan (the offers classified: none without offers) and the one-page sizing sheet in Markdown.
+ * Answer: {"ok": true, "fields": {…}, "estimate": {…}, "plan": {…}|null (then "plan_error":
+ * {…}), "sizing_markdown": "…"|null, "offers": N} or {"ok": false, "where":
+ * "sheet"|"capacity"|"estimate",
+ * "error": {status, message, source, line, column, offset, text}}.
+ */
+VPW_EXPORT(vpw_run) char *vpw_run(const char *text, size_t len, const char *capacity);
+char *vpw_run(const char *text, size_t len, const char *capacity)
+{
+    vp_error err = VP_ERROR_INIT;
+    vp_sheet *s = NULL;
+    vp_estimate *e = NULL;
+    vp_plan *p = NULL;
+    char *md = NULL, *js = NULL, *answer = NULL, *fields = NULL;
+    char from[320];
+    vp_bytes cap;
+    vp_status st = sheet_open(&s, text, len, &err);
+    if (st != VP_OK)
+        return fail_json(st, &err, "sheet");
+    if ((fields = fields_json(s)) == NULL) {
+        answer = fail_json(VP_ENOMEM, NULL, "sheet");
+        goto out;
+    }
+    st = capacity_resolve(s, capacity, &cap, from, sizeof(from), &err);
+    if (st != VP_OK) {
+        answer = fail_json_fields(st, &err, "capacity", fields);
+        goto out;
+    }
+    if ((st = vp_estimate_new(&e)) != VP_OK || (st = vp_estimate_run(e, s, cap, &err)) != VP_OK) {
+        answer = fail_json_fields(st, &err, "estimate", fields);
+        goto out;
+    }
+    /* the plan (its candidates, none without offers) and the one-page sizing sheet; when
+     * the plan fails (evidence naming an offer the sheet lacks…), the estimate still shows */
+    size_t offers = vp_sheet_count(s, "offer");
+    vp_error perr = VP_ERROR_INIT;
+    vp_status pst = vp_plan_new(&p, s, NULL, &perr);
+    if (pst == VP_OK && ((pst = vp_plan_sizing_sheet(p, s, &md, 1)) != VP_OK ||
+                         (pst = vp_plan_sizing_sheet(p, s, &js, 2)) != VP_OK)) {
+        vp_plan_free(p);
+        p = NULL;
+        perr.code = VP_OK; /* out of memory: no message of the plan's own */
+    }
+    sbuf b = { 0 };
+    sb_puts(&b, "{\"ok\": true, \"fields\": ");
+    sb_puts(&b, fields);
+    sb_puts(&b, ", \"estimate\": ");
+    estimate_json(&b, e, s, cap, from);
+    sb_puts(&b, ", \"plan\": ");
+    if (p != NULL) {
+        plan_json(&b, p, js);
+    } else {
+        sb_puts(&b, "null, \"plan_error\": ");
+        sb_error(&b, pst, &perr);
+    }
+    sb_puts(&b, ", \"sizing_markdown\": ");
+    sb_str(&b, md);
+    sb_printf(&b, ", \"offers\": %llu}", (unsigned long long)offers);
+    answer = sb_done(&b);
+out:
+    free(fields);
+    vp_free(md);
+    vp_free(js);
+    vp_plan_free(p);
+    vp_estimate_free(e);
+    vp_sheet_free(s);
+    return answer;
+}
+
+/*
+ * The form's edits: each "key\tvalue\n" line of @p edits is set on the sheet (a value
+ * "\x01" removes the key), and the sheet comes back as text in the library's canonical
+ * order, with the form's values. Answer {"ok": true, "text": "…"} or the error of the
+ * first edit that failed (the sheet is then unchanged).
+ */
+VPW_EXPORT(vpw_edit) char *vpw_edit(const char *text, size_t len, const char *edits);
+char *vpw_edit(const char *text, size_t len, const char *edits)
+{
+    vp_error err = VP_ERROR_INIT;
+    vp_sheet *s = NULL;
+    vp_status st = vp_sheet_parse(&s, text, len, "sheet.toml", &err);
+    if (st != VP_OK)
+        return fail_json(st, &err, "sheet");
+    for (const char *p = edits; p != NULL && *p;) {
+        const char *tab = strchr(p, '\t');
+        const char *nl = strchr(p, '\n');
+        if (nl == NULL)
+            nl = p + strlen(p);
+        if (tab == NULL || tab > nl) {
+            vp_sheet_free(s);
+            return fail_json(VP_EMISUSE, NULL, "edit");
+        }
+        char key[128], value[4096];
+        size_t kl = (size_t)(tab - p), vl = (size_t)(nl - tab - 1);
+        if (kl >= sizeof(key) || vl >= sizeof(value)) {
+            vp_sheet_free(s);
+            return fail_json(VP_ELIMIT, NULL, "edit");
+        }
+        memcpy(key, p, kl);
+        key[kl] = '\0';
+        memcpy(value, tab + 1, vl);
+        value[vl] = '\0';
+        if (strcmp(value, "\x01") == 0) {
+            st = vp_sheet_unset(s, key);
+            if (st == VP_ENOTFOUND)
+                st = VP_OK; /* already absent */
+        } else {
+            st = vp_sheet_set(s, key, value, &err);
+        }
+        if (st != VP_OK) {
+            vp_sheet_free(s);
+            sbuf b = { 0 };
+            sb_puts(&b, "{\"ok\": false, \"where\": \"edit\", \"key\": ");
+            sb_str(&b, key);
+            sb_puts(&b, ", \"error\": ");
+            sb_error(&b, st, &err);
+            sb_puts(&b, "}");
+            return sb_done(&b);
+        }
+        p = *nl ? nl + 1 : nl;
+    }
+    char *out = NULL;
+    size_t ol = 0;
+    st = vp_sheet_to_text(s, &out, &ol);
+    vp_sheet_free(s);
+    if (st != VP_OK)
+        return fail_json(st, NULL, "edit");
+    sbuf b = { 0 };
+    sb_puts(&b, "{\"ok\": true, \"text\": ");
+    sb_str(&b, out);
+    sb_puts(&b, "}");
+    vp_free(out);
+    return sb_done(&b);
+}
+
+/*
+ * The largest value of @p target ("context", "concurrency", "microbatch") with which the
+ * sheet fits @p capacity per GPU (a quantity or a card; "" for the sheet's evidence).
+ * Answer {"ok": true, "target": …, "value": N, "capacity_bytes": N} or an error.
+ */
+VPW_EXPORT(vpw_fit) char *vpw_fit(const char *text, size_t len, const char *target,
+                                  const char *capacity);
+char *vpw_fit(const char *text, size_t len, const char *target, const char *capacity)
+{
+    static const struct { const char *name; vp_fit_target t; } targets[] = {
+        { "context", VP_FIT_CONTEXT },
+        { "concurrency", VP_FIT_CONCURRENCY },
+        { "microbatch", VP_FIT_MICROBATCH },
+    };
+    vp_error err = VP_ERROR_INIT;
+    vp_sheet *s = NULL;
+    vp_estimate *e = NULL;
+    char from[320];
+    vp_bytes cap;
+    uint64_t v = 0;
+    char *answer;
+    size_t t;
+    for (t = 0; t < sizeof(targets) / sizeof(targets[0]); t++)
+        if (target != NULL && strcmp(target, targets[t].name) == 0)
+            break;
+    if (t == sizeof(targets) / sizeof(targets[0]))
+        return fail_json(VP_EMISUSE, NULL, "fit");
+    vp_status st = sheet_open(&s, text, len, &err);
+    if (st != VP_OK)
+        return fail_json(st, &err, "sheet");
+    st = capacity_resolve(s, capacity, &cap, from, sizeof(from), &err);
+    if (st == VP_OK && vp_bytes_value(cap) == 0)
+        st = VP_EMISSING;
+    if (st == VP_OK && (st = vp_estimate_new(&e)) == VP_OK)
+        st = vp_fit(&v, e, s, targets[t].t, cap, &err);
+    if (st != VP_OK) {
+        answer = fail_json(st, &err, "fit");
+    } else {
+        sbuf b = { 0 };
+        sb_puts(&b, "{\"ok\": true, \"target\": ");
+        sb_str(&b, targets[t].name);
+        sb_puts(&b, ", \"value\": ");
+        sb_u64(&b, v);
+        sb_puts(&b, ", \"capacity_bytes\": ");
+        sb_u64(&b, vp_bytes_value(cap));
+        sb_puts(&b, ", \"capacity_from\": ");
+        sb_str(&b, from);
+        sb_puts(&b, "}");
+        answer = sb_done(&b);
+    }
+    vp_estimate_free(e);
+    vp_sheet_free(s);
+    return answer;
+}
+
+/* The card catalog (as `vramplan cards`) and the library's version. */
+VPW_EXPORT(vpw_cards) char *vpw_cards(void);
+char *vpw_cards(void)
+{
+    sbuf b = { 0 };
+    sb_puts(&b, "{\"version\": ");
+    sb_str(&b, vp_version_string());
+    sb_puts(&b, ", \"cards\": [");
+    for (size_t i = 0; i < vp_card_count(); i++) {
+        const vp_card *c = vp_card_at(i);
+        vp_bytes cap;
+        const char *basis = NULL;
+        sb_puts(&b, i ? ", {\"name\": " : "{\"name\": ");
+        sb_str(&b, vp_card_name(c));
+        sb_puts(&b, ", \"nominal_bytes\": ");
+        sb_u64(&b, vp_bytes_value(vp_card_nominal(c)));
+        sb_puts(&b, ", \"capacity_bytes\": ");
+        if (vp_card_capacity(c, &cap, &basis) == VP_OK) {
+            sb_u64(&b, vp_bytes_value(cap));
+            sb_puts(&b, ", \"basis\": ");
+            sb_str(&b, basis);
+        } else {
+            sb_puts(&b, "null, \"basis\": null");
+        }
+        sb_puts(&b, "}");
+    }
+    sb_puts(&b, "]}");
+    return sb_done(&b);
+}

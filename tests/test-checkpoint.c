@@ -263,6 +263,21 @@ START_TEST(test_safetensors_bad)
                        "\"b\":{\"dtype\":\"U8\",\"shape\":[4],\"data_offsets\":[6,10]}}", 10);
     expect_bad_st(b.data, b.len, b.len, VP_EFORMAT, "gap");
     vp_buf_free(&b);
+    /* a run of spans that follow one another (not stored while they do), then one that
+     * does not: the overlap is found at "b", inside the run, and its position found again */
+    {
+        const char *h = "{\"a\":{\"dtype\":\"U8\",\"shape\":[4],\"data_offsets\":[0,4]},"
+                        "\"b\":{\"dtype\":\"U8\",\"shape\":[4],\"data_offsets\":[4,8]},"
+                        "\"c\":{\"dtype\":\"U8\",\"shape\":[2],\"data_offsets\":[4,6]}}";
+        st_with_header(&b, h, 8);
+        expect_bad_st(b.data, b.len, b.len, VP_EFORMAT, "tensor \"b\" overlaps");
+        vp_model *m;
+        vp_error err = VP_ERROR_INIT;
+        ck_assert_int_eq(vp_model_from_safetensors(&m, b.data, b.len, b.len, "x", &err),
+                         VP_EFORMAT);
+        ck_assert_uint_eq(err.byte_offset, 8 + (uint64_t)(strstr(h, "\"b\":{") + 4 - h));
+        vp_buf_free(&b);
+    }
     /* size does not match dtype × shape */
     st_with_header(&b, "{\"a\":{\"dtype\":\"F32\",\"shape\":[4],\"data_offsets\":[0,4]}}", 4);
     expect_bad_st(b.data, b.len, b.len, VP_EFORMAT, "TensorInvalidInfo");

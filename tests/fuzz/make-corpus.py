@@ -127,6 +127,35 @@ def main():
     put("safetensors", "overlap", struct.pack("<Q", 90) + b'{"a":{"dtype":"U8","shape":[4],"data_offsets":[0,4]},"b":{"dtype":"U8","shape":[4],"data_offsets":[2,6]}}'[:90] + b"\0" * 6)
     h = b'{"a":{"dtype":"U8","shape":[4294967296,4294967296],"data_offsets":[0,4]}}'
     put("safetensors", "overflow", struct.pack("<Q", len(h)) + h + b"\0" * 4)
+    # spans not stored while they follow one another: a run, then one that overlaps inside
+    # it (the error names a tensor of the run); a run, then the rest out of order but whole
+    def st_raw(members, payload):
+        h = ("{" + ",".join('"%s":{"dtype":"U8","shape":[%d],"data_offsets":[%d,%d]}'
+                            % (k, e - b, b, e) for k, b, e in members) + "}").encode()
+        return struct.pack("<Q", len(h)) + h + b"\0" * payload
+    put("safetensors", "run-then-overlap", st_raw([("a", 0, 4), ("b", 4, 8), ("c", 4, 6)], 8))
+    put("safetensors", "run-then-unsorted", st_raw([("a", 0, 4), ("c", 8, 12), ("b", 4, 8)], 12))
+    # names: more than a thousand (partitioned into buckets), with and without a repeat;
+    # names whose hashes share a slot (the check gives up and sorts)
+    many = [("model.layers.%d.w" % i, i, i + 1) for i in range(2500)]
+    put("safetensors", "names-2500", st_raw(many, 2500))
+    put("safetensors", "names-2500-dup", st_raw(many[:2000] + [("model.layers.7.w", 2000, 2001)] +
+                                                many[2001:], 2500))
+    def key_hash(b):
+        m, h = 2**64 - 1, len(b)
+        for j in range(0, len(b), 8):
+            h = ((h ^ int.from_bytes(b[j:j + 8], "little")) * 0x9E3779B97F4A7C15) & m
+            h ^= h >> 29
+        return h >> 32
+    coll, i = [], 0
+    while len(coll) < 40:
+        if key_hash(b"t%d" % i) & 127 == 0:
+            coll.append("t%d" % i)
+        i += 1
+    put("safetensors", "names-colliding", st_raw([(k, j, j + 1) for j, k in enumerate(coll)], 40))
+    coll[30] = coll[10]
+    put("safetensors", "names-colliding-dup",
+        st_raw([(k, j, j + 1) for j, k in enumerate(coll)], 40))
     # ---- gguf
     kv = [("general.architecture", 8, gstr("llama")),
           ("llama.block_count", 4, struct.pack("<I", 2)),

@@ -52,11 +52,36 @@ vp_status vp__jlex_fail_char(vp__jlex *lx, vp_status code, const char *what);
 /* The position of byte offset `off` of the text, for an error record. */
 vp__where vp__jlex_where(const unsigned char *text, uint64_t off, const char *source);
 
+#if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#  define VP__SWAR 1 /* eight bytes at a time: needs ctz and little-endian words */
+#else
+#  define VP__SWAR 0
+#endif
+
 static inline void vp__jlex_ws(vp__jlex *lx)
 {
     const unsigned char *p = lx->p, *end = lx->end;
-    while (p < end && *p <= ' ' && (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t'))
+    while (p < end && *p <= ' ') {
+        if (*p == ' ' || *p == '\r' || *p == '\t') {
+            p++;
+            continue;
+        }
+        if (*p != '\n')
+            break;
         p++;
+#if VP__SWAR
+        /* the indentation after a line break (pretty-printed JSON): its spaces counted
+         * eight bytes at a time, from the first byte that is not a space */
+        for (uint64_t w; end - p >= 8; p += 8) {
+            memcpy(&w, p, 8);
+            w ^= UINT64_C(0x2020202020202020);
+            if (w != 0) {
+                p += (unsigned)__builtin_ctzll(w) >> 3;
+                break;
+            }
+        }
+#endif
+    }
     lx->p = p;
 }
 
@@ -201,8 +226,36 @@ typedef struct {
 /* Valid UTF-8 without NUL bytes. */
 bool vp__utf8_valid(const unsigned char *p, size_t len);
 
-/* Hash of an object key, used by the duplicate-key check (slot = hash mod a power of two);
- * exposed so that a white-box test can build colliding keys. */
+/* Hash of an object key, used by the duplicate-key checks (slot = hash mod a power of
+ * two); exposed so that a white-box test can build colliding keys. Words of 8 bytes, the
+ * last one loaded overlapping the one before (no variable-length copy); under 8 bytes,
+ * two overlapping 4-byte loads, or the first, middle and last byte. */
+static inline uint32_t vp__json_hash(const char *key, size_t len)
+{
+    uint64_t h = len, w;
+    if (len >= 8) {
+        size_t j = 0;
+        for (; len - j > 8; j += 8) {
+            memcpy(&w, key + j, 8);
+            h = (h ^ w) * UINT64_C(0x9E3779B97F4A7C15);
+            h ^= h >> 29;
+        }
+        memcpy(&w, key + len - 8, 8);
+    } else if (len >= 4) {
+        uint32_t a, b;
+        memcpy(&a, key, 4);
+        memcpy(&b, key + len - 4, 4);
+        w = (uint64_t)a | (uint64_t)b << 32;
+    } else if (len > 0) {
+        w = (uint64_t)(unsigned char)key[0] | (uint64_t)(unsigned char)key[len / 2] << 8 |
+            (uint64_t)(unsigned char)key[len - 1] << 16;
+    } else {
+        return 0;
+    }
+    h = (h ^ w) * UINT64_C(0x9E3779B97F4A7C15);
+    h ^= h >> 29;
+    return (uint32_t)(h >> 32);
+}
 uint32_t vp__json_key_hash(const char *key, size_t len);
 
 /* Parse; on error fills err (source, line, column, byte offset) and leaves doc empty. */

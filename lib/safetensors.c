@@ -744,7 +744,7 @@ static bool name_read(st_reader *r, const vp__jstr *key, const unsigned char *ke
         r->n_dec += need;
         bytes = d + 8;
     }
-    uint64_t h = vp__json_key_hash(bytes, key->len);
+    uint64_t h = vp__json_hash(bytes, key->len);
     r->names[r->n_names++] = h << 32 | ref;
     return true;
 }
@@ -1085,13 +1085,13 @@ static inline uint32_t hash_ahead(const str_index *x, uint32_t *ring, size_t i, 
         for (size_t j = 0; j < AHEAD && j < n; j++) {
             size_t len;
             const char *k = key(ctx, j, &len);
-            ring[j] = vp__json_key_hash(k, len);
+            ring[j] = vp__json_hash(k, len);
         }
     uint32_t h = ring[i % AHEAD];
     if (i + AHEAD < n) {
         size_t len;
         const char *k = key(ctx, i + AHEAD, &len);
-        uint32_t next = vp__json_key_hash(k, len);
+        uint32_t next = vp__json_hash(k, len);
         ring[i % AHEAD] = next;
 #if defined(__GNUC__)
         __builtin_prefetch(&x->slot[next & x->mask]);
@@ -1167,7 +1167,7 @@ static bool number_shards(wm_entry *e, size_t n, const wm_entry ***files, size_t
             e[i].shard = e[i - 1].shard;
             continue;
         }
-        size_t f = str_index_find(&x, vp__json_key_hash(e[i].file, e[i].file_len), e[i].file,
+        size_t f = str_index_find(&x, vp__json_hash(e[i].file, e[i].file_len), e[i].file,
                                   e[i].file_len, i, e, true);
         if (f == STR_INDEX_GAVE_UP) {
             hashed = false;

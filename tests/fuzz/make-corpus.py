@@ -141,12 +141,24 @@ def main():
     put("safetensors", "names-2500", st_raw(many, 2500))
     put("safetensors", "names-2500-dup", st_raw(many[:2000] + [("model.layers.7.w", 2000, 2001)] +
                                                 many[2001:], 2500))
-    def key_hash(b):
-        m, h = 2**64 - 1, len(b)
-        for j in range(0, len(b), 8):
-            h = ((h ^ int.from_bytes(b[j:j + 8], "little")) * 0x9E3779B97F4A7C15) & m
-            h ^= h >> 29
-        return h >> 32
+    def key_hash(b):  # vp__json_hash() in lib/json.h
+        m, h, n = 2**64 - 1, len(b), len(b)
+        def mix(h, w):
+            h = ((h ^ w) * 0x9E3779B97F4A7C15) & m
+            return h ^ (h >> 29)
+        if n >= 8:
+            j = 0
+            while n - j > 8:
+                h = mix(h, int.from_bytes(b[j:j + 8], "little"))
+                j += 8
+            w = int.from_bytes(b[n - 8:], "little")
+        elif n >= 4:
+            w = int.from_bytes(b[:4], "little") | int.from_bytes(b[n - 4:], "little") << 32
+        elif n > 0:
+            w = b[0] | b[n // 2] << 8 | b[n - 1] << 16
+        else:
+            return 0
+        return mix(h, w) >> 32
     coll, i = [], 0
     while len(coll) < 40:
         if key_hash(b"t%d" % i) & 127 == 0:

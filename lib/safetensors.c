@@ -209,8 +209,16 @@ static bool tensor_fast(st_reader *r, tensor_info *t)
     t->dt_at = dt - 1;
     t->dt_string = true;
     t->dt_len = dl;
+#if EIGHT_DIGITS /* little-endian: the dtype as one word, NUL-padded, without a call (the
+                    11 bytes checked above follow it) */
+    uint64_t name;
+    memcpy(&name, dt, 8);
+    name &= dl ? UINT64_MAX >> (64 - 8 * dl) : 0;
+    memcpy(t->dt, &name, 8);
+#else
     memcpy(t->dt, dt, dl);
     t->dt[dl] = '\0';
+#endif
     t->shape_at = p + 10;
     p += 11;
     t->shape_array = true;

@@ -187,6 +187,18 @@ def main():
     put("gguf", "huge-string", b"GGUF" + struct.pack("<IQQQ", 3, 0, 1, 2**64 - 1) + b"x" * 16)
     put("gguf", "nested-array", b"GGUF" + struct.pack("<IQQ", 3, 0, 1) + gstr("k") +
         struct.pack("<IIQ", 9, 9, 1) + struct.pack("<IQ", 4, 0))
+    # token strings (checked eight bytes at a time when ASCII): long, short, UTF-8, then a
+    # NUL in one, invalid UTF-8 in one, and one cut short
+    def tokens_kv(toks):
+        v = struct.pack("<IQ", 8, len(toks)) + b"".join(struct.pack("<Q", len(t)) + t
+                                                        for t in toks)
+        return [("tokenizer.ggml.tokens", 9, v)]
+    good = [b"a", b"hello_world_token", "caf\u00e9".encode(), "\u4e2d".encode(), b"seven_b"]
+    put("gguf", "tokens", gguf([("f", [8], 0)], tokens_kv(good)))
+    put("gguf", "tokens-nul", gguf([("f", [8], 0)], tokens_kv(good + [b"0123456\0"])))
+    put("gguf", "tokens-bad-utf8", gguf([("f", [8], 0)], tokens_kv(good + [b"x\xc0\xafyyyyyyyyyy"])))
+    t = gguf([("f", [8], 0)], tokens_kv(good))
+    put("gguf", "tokens-cut", t[:70])
     # ---- sheets: the examples, then broken ones
     ex = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "examples")
     for name in sorted(os.listdir(ex)):

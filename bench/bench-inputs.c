@@ -1,12 +1,14 @@
 /*
  * Model-input parsers, as rates and as ratios to memcpy and strlen of the same bytes
- * (reported, never a pass/fail test; docs: "Speed of the readers" in docs/errors.md):
+ * (reported, never a pass/fail test; how the readers work: docs/errors.md, "Limits and
+ * errors: model files"; figures: CHANGELOG.md):
  *
  *   - a safetensors header of 100,000 tensors (12.6 MB) in memory, and the memory one
  *     parse adds, over the header's size (target: >= 1 GB/s; <= 2x);
  *   - safetensors headers of 100 ... 500,000 tensors (about the most one header holds under
  *     the JSON value limit), and indexes of 10 shards of 1,000 ... 1,000,000 tensors: ns per
- *     tensor, over the figure at 1,000 (target: within 2x from 1,000 to 1,000,000);
+ *     tensor, over the figure at 1,000 (target: within 2x from 1,000 to 1,000,000), the
+ *     1,000,000 also over one header of 1,000;
  *   - indexes of 1 ... 1,000 shards of 100 tensors, read from files: us per shard;
  *   - JSON in general, as trees (lib/json.c): a 10 MB index.json as Hugging Face writes it
  *     and a 10 MB document of real config.json files (nested objects and arrays, every JSON
@@ -17,7 +19,8 @@
  *
  * Every figure is timed in ROUNDS rounds, each interleaved with memcpy and strlen of the
  * same bytes (the machine's memory speed in that moment); the best (min) and the median
- * round are printed. Shared machines are noisy: quote medians and ratios.
+ * round are printed, in CPU time of the process. Shared machines are noisy: quote medians
+ * and ratios, and compare builds run alternately in one session.
  * Run: meson test -C build --benchmark --verbose  (or build/bench/bench-inputs DATA_DIR)
  */
 #define _POSIX_C_SOURCE 200809L

@@ -681,7 +681,7 @@ START_TEST(test_gguf_token_strings)
     vp_model *m = NULL;
     vp_error err = VP_ERROR_INIT;
     /* the good ones: ASCII of 1, 7, 12, 17 bytes and UTF-8 */
-    static const char *const good[] = { tok[0], tok[1], tok[2], tok[3], tok[5], tok[7] };
+    const char *const good[] = { tok[0], tok[1], tok[2], tok[3], tok[5], tok[7] };
     static const size_t good_len[] = { 1, 17, 5, 3, 7, 12 };
     gguf_tokens(&b, good, good_len, 6, 0, &at);
     ck_assert_msg(vp_model_from_gguf(&m, b.data, b.len, b.len, "t.gguf", &err) == VP_OK, "%s",
@@ -690,7 +690,7 @@ START_TEST(test_gguf_token_strings)
     vp_buf_free(&b);
     /* a NUL in the 5th token (its word of eight bytes); invalid UTF-8 in the 7th (the 5th
      * left out: its place taken by the 6th) */
-    static const char *const tok2[] = { tok[0], tok[1], tok[2], tok[3], tok[5], tok[5], tok[6] };
+    const char *const tok2[] = { tok[0], tok[1], tok[2], tok[3], tok[5], tok[5], tok[6] };
     static const size_t len2[] = { 1, 17, 5, 3, 7, 7, 13 };
     for (size_t bad = 4; bad <= 6; bad += 2) {
         if (bad == 4)

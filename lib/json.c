@@ -131,36 +131,6 @@ bool vp__utf8_valid(const unsigned char *p, size_t len)
     return true;
 }
 
-/* ASCII bytes that end a run of plain string characters: '"', '\\', controls. */
-static const unsigned char special[128] = {
-    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
-    ['"'] = 1, ['\\'] = 1,
-};
-
-/* The first byte at or after p that ends a run of plain string characters ('"', '\\', a
- * control character or a byte >= 0x80), or end. */
-static const unsigned char *plain_run(const unsigned char *p, const unsigned char *end)
-{
-#if VP__SWAR
-    const uint64_t ones = UINT64_C(0x0101010101010101), high = UINT64_C(0x8080808080808080);
-    while (end - p >= 8) {
-        uint64_t w;
-        memcpy(&w, p, 8);
-        uint64_t q = w ^ (ones * '"'), b = w ^ (ones * '\\');
-        /* flags: a byte below 0x20, a zero byte of q ('"') or of b ('\\'), a byte >= 0x80;
-         * a borrow can set false flags, but only above a true one: the lowest is exact */
-        uint64_t m = ((w - ones * 0x20) & ~w & high) | ((q - ones) & ~q & high) |
-                     ((b - ones) & ~b & high) | (w & high);
-        if (m != 0)
-            return p + (__builtin_ctzll(m) >> 3);
-        p += 8;
-    }
-#endif
-    while (p < end && *p < 0x80 && !special[*p])
-        p++;
-    return p;
-}
-
 static int hexval(unsigned char c)
 {
     if (c >= '0' && c <= '9') return c - '0';
@@ -271,7 +241,7 @@ bool vp__jlex_string(vp__jlex *lx, vp__jstr *s)
         if (len > VP__LIM_STRING)
             return string_too_long(lx, open);
         const unsigned char *run = p;
-        p = plain_run(p, end);
+        p = vp__jplain_run(p, end);
         len += (size_t)(p - run);
         if (p >= end) {
             vp__jlex_fail(lx, VP_ETRUNCATED, p, "unterminated string");

@@ -85,6 +85,37 @@ static inline void vp__jlex_ws(vp__jlex *lx)
     lx->p = p;
 }
 
+/* ASCII bytes that end a run of plain string characters: '"', '\\', controls. */
+static const unsigned char vp__jspecial[128] = {
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+    ['"'] = 1, ['\\'] = 1,
+};
+
+/* The first byte at or after p that ends a run of plain string characters ('"', '\\', a
+ * control character or a byte >= 0x80), or end. */
+static inline const unsigned char *vp__jplain_run(const unsigned char *p,
+                                                  const unsigned char *end)
+{
+#if VP__SWAR
+    const uint64_t ones = UINT64_C(0x0101010101010101), high = UINT64_C(0x8080808080808080);
+    while (end - p >= 8) {
+        uint64_t w;
+        memcpy(&w, p, 8);
+        uint64_t q = w ^ (ones * '"'), b = w ^ (ones * '\\');
+        /* flags: a byte below 0x20, a zero byte of q ('"') or of b ('\\'), a byte >= 0x80;
+         * a borrow can set false flags, but only above a true one: the lowest is exact */
+        uint64_t m = ((w - ones * 0x20) & ~w & high) | ((q - ones) & ~q & high) |
+                     ((b - ones) & ~b & high) | (w & high);
+        if (m != 0)
+            return p + (__builtin_ctzll(m) >> 3);
+        p += 8;
+    }
+#endif
+    while (p < end && *p < 0x80 && !vp__jspecial[*p])
+        p++;
+    return p;
+}
+
 /* A string as read: its bytes in the text (between the quotes), its decoded length, and
  * whether it holds escapes (without escapes the raw bytes are the decoded ones). */
 typedef struct {

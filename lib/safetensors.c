@@ -904,6 +904,26 @@ static bool names_checked(st_reader *r)
     return ok;
 }
 
+/* The next member's key in the layout every writer produces, `,"name":` (no space, escape,
+ * control or non-ASCII byte in the name): read as vp__jlex_object_next() reads it, p at the
+ * value, without its general steps. false, nothing consumed, for anything else. */
+static inline bool member_fast(vp__jlex *lx, vp__jstr *key, const unsigned char **key_at)
+{
+    const unsigned char *p = lx->p, *end = lx->end;
+    if (end - p < 4 || p[0] != ',' || p[1] != '"')
+        return false;
+    const unsigned char *raw = p + 2, *q = vp__jplain_run(raw, end);
+    if (end - q < 2 || q[0] != '"' || q[1] != ':' || (uint64_t)(q - raw) > VP__LIM_STRING)
+        return false;
+    key->raw = raw;
+    key->raw_len = key->len = (size_t)(q - raw);
+    key->escaped = false;
+    *key_at = p + 1;
+    lx->p = q + 2;
+    vp__jlex_ws(lx);
+    return true;
+}
+
 static vp_status read_header(st_reader *r, uint64_t header_len)
 {
     vp__jlex *lx = &r->lx;
@@ -923,7 +943,9 @@ static vp_status read_header(st_reader *r, uint64_t header_len)
     while (more_members) {
         vp__jstr key;
         const unsigned char *key_at;
-        int more = vp__jlex_object_next(lx, &first_member, &key, &key_at);
+        int more = !first_member && member_fast(lx, &key, &key_at)
+                       ? 1
+                       : vp__jlex_object_next(lx, &first_member, &key, &key_at);
         if (more < 0)
             return lx->status;
         if (more == 0)

@@ -1,20 +1,26 @@
 /*
  * Model-input parsers, as rates and as ratios to memcpy and strlen of the same bytes
- * (reported, never a pass/fail test; docs: "Speed of the readers" in docs/errors.md):
+ * (reported, never a pass/fail test; how the readers work: docs/errors.md, "Limits and
+ * errors: model files"; figures: CHANGELOG.md):
  *
  *   - a safetensors header of 100,000 tensors (12.6 MB) in memory, and the memory one
  *     parse adds, over the header's size (target: >= 1 GB/s; <= 2x);
  *   - safetensors headers of 100 ... 500,000 tensors (about the most one header holds under
  *     the JSON value limit), and indexes of 10 shards of 1,000 ... 1,000,000 tensors: ns per
- *     tensor, over the figure at 1,000 (target: within 2x from 1,000 to 1,000,000);
+ *     tensor, over the figure at 1,000 (target: within 2x from 1,000 to 1,000,000), the
+ *     1,000,000 also over one header of 1,000;
  *   - indexes of 1 ... 1,000 shards of 100 tensors, read from files: us per shard;
- *   - JSON: a 10 MB index.json and a config.json as trees;
+ *   - JSON in general, as trees (lib/json.c): a 10 MB index.json as Hugging Face writes it
+ *     and a 10 MB document of real config.json files (nested objects and arrays, every JSON
+ *     type), each also against python3's json.loads of the same bytes when python3 is
+ *     there; a 7 MB index.json read as an index (no tree), and one config.json;
  *   - GGUF headers of 700 tensors in memory, and a small GGUF file read from its path;
  *   - one config.json inspect, in process.
  *
  * Every figure is timed in ROUNDS rounds, each interleaved with memcpy and strlen of the
  * same bytes (the machine's memory speed in that moment); the best (min) and the median
- * round are printed. Shared machines are noisy: quote medians and ratios.
+ * round are printed, in CPU time of the process. Shared machines are noisy: quote medians
+ * and ratios, and compare builds run alternately in one session.
  * Run: meson test -C build --benchmark --verbose  (or build/bench/bench-inputs DATA_DIR)
  */
 #define _POSIX_C_SOURCE 200809L
@@ -27,13 +33,24 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <dirent.h>
+
 #include <vramplan.h>
+
+#include "../lib/json.h" /* the tree reader itself: linked from the internal library */
 
 #define ROUNDS 7
 
+/* The process's CPU time (user and system: page faults count), not the wall clock: on a
+ * shared machine the time this process waited for a core is not its own. Single-threaded,
+ * so the two agree on a quiet machine. */
 static double now(void)
 {
     struct timespec ts;
+#if defined(CLOCK_PROCESS_CPUTIME_ID)
+    if (clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts) == 0)
+        return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+#endif
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
@@ -306,6 +323,85 @@ static long peak_added_kb(int (*fn)(const void *), const void *ctx)
     return before < 0 || peak < 0 ? -1 : peak - before;
 }
 
+static int parse_tree(const void *ctx)
+{
+    const mem_input *in = ctx;
+    vp__json doc;
+    vp_error err = VP_ERROR_INIT;
+    if (vp__json_parse(&doc, (const char *)in->data, in->len, "bench.json", &err) != VP_OK) {
+        fprintf(stderr, "%s\n", err.message);
+        return -1;
+    }
+    vp__json_free(&doc);
+    return 0;
+}
+
+/* About `size` bytes of index.json as Hugging Face writes it (indent 2, one entry a line). */
+static buf index_json(size_t size)
+{
+    buf b = { 0 };
+    char e[200];
+    const char *head = "{\n  \"metadata\": {\n    \"total_size\": 1342177280000\n  },\n"
+                       "  \"weight_map\": {\n";
+    put(&b, head, strlen(head));
+    for (int i = 0; b.n < size; i++) {
+        int k = snprintf(e, sizeof(e), "%s    \"model.layers.%d.mlp.experts.%d.down_proj.weight\": "
+                         "\"model-%05d-of-00163.safetensors\"", i ? ",\n" : "", i / 256, i % 256,
+                         i / 800 + 1);
+        put(&b, e, (size_t)k);
+    }
+    put(&b, "\n  }\n}\n", 7);
+    return b;
+}
+
+/* About `size` bytes of real config.json files (those under DATA/configs, as published,
+ * in name order, repeated) as the elements of one array: {"configs": [ ... ]}. */
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static buf configs_json(const char *data, size_t size)
+{
+    buf b = { 0 }, all = { 0 };
+    char dir[1024], path[2048];
+    snprintf(dir, sizeof(dir), "%s/configs", data);
+    DIR *d = opendir(dir);
+    char *names[512];
+    size_t n = 0;
+    for (struct dirent *de; d != NULL && n < 512 && (de = readdir(d)) != NULL;)
+        if (de->d_name[0] != '.')
+            names[n++] = strdup(de->d_name);
+    if (d != NULL)
+        closedir(d);
+    qsort(names, n, sizeof(*names), cmp_str);
+    for (size_t i = 0; i < n; i++) {
+        snprintf(path, sizeof(path), "%s/%s/config.json", dir, names[i]);
+        FILE *f = fopen(path, "rb");
+        char chunk[65536];
+        size_t got = f != NULL ? fread(chunk, 1, sizeof(chunk), f) : 0;
+        if (f != NULL)
+            fclose(f);
+        while (got > 0 && (chunk[got - 1] == '\n' || chunk[got - 1] == ' '))
+            got--;
+        if (got > 0) {
+            if (all.n > 0)
+                put(&all, ",\n", 2);
+            put(&all, chunk, got);
+        }
+        free(names[i]);
+    }
+    put(&b, "{\"configs\": [\n", 14);
+    while (all.n > 0 && b.n < size) {
+        if (b.n > 14)
+            put(&b, ",\n", 2);
+        put(&b, all.p, all.n);
+    }
+    put(&b, "\n]}\n", 4);
+    free(all.p);
+    return b;
+}
+
 /* ---- files ----------------------------------------------------------------------------- */
 
 static char scratch[256];
@@ -439,8 +535,11 @@ int main(int argc, char **argv)
         double per = t.parse[1] * 1e9 / totals[i];
         if (idx_1000 == 0)
             idx_1000 = per;
-        printf("  %7d tensors: %6.0f / %6.0f ns, %.2f x\n", totals[i],
+        printf("  %7d tensors: %6.0f / %6.0f ns, %.2f x", totals[i],
                t.parse[0] * 1e9 / totals[i], per, per / idx_1000);
+        if (totals[i] == 1000000) /* the whole series: 1,000 in one header -> 1,000,000 */
+            printf("; %.2f x one header of 1,000", per / ns[1][1]);
+        printf("\n");
     }
 
     /* scaling in shards */
@@ -460,6 +559,50 @@ int main(int argc, char **argv)
             per_shard_1 = us;
         printf("  %5d shards: %7.1f / %7.1f us, %.2f x the figure at 1\n", shard_counts[i],
                t.parse[0] * 1e6 / shard_counts[i], us, us / per_shard_1);
+    }
+
+    /* JSON in general, as trees: 10 MB documents, and python3's json.loads of the same */
+    {
+        buf docs[2] = { index_json(10000000), configs_json(data, 10000000) };
+        const char *what[2] = { "JSON tree, index.json as written (indent 2)",
+                                "JSON tree, real config.json files in one array" };
+        double ours[2];
+        size_t sizes[2] = { docs[0].n, docs[1].n };
+        char files[2][400];
+        for (int i = 0; i < 2; i++) {
+            mem_input ji = { docs[i].p, docs[i].n, 0 };
+            figure fj = { what[i], docs[i].p, docs[i].n, true, parse_tree, &ji };
+            if (report(&fj, 0.3, &t) != 0)
+                return 1;
+            ours[i] = t.parse[1];
+            snprintf(files[i], sizeof(files[i]), "%s/doc%d.json", scratch, i);
+            if (write_file(files[i], docs[i].p, docs[i].n, docs[i].n) != 0)
+                return 1;
+            free(docs[i].p);
+        }
+        /* python3's json.loads of the same files (str, as json.load reads text): best and
+         * median of 7, in CPU time like ours */
+        char cmd[1200];
+        snprintf(cmd, sizeof(cmd),
+                 "python3 -c 'import json,sys,time\n"
+                 "for p in sys.argv[1:]:\n"
+                 "  s=open(p,encoding=\"utf-8\").read(); r=[]\n"
+                 "  for i in range(7):\n"
+                 "    t=time.process_time(); json.loads(s); r.append(time.process_time()-t)\n"
+                 "  r.sort(); print(r[0], r[3])' '%s' '%s' 2>/dev/null", files[0], files[1]);
+        FILE *py = popen(cmd, "r");
+        double pb, pm;
+        for (int i = 0; i < 2; i++) {
+            if (py == NULL || fscanf(py, "%lf %lf", &pb, &pm) != 2) {
+                printf("  python3 json.loads: not measured (no python3)\n");
+                break;
+            }
+            printf("  python3 json.loads of the same bytes (%s): %.0f / %.0f MB/s; ours %.1f x "
+                   "as fast (medians)\n", i == 0 ? "index.json" : "configs",
+                   (double)sizes[i] / pb / 1e6, (double)sizes[i] / pm / 1e6, pm / ours[i]);
+        }
+        if (py != NULL)
+            pclose(py);
     }
 
     /* JSON as a tree: an index of 100,000 tensors (the 1000-shard one) and a config */

@@ -5,11 +5,6 @@
 
 #include "json.h"
 
-#if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-#  define VP__SWAR 1 /* eight bytes at a time: needs ctz and little-endian words */
-#else
-#  define VP__SWAR 0
-#endif
 
 /* ---- positions and errors ------------------------------------------------------------ */
 
@@ -136,36 +131,6 @@ bool vp__utf8_valid(const unsigned char *p, size_t len)
     return true;
 }
 
-/* ASCII bytes that end a run of plain string characters: '"', '\\', controls. */
-static const unsigned char special[128] = {
-    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
-    ['"'] = 1, ['\\'] = 1,
-};
-
-/* The first byte at or after p that ends a run of plain string characters ('"', '\\', a
- * control character or a byte >= 0x80), or end. */
-static const unsigned char *plain_run(const unsigned char *p, const unsigned char *end)
-{
-#if VP__SWAR
-    const uint64_t ones = UINT64_C(0x0101010101010101), high = UINT64_C(0x8080808080808080);
-    while (end - p >= 8) {
-        uint64_t w;
-        memcpy(&w, p, 8);
-        uint64_t q = w ^ (ones * '"'), b = w ^ (ones * '\\');
-        /* flags: a byte below 0x20, a zero byte of q ('"') or of b ('\\'), a byte >= 0x80;
-         * a borrow can set false flags, but only above a true one: the lowest is exact */
-        uint64_t m = ((w - ones * 0x20) & ~w & high) | ((q - ones) & ~q & high) |
-                     ((b - ones) & ~b & high) | (w & high);
-        if (m != 0)
-            return p + (__builtin_ctzll(m) >> 3);
-        p += 8;
-    }
-#endif
-    while (p < end && *p < 0x80 && !special[*p])
-        p++;
-    return p;
-}
-
 static int hexval(unsigned char c)
 {
     if (c >= '0' && c <= '9') return c - '0';
@@ -276,7 +241,7 @@ bool vp__jlex_string(vp__jlex *lx, vp__jstr *s)
         if (len > VP__LIM_STRING)
             return string_too_long(lx, open);
         const unsigned char *run = p;
-        p = plain_run(p, end);
+        p = vp__jplain_run(p, end);
         len += (size_t)(p - run);
         if (p >= end) {
             vp__jlex_fail(lx, VP_ETRUNCATED, p, "unterminated string");
@@ -631,13 +596,13 @@ bool vp__jkeys_push(vp__jlex *lx, vp__jkeys *k, const vp__jstr *s, const unsigne
     e->len = (uint32_t)s->len;
     if (!s->escaped) {
         e->key = (uint32_t)(s->raw - lx->start);
-        e->hash = vp__json_key_hash((const char *)s->raw, s->len);
+        e->hash = 0; /* taken by the check, when the object has more than 8 keys */
     } else {
         if (!grow((void **)&k->decoded, &k->cap_decoded, k->n_decoded + s->len + 1, 1))
             return out_of_memory(lx);
         vp__jstr_decode(s, k->decoded + k->n_decoded);
         e->key = (uint32_t)k->n_decoded;
-        e->hash = vp__json_key_hash(k->decoded + k->n_decoded, s->len);
+        e->hash = 0;
         e->len |= VP__JKEY_DECODED;
         k->n_decoded += s->len;
     }
@@ -655,20 +620,7 @@ static const char *key_bytes(const vp__jlex *lx, const vp__jkeys *k, const vp__j
 
 uint32_t vp__json_key_hash(const char *key, size_t len)
 {
-    uint64_t h = len, w;
-    size_t j = 0;
-    for (; len - j >= 8; j += 8) { /* whole words: one load each */
-        memcpy(&w, key + j, 8);
-        h = (h ^ w) * 0x9E3779B97F4A7C15u;
-        h ^= h >> 29;
-    }
-    if (j < len) {
-        w = 0;
-        memcpy(&w, key + j, len - j);
-        h = (h ^ w) * 0x9E3779B97F4A7C15u;
-        h ^= h >> 29;
-    }
-    return (uint32_t)(h >> 32);
+    return vp__json_hash(key, len);
 }
 
 typedef struct {
@@ -696,16 +648,16 @@ static int cmp_key_ref(const void *a, const void *b)
  * keys collide so much (crafted input) that probing would turn quadratic, by sorting,
  * O(n log n) whatever the keys. Returns false when memory runs out.
  */
-static bool find_duplicate(vp__jlex *lx, vp__jkeys *k, const vp__jkey *e, size_t n,
+static bool find_duplicate(vp__jlex *lx, vp__jkeys *k, vp__jkey *e, size_t n,
                            size_t *dup)
 {
     *dup = n;
     if (n < 2)
         return true;
-    if (n <= 8) {
+    if (n <= 8) { /* pairs, by length first: no hash needed */
         for (size_t j = 1; j < n && *dup == n; j++)
             for (size_t i = 0; i < j; i++)
-                if (e[i].hash == e[j].hash && KEY_LEN(&e[i]) == KEY_LEN(&e[j]) &&
+                if (KEY_LEN(&e[i]) == KEY_LEN(&e[j]) &&
                     memcmp(key_bytes(lx, k, &e[i]), key_bytes(lx, k, &e[j]), KEY_LEN(&e[j])) == 0) {
                     *dup = j;
                     break;
@@ -721,6 +673,9 @@ static bool find_duplicate(vp__jlex *lx, vp__jkeys *k, const vp__jkey *e, size_t
      * a probe compares the bytes of another key only when the whole hash matches */
     uint64_t *slot = k->scratch;
     memset(slot, 0, cap * sizeof(*slot));
+    /* the hashes, in one pass over keys that were just read (still in the cache) */
+    for (size_t j = 0; j < n; j++)
+        e[j].hash = vp__json_hash(key_bytes(lx, k, &e[j]), KEY_LEN(&e[j]));
     size_t budget = n * 8; /* expected probes at load 1/2: about n / 2 */
     for (size_t j = 0; j < n; j++) {
 #if defined(__GNUC__)
@@ -894,11 +849,11 @@ static uint32_t pool_put(parser *ps, const vp__jstr *s)
 {
     vp__json *d = ps->doc;
     size_t need = sizeof(uint32_t) + s->len + 1;
-    if (d->cap_pool - d->n_pool < need) {
+    if (d->cap_pool - d->n_pool < need + 16) { /* 16: room for a short string's words */
         /* first the input's size (the decoded strings of most documents fit: pages not
          * written are never touched), then growth by half; offsets are 32-bit */
         size_t cap = d->cap_pool ? d->cap_pool : (size_t)(ps->lx.end - ps->lx.start) + 256;
-        while (cap - d->n_pool < need) {
+        while (cap - d->n_pool < need + 16) {
             if (cap > (size_t)UINT32_MAX / 3) {
                 vp__jlex_fail(&ps->lx, VP_ELIMIT, ps->lx.p, "JSON strings too large");
                 return VP__JSON_NONE;
@@ -916,7 +871,10 @@ static uint32_t pool_put(parser *ps, const vp__jstr *s)
     uint32_t len = (uint32_t)s->len;
     char *at = d->pool + d->n_pool;
     memcpy(at, &len, sizeof(len));
-    vp__jstr_decode(s, at + sizeof(len));
+    if (!s->escaped && len <= 16 && ps->lx.end - s->raw >= 16)
+        memcpy(at + sizeof(len), s->raw, 16); /* most keys: two words, no call */
+    else
+        vp__jstr_decode(s, at + sizeof(len));
     at[sizeof(len) + len] = '\0';
     d->n_pool += need;
     return (uint32_t)(d->n_pool - need + sizeof(len));

@@ -52,12 +52,68 @@ vp_status vp__jlex_fail_char(vp__jlex *lx, vp_status code, const char *what);
 /* The position of byte offset `off` of the text, for an error record. */
 vp__where vp__jlex_where(const unsigned char *text, uint64_t off, const char *source);
 
+#if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#  define VP__SWAR 1 /* eight bytes at a time: needs ctz and little-endian words */
+#else
+#  define VP__SWAR 0
+#endif
+
 static inline void vp__jlex_ws(vp__jlex *lx)
 {
     const unsigned char *p = lx->p, *end = lx->end;
-    while (p < end && *p <= ' ' && (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t'))
+    while (p < end && *p <= ' ') {
+        if (*p == ' ' || *p == '\r' || *p == '\t') {
+            p++;
+            continue;
+        }
+        if (*p != '\n')
+            break;
         p++;
+#if VP__SWAR
+        /* the indentation after a line break (pretty-printed JSON): its spaces counted
+         * eight bytes at a time, from the first byte that is not a space */
+        for (uint64_t w; end - p >= 8; p += 8) {
+            memcpy(&w, p, 8);
+            w ^= UINT64_C(0x2020202020202020);
+            if (w != 0) {
+                p += (unsigned)__builtin_ctzll(w) >> 3;
+                break;
+            }
+        }
+#endif
+    }
     lx->p = p;
+}
+
+/* ASCII bytes that end a run of plain string characters: '"', '\\', controls. */
+static const unsigned char vp__jspecial[128] = {
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+    ['"'] = 1, ['\\'] = 1,
+};
+
+/* The first byte at or after p that ends a run of plain string characters ('"', '\\', a
+ * control character or a byte >= 0x80), or end. */
+static inline const unsigned char *vp__jplain_run(const unsigned char *p,
+                                                  const unsigned char *end)
+{
+#if VP__SWAR
+    const uint64_t ones = UINT64_C(0x0101010101010101), high = UINT64_C(0x8080808080808080);
+    while (end - p >= 8) {
+        uint64_t w;
+        memcpy(&w, p, 8);
+        uint64_t q = w ^ (ones * '"'), b = w ^ (ones * '\\');
+        /* flags: a byte below 0x20, a zero byte of q ('"') or of b ('\\'), a byte >= 0x80;
+         * a borrow can set false flags, but only above a true one: the lowest is exact */
+        uint64_t m = ((w - ones * 0x20) & ~w & high) | ((q - ones) & ~q & high) |
+                     ((b - ones) & ~b & high) | (w & high);
+        if (m != 0)
+            return p + (__builtin_ctzll(m) >> 3);
+        p += 8;
+    }
+#endif
+    while (p < end && *p < 0x80 && !vp__jspecial[*p])
+        p++;
+    return p;
 }
 
 /* A string as read: its bytes in the text (between the quotes), its decoded length, and
@@ -201,8 +257,36 @@ typedef struct {
 /* Valid UTF-8 without NUL bytes. */
 bool vp__utf8_valid(const unsigned char *p, size_t len);
 
-/* Hash of an object key, used by the duplicate-key check (slot = hash mod a power of two);
- * exposed so that a white-box test can build colliding keys. */
+/* Hash of an object key, used by the duplicate-key checks (slot = hash mod a power of
+ * two); exposed so that a white-box test can build colliding keys. Words of 8 bytes, the
+ * last one loaded overlapping the one before (no variable-length copy); under 8 bytes,
+ * two overlapping 4-byte loads, or the first, middle and last byte. */
+static inline uint32_t vp__json_hash(const char *key, size_t len)
+{
+    uint64_t h = len, w;
+    if (len >= 8) {
+        size_t j = 0;
+        for (; len - j > 8; j += 8) {
+            memcpy(&w, key + j, 8);
+            h = (h ^ w) * UINT64_C(0x9E3779B97F4A7C15);
+            h ^= h >> 29;
+        }
+        memcpy(&w, key + len - 8, 8);
+    } else if (len >= 4) {
+        uint32_t a, b;
+        memcpy(&a, key, 4);
+        memcpy(&b, key + len - 4, 4);
+        w = (uint64_t)a | (uint64_t)b << 32;
+    } else if (len > 0) {
+        w = (uint64_t)(unsigned char)key[0] | (uint64_t)(unsigned char)key[len / 2] << 8 |
+            (uint64_t)(unsigned char)key[len - 1] << 16;
+    } else {
+        return 0;
+    }
+    h = (h ^ w) * UINT64_C(0x9E3779B97F4A7C15);
+    h ^= h >> 29;
+    return (uint32_t)(h >> 32);
+}
 uint32_t vp__json_key_hash(const char *key, size_t len);
 
 /* Parse; on error fills err (source, line, column, byte offset) and leaves doc empty. */

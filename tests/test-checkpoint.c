@@ -263,6 +263,21 @@ START_TEST(test_safetensors_bad)
                        "\"b\":{\"dtype\":\"U8\",\"shape\":[4],\"data_offsets\":[6,10]}}", 10);
     expect_bad_st(b.data, b.len, b.len, VP_EFORMAT, "gap");
     vp_buf_free(&b);
+    /* a run of spans that follow one another (not stored while they do), then one that
+     * does not: the overlap is found at "b", inside the run, and its position found again */
+    {
+        const char *h = "{\"a\":{\"dtype\":\"U8\",\"shape\":[4],\"data_offsets\":[0,4]},"
+                        "\"b\":{\"dtype\":\"U8\",\"shape\":[4],\"data_offsets\":[4,8]},"
+                        "\"c\":{\"dtype\":\"U8\",\"shape\":[2],\"data_offsets\":[4,6]}}";
+        st_with_header(&b, h, 8);
+        expect_bad_st(b.data, b.len, b.len, VP_EFORMAT, "tensor \"b\" overlaps");
+        vp_model *m;
+        vp_error err = VP_ERROR_INIT;
+        ck_assert_int_eq(vp_model_from_safetensors(&m, b.data, b.len, b.len, "x", &err),
+                         VP_EFORMAT);
+        ck_assert_uint_eq(err.byte_offset, 8 + (uint64_t)(strstr(h, "\"b\":{") + 4 - h));
+        vp_buf_free(&b);
+    }
     /* size does not match dtype × shape */
     st_with_header(&b, "{\"a\":{\"dtype\":\"F32\",\"shape\":[4],\"data_offsets\":[0,4]}}", 4);
     expect_bad_st(b.data, b.len, b.len, VP_EFORMAT, "TensorInvalidInfo");
@@ -629,6 +644,73 @@ static const struct {
     { "llama.attention.head_count_kv", 5, 0xFFFFFFFFu, VP_ERANGE },  /* i32 −1 */
     { "llama.block_count", 6, 0x42000000u, VP_ETYPE },               /* f32 32.0 */
 };
+
+/* A GGUF of no tensor whose tokenizer.ggml.tokens holds the n tokens given (lengths
+ * explicit: a token may hold a NUL); *at receives where token `mark`'s bytes start. */
+static void gguf_tokens(vp_buf *b, const char *const *tok, const size_t *len, size_t n,
+                        size_t mark, uint64_t *at)
+{
+    vp_buf_put(b, "GGUF", 4);
+    vp_buf_u32(b, 3);
+    vp_buf_u64(b, 0);
+    vp_buf_u64(b, 1);
+    vp_buf_str(b, "tokenizer.ggml.tokens");
+    vp_buf_u32(b, 9);
+    vp_buf_u32(b, 8);
+    vp_buf_u64(b, n);
+    for (size_t i = 0; i < n; i++) {
+        vp_buf_u64(b, len[i]);
+        if (i == mark)
+            *at = b->len;
+        vp_buf_put(b, tok[i], len[i]);
+    }
+    while (b->len % 32)
+        vp_buf_put(b, "", 1);
+}
+
+/* Token strings: ASCII ones are checked eight bytes at a time, others by the full UTF-8
+ * check; a NUL or invalid UTF-8 anywhere gives the error at the string's bytes. */
+START_TEST(test_gguf_token_strings)
+{
+    static const char *const tok[] = { "a", "hello_world_token", "caf\xc3\xa9", "\xe4\xb8\xad",
+                                       "0123456\0", "seven_b", "x\xc0\xafyyyyyyyyyy",
+                                       "twelve bytes" };
+    static const size_t len[] = { 1, 17, 5, 3, 8, 7, 13, 12 };
+    vp_buf b = { 0 };
+    uint64_t at = 0;
+    vp_model *m = NULL;
+    vp_error err = VP_ERROR_INIT;
+    /* the good ones: ASCII of 1, 7, 12, 17 bytes and UTF-8 */
+    const char *const good[] = { tok[0], tok[1], tok[2], tok[3], tok[5], tok[7] };
+    static const size_t good_len[] = { 1, 17, 5, 3, 7, 12 };
+    gguf_tokens(&b, good, good_len, 6, 0, &at);
+    ck_assert_msg(vp_model_from_gguf(&m, b.data, b.len, b.len, "t.gguf", &err) == VP_OK, "%s",
+                  err.message);
+    vp_model_free(m);
+    vp_buf_free(&b);
+    /* a NUL in the 5th token (its word of eight bytes); invalid UTF-8 in the 7th (the 5th
+     * left out: its place taken by the 6th) */
+    const char *const tok2[] = { tok[0], tok[1], tok[2], tok[3], tok[5], tok[5], tok[6] };
+    static const size_t len2[] = { 1, 17, 5, 3, 7, 7, 13 };
+    for (size_t bad = 4; bad <= 6; bad += 2) {
+        if (bad == 4)
+            gguf_tokens(&b, tok, len, 8, bad, &at);
+        else
+            gguf_tokens(&b, tok2, len2, 7, bad, &at);
+        expect_bad_gguf(b.data, b.len, b.len, VP_EFORMAT, "UTF-8");
+        err = (vp_error)VP_ERROR_INIT;
+        ck_assert_int_eq(vp_model_from_gguf(&m, b.data, b.len, b.len, "t.gguf", &err),
+                         VP_EFORMAT);
+        ck_assert_uint_eq(err.byte_offset, at);
+        vp_buf_free(&b);
+    }
+    /* a token that runs past the end */
+    gguf_tokens(&b, tok, len, 2, 1, &at);
+    b.len = (size_t)at + 4;
+    expect_bad_gguf(b.data, b.len, b.len, VP_ETRUNCATED, "past the end");
+    vp_buf_free(&b);
+}
+END_TEST
 
 START_TEST(test_gguf_metadata_limits)
 {
@@ -1357,6 +1439,7 @@ Suite *vp_test_suite(void)
     VP_ADD_TEST(s, test_safetensors_truncations);
     VP_ADD_TEST(s, test_gguf_every_type);
     VP_ADD_TEST(s, test_gguf_bad);
+    VP_ADD_TEST(s, test_gguf_token_strings);
     VP_ADD_TEST(s, test_gguf_truncations);
     VP_ADD_LOOP_TEST(s, test_gguf_metadata_limits,
                      sizeof(gguf_meta_limits) / sizeof(gguf_meta_limits[0]));

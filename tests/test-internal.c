@@ -313,12 +313,61 @@ START_TEST(test_json_colliding_keys)
 }
 END_TEST
 
+/* The same crafted names as tensor names of a safetensors header: the per-bucket check
+ * gives up after its probe budget, the names are read again and sorted; the clean header
+ * reads, and the repeat is reported at the earliest repeating name. */
+START_TEST(test_safetensors_colliding_names)
+{
+    enum { N = 40 };
+    static char names[N][16];
+    int found = 0;
+    for (unsigned i = 0; found < N; i++) {
+        char k[16];
+        snprintf(k, sizeof(k), "t%u", i);
+        if ((vp__json_key_hash(k, strlen(k)) & 127) == 0)
+            memcpy(names[found++], k, sizeof(k));
+    }
+    static char file[8 + N * 80];
+    for (int dup = 0; dup < 2; dup++) {
+        size_t at = 8, key30 = 0;
+        file[at++] = '{';
+        for (int i = 0; i < N; i++) {
+            const char *k = !dup ? names[i] : i == 30 ? names[10] : i == 35 ? names[5] : names[i];
+            if (i == 30)
+                key30 = at + (i ? 1 : 0);
+            at += (size_t)snprintf(file + at, sizeof(file) - at,
+                                   "%s\"%s\":{\"dtype\":\"U8\",\"shape\":[1],"
+                                   "\"data_offsets\":[%d,%d]}", i ? "," : "", k, i, i + 1);
+        }
+        file[at++] = '}';
+        uint64_t hl = at - 8;
+        for (int i = 0; i < 8; i++)
+            file[i] = (char)(hl >> (8 * i));
+        vp_model *m = NULL;
+        vp_error e = VP_ERROR_INIT;
+        vp_status st = vp_model_from_safetensors(&m, file, at, at + N, "crafted.safetensors", &e);
+        if (!dup) {
+            ck_assert_msg(st == VP_OK, "%s", e.message);
+            ck_assert_uint_eq(vp_model_tensor_count(m), N);
+            vp_model_free(m);
+            continue;
+        }
+        ck_assert_int_eq(st, VP_EDUPLICATE);
+        ck_assert_uint_eq(e.byte_offset, key30);
+        char want[32];
+        snprintf(want, sizeof(want), "\"%s\"", names[10]);
+        ck_assert_msg(strstr(e.message, want) != NULL, "%s", e.message);
+    }
+}
+END_TEST
+
 Suite *vp_test_suite(void)
 {
     Suite *s = suite_create("internal");
     VP_ADD_LOOP_TEST(s, test_megatron_activations, sizeof(megatron) / sizeof(megatron[0]));
     VP_ADD_TEST(s, test_checked_helpers);
     VP_ADD_TEST(s, test_json_colliding_keys);
+    VP_ADD_TEST(s, test_safetensors_colliding_names);
     VP_ADD_TEST(s, test_kv_bytes_checked);
     VP_ADD_TEST(s, test_jamba_state_checked);
     VP_ADD_TEST(s, test_safetensors_tensor_limit);

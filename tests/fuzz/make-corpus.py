@@ -127,6 +127,47 @@ def main():
     put("safetensors", "overlap", struct.pack("<Q", 90) + b'{"a":{"dtype":"U8","shape":[4],"data_offsets":[0,4]},"b":{"dtype":"U8","shape":[4],"data_offsets":[2,6]}}'[:90] + b"\0" * 6)
     h = b'{"a":{"dtype":"U8","shape":[4294967296,4294967296],"data_offsets":[0,4]}}'
     put("safetensors", "overflow", struct.pack("<Q", len(h)) + h + b"\0" * 4)
+    # spans not stored while they follow one another: a run, then one that overlaps inside
+    # it (the error names a tensor of the run); a run, then the rest out of order but whole
+    def st_raw(members, payload):
+        h = ("{" + ",".join('"%s":{"dtype":"U8","shape":[%d],"data_offsets":[%d,%d]}'
+                            % (k, e - b, b, e) for k, b, e in members) + "}").encode()
+        return struct.pack("<Q", len(h)) + h + b"\0" * payload
+    put("safetensors", "run-then-overlap", st_raw([("a", 0, 4), ("b", 4, 8), ("c", 4, 6)], 8))
+    put("safetensors", "run-then-unsorted", st_raw([("a", 0, 4), ("c", 8, 12), ("b", 4, 8)], 12))
+    # names: more than a thousand (partitioned into buckets), with and without a repeat;
+    # names whose hashes share a slot (the check gives up and sorts)
+    many = [("model.layers.%d.w" % i, i, i + 1) for i in range(2500)]
+    put("safetensors", "names-2500", st_raw(many, 2500))
+    put("safetensors", "names-2500-dup", st_raw(many[:2000] + [("model.layers.7.w", 2000, 2001)] +
+                                                many[2001:], 2500))
+    def key_hash(b):  # vp__json_hash() in lib/json.h
+        m, h, n = 2**64 - 1, len(b), len(b)
+        def mix(h, w):
+            h = ((h ^ w) * 0x9E3779B97F4A7C15) & m
+            return h ^ (h >> 29)
+        if n >= 8:
+            j = 0
+            while n - j > 8:
+                h = mix(h, int.from_bytes(b[j:j + 8], "little"))
+                j += 8
+            w = int.from_bytes(b[n - 8:], "little")
+        elif n >= 4:
+            w = int.from_bytes(b[:4], "little") | int.from_bytes(b[n - 4:], "little") << 32
+        elif n > 0:
+            w = b[0] | b[n // 2] << 8 | b[n - 1] << 16
+        else:
+            return 0
+        return mix(h, w) >> 32
+    coll, i = [], 0
+    while len(coll) < 40:
+        if key_hash(b"t%d" % i) & 127 == 0:
+            coll.append("t%d" % i)
+        i += 1
+    put("safetensors", "names-colliding", st_raw([(k, j, j + 1) for j, k in enumerate(coll)], 40))
+    coll[30] = coll[10]
+    put("safetensors", "names-colliding-dup",
+        st_raw([(k, j, j + 1) for j, k in enumerate(coll)], 40))
     # ---- gguf
     kv = [("general.architecture", 8, gstr("llama")),
           ("llama.block_count", 4, struct.pack("<I", 2)),
@@ -146,6 +187,18 @@ def main():
     put("gguf", "huge-string", b"GGUF" + struct.pack("<IQQQ", 3, 0, 1, 2**64 - 1) + b"x" * 16)
     put("gguf", "nested-array", b"GGUF" + struct.pack("<IQQ", 3, 0, 1) + gstr("k") +
         struct.pack("<IIQ", 9, 9, 1) + struct.pack("<IQ", 4, 0))
+    # token strings (checked eight bytes at a time when ASCII): long, short, UTF-8, then a
+    # NUL in one, invalid UTF-8 in one, and one cut short
+    def tokens_kv(toks):
+        v = struct.pack("<IQ", 8, len(toks)) + b"".join(struct.pack("<Q", len(t)) + t
+                                                        for t in toks)
+        return [("tokenizer.ggml.tokens", 9, v)]
+    good = [b"a", b"hello_world_token", "caf\u00e9".encode(), "\u4e2d".encode(), b"seven_b"]
+    put("gguf", "tokens", gguf([("f", [8], 0)], tokens_kv(good)))
+    put("gguf", "tokens-nul", gguf([("f", [8], 0)], tokens_kv(good + [b"0123456\0"])))
+    put("gguf", "tokens-bad-utf8", gguf([("f", [8], 0)], tokens_kv(good + [b"x\xc0\xafyyyyyyyyyy"])))
+    t = gguf([("f", [8], 0)], tokens_kv(good))
+    put("gguf", "tokens-cut", t[:70])
     # ---- sheets: the examples, then broken ones
     ex = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "examples")
     for name in sorted(os.listdir(ex)):

@@ -62,12 +62,14 @@ static inline bool vp__mul_u64(uint64_t *out, uint64_t a, uint64_t b)
 #define VP__LIM_CONTEXT   (UINT64_C(1) << 32) /* positions, windows, context lengths */
 #define VP__LIM_GPUS      (UINT64_C(1) << 20) /* [layout] gpus, tensor_parallel, offer count */
 #define VP__LIM_STAGES    UINT64_C(64)        /* pipeline stages */
-#define VP__LIM_ENTRIES   UINT64_C(4096)      /* [[offer]], [[evidence]], [[measurement]] each */
+#define VP__LIM_ENTRIES   (UINT64_C(1) << 17) /* [[offer]], [[evidence]], [[measurement]] each:
+                                                 a catalog of 100,000 offers fits */
 #define VP__LIM_TENSORS   (UINT64_C(1) << 20) /* tensors in one checkpoint (all shards) */
 #define VP__LIM_SHARDS    UINT64_C(65536)     /* shard files of one index */
 #define VP__LIM_STRING    (UINT64_C(1) << 24) /* one string: GGUF, JSON (bytes) */
 #define VP__LIM_PATH      UINT64_C(4096)      /* a file path, in bytes, NUL excluded */
-#define VP__LIM_SHEET_VALUES (UINT64_C(1) << 20) /* values (and tables) in one sheet */
+#define VP__LIM_SHEET_VALUES (UINT64_C(1) << 22) /* values (and tables) in one sheet: three full
+                                                 tables of 8 values per entry */
 #define VP__LIM_DEPTH     128                 /* nesting of JSON arrays and objects */
 #define VP__LIM_JSON_VALUES (UINT64_C(1) << 22) /* values in one JSON document (an index of
                                                  100k tensors has about 100k) */

@@ -374,6 +374,7 @@ typedef struct {
     const vp__section *sec;
     const vp__entry *offer, *gpu, *claim, *value, *source, *version, *date, *scope;
     int cl, sr;               /* CL_*, SR_* */
+    uint64_t bytes;           /* device_total, device_free, peak, host_ram: the value */
     size_t oi;                /* the offer it names, or SIZE_MAX */
     size_t next;              /* the next evidence of the same offer, or SIZE_MAX */
     const vp_card *card;      /* the card it names, or NULL */
@@ -428,25 +429,38 @@ static void gib_text(char *out, size_t len, uint64_t b)
     vp_bytes_format(out, len, vp_bytes_make(b), VP_UNIT_GIB, 2);
 }
 
+/* t is the literal n: one strcmp after a switch on the first byte */
+static bool is(const char *t, const char *n)
+{
+    return strcmp(t, n) == 0;
+}
+
 static int claim_code(const vp__entry *c)
 {
-    static const char *const n[] = { "software", "peak", "defect", "device_total",
-                                     "device_free", "host_ram", "interconnect", "availability",
-                                     "quality" };
-    for (int k = 0; c && k < (int)(sizeof(n) / sizeof(n[0])); k++)
-        if (strcmp(c->str, n[k]) == 0)
-            return k + 1;
-    return CL_OTHER;
+    const char *t = c ? c->str : "";
+    switch (t[0]) {
+    case 's': return is(t, "software") ? CL_SOFTWARE : CL_OTHER;
+    case 'p': return is(t, "peak") ? CL_PEAK : CL_OTHER;
+    case 'd': return is(t, "defect") ? CL_DEFECT : is(t, "device_total") ? CL_DEVICE_TOTAL
+                     : is(t, "device_free") ? CL_DEVICE_FREE : CL_OTHER;
+    case 'h': return is(t, "host_ram") ? CL_HOST_RAM : CL_OTHER;
+    case 'i': return is(t, "interconnect") ? CL_INTERCONNECT : CL_OTHER;
+    case 'a': return is(t, "availability") ? CL_AVAILABILITY : CL_OTHER;
+    case 'q': return is(t, "quality") ? CL_QUALITY : CL_OTHER;
+    default: return CL_OTHER;
+    }
 }
 
 static int source_code(const vp__entry *s)
 {
-    static const char *const n[] = { "device_report", "measurement", "documentation",
-                                     "order_request" };
-    for (int k = 0; s && k < (int)(sizeof(n) / sizeof(n[0])); k++)
-        if (strcmp(s->str, n[k]) == 0)
-            return k + 1;
-    return SR_OTHER;
+    const char *t = s ? s->str : "";
+    switch (t[0]) {
+    case 'd': return is(t, "device_report") ? SR_DEVICE_REPORT
+                     : is(t, "documentation") ? SR_DOCUMENTATION : SR_OTHER;
+    case 'm': return is(t, "measurement") ? SR_MEASUREMENT : SR_OTHER;
+    case 'o': return is(t, "order_request") ? SR_ORDER_REQUEST : SR_OTHER;
+    default: return SR_OTHER;
+    }
 }
 
 /* device reports and measurements are firm evidence of what runs */
@@ -479,12 +493,19 @@ static void view_offer(offer_view *o, const vp__section *sec)
     for (size_t i = 0; i < sec->n; i++) {
         const vp__entry *e = &sec->e[i];
         const char *k = e->key;
-        const vp__entry **slot =
-            strcmp(k, "id") == 0 ? &o->id : strcmp(k, "gpu") == 0 ? &o->gpu
-            : strcmp(k, "count") == 0 ? &o->count : strcmp(k, "memory") == 0 ? &o->memory
-            : strcmp(k, "price") == 0 ? &o->price : strcmp(k, "available_from") == 0 ? &o->avail
-            : strcmp(k, "duration") == 0 ? &o->dur : strcmp(k, "host_ram") == 0 ? &o->host_ram
-            : strcmp(k, "software") == 0 ? &o->software : NULL;
+        const vp__entry **slot = NULL;
+        switch (k[0]) {
+        case 'i': slot = is(k, "id") ? &o->id : NULL; break;
+        case 'g': slot = is(k, "gpu") ? &o->gpu : NULL; break;
+        case 'c': slot = is(k, "count") ? &o->count : NULL; break;
+        case 'm': slot = is(k, "memory") ? &o->memory : NULL; break;
+        case 'p': slot = is(k, "price") ? &o->price : NULL; break;
+        case 'a': slot = is(k, "available_from") ? &o->avail : NULL; break;
+        case 'd': slot = is(k, "duration") ? &o->dur : NULL; break;
+        case 'h': slot = is(k, "host_ram") ? &o->host_ram : NULL; break;
+        case 's': slot = is(k, "software") ? &o->software : NULL; break;
+        default: break;
+        }
         if (slot != NULL && *slot == NULL)
             *slot = e;
     }
@@ -498,11 +519,16 @@ static void view_evidence(ev_view *v, const vp__section *sec)
     for (size_t i = 0; i < sec->n; i++) {
         const vp__entry *e = &sec->e[i];
         const char *k = e->key;
-        const vp__entry **slot =
-            strcmp(k, "offer") == 0 ? &v->offer : strcmp(k, "gpu") == 0 ? &v->gpu
-            : strcmp(k, "claim") == 0 ? &v->claim : strcmp(k, "value") == 0 ? &v->value
-            : strcmp(k, "source") == 0 ? &v->source : strcmp(k, "version") == 0 ? &v->version
-            : strcmp(k, "date") == 0 ? &v->date : strcmp(k, "scope") == 0 ? &v->scope : NULL;
+        const vp__entry **slot = NULL;
+        switch (k[0]) {
+        case 'o': slot = is(k, "offer") ? &v->offer : NULL; break;
+        case 'g': slot = is(k, "gpu") ? &v->gpu : NULL; break;
+        case 'c': slot = is(k, "claim") ? &v->claim : NULL; break;
+        case 'v': slot = is(k, "value") ? &v->value : is(k, "version") ? &v->version : NULL; break;
+        case 's': slot = is(k, "source") ? &v->source : is(k, "scope") ? &v->scope : NULL; break;
+        case 'd': slot = is(k, "date") ? &v->date : NULL; break;
+        default: break;
+        }
         if (slot != NULL && *slot == NULL)
             *slot = e;
     }
@@ -590,6 +616,14 @@ static const char *card_total_hint(const plan_index *x, size_t card_ix, size_t o
     return x->evs[k].value ? x->evs[k].value->str : NULL;
 }
 
+/* 1 [[offer]], 2 [[evidence]], 3 [[measurement]], 0 another table */
+static int table_of(const vp__section *sec)
+{
+    const char *n = sec->name;
+    return n[0] == 'o' ? is(n, "offer") : n[0] == 'e' ? 2 * is(n, "evidence")
+           : n[0] == 'm' ? 3 * is(n, "measurement") : 0;
+}
+
 /* Collects the sections of each array table, checks ids and references, and links each
  * offer to its evidence: one pass over each table, every lookup through a hash. */
 static vp_status index_sheet(plan_index *x, const vp_sheet *s, vp_error *err)
@@ -598,10 +632,10 @@ static vp_status index_sheet(plan_index *x, const vp_sheet *s, vp_error *err)
     memset(x, 0, sizeof(*x));
     size_t no = 0, ne = 0, nm = 0;
     for (size_t i = 0; i < s->n_sec; i++) {
-        const char *nm0 = s->sec[i].name;
-        no += strcmp(nm0, "offer") == 0;
-        ne += strcmp(nm0, "evidence") == 0;
-        nm += strcmp(nm0, "measurement") == 0;
+        int t = table_of(&s->sec[i]);
+        no += t == 1;
+        ne += t == 2;
+        nm += t == 3;
     }
     x->n_offers = no;
     x->n_ev = ne;
@@ -626,11 +660,12 @@ static vp_status index_sheet(plan_index *x, const vp_sheet *s, vp_error *err)
     no = ne = nm = 0;
     for (size_t i = 0; i < s->n_sec; i++) {
         const vp__section *sec = &s->sec[i];
-        if (strcmp(sec->name, "offer") == 0)
+        int t = table_of(sec);
+        if (t == 1)
             view_offer(&x->offers[no++], sec);
-        else if (strcmp(sec->name, "evidence") == 0)
+        else if (t == 2)
             view_evidence(&x->evs[ne++], sec);
-        else if (strcmp(sec->name, "measurement") == 0)
+        else if (t == 3)
             x->meas[nm++] = sec;
     }
     /* offers: ids present and unique (the second of two equal ids is named, in sheet
@@ -685,6 +720,7 @@ static vp_status index_sheet(plan_index *x, const vp_sheet *s, vp_error *err)
                 st = vp__error_set(err, sub.code, &w, "evidence value: %s", sub.message);
                 break;
             }
+            ev->bytes = b.b;
             if (b.b == 0 || b.b > VP__MAX_GPU_BYTES) {
                 st = plan_fail(err, s, value->line, value->column, VP_ERANGE,
                                "impossible %s for one GPU: \"%.40s\"", ev->claim->str, value->str);
@@ -1143,22 +1179,27 @@ static void memory_requirement(arena *a, cand *c, const plan_index *x, const vp_
     const vp__entry *mem = o->memory;
     const vp_card *card = o->card;
     uint64_t total = 0;
+    size_t last = SIZE_MAX;
     char total_ev[200] = "";
     /* the offer's own device report */
     for (size_t k = o->ev_first; k != SIZE_MAX; k = x->evs[k].next) {
         const ev_view *ev = &x->evs[k];
         if (ev->cl == CL_DEVICE_TOTAL && firm(ev) && ev->value) {
-            vp_bytes b = { 0 };
-            vp_bytes_parse(&b, ev->value->str, strlen(ev->value->str), NULL);
-            total = b.b;
-            ev_label(total_ev, sizeof(total_ev), k, ev);
+            total = ev->bytes; /* parsed when the plan was indexed */
+            last = k;
         }
     }
+    if (last != SIZE_MAX)
+        ev_label(total_ev, sizeof(total_ev), last, &x->evs[last]);
     const char *doc_hint = card ? card_total_hint(x, o->card_ix, oi) : NULL;
     char hint[96] = "";
     vp_bytes cb;
-    if (doc_hint)
-        snprintf(hint, sizeof(hint), "%.60s", doc_hint);
+    if (doc_hint) {
+        size_t n = 0;
+        for (; n < 60 && doc_hint[n]; n++)
+            hint[n] = doc_hint[n];
+        hint[n] = '\0';
+    }
     else if (card && vp_card_reported(card, &cb) == VP_OK)
         vp_bytes_format(hint, sizeof(hint), cb, VP_UNIT_MIB, 0);
     vp__mem_in in = { false, total, total_ev, hint, mem ? mem->str : NULL,
@@ -1342,10 +1383,7 @@ vp_status vp_plan_new(vp_plan **out, const vp_sheet *s, const char *rank, vp_err
                 break;
             case CL_HOST_RAM:
                 if (fm && whr) {
-                    vp_bytes b = { 0 };
-                    if (val)
-                        vp_bytes_parse(&b, val->str, strlen(val->str), NULL);
-                    hr_state = b.b >= whr->bytes.b ? 1 : 2;
+                    hr_state = ev->bytes >= whr->bytes.b ? 1 : 2; /* parsed when indexed */
                     ev_label(hr_ev, sizeof(hr_ev), k, ev);
                 }
                 break;

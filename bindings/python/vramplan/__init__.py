@@ -40,8 +40,8 @@ from .errors import (InvalidInput, IOError_, LimitExceeded, Misuse, NotFound, Ou
                      VramplanError)
 
 _lib_handle, LIBRARY_PATH = _lib.load()
-_ffi.bind(_lib_handle)
-L = _lib_handle
+#: The library's functions, each bound (argtypes, restype, errcheck) on its first use.
+L = _ffi.bind(_lib_handle)
 
 __all__ = [
     "Bytes", "Model", "Sheet", "Estimate", "Plan", "inspect", "estimate", "fit", "plan",
@@ -66,6 +66,13 @@ def _json_loads(text):
     import json
     return json.loads(text)
 
+
+#: A capacity of 0 (none), passed by value: never written.
+_ZERO = Bytes_t(0)
+#: vp_estimate_run() without the errcheck, for Estimate's fast path (it never raises).
+_run_quiet = _lib_handle["vp_estimate_run"]
+_run_quiet.argtypes = [ctypes.c_void_p, ctypes.c_void_p, Bytes_t, ctypes.c_void_p]
+_run_quiet.restype = ctypes.c_int
 
 #: vp_plan_json() options: the candidates alone (no sizing sheet). Only read by C: shared.
 _NO_SIZING = JsonOptions_t()
@@ -566,10 +573,13 @@ class Estimate:
 
     def __init__(self, sheet, capacity=None):
         self._sheet = _sheet(sheet)
-        self._h = ctypes.c_void_p()
-        L.vp_estimate_new(ctypes.byref(self._h))
-        L.vp_estimate_run(self._h, self._sheet._h, Bytes_t(_bytes_or_parse(capacity).bytes),
-                          ctypes.byref(_err()))
+        self._h = h = ctypes.c_void_p()
+        cap = _ZERO if capacity is None else Bytes_t(_bytes_or_parse(capacity).bytes)
+        L.vp_estimate_new(ctypes.byref(h))
+        # the run without an error struct first (building one costs more than the rest of
+        # the binding's work); a failure runs again with one, for the message and position
+        if _run_quiet(h, self._sheet._h, cap, None) < 0:
+            L.vp_estimate_run(h, self._sheet._h, cap, ctypes.byref(_err()))
 
     def __del__(self):
         if getattr(self, "_h", None) and self._h.value:

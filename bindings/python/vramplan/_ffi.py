@@ -370,23 +370,43 @@ def table(check_status, check_optional):
     ]
 
 
-def bind(lib):
-    """Set argtypes, restype and errcheck on every function of the table."""
-    check_status, check_optional = make_checks(lib)
-    missing = []
-    for name, argtypes, restype, errcheck in table(check_status, check_optional):
+class Bound:
+    """The library with every function of the table bound on first use: argtypes, restype
+    and errcheck set, the length check of SIZED added, then kept as an attribute (later
+    calls find it directly). Binding all of them at import cost more than the rest of the
+    import; most programs call a few. A function the loaded library lacks raises
+    AttributeError naming it."""
+
+    def __init__(self, lib):
+        check_status, check_optional = make_checks(self)
+        self._lib = lib
+        self._rows = {row[0]: row[1:] for row in table(check_status, check_optional)}
+
+    def __getattr__(self, name):
+        rows = self.__dict__.get("_rows")
+        if rows is None or name not in rows:
+            raise AttributeError(name)
+        argtypes, restype, errcheck = rows[name]
         try:
-            fn = getattr(lib, name)
+            fn = self._lib[name]  # a function object of its own (CDLL caches getattr's)
         except AttributeError:
-            missing.append(name)
-            continue
-        if isinstance(fn, Sized):  # bound before
-            fn = fn._fn
+            raise AttributeError("this binding needs libvramplan >= 0.2 with %s; the library "
+                                 "loaded lacks it" % name) from None
         fn.argtypes = argtypes
         fn.restype = restype
         if errcheck is not None:
             fn.errcheck = errcheck
         if name in SIZED:
-            setattr(lib, name, Sized(fn, *SIZED[name]))
+            fn = Sized(fn, *SIZED[name])
+        setattr(self, name, fn)
+        return fn
+
+
+def bind(lib):
+    """The library with its functions bound lazily (Bound). An ImportError when the library
+    lacks a function of the newest version node the binding uses (an older library)."""
+    missing = [n for n in ("vp_plan_json", "vp_estimate_json", "vp_json_options_init")
+               if not hasattr(lib, n)]
     if missing:
-        raise ImportError("this binding needs libvramplan >= 0.1 with: " + ", ".join(missing))
+        raise ImportError("this binding needs libvramplan >= 0.2 with: " + ", ".join(missing))
+    return Bound(lib)

@@ -82,6 +82,10 @@ static inline bool vp__mul_u64(uint64_t *out, uint64_t a, uint64_t b)
 #define VP__LIM_TARGETS   UINT64_C(64)        /* LoRA target names */
 #define VP__LIM_NAME      UINT64_C(63)        /* a reserve name, in bytes (a sheet key's limit) */
 #define VP__LIM_TARGET_NAME UINT64_C(47)      /* a LoRA target name, in bytes */
+#define VP__LIM_RUN_READS (UINT64_C(1) << 25) /* runs one plan reads for its offers: offers
+                                                 sharing card and software read their card's
+                                                 runs once, so only many software versions
+                                                 against many runs of one card reach it */
 #define VP__LIM_EVIDENCE  (2 * VP__LIM_ENTRIES) /* evidence items in one classification: a
                                                  sheet's [[evidence]] and [[measurement]] */
 /* Bytes read from one input file (the whole file, or the header of a checkpoint). */

@@ -1066,6 +1066,7 @@ static vp_status runs_index(run_index *ri, const plan_index *x, const sheet_scop
 typedef struct {
     const run_index *ri;
     size_t oi;
+    uint64_t *reads;          /* steps through the cards' runs so far (VP__LIM_RUN_READS) */
 } offer_runs;
 
 static size_t it_own(void *ctx, size_t cur)
@@ -1077,6 +1078,7 @@ static size_t it_own(void *ctx, size_t cur)
 static size_t it_card(void *ctx, size_t c, size_t cur)
 {
     const offer_runs *or = ctx;
+    ++*or->reads; /* each step through a card's runs (an offer's own runs are read once) */
     return cur == SIZE_MAX ? or->ri->card_first[c] : or->ri->card_next[cur];
 }
 
@@ -1090,9 +1092,10 @@ static const vp__run *it_run(void *ctx, size_t r, const char **label, bool *here
     return &or->ri->ev[r];
 }
 
-static void runs_for_offer(vp__runs_verdict *v, const run_index *ri, const plan_index *x, size_t oi)
+static void runs_for_offer(vp__runs_verdict *v, const run_index *ri, const plan_index *x, size_t oi,
+                           uint64_t *reads)
 {
-    offer_runs ctx = { ri, oi };
+    offer_runs ctx = { ri, oi, reads };
     vp__run_iter it = { &ctx, it_own, it_card, it_run, NULL };
     const vp__entry *sw = x->offers[oi].software;
     vp__vcomp o[VP__MAX_VCOMP];
@@ -1111,6 +1114,7 @@ static void runs_for_offer(vp__runs_verdict *v, const run_index *ri, const plan_
 typedef struct {
     vp__runs_verdict *v;      /* the groups' verdicts */
     size_t n, cap;
+    uint64_t reads;           /* runs read for all offers (VP__LIM_RUN_READS) */
     htab keys;                /* group by (card, software): the offer that opened it */
     size_t *opener;           /* per group: the offer that opened it */
 } run_groups;
@@ -1136,7 +1140,7 @@ static const vp__runs_verdict *group_verdict(run_groups *g, const run_index *ri,
 {
     const offer_view *o = &x->offers[oi];
     if (ri->off_first[oi] != SIZE_MAX) {
-        runs_for_offer(own, ri, x, oi);
+        runs_for_offer(own, ri, x, oi, &g->reads);
         return own;
     }
     group_ctx ctx = { x, g };
@@ -1158,7 +1162,7 @@ static const vp__runs_verdict *group_verdict(run_groups *g, const run_index *ri,
         g->cap = cap;
     }
     g->opener[g->n] = oi;
-    runs_for_offer(&g->v[g->n], ri, x, oi);
+    runs_for_offer(&g->v[g->n], ri, x, oi, &g->reads);
     *slot = ++g->n;
     return &g->v[g->n - 1];
 }
@@ -1324,6 +1328,16 @@ vp_status vp_plan_new(vp_plan **out, const vp_sheet *s, const char *rank, vp_err
         const vp__runs_verdict *rv = group_verdict(&groups, &ri, &x, i, &own);
         if (rv == NULL) {
             oom = true;
+            break;
+        }
+        if (groups.reads > VP__LIM_RUN_READS) {
+            /* every software version reads the card's runs it cannot count: bounded, so
+             * that a crafted sheet cannot pin a CPU (docs/errors.md, limits) */
+            st = plan_fail(err, s, o->id->line, o->id->column, VP_ELIMIT,
+                           "the plan reads more than %llu runs for its offers (by offer "
+                           "\"%.60s\"): many offer software versions against many runs of one "
+                           "card; state fewer versions or split the sheet",
+                           (unsigned long long)VP__LIM_RUN_READS, o->id->str);
             break;
         }
         memory_requirement(a, c, &x, &rq, i, rv);
@@ -1508,10 +1522,10 @@ vp_status vp_plan_new(vp_plan **out, const vp_sheet *s, const char *rank, vp_err
     free(groups.keys.slot);
     runs_free(&ri);
     index_free(&x);
-    if (oom || a->oom) { /* nothing partial */
+    if (st != VP_OK || oom || a->oom) { /* nothing partial */
         free(ranked);
         vp_plan_free(p);
-        return vp__error_set(err, VP_ENOMEM, NULL, "out of memory");
+        return st != VP_OK ? st : vp__error_set(err, VP_ENOMEM, NULL, "out of memory");
     }
     /* prices in different currencies are not compared */
     const char *cur = NULL;

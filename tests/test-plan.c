@@ -483,6 +483,40 @@ START_TEST(test_adversarial_shapes)
 END_TEST
 
 
+/* Offers that share card and software read their card's runs once; many software versions
+ * against many runs of one card that none of them can count would read groups × runs: the
+ * plan stops at 2^25 steps with VP_ELIMIT at the offer it was deciding, rather than run for
+ * minutes (4,096 × 4,096 still plans). */
+START_TEST(test_run_reads_limit)
+{
+    enum { N = 5800 };
+    size_t cap = (size_t)N * 330 + 4096, n = 0;
+    char *text = malloc(cap);
+    ck_assert_ptr_nonnull(text);
+    n += (size_t)snprintf(text + n, cap - n, "[model]\nname = \"m\"\nparameters = 7_000_000_000\n"
+                          "[workload]\nweights = \"fp16\"\ncontext = 4096\nconcurrency = 1\n");
+    for (int i = 0; i < N; i++)
+        n += (size_t)snprintf(text + n, cap - n, "[[offer]]\nid = \"o%d\"\ngpu = \"T4\"\n"
+                              "software = \"vllm 0.6.%d\"\n", i, i);
+    for (int i = 0; i < N; i++)
+        n += (size_t)snprintf(text + n, cap - n, "[[measurement]]\ncard = \"T4\"\nphase = "
+                              "\"decode\"\ncounter = \"device_used\"\nvalue = \"14 GiB\"\n"
+                              "model = \"m\"\nweights = \"fp16\"\ncontext = 4096\n"
+                              "concurrency = 1\nversion = \"vllm 0.5.%d\"\n", i);
+    vp_sheet *s = vp_test_sheet(text);
+    vp_plan *p = NULL;
+    vp_error err = VP_ERROR_INIT;
+    ck_assert_int_eq(vp_plan_new(&p, s, NULL, &err), VP_ELIMIT);
+    ck_assert_ptr_null(p);
+    ck_assert_msg(strstr(err.message, "more than 33554432 runs") != NULL, "%s", err.message);
+    ck_assert_uint_gt(err.line, 4 * (N - 300));
+    ck_assert_uint_eq(err.column, 6);
+    vp_sheet_free(s);
+    free(text);
+}
+END_TEST
+
+
 /* Diagnosis from what was run: the estimate at the failing dimensions names the largest
  * item and ranks single changes, each with its estimated new total; advice that does not
  * apply (fewer sequences at concurrency 1, paged attention on vLLM, shrinking the context)
@@ -663,6 +697,12 @@ Suite *vp_test_suite(void)
     VP_ADD_TEST(s, test_mixed_currencies);
     VP_ADD_TEST(s, test_many_offers_linear);
     VP_ADD_TEST(s, test_adversarial_shapes);
+    {   /* 2^25 steps: about 2 s of CPU in a debug build, more on a busy machine */
+        TCase *tc = tcase_create("test_run_reads_limit");
+        tcase_add_test(tc, test_run_reads_limit);
+        tcase_set_timeout(tc, 120);
+        suite_add_tcase(s, tc);
+    }
     VP_ADD_TEST(s, test_diagnose_from_the_run);
     VP_ADD_TEST(s, test_measurements_are_evidence);
     VP_ADD_TEST(s, test_measurement_bad_input);

@@ -93,7 +93,7 @@ VP_API void vp_sheet_free(vp_sheet *s);
  * Strings may be given bare (as on a command line) or quoted. The value is one value
  * on one line: text after it (another key, a table) is an error. The sheet is unchanged
  * on error. Setting "offer.N.key" for N equal to the count appends a new entry (up to
- * 4096 entries).
+ * 131,072 entries).
  * @param s the sheet
  * @param key a dotted key: table.key or table.N.key, parts bare or quoted
  *        (reserve."my reserve")

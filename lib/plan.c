@@ -1362,7 +1362,7 @@ vp_status vp_plan_new(vp_plan **out, const vp_sheet *s, const char *rank, vp_err
         bool sw_fit = false, sw_def = false, ic_fit = false, av_fit = false, av_wish = false;
         int hr_state = 0; /* 0 none, 1 fit, 2 short */
         char sw_ev[200] = "", ic_ev[200] = "", hr_ev[200] = "", av_ev[200] = "", q_ev[200] = "",
-             sw_what[160] = "";
+             sw_what[168] = ""; /* the longest "%.40s says \"%.40s\" (%.70s)" fits */
         int q_state = 0; /* 0 none, 1 meets, 2 below */
         for (size_t k = o->ev_first; k != SIZE_MAX; k = x.evs[k].next) {
             const ev_view *ev = &x.evs[k];

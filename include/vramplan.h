@@ -20,6 +20,7 @@
 #include <vramplan/optimizer.h>
 #include <vramplan/estimate.h>
 #include <vramplan/plan.h>
+#include <vramplan/report.h>
 #include <vramplan/evidence.h>
 #include <vramplan/cards.h>
 

@@ -62,12 +62,14 @@ static inline bool vp__mul_u64(uint64_t *out, uint64_t a, uint64_t b)
 #define VP__LIM_CONTEXT   (UINT64_C(1) << 32) /* positions, windows, context lengths */
 #define VP__LIM_GPUS      (UINT64_C(1) << 20) /* [layout] gpus, tensor_parallel, offer count */
 #define VP__LIM_STAGES    UINT64_C(64)        /* pipeline stages */
-#define VP__LIM_ENTRIES   UINT64_C(4096)      /* [[offer]], [[evidence]], [[measurement]] each */
+#define VP__LIM_ENTRIES   (UINT64_C(1) << 17) /* [[offer]], [[evidence]], [[measurement]] each:
+                                                 a catalog of 100,000 offers fits */
 #define VP__LIM_TENSORS   (UINT64_C(1) << 20) /* tensors in one checkpoint (all shards) */
 #define VP__LIM_SHARDS    UINT64_C(65536)     /* shard files of one index */
 #define VP__LIM_STRING    (UINT64_C(1) << 24) /* one string: GGUF, JSON (bytes) */
 #define VP__LIM_PATH      UINT64_C(4096)      /* a file path, in bytes, NUL excluded */
-#define VP__LIM_SHEET_VALUES (UINT64_C(1) << 20) /* values (and tables) in one sheet */
+#define VP__LIM_SHEET_VALUES (UINT64_C(1) << 22) /* values (and tables) in one sheet: three full
+                                                 tables of 8 values per entry */
 #define VP__LIM_DEPTH     128                 /* nesting of JSON arrays and objects */
 #define VP__LIM_JSON_VALUES (UINT64_C(1) << 22) /* values in one JSON document (an index of
                                                  100k tensors has about 100k) */
@@ -80,6 +82,10 @@ static inline bool vp__mul_u64(uint64_t *out, uint64_t a, uint64_t b)
 #define VP__LIM_TARGETS   UINT64_C(64)        /* LoRA target names */
 #define VP__LIM_NAME      UINT64_C(63)        /* a reserve name, in bytes (a sheet key's limit) */
 #define VP__LIM_TARGET_NAME UINT64_C(47)      /* a LoRA target name, in bytes */
+#define VP__LIM_RUN_READS (UINT64_C(1) << 25) /* runs one plan reads for its offers: offers
+                                                 sharing card and software read their card's
+                                                 runs once, so only many software versions
+                                                 against many runs of one card reach it */
 #define VP__LIM_EVIDENCE  (2 * VP__LIM_ENTRIES) /* evidence items in one classification: a
                                                  sheet's [[evidence]] and [[measurement]] */
 /* Bytes read from one input file (the whole file, or the header of a checkpoint). */

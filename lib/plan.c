@@ -12,27 +12,45 @@
 
 #define MAX_REQ 10
 #define GIB ((uint64_t)1 << 30)
+#define COND_MAX 512              /* a condition: at most 511 bytes (as before: cut, never
+                                     overrun) */
+#define EV_MAX 200                /* a requirement's evidence label: at most 199 bytes */
 
+/* A requirement's texts live in the plan's arena (or are string literals): a candidate is
+ * about 400 bytes whatever its texts, so 100,000 offers make a plan of about 40 MB. */
 typedef struct {
-    char id[24];
+    const char *id;           /* a literal */
+    const char *condition;
+    const char *evidence;
     vp_verdict verdict;
-    char condition[512];
-    char evidence[200];
 } req;
 
 typedef struct {
-    char offer[VP__MAX_TEXT];
+    const char *offer;
+    const char *cost;         /* the price as written, or "" */
     vp_verdict verdict;
     unsigned rank;
     req r[MAX_REQ];
     int n;
     bool margin_known;
     int64_t margin;
-    char cost[64];
     int64_t price;            /* millionths; INT64_MAX when unknown */
     char currency[4];
     int64_t available;        /* day number; INT64_MAX when unknown */
 } cand;
+
+/* Text storage: blocks that never move, so the texts handed out stay valid until
+ * vp_plan_free(). */
+typedef struct arena_block {
+    struct arena_block *next;
+    size_t used, cap;
+    char data[];
+} arena_block;
+
+typedef struct {
+    arena_block *head;
+    bool oom;
+} arena;
 
 struct vp_plan {
     vp_estimate *e;
@@ -40,7 +58,82 @@ struct vp_plan {
     size_t n;
     uint64_t need;            /* modeled peak per GPU (device counter), largest GPU */
     size_t need_gpus;
+    arena text;
 };
+
+/* Room for `need` bytes in the current block, or a new block. */
+static char *arena_room(arena *a, size_t need)
+{
+    if (a->oom)
+        return NULL;
+    if (a->head == NULL || a->head->cap - a->head->used < need) {
+        size_t cap = need > ((size_t)256 << 10) ? need : ((size_t)256 << 10);
+        arena_block *b = malloc(sizeof(*b) + cap);
+        if (b == NULL) {
+            a->oom = true;
+            return NULL;
+        }
+        b->next = a->head;
+        b->used = 0;
+        b->cap = cap;
+        a->head = b;
+    }
+    return a->head->data + a->head->used;
+}
+
+static void arena_free(arena *a)
+{
+    for (arena_block *b = a->head, *n; b != NULL; b = n) {
+        n = b->next;
+        free(b);
+    }
+    a->head = NULL;
+}
+
+/* A copy of at most max - 1 bytes of s. */
+static const char *arena_copy(arena *a, const char *s, size_t max)
+{
+    if (s == NULL || s[0] == '\0')
+        return "";
+    size_t n = 0;
+    while (n < max - 1 && s[n] != '\0')
+        n++;
+    char *p = arena_room(a, n + 1);
+    if (p == NULL)
+        return "";
+    memcpy(p, s, n);
+    p[n] = '\0';
+    a->head->used += n + 1;
+    return p;
+}
+
+/* The formatted text, cut at max - 1 bytes; a format without conversions is its own text
+ * (every format here is a literal). */
+static const char *arena_vprintf(arena *a, size_t max, const char *fmt, va_list ap)
+    VP__PRINTF(3, 0);
+static const char *arena_vprintf(arena *a, size_t max, const char *fmt, va_list ap)
+{
+    if (strchr(fmt, '%') == NULL)
+        return fmt;
+    char *p = arena_room(a, max);
+    if (p == NULL)
+        return "";
+    int k = vsnprintf(p, max, fmt, ap);
+    size_t n = k < 0 ? 0 : (size_t)k >= max ? max - 1 : (size_t)k;
+    p[n] = '\0';
+    a->head->used += n + 1;
+    return p;
+}
+
+static const char *arena_printf(arena *a, size_t max, const char *fmt, ...) VP__PRINTF(3, 4);
+static const char *arena_printf(arena *a, size_t max, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    const char *t = arena_vprintf(a, max, fmt, ap);
+    va_end(ap);
+    return t;
+}
 
 const char *vp_verdict_name(vp_verdict v)
 {
@@ -48,20 +141,29 @@ const char *vp_verdict_name(vp_verdict v)
     return (unsigned)v <= VP_VERDICT_EXCLUDED ? n[v] : "?";
 }
 
-static void add_req(cand *c, const char *id, vp_verdict v, const char *evidence, const char *fmt, ...)
-    VP__PRINTF(5, 6);
-static void add_req(cand *c, const char *id, vp_verdict v, const char *evidence, const char *fmt, ...)
+/* A requirement whose condition is already text (a literal, or the arena's). */
+static void put_req(cand *c, const char *id, vp_verdict v, const char *evidence,
+                    const char *condition)
 {
     if (c->n >= MAX_REQ)
         return;
     req *r = &c->r[c->n++];
-    snprintf(r->id, sizeof(r->id), "%s", id);
+    r->id = id;
     r->verdict = v;
-    snprintf(r->evidence, sizeof(r->evidence), "%s", evidence ? evidence : "");
+    r->evidence = evidence;
+    r->condition = condition;
+}
+
+static void add_req(arena *a, cand *c, const char *id, vp_verdict v, const char *evidence,
+                    const char *fmt, ...) VP__PRINTF(6, 7);
+static void add_req(arena *a, cand *c, const char *id, vp_verdict v, const char *evidence,
+                    const char *fmt, ...)
+{
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(r->condition, sizeof(r->condition), fmt, ap);
+    const char *cond = arena_vprintf(a, COND_MAX, fmt, ap);
     va_end(ap);
+    put_req(c, id, v, arena_copy(a, evidence, EV_MAX), cond);
 }
 
 static const vp__entry *F(const vp__section *sec, const char *key)
@@ -72,49 +174,6 @@ static const vp__entry *F(const vp__section *sec, const char *key)
     return NULL;
 }
 
-static const vp__entry *scope_get(const vp__entry *scope, const char *key)
-{
-    for (int i = 0; scope && i < scope->n_sub; i++)
-        if (strcmp(scope->sub[i].key, key) == 0)
-            return &scope->sub[i];
-    return NULL;
-}
-
-static const vp__entry *scope_get_entry(const vp__section *ev)
-{
-    return F(ev, "scope");
-}
-
-static void gib_text(char *out, size_t len, uint64_t b)
-{
-    vp_bytes_format(out, len, vp_bytes_make(b), VP_UNIT_GIB, 2);
-}
-
-/* Is evidence `ev` about offer `id` (not merely about its card model)? */
-static bool about_offer(const vp__section *ev, const char *id)
-{
-    const vp__entry *o = F(ev, "offer");
-    return o != NULL && strcmp(o->str, id) == 0;
-}
-
-static bool source_is(const vp__section *ev, const char *a, const char *b)
-{
-    const vp__entry *s = F(ev, "source");
-    return s != NULL && (strcmp(s->str, a) == 0 || (b && strcmp(s->str, b) == 0));
-}
-
-static bool claim_is(const vp__section *ev, const char *c)
-{
-    const vp__entry *e = F(ev, "claim");
-    return e != NULL && strcmp(e->str, c) == 0;
-}
-
-static void ev_label(char *out, size_t len, size_t idx, const vp__section *ev)
-{
-    const vp__entry *src = F(ev, "source"), *ver = F(ev, "version"), *date = F(ev, "date");
-    snprintf(out, len, "evidence %zu: %.20s%s%.100s%s%.10s", idx, src ? src->str : "?",
-             ver ? ", " : "", ver ? ver->str : "", date ? ", " : "", date ? date->str : "");
-}
 
 /* The sheet's own values that evidence is compared with, looked up once per plan. */
 typedef struct {
@@ -246,22 +305,100 @@ static int cmp_key(const cand *a, const cand *b, int key)
 
 /* ---- the sheet's tables, indexed once per plan ---------------------------------------- */
 
+/*
+ * A hash table of indices (open addressing, linear probing, at most half full). The hash
+ * is seeded per table from its own address, so ids crafted to collide under one seed do
+ * not pile into one bucket under another; every lookup compares the full key.
+ */
 typedef struct {
-    const char *id;
-    size_t index;
-} id_ref;
+    size_t *slot;             /* index + 1; 0 empty */
+    size_t mask;
+    uint64_t seed;
+} htab;
+
+static uint64_t mix64(uint64_t h)
+{
+    h ^= h >> 33;
+    h *= UINT64_C(0xff51afd7ed558ccd);
+    h ^= h >> 33;
+    h *= UINT64_C(0xc4ceb9fe1a85ec53);
+    return h ^ (h >> 33);
+}
+
+static uint64_t hash_str(uint64_t seed, const char *s)
+{
+    uint64_t h = seed;
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+        h = (h ^ *p) * UINT64_C(0x100000001b3);
+    return mix64(h);
+}
+
+static bool htab_init(htab *t, size_t n)
+{
+    size_t cap = 16;
+    while (cap < 2 * n + 2)
+        cap *= 2;
+    t->slot = calloc(cap, sizeof(*t->slot));
+    t->mask = cap - 1;
+    t->seed = mix64((uint64_t)(uintptr_t)t->slot ^ UINT64_C(0x9E3779B97F4A7C15));
+    return t->slot != NULL;
+}
+
+/* The slot of key hash h for which same(ctx, index) holds, or the empty slot to take. */
+typedef bool (*htab_same)(const void *ctx, size_t index, const void *key);
+
+static size_t *htab_find(const htab *t, uint64_t h, htab_same same, const void *ctx,
+                         const void *key)
+{
+    for (size_t i = (size_t)h & t->mask;; i = (i + 1) & t->mask)
+        if (t->slot[i] == 0 || same(ctx, t->slot[i] - 1, key))
+            return &t->slot[i];
+}
+
+/* An [[offer]]'s values, looked up once. */
+typedef struct {
+    const vp__section *sec;
+    const vp__entry *id, *gpu, *count, *memory, *price, *avail, *dur, *host_ram, *software;
+    const vp_card *card;      /* its card in the catalog, or NULL */
+    size_t card_ix;           /* the card's catalog index, or SIZE_MAX */
+    size_t ev_first;          /* its first evidence, or SIZE_MAX */
+    size_t group;             /* its run verdict: an index in the plan's group verdicts */
+} offer_view;
+
+enum { CL_OTHER, CL_SOFTWARE, CL_PEAK, CL_DEFECT, CL_DEVICE_TOTAL, CL_DEVICE_FREE,
+       CL_HOST_RAM, CL_INTERCONNECT, CL_AVAILABILITY, CL_QUALITY };
+enum { SR_OTHER, SR_DEVICE_REPORT, SR_MEASUREMENT, SR_DOCUMENTATION, SR_ORDER_REQUEST };
+
+/* An [[evidence]]'s values, looked up once. */
+typedef struct {
+    const vp__section *sec;
+    const vp__entry *offer, *gpu, *claim, *value, *source, *version, *date, *scope;
+    int cl, sr;               /* CL_*, SR_* */
+    uint64_t bytes;           /* device_total, device_free, peak, host_ram: the value */
+    size_t oi;                /* the offer it names, or SIZE_MAX */
+    size_t next;              /* the next evidence of the same offer, or SIZE_MAX */
+    const vp_card *card;      /* the card it names, or NULL */
+} ev_view;
 
 typedef struct {
-    const vp__section **offers, **evs, **meas;
+    size_t last1, last2;      /* device_total evidence naming the card: the latest, and the
+                                 latest about another offer than the latest's (SIZE_MAX) */
+} card_totals;
+
+typedef struct {
+    offer_view *offers;
+    ev_view *evs;
+    const vp__section **meas;
     size_t n_offers, n_ev, n_meas;
-    id_ref *ids;              /* offer ids sorted by (id, index) */
-    size_t *ev_first;         /* per offer: its first evidence, or SIZE_MAX */
-    size_t *ev_next;          /* per evidence: the next evidence of the same offer */
-    id_ref *gpu_totals;       /* device_total evidence naming a gpu, sorted by (card, index) */
-    size_t n_gpu_totals;
-    const vp_card **offer_card;  /* per offer: its card in the catalog, or NULL */
+    htab ids;                 /* offer index by id */
+    size_t nc;                /* cards in the catalog */
+    card_totals *totals;      /* per catalog card */
     const vp_card **meas_card;   /* per measurement: the card it ran on, or NULL */
     size_t *meas_offer;          /* per measurement: the offer it ran on, or SIZE_MAX */
+    htab cards;               /* card names resolved: index in names */
+    const char **names;
+    const vp_card **named;
+    size_t n_names;
 } plan_index;
 
 static void index_free(plan_index *x)
@@ -269,14 +406,134 @@ static void index_free(plan_index *x)
     free(x->offers);
     free(x->evs);
     free(x->meas);
-    free(x->ids);
-    free(x->ev_first);
-    free(x->ev_next);
-    free(x->gpu_totals);
-    free(x->offer_card);
+    free(x->ids.slot);
+    free(x->totals);
     free(x->meas_card);
     free(x->meas_offer);
+    free(x->cards.slot);
+    free(x->names);
+    free(x->named);
     memset(x, 0, sizeof(*x));
+}
+
+static const vp__entry *scope_get(const vp__entry *scope, const char *key)
+{
+    for (int i = 0; scope && i < scope->n_sub; i++)
+        if (strcmp(scope->sub[i].key, key) == 0)
+            return &scope->sub[i];
+    return NULL;
+}
+
+static void gib_text(char *out, size_t len, uint64_t b)
+{
+    vp_bytes_format(out, len, vp_bytes_make(b), VP_UNIT_GIB, 2);
+}
+
+/* t is the literal n: one strcmp after a switch on the first byte */
+static bool is(const char *t, const char *n)
+{
+    return strcmp(t, n) == 0;
+}
+
+static int claim_code(const vp__entry *c)
+{
+    const char *t = c ? c->str : "";
+    switch (t[0]) {
+    case 's': return is(t, "software") ? CL_SOFTWARE : CL_OTHER;
+    case 'p': return is(t, "peak") ? CL_PEAK : CL_OTHER;
+    case 'd': return is(t, "defect") ? CL_DEFECT : is(t, "device_total") ? CL_DEVICE_TOTAL
+                     : is(t, "device_free") ? CL_DEVICE_FREE : CL_OTHER;
+    case 'h': return is(t, "host_ram") ? CL_HOST_RAM : CL_OTHER;
+    case 'i': return is(t, "interconnect") ? CL_INTERCONNECT : CL_OTHER;
+    case 'a': return is(t, "availability") ? CL_AVAILABILITY : CL_OTHER;
+    case 'q': return is(t, "quality") ? CL_QUALITY : CL_OTHER;
+    default: return CL_OTHER;
+    }
+}
+
+static int source_code(const vp__entry *s)
+{
+    const char *t = s ? s->str : "";
+    switch (t[0]) {
+    case 'd': return is(t, "device_report") ? SR_DEVICE_REPORT
+                     : is(t, "documentation") ? SR_DOCUMENTATION : SR_OTHER;
+    case 'm': return is(t, "measurement") ? SR_MEASUREMENT : SR_OTHER;
+    case 'o': return is(t, "order_request") ? SR_ORDER_REQUEST : SR_OTHER;
+    default: return SR_OTHER;
+    }
+}
+
+/* device reports and measurements are firm evidence of what runs */
+static bool firm(const ev_view *v)
+{
+    return v->sr == SR_DEVICE_REPORT || v->sr == SR_MEASUREMENT;
+}
+
+static bool is_oom_text(const ev_view *v)
+{
+    return v->value && (strstr(v->value->str, "oom") || strstr(v->value->str, "out of memory"));
+}
+
+static void ev_label(char *out, size_t len, size_t idx, const ev_view *v)
+{
+    const vp__entry *src = v->source, *ver = v->version, *date = v->date;
+    /* cut to the buffer (the return value is read: a cut label is intended) */
+    if (snprintf(out, len, "evidence %zu: %.20s%s%.100s%s%.10s", idx, src ? src->str : "?",
+                 ver ? ", " : "", ver ? ver->str : "", date ? ", " : "",
+                 date ? date->str : "") < 0)
+        out[0] = '\0';
+}
+
+/* The values of an [[offer]] and an [[evidence]], in one pass over each section's keys. */
+static void view_offer(offer_view *o, const vp__section *sec)
+{
+    memset(o, 0, sizeof(*o));
+    o->sec = sec;
+    o->card_ix = o->ev_first = SIZE_MAX;
+    for (size_t i = 0; i < sec->n; i++) {
+        const vp__entry *e = &sec->e[i];
+        const char *k = e->key;
+        const vp__entry **slot = NULL;
+        switch (k[0]) {
+        case 'i': slot = is(k, "id") ? &o->id : NULL; break;
+        case 'g': slot = is(k, "gpu") ? &o->gpu : NULL; break;
+        case 'c': slot = is(k, "count") ? &o->count : NULL; break;
+        case 'm': slot = is(k, "memory") ? &o->memory : NULL; break;
+        case 'p': slot = is(k, "price") ? &o->price : NULL; break;
+        case 'a': slot = is(k, "available_from") ? &o->avail : NULL; break;
+        case 'd': slot = is(k, "duration") ? &o->dur : NULL; break;
+        case 'h': slot = is(k, "host_ram") ? &o->host_ram : NULL; break;
+        case 's': slot = is(k, "software") ? &o->software : NULL; break;
+        default: break;
+        }
+        if (slot != NULL && *slot == NULL)
+            *slot = e;
+    }
+}
+
+static void view_evidence(ev_view *v, const vp__section *sec)
+{
+    memset(v, 0, sizeof(*v));
+    v->sec = sec;
+    v->oi = v->next = SIZE_MAX;
+    for (size_t i = 0; i < sec->n; i++) {
+        const vp__entry *e = &sec->e[i];
+        const char *k = e->key;
+        const vp__entry **slot = NULL;
+        switch (k[0]) {
+        case 'o': slot = is(k, "offer") ? &v->offer : NULL; break;
+        case 'g': slot = is(k, "gpu") ? &v->gpu : NULL; break;
+        case 'c': slot = is(k, "claim") ? &v->claim : NULL; break;
+        case 'v': slot = is(k, "value") ? &v->value : is(k, "version") ? &v->version : NULL; break;
+        case 's': slot = is(k, "source") ? &v->source : is(k, "scope") ? &v->scope : NULL; break;
+        case 'd': slot = is(k, "date") ? &v->date : NULL; break;
+        default: break;
+        }
+        if (slot != NULL && *slot == NULL)
+            *slot = e;
+    }
+    v->cl = claim_code(v->claim);
+    v->sr = source_code(v->source);
 }
 
 /* ---- versions: "driver 550.54.15, CUDA 12.4, vllm 0.6.3" ------------------------------ */
@@ -294,134 +551,154 @@ static vp_status check_version(const vp_sheet *s, const vp__entry *v, vp_error *
                          "CUDA 12.4, vllm 0.6.3\"", v->key, v->str);
 }
 
-/* A card name of the sheet: resolved through the catalog, or an error at its position. */
-static vp_status resolve_card(const vp_sheet *s, const vp__entry *g, const vp_card **out,
-                              vp_error *err)
+static bool same_name(const void *ctx, size_t index, const void *key)
 {
-    vp_error sub = VP_ERROR_INIT;
+    const plan_index *x = ctx;
+    return strcmp(x->names[index], key) == 0;
+}
+
+/* The catalog index of a card (the catalog is small and constant). */
+static size_t card_index(const vp_card *c)
+{
+    for (size_t i = 0; c != NULL && i < vp_card_count(); i++)
+        if (vp_card_at(i) == c)
+            return i;
+    return SIZE_MAX;
+}
+
+/* A card name of the sheet: resolved through the catalog (each distinct name once), or an
+ * error at its position. */
+static vp_status resolve_card(plan_index *x, const vp_sheet *s, const vp__entry *g,
+                              const vp_card **out, vp_error *err)
+{
     *out = NULL;
     if (g == NULL)
         return VP_OK;
-    vp_status st = vp_card_find(out, g->str, &sub);
-    if (st == VP_OK)
+    size_t *slot = htab_find(&x->cards, hash_str(x->cards.seed, g->str), same_name, x, g->str);
+    if (*slot != 0) {
+        *out = x->named[*slot - 1];
         return VP_OK;
-    vp__where w = { s->source, g->line, g->column, 0, false };
-    return vp__error_set(err, VP_EINVALID, &w, "%s: %s (vramplan cards lists them)", g->key,
-                         sub.message);
+    }
+    vp_error sub = VP_ERROR_INIT;
+    vp_status st = vp_card_find(out, g->str, &sub);
+    if (st != VP_OK) {
+        vp__where w = { s->source, g->line, g->column, 0, false };
+        return vp__error_set(err, VP_EINVALID, &w, "%s: %s (vramplan cards lists them)", g->key,
+                             sub.message);
+    }
+    x->names[x->n_names] = g->str;
+    x->named[x->n_names] = *out;
+    *slot = ++x->n_names;
+    return VP_OK;
 }
 
-static int cmp_ref(const void *a, const void *b)
+static bool same_id(const void *ctx, size_t index, const void *key)
 {
-    const id_ref *x = a, *y = b;
-    int c = strcmp(x->id, y->id);
-    return c ? c : (x->index > y->index) - (x->index < y->index);
+    const plan_index *x = ctx;
+    return strcmp(x->offers[index].id->str, key) == 0;
 }
 
 /* The index of the offer with this id, or SIZE_MAX. */
 static size_t offer_by_id(const plan_index *x, const char *id)
 {
-    size_t lo = 0, hi = x->n_offers;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        int c = strcmp(x->ids[mid].id, id);
-        if (c < 0)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo < x->n_offers && strcmp(x->ids[lo].id, id) == 0 ? x->ids[lo].index : SIZE_MAX;
+    size_t *slot = htab_find(&x->ids, hash_str(x->ids.seed, id), same_id, x, id);
+    return *slot ? *slot - 1 : SIZE_MAX;
 }
 
 /* Evidence that states a card's device total: the value for offers of that card model
  * (the latest one in sheet order that is not about the offer itself), or NULL. */
-static const char *card_total_hint(const plan_index *x, const char *gpu, const char *offer_id)
+static const char *card_total_hint(const plan_index *x, size_t card_ix, size_t oi)
 {
-    size_t lo = 0, hi = x->n_gpu_totals;
-    while (lo < hi) { /* first entry with a gpu greater than this one */
-        size_t mid = lo + (hi - lo) / 2;
-        if (strcmp(x->gpu_totals[mid].id, gpu) <= 0)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    for (size_t k = lo; k-- > 0 && strcmp(x->gpu_totals[k].id, gpu) == 0;) {
-        const vp__section *ev = x->evs[x->gpu_totals[k].index];
-        if (!about_offer(ev, offer_id)) {
-            const vp__entry *val = F(ev, "value");
-            return val ? val->str : NULL;
-        }
-    }
-    return NULL;
+    const card_totals *t = &x->totals[card_ix];
+    size_t k = t->last1 != SIZE_MAX && x->evs[t->last1].oi == oi ? t->last2 : t->last1;
+    if (k == SIZE_MAX)
+        return NULL;
+    return x->evs[k].value ? x->evs[k].value->str : NULL;
+}
+
+/* 1 [[offer]], 2 [[evidence]], 3 [[measurement]], 0 another table */
+static int table_of(const vp__section *sec)
+{
+    const char *n = sec->name;
+    return n[0] == 'o' ? is(n, "offer") : n[0] == 'e' ? 2 * is(n, "evidence")
+           : n[0] == 'm' ? 3 * is(n, "measurement") : 0;
 }
 
 /* Collects the sections of each array table, checks ids and references, and links each
- * offer to its evidence. */
+ * offer to its evidence: one pass over each table, every lookup through a hash. */
 static vp_status index_sheet(plan_index *x, const vp_sheet *s, vp_error *err)
 {
     vp_status st = VP_OK;
     memset(x, 0, sizeof(*x));
-    x->n_offers = vp_sheet_count(s, "offer");
-    x->n_ev = vp_sheet_count(s, "evidence");
-    x->offers = calloc(x->n_offers + 1, sizeof(*x->offers));
-    x->evs = calloc(x->n_ev + 1, sizeof(*x->evs));
-    x->ids = calloc(x->n_offers + 1, sizeof(*x->ids));
-    x->ev_first = malloc((x->n_offers + 1) * sizeof(*x->ev_first));
-    x->ev_next = malloc((x->n_ev + 1) * sizeof(*x->ev_next));
-    x->gpu_totals = calloc(x->n_ev + 1, sizeof(*x->gpu_totals));
-    x->n_meas = vp_sheet_count(s, "measurement");
-    x->meas = calloc(x->n_meas + 1, sizeof(*x->meas));
-    x->offer_card = calloc(x->n_offers + 1, sizeof(*x->offer_card));
-    x->meas_card = calloc(x->n_meas + 1, sizeof(*x->meas_card));
-    x->meas_offer = calloc(x->n_meas + 1, sizeof(*x->meas_offer));
-    if (!x->offers || !x->evs || !x->ids || !x->ev_first || !x->ev_next || !x->gpu_totals ||
-        !x->meas || !x->offer_card || !x->meas_card || !x->meas_offer) {
+    size_t no = 0, ne = 0, nm = 0;
+    for (size_t i = 0; i < s->n_sec; i++) {
+        int t = table_of(&s->sec[i]);
+        no += t == 1;
+        ne += t == 2;
+        nm += t == 3;
+    }
+    x->n_offers = no;
+    x->n_ev = ne;
+    x->n_meas = nm;
+    x->nc = vp_card_count();
+    x->offers = calloc(no + 1, sizeof(*x->offers));
+    x->evs = calloc(ne + 1, sizeof(*x->evs));
+    x->meas = calloc(nm + 1, sizeof(*x->meas));
+    x->totals = malloc((x->nc + 1) * sizeof(*x->totals));
+    x->meas_card = calloc(nm + 1, sizeof(*x->meas_card));
+    x->meas_offer = calloc(nm + 1, sizeof(*x->meas_offer));
+    x->names = calloc(no + ne + nm + 1, sizeof(*x->names));
+    x->named = calloc(no + ne + nm + 1, sizeof(*x->named));
+    if (!x->offers || !x->evs || !x->meas || !x->totals || !x->meas_card || !x->meas_offer ||
+        !x->names || !x->named || !htab_init(&x->ids, no) ||
+        !htab_init(&x->cards, no + ne + nm)) {
         index_free(x);
         return vp__error_set(err, VP_ENOMEM, NULL, "out of memory");
     }
-    size_t no = 0, ne = 0, nm = 0;
+    for (size_t c = 0; c < x->nc; c++)
+        x->totals[c].last1 = x->totals[c].last2 = SIZE_MAX;
+    no = ne = nm = 0;
     for (size_t i = 0; i < s->n_sec; i++) {
-        if (strcmp(s->sec[i].name, "offer") == 0 && no < x->n_offers)
-            x->offers[no++] = &s->sec[i];
-        else if (strcmp(s->sec[i].name, "evidence") == 0 && ne < x->n_ev)
-            x->evs[ne++] = &s->sec[i];
-        else if (strcmp(s->sec[i].name, "measurement") == 0 && nm < x->n_meas)
-            x->meas[nm++] = &s->sec[i];
+        const vp__section *sec = &s->sec[i];
+        int t = table_of(sec);
+        if (t == 1)
+            view_offer(&x->offers[no++], sec);
+        else if (t == 2)
+            view_evidence(&x->evs[ne++], sec);
+        else if (t == 3)
+            x->meas[nm++] = sec;
     }
-    /* offers: ids present and unique (the second of two equal ids is named) */
+    /* offers: ids present and unique (the second of two equal ids is named, in sheet
+     * order), cards known, software readable */
     for (size_t i = 0; i < x->n_offers; i++) {
-        const vp__entry *id = F(x->offers[i], "id");
-        if (id == NULL) {
-            st = plan_fail(err, s, x->offers[i]->line, 1, VP_EINVALID, "[[offer]] without an id");
+        offer_view *o = &x->offers[i];
+        if (o->id == NULL) {
+            st = plan_fail(err, s, o->sec->line, 1, VP_EINVALID, "[[offer]] without an id");
             goto fail;
         }
-        x->ids[i] = (id_ref){ id->str, i };
-        x->ev_first[i] = SIZE_MAX;
-        if ((st = resolve_card(s, F(x->offers[i], "gpu"), &x->offer_card[i], err)) != VP_OK ||
-            (st = check_version(s, F(x->offers[i], "software"), err)) != VP_OK)
+        size_t *slot = htab_find(&x->ids, hash_str(x->ids.seed, o->id->str), same_id, x,
+                                 o->id->str);
+        if (*slot != 0) {
+            st = plan_fail(err, s, o->id->line, o->id->column, VP_EINVALID,
+                           "two offers have the id \"%.60s\"", o->id->str);
             goto fail;
-    }
-    qsort(x->ids, x->n_offers, sizeof(*x->ids), cmp_ref);
-    size_t dup = SIZE_MAX;
-    for (size_t i = 1; i < x->n_offers; i++)
-        if (strcmp(x->ids[i - 1].id, x->ids[i].id) == 0 && x->ids[i].index < dup)
-            dup = x->ids[i].index; /* the earliest second occurrence, in sheet order */
-    if (dup != SIZE_MAX) {
-        const vp__entry *id = F(x->offers[dup], "id");
-        st = plan_fail(err, s, id->line, id->column, VP_EINVALID,
-                       "two offers have the id \"%.60s\"", id->str);
-        goto fail;
+        }
+        *slot = i + 1;
+        if ((st = resolve_card(x, s, o->gpu, &o->card, err)) != VP_OK ||
+            (st = check_version(s, o->software, err)) != VP_OK)
+            goto fail;
+        o->card_ix = card_index(o->card);
     }
     /* evidence: names an existing offer or a gpu; byte-valued claims parse and are
      * possible; linked to its offer in sheet order */
-    size_t *last = calloc(x->n_offers + 1, sizeof(*last));
+    size_t *last = malloc((x->n_offers + 1) * sizeof(*last));
     if (last == NULL) {
         st = vp__error_set(err, VP_ENOMEM, NULL, "out of memory");
         goto fail;
     }
     for (size_t i = 0; i < x->n_ev; i++) {
-        const vp__section *ev = x->evs[i];
-        const vp__entry *o = F(ev, "offer"), *g = F(ev, "gpu");
-        x->ev_next[i] = SIZE_MAX;
+        ev_view *ev = &x->evs[i];
+        const vp__entry *o = ev->offer, *g = ev->gpu;
         size_t oi = o ? offer_by_id(x, o->str) : SIZE_MAX;
         if (o != NULL && oi == SIZE_MAX) {
             st = plan_fail(err, s, o->line, o->column, VP_EINVALID,
@@ -429,12 +706,13 @@ static vp_status index_sheet(plan_index *x, const vp_sheet *s, vp_error *err)
             break;
         }
         if (o == NULL && g == NULL) {
-            st = plan_fail(err, s, ev->line, 1, VP_EINVALID, "evidence names neither an offer nor a gpu");
+            st = plan_fail(err, s, ev->sec->line, 1, VP_EINVALID,
+                           "evidence names neither an offer nor a gpu");
             break;
         }
-        const vp__entry *claim = F(ev, "claim"), *value = F(ev, "value");
-        if (claim && value && (strcmp(claim->str, "device_total") == 0 || strcmp(claim->str, "device_free") == 0 ||
-                               strcmp(claim->str, "peak") == 0 || strcmp(claim->str, "host_ram") == 0)) {
+        const vp__entry *value = ev->value;
+        if (value && (ev->cl == CL_DEVICE_TOTAL || ev->cl == CL_DEVICE_FREE ||
+                      ev->cl == CL_PEAK || ev->cl == CL_HOST_RAM)) {
             vp_bytes b;
             vp_error sub = VP_ERROR_INIT;
             if (vp_bytes_parse(&b, value->str, strlen(value->str), &sub) != VP_OK) {
@@ -442,35 +720,38 @@ static vp_status index_sheet(plan_index *x, const vp_sheet *s, vp_error *err)
                 st = vp__error_set(err, sub.code, &w, "evidence value: %s", sub.message);
                 break;
             }
+            ev->bytes = b.b;
             if (b.b == 0 || b.b > VP__MAX_GPU_BYTES) {
                 st = plan_fail(err, s, value->line, value->column, VP_ERANGE,
-                               "impossible %s for one GPU: \"%.40s\"", claim->str, value->str);
+                               "impossible %s for one GPU: \"%.40s\"", ev->claim->str, value->str);
                 break;
             }
         }
-        const vp_card *card;
         /* versions are compared for what depends on the software: other claims (a booking,
          * a quality score) may name their version in free text */
-        bool versioned = claim_is(ev, "software") || claim_is(ev, "peak") ||
-                         claim_is(ev, "defect") || claim_is(ev, "device_total") ||
-                         claim_is(ev, "device_free");
-        if ((st = resolve_card(s, g, &card, err)) != VP_OK ||
-            (versioned && (st = check_version(s, F(ev, "version"), err)) != VP_OK))
+        bool versioned = ev->cl == CL_SOFTWARE || ev->cl == CL_PEAK || ev->cl == CL_DEFECT ||
+                         ev->cl == CL_DEVICE_TOTAL || ev->cl == CL_DEVICE_FREE;
+        if ((st = resolve_card(x, s, g, &ev->card, err)) != VP_OK ||
+            (versioned && (st = check_version(s, ev->version, err)) != VP_OK))
             break;
-        if (card != NULL && claim_is(ev, "device_total"))
-            x->gpu_totals[x->n_gpu_totals++] = (id_ref){ vp_card_name(card), i };
+        ev->oi = oi;
+        if (ev->card != NULL && ev->cl == CL_DEVICE_TOTAL) {
+            card_totals *t = &x->totals[card_index(ev->card)];
+            if (t->last1 != SIZE_MAX && x->evs[t->last1].oi != oi)
+                t->last2 = t->last1;
+            t->last1 = i;
+        }
         if (oi != SIZE_MAX) {
-            if (x->ev_first[oi] == SIZE_MAX)
-                x->ev_first[oi] = i;
+            if (x->offers[oi].ev_first == SIZE_MAX)
+                x->offers[oi].ev_first = i;
             else
-                x->ev_next[last[oi]] = i;
+                x->evs[last[oi]].next = i;
             last[oi] = i;
         }
     }
     free(last);
     if (st != VP_OK)
         goto fail;
-    qsort(x->gpu_totals, x->n_gpu_totals, sizeof(*x->gpu_totals), cmp_ref);
     for (size_t i = 0; i < x->n_meas; i++) {
         const vp__section *m = x->meas[i];
         const vp__entry *v = F(m, "value"), *o = F(m, "offer");
@@ -487,17 +768,18 @@ static vp_status index_sheet(plan_index *x, const vp_sheet *s, vp_error *err)
                            "have", o->str);
             goto fail;
         }
-        if ((st = resolve_card(s, F(m, "card"), &x->meas_card[i], err)) != VP_OK ||
+        if ((st = resolve_card(x, s, F(m, "card"), &x->meas_card[i], err)) != VP_OK ||
             (st = check_version(s, F(m, "version"), err)) != VP_OK)
             goto fail;
         if (x->meas_card[i] == NULL && x->meas_offer[i] != SIZE_MAX)
-            x->meas_card[i] = x->offer_card[x->meas_offer[i]]; /* ran on that offer's card */
+            x->meas_card[i] = x->offers[x->meas_offer[i]].card; /* ran on that offer's card */
     }
     return VP_OK;
 fail:
     index_free(x);
     return st;
 }
+
 
 /* Candidates adopted, in rank order: the ranking keys in turn, then sheet order. */
 typedef struct {
@@ -625,19 +907,11 @@ static void runs_free(run_index *ri)
     memset(ri, 0, sizeof(*ri));
 }
 
-/* The catalog index of a card (the catalog is small and constant). */
-static size_t card_index(const vp_card *c)
+/* Is evidence v a run: a peak, or an out-of-memory defect, measured or device-reported? */
+static bool ev_is_run(const ev_view *v)
 {
-    for (size_t i = 0; c != NULL && i < vp_card_count(); i++)
-        if (vp_card_at(i) == c)
-            return i;
-    return SIZE_MAX;
-}
-
-static bool is_oom_defect(const vp__section *ev)
-{
-    const vp__entry *val = F(ev, "value");
-    return claim_is(ev, "defect") && val && (strstr(val->str, "oom") || strstr(val->str, "out of memory"));
+    return (v->cl == CL_PEAK || (v->cl == CL_DEFECT && is_oom_text(v))) &&
+           (v->sr == SR_MEASUREMENT || v->sr == SR_DEVICE_REPORT);
 }
 
 static int run_rank(const vp__run *ev)
@@ -661,7 +935,9 @@ static vp_status runs_index(run_index *ri, const plan_index *x, const sheet_scop
                             const vp__req *rq)
 {
     memset(ri, 0, sizeof(*ri));
-    size_t n = x->n_meas + x->n_ev, nc = vp_card_count();
+    size_t n = x->n_meas, nc = vp_card_count();
+    for (size_t j = 0; j < x->n_ev; j++) /* only runs are evaluated (about 1.4 kB each) */
+        n += ev_is_run(&x->evs[j]);
     ri->ev = calloc(n + 1, sizeof(*ri->ev));
     ri->labels = calloc(n + 1, sizeof(*ri->labels));
     ri->off_first = malloc((x->n_offers + 1) * sizeof(size_t));
@@ -714,12 +990,11 @@ static vp_status runs_index(run_index *ri, const plan_index *x, const sheet_scop
             snprintf(ri->labels[r], sizeof(ri->labels[0]), "measurement %zu", k);
         } else {
             size_t j = k - x->n_meas;
-            const vp__section *ev = x->evs[j];
-            bool peak = claim_is(ev, "peak"), oom = is_oom_defect(ev);
-            if (!(peak || oom) || !source_is(ev, "measurement", "device_report"))
+            const ev_view *ev = &x->evs[j];
+            if (!ev_is_run(ev))
                 continue; /* not a run: device totals and other claims are read elsewhere */
-            const vp__entry *scope = scope_get_entry(ev), *val = F(ev, "value"), *g = F(ev, "gpu"),
-                            *o = F(ev, "offer"), *ver = F(ev, "version");
+            bool peak = ev->cl == CL_PEAK, oom = !peak;
+            const vp__entry *scope = ev->scope, *val = ev->value, *ver = ev->version;
             vp_bytes b = { 0 };
             bool has = peak && val && vp_bytes_parse(&b, val->str, strlen(val->str), NULL) == VP_OK;
             const vp__entry *sm = scope_get(scope, "model"), *sr = scope_get(scope, "revision"),
@@ -727,8 +1002,7 @@ static vp_status runs_index(run_index *ri, const plan_index *x, const sheet_scop
                             *sn = scope_get(scope, sc->inference ? "concurrency" : "microbatch"),
                             *st = scope_get(scope, "truncated");
             f.claim = oom ? VP_CLAIM_OUT_OF_MEMORY : VP_CLAIM_PEAK;
-            f.source = source_is(ev, "measurement", NULL) ? VP_SOURCE_MEASUREMENT
-                                                          : VP_SOURCE_DEVICE_REPORT;
+            f.source = ev->sr == SR_MEASUREMENT ? VP_SOURCE_MEASUREMENT : VP_SOURCE_DEVICE_REPORT;
             f.has_value = has;
             f.value = b;
             f.no_scope = scope == NULL;
@@ -740,12 +1014,9 @@ static vp_status runs_index(run_index *ri, const plan_index *x, const sheet_scop
             f.sequences = sn ? sn->u : 0;
             f.truncated = st && st->b;
             f.software = ver ? ver->str : NULL;
-            ri->run_offer[r] = o ? offer_by_id(x, o->str) : SIZE_MAX;
-            const vp_card *card = NULL;
-            if (g != NULL)
-                vp_card_find(&card, g->str, NULL); /* resolved when the plan was indexed */
-            ri->run_card[r] = card ? card
-                              : ri->run_offer[r] != SIZE_MAX ? x->offer_card[ri->run_offer[r]] : NULL;
+            ri->run_offer[r] = ev->oi;
+            ri->run_card[r] = ev->card ? ev->card
+                              : ev->oi != SIZE_MAX ? x->offers[ev->oi].card : NULL;
             ev_label(ri->labels[r], sizeof(ri->labels[0]), j, ev);
         }
         vp__run_scope(&ri->ev[r], &f, rq);
@@ -795,6 +1066,7 @@ static vp_status runs_index(run_index *ri, const plan_index *x, const sheet_scop
 typedef struct {
     const run_index *ri;
     size_t oi;
+    uint64_t *reads;          /* steps through the cards' runs so far (VP__LIM_RUN_READS) */
 } offer_runs;
 
 static size_t it_own(void *ctx, size_t cur)
@@ -806,6 +1078,7 @@ static size_t it_own(void *ctx, size_t cur)
 static size_t it_card(void *ctx, size_t c, size_t cur)
 {
     const offer_runs *or = ctx;
+    ++*or->reads; /* each step through a card's runs (an offer's own runs are read once) */
     return cur == SIZE_MAX ? or->ri->card_first[c] : or->ri->card_next[cur];
 }
 
@@ -819,68 +1092,118 @@ static const vp__run *it_run(void *ctx, size_t r, const char **label, bool *here
     return &or->ri->ev[r];
 }
 
-static void runs_for_offer(vp__runs_verdict *v, const run_index *ri, const plan_index *x, size_t oi)
+static void runs_for_offer(vp__runs_verdict *v, const run_index *ri, const plan_index *x, size_t oi,
+                           uint64_t *reads)
 {
-    offer_runs ctx = { ri, oi };
+    offer_runs ctx = { ri, oi, reads };
     vp__run_iter it = { &ctx, it_own, it_card, it_run, NULL };
-    const vp__entry *sw = F(x->offers[oi], "software");
+    const vp__entry *sw = x->offers[oi].software;
     vp__vcomp o[VP__MAX_VCOMP];
     size_t bad;
     int no = sw ? vp__version_parse(sw->str, o, &bad) : 0;
     if (no < 0)
         no = 0; /* checked when the plan was indexed */
-    vp__runs_decide(v, &it, x->offer_card[oi], o, no, sw != NULL, false);
+    vp__runs_decide(v, &it, x->offers[oi].card, o, no, sw != NULL, false);
 }
 
-/* Offers ordered by (card, software), so that offers with the same card and software and no
- * runs of their own share one verdict on the runs. A heap sort with the index passed along
- * (C11's qsort takes no context, and the library keeps no global state). */
-static int cmp_offer_key(const plan_index *x, size_t i, size_t j)
+/*
+ * The verdicts on the runs: an offer with runs of its own gets its own; offers with the same
+ * card and software and no runs of their own share one (a group found through a hash of
+ * (card, software), so 100,000 offers on one card stating one software are decided once).
+ */
+typedef struct {
+    vp__runs_verdict *v;      /* the groups' verdicts */
+    size_t n, cap;
+    uint64_t reads;           /* runs read for all offers (VP__LIM_RUN_READS) */
+    htab keys;                /* group by (card, software): the offer that opened it */
+    size_t *opener;           /* per group: the offer that opened it */
+} run_groups;
+
+typedef struct {
+    const plan_index *x;
+    const run_groups *g;
+} group_ctx;
+
+static bool same_group(const void *ctx, size_t group, const void *key)
 {
-    size_t ci = card_index(x->offer_card[i]), cj = card_index(x->offer_card[j]);
-    if (ci != cj)
-        return ci < cj ? -1 : 1;
-    const vp__entry *si = F(x->offers[i], "software"), *sj = F(x->offers[j], "software");
-    if (si == NULL || sj == NULL)
-        return (si != NULL) - (sj != NULL);
-    return strcmp(si->str, sj->str);
+    const group_ctx *c = ctx;
+    const offer_view *a = &c->x->offers[c->g->opener[group]], *b = key;
+    if (a->card_ix != b->card_ix || (a->software == NULL) != (b->software == NULL))
+        return false;
+    return a->software == NULL || strcmp(a->software->str, b->software->str) == 0;
 }
 
-static int cmp_offer_key_ctx(const void *ctx, size_t i, size_t j)
+/* The verdict on the runs for offer oi, or NULL when out of memory. */
+static const vp__runs_verdict *group_verdict(run_groups *g, const run_index *ri,
+                                             const plan_index *x, size_t oi,
+                                             vp__runs_verdict *own)
 {
-    return cmp_offer_key(ctx, i, j);
+    const offer_view *o = &x->offers[oi];
+    if (ri->off_first[oi] != SIZE_MAX) {
+        runs_for_offer(own, ri, x, oi, &g->reads);
+        return own;
+    }
+    group_ctx ctx = { x, g };
+    uint64_t h = mix64(hash_str(g->keys.seed, o->software ? o->software->str : "") ^
+                       (uint64_t)o->card_ix);
+    size_t *slot = htab_find(&g->keys, h, same_group, &ctx, o);
+    if (*slot != 0)
+        return &g->v[*slot - 1];
+    if (g->n == g->cap) {
+        size_t cap = g->cap ? 2 * g->cap : 16;
+        vp__runs_verdict *v = realloc(g->v, cap * sizeof(*v));
+        size_t *op = realloc(g->opener, cap * sizeof(*op));
+        if (v != NULL)
+            g->v = v;
+        if (op != NULL)
+            g->opener = op;
+        if (v == NULL || op == NULL)
+            return NULL;
+        g->cap = cap;
+    }
+    g->opener[g->n] = oi;
+    runs_for_offer(&g->v[g->n], ri, x, oi, &g->reads);
+    *slot = ++g->n;
+    return &g->v[g->n - 1];
 }
 
-static void sort_offers_by_key(const plan_index *x, size_t *a, size_t n)
-{
-    heap_sort_idx(a, n, cmp_offer_key_ctx, x);
-}
+/* Texts every offer may share, formatted once per plan. */
+typedef struct {
+    const char *same_req, *quality_tc, *schedule_tc[2], *software_tc, *interconnect_tc;
+    uint64_t place_count;     /* the count the placement texts were made for (0: none) */
+    const char *place_text;
+    vp_verdict place_verdict;
+} shared_texts;
 
 /* The offer's device report and its card's documented total, then the rule's verdict. */
-static void memory_requirement(cand *c, const plan_index *x, const vp__req *rq, size_t oi,
-                               const vp__runs_verdict *rv)
+static void memory_requirement(arena *a, cand *c, const plan_index *x, const vp__req *rq,
+                               size_t oi, const vp__runs_verdict *rv)
 {
-    const vp__section *o = x->offers[oi];
-    const vp__entry *id = F(o, "id"), *mem = F(o, "memory");
-    const vp_card *card = x->offer_card[oi];
+    const offer_view *o = &x->offers[oi];
+    const vp__entry *mem = o->memory;
+    const vp_card *card = o->card;
     uint64_t total = 0;
+    size_t last = SIZE_MAX;
     char total_ev[200] = "";
     /* the offer's own device report */
-    for (size_t k = x->ev_first[oi]; k != SIZE_MAX; k = x->ev_next[k]) {
-        const vp__section *ev = x->evs[k];
-        const vp__entry *val = F(ev, "value");
-        if (claim_is(ev, "device_total") && source_is(ev, "device_report", "measurement") && val) {
-            vp_bytes b = { 0 };
-            vp_bytes_parse(&b, val->str, strlen(val->str), NULL);
-            total = b.b;
-            ev_label(total_ev, sizeof(total_ev), k, ev);
+    for (size_t k = o->ev_first; k != SIZE_MAX; k = x->evs[k].next) {
+        const ev_view *ev = &x->evs[k];
+        if (ev->cl == CL_DEVICE_TOTAL && firm(ev) && ev->value) {
+            total = ev->bytes; /* parsed when the plan was indexed */
+            last = k;
         }
     }
-    const char *doc_hint = card ? card_total_hint(x, vp_card_name(card), id->str) : NULL;
+    if (last != SIZE_MAX)
+        ev_label(total_ev, sizeof(total_ev), last, &x->evs[last]);
+    const char *doc_hint = card ? card_total_hint(x, o->card_ix, oi) : NULL;
     char hint[96] = "";
     vp_bytes cb;
-    if (doc_hint)
-        snprintf(hint, sizeof(hint), "%.60s", doc_hint);
+    if (doc_hint) {
+        size_t n = 0;
+        for (; n < 60 && doc_hint[n]; n++)
+            hint[n] = doc_hint[n];
+        hint[n] = '\0';
+    }
     else if (card && vp_card_reported(card, &cb) == VP_OK)
         vp_bytes_format(hint, sizeof(hint), cb, VP_UNIT_MIB, 0);
     vp__mem_in in = { false, total, total_ev, hint, mem ? mem->str : NULL,
@@ -891,7 +1214,8 @@ static void memory_requirement(cand *c, const plan_index *x, const vp__req *rq, 
         c->margin_known = true;
         c->margin = out.margin;
     }
-    add_req(c, "memory", out.verdict, out.evidence, "%s", out.condition);
+    put_req(c, "memory", out.verdict, arena_copy(a, out.evidence, EV_MAX),
+            arena_copy(a, out.condition, COND_MAX));
 }
 
 vp_status vp_plan_new(vp_plan **out, const vp_sheet *s, const char *rank, vp_error *err)
@@ -922,8 +1246,9 @@ vp_status vp_plan_new(vp_plan **out, const vp_sheet *s, const char *rank, vp_err
                 order[n_order++] = k;
         }
     }
-    /* Every table is walked through an index built once, so the plan is O(n log n) in
-     * the numbers of offers and evidence (a crafted sheet cannot pin a CPU). */
+    /* Every table is walked through an index built once (hashes by id and card, lists per
+     * offer and per card), so the plan is linear in the numbers of offers, evidence and
+     * measurements, whatever their shape (docs/errors.md, limits). */
     plan_index x;
     vp_status ist = index_sheet(&x, s, err);
     if (ist != VP_OK)
@@ -952,6 +1277,7 @@ vp_status vp_plan_new(vp_plan **out, const vp_sheet *s, const char *rank, vp_err
         return vp__error_set(err, VP_ENOMEM, NULL, "out of memory");
     }
     p->n = n_offers;
+    arena *a = &p->text;
 
     const sheet_scope scope = scope_of(s);
     int inference = scope.inference;
@@ -975,189 +1301,225 @@ vp_status vp_plan_new(vp_plan **out, const vp_sheet *s, const char *rank, vp_err
     }
     const vp__entry *sstart = vp__sheet_find(s, "sheet", 0, "start");
     const vp__entry *sdur = vp__sheet_find(s, "sheet", 0, "duration");
+    const vp__entry *mn = vp__sheet_find(s, "model", 0, "name");
     /* the requirement every offer shares (the sheet's scope and its estimate), as the rule
      * of vp_classify_evidence() reads it */
     const vp_requirement need_req = requirement_of(&scope, p->e);
     vp__req rq;
     vp__req_init(&rq, &need_req, 0);
 
-    /* the runs (measurements, peak and failure evidence), evaluated once; offers of the same
-     * card and software without runs of their own share one verdict on them */
+    /* the runs (measurements, peak and failure evidence), evaluated once */
     run_index ri;
-    vp__runs_verdict *rvs = calloc(n_offers ? n_offers : 1, sizeof(*rvs));
-    size_t *ord = calloc(n_offers ? n_offers : 1, sizeof(*ord));
-    if (rvs == NULL || ord == NULL || runs_index(&ri, &x, &scope, &rq) != VP_OK) {
-        free(rvs);
-        free(ord);
+    run_groups groups = { 0 };
+    if (!htab_init(&groups.keys, n_offers) || runs_index(&ri, &x, &scope, &rq) != VP_OK) {
+        free(groups.keys.slot);
         free(ranked);
         vp_plan_free(p);
         index_free(&x);
         return vp__error_set(err, VP_ENOMEM, NULL, "out of memory");
     }
-    size_t n_ord = 0;
-    for (size_t i = 0; i < n_offers; i++) {
-        if (ri.off_first[i] == SIZE_MAX)
-            ord[n_ord++] = i;
-        else
-            runs_for_offer(&rvs[i], &ri, &x, i);
-    }
-    sort_offers_by_key(&x, ord, n_ord);
-    for (size_t k = 0; k < n_ord; k++) {
-        if (k > 0 && cmp_offer_key(&x, ord[k - 1], ord[k]) == 0)
-            rvs[ord[k]] = rvs[ord[k - 1]];
-        else
-            runs_for_offer(&rvs[ord[k]], &ri, &x, ord[k]);
-    }
-    free(ord);
-
-    for (size_t i = 0; i < n_offers; i++) {
-        const vp__section *o = x.offers[i];
+    const char *fw = wfw && strcmp(wfw->str, "none") != 0 && strcmp(wfw->str, "other") != 0
+                         ? wfw->str : "the serving or training software";
+    shared_texts sh = { 0 };
+    bool oom = false;
+    for (size_t i = 0; i < n_offers && !oom; i++) {
+        const offer_view *o = &x.offers[i];
         cand *c = &p->c[i];
-        const vp__entry *id = F(o, "id"), *cnt = F(o, "count"),
-                        *price = F(o, "price"), *avail = F(o, "available_from"),
-                        *dur = F(o, "duration"), *ohr = F(o, "host_ram"), *osw = F(o, "software");
-        snprintf(c->offer, sizeof(c->offer), "%s", id->str);
+        const vp__entry *price = o->price, *avail = o->avail, *dur = o->dur,
+                        *ohr = o->host_ram, *osw = o->software;
+        c->offer = arena_copy(a, o->id->str, VP__MAX_TEXT);
+        c->cost = "";
         c->price = price ? price->i : INT64_MAX;
         if (price) {
-            snprintf(c->cost, sizeof(c->cost), "%.60s", price->str);
+            c->cost = arena_copy(a, price->str, 61);
             memcpy(c->currency, price->currency, 4);
         }
         c->available = avail ? avail->i : INT64_MAX;
 
-        memory_requirement(c, &x, &rq, i, &rvs[i]);
+        vp__runs_verdict own;
+        const vp__runs_verdict *rv = group_verdict(&groups, &ri, &x, i, &own);
+        if (rv == NULL) {
+            oom = true;
+            break;
+        }
+        if (groups.reads > VP__LIM_RUN_READS) {
+            /* every software version reads the card's runs it cannot count: bounded, so
+             * that a crafted sheet cannot pin a CPU (docs/errors.md, limits) */
+            st = plan_fail(err, s, o->id->line, o->id->column, VP_ELIMIT,
+                           "the plan reads more than %llu runs for its offers (by offer "
+                           "\"%.60s\"): many offer software versions against many runs of one "
+                           "card; state fewer versions or split the sheet",
+                           (unsigned long long)VP__LIM_RUN_READS, o->id->str);
+            break;
+        }
+        memory_requirement(a, c, &x, &rq, i, rv);
 
         /* placement */
-        uint64_t count = cnt ? cnt->u : 1;
-        if (count < p->need_gpus)
-            add_req(c, "placement", VP_VERDICT_EXCLUDED, "", "the layout needs %zu GPUs; the offer "
-                    "has %llu (two cards are never one memory space)", p->need_gpus,
-                    (unsigned long long)count);
-        else
-            add_req(c, "placement", VP_VERDICT_FIT, "", "the layout uses %zu of the offer's %llu "
-                    "GPU(s), each sized on its own", p->need_gpus, (unsigned long long)count);
+        uint64_t count = o->count ? o->count->u : 1;
+        if (sh.place_count != count) {
+            sh.place_count = count;
+            sh.place_verdict = count < p->need_gpus ? VP_VERDICT_EXCLUDED : VP_VERDICT_FIT;
+            if (count < p->need_gpus)
+                sh.place_text = arena_printf(a, COND_MAX, "the layout needs %zu GPUs; the offer "
+                                             "has %llu (two cards are never one memory space)",
+                                             p->need_gpus, (unsigned long long)count);
+            else
+                sh.place_text = arena_printf(a, COND_MAX, "the layout uses %zu of the offer's "
+                                             "%llu GPU(s), each sized on its own", p->need_gpus,
+                                             (unsigned long long)count);
+        }
+        put_req(c, "placement", sh.place_verdict, "", sh.place_text);
 
-        /* software, interconnect, host RAM, schedule, quality */
+        /* software, interconnect, host RAM, schedule, quality: the offer's own evidence */
         bool sw_fit = false, sw_def = false, ic_fit = false, av_fit = false, av_wish = false;
         int hr_state = 0; /* 0 none, 1 fit, 2 short */
         char sw_ev[200] = "", ic_ev[200] = "", hr_ev[200] = "", av_ev[200] = "", q_ev[200] = "",
-             sw_what[160] = "";
+             sw_what[168] = ""; /* the longest "%.40s says \"%.40s\" (%.70s)" fits */
         int q_state = 0; /* 0 none, 1 meets, 2 below */
-        for (size_t k = x.ev_first[i]; k != SIZE_MAX; k = x.ev_next[k]) {
-            const vp__section *ev = x.evs[k];
-            const vp__entry *val = F(ev, "value");
+        for (size_t k = o->ev_first; k != SIZE_MAX; k = x.evs[k].next) {
+            const ev_view *ev = &x.evs[k];
+            const vp__entry *val = ev->value;
             char label[200];
-            ev_label(label, sizeof(label), k, ev);
-            bool firm = source_is(ev, "device_report", "measurement");
-            if (claim_is(ev, "software")) {
-                if (firm) {
+            bool fm = firm(ev);
+            switch (ev->cl) {
+            case CL_SOFTWARE:
+                ev_label(label, sizeof(label), k, ev);
+                if (fm) {
                     sw_fit = true;
                     snprintf(sw_ev, sizeof(sw_ev), "%s", label);
                 } else {
                     snprintf(sw_what, sizeof(sw_what), "%.40s says \"%.40s\" (%.70s)", label,
-                             val ? val->str : "", source_is(ev, "order_request", NULL)
+                             val ? val->str : "", ev->sr == SR_ORDER_REQUEST
                              ? "an order-time request is a wish, never proof"
                              : "vendor material proves what is offered, not what runs");
                 }
-            } else if (claim_is(ev, "defect") && firm && val && !strstr(val->str, "oom") &&
-                       !strstr(val->str, "out of memory")) {
-                sw_def = true;
-                snprintf(sw_ev, sizeof(sw_ev), "%.130s: %.60s", label, val->str);
-            } else if (claim_is(ev, "interconnect") && firm) {
-                ic_fit = true;
-                snprintf(ic_ev, sizeof(ic_ev), "%s", label);
-            } else if (claim_is(ev, "host_ram") && firm && hr_need) {
-                vp_bytes b = { 0 };
-                if (val)
-                    vp_bytes_parse(&b, val->str, strlen(val->str), NULL);
-                hr_state = b.b >= hr_need ? 1 : 2;
-                snprintf(hr_ev, sizeof(hr_ev), "%s", label);
-            } else if (claim_is(ev, "availability")) {
-                if (source_is(ev, "device_report", "documentation")) {
+                break;
+            case CL_DEFECT:
+                if (fm && val && !is_oom_text(ev)) {
+                    ev_label(label, sizeof(label), k, ev);
+                    sw_def = true;
+                    snprintf(sw_ev, sizeof(sw_ev), "%.130s: %.60s", label, val->str);
+                }
+                break;
+            case CL_INTERCONNECT:
+                if (fm) {
+                    ic_fit = true;
+                    ev_label(ic_ev, sizeof(ic_ev), k, ev);
+                }
+                break;
+            case CL_HOST_RAM:
+                if (fm && hr_need) {
+                    hr_state = ev->bytes >= hr_need ? 1 : 2; /* parsed when indexed */
+                    ev_label(hr_ev, sizeof(hr_ev), k, ev);
+                }
+                break;
+            case CL_AVAILABILITY:
+                if (ev->sr == SR_DEVICE_REPORT || ev->sr == SR_DOCUMENTATION) {
                     av_fit = true;
-                    snprintf(av_ev, sizeof(av_ev), "%s", label);
+                    ev_label(av_ev, sizeof(av_ev), k, ev);
                 } else {
                     av_wish = true;
                 }
-            } else if (claim_is(ev, "quality") && source_is(ev, "measurement", "documentation") && wq && val) {
-                char why[160];
-                const vp__entry *sc = scope_get_entry(ev);
-                const vp__entry *sw = scope_get(sc, "weights");
-                const vp__entry *sm = scope_get(sc, "model");
-                const vp__entry *mn = vp__sheet_find(s, "model", 0, "name");
-                (void)why;
-                if ((!ww || (sw && strcmp(sw->str, ww->str) == 0)) &&
-                    (!mn || (sm && strcmp(sm->str, mn->str) == 0))) {
-                    bool parsed;
-                    int meets = quality_meets(wq->str, val->str, &parsed);
-                    if (parsed) {
-                        q_state = meets ? 1 : 2;
-                        snprintf(q_ev, sizeof(q_ev), "%.130s: %.60s", label, val->str);
+                break;
+            case CL_QUALITY:
+                if ((ev->sr == SR_MEASUREMENT || ev->sr == SR_DOCUMENTATION) && wq && val) {
+                    const vp__entry *sw = scope_get(ev->scope, "weights");
+                    const vp__entry *sm = scope_get(ev->scope, "model");
+                    if ((!ww || (sw && strcmp(sw->str, ww->str) == 0)) &&
+                        (!mn || (sm && strcmp(sm->str, mn->str) == 0))) {
+                        bool parsed;
+                        int meets = quality_meets(wq->str, val->str, &parsed);
+                        if (parsed) {
+                            ev_label(label, sizeof(label), k, ev);
+                            q_state = meets ? 1 : 2;
+                            snprintf(q_ev, sizeof(q_ev), "%.130s: %.60s", label, val->str);
+                        }
                     }
                 }
+                break;
+            default:
+                break;
             }
         }
-        const char *fw = wfw && strcmp(wfw->str, "none") != 0 && strcmp(wfw->str, "other") != 0
-                             ? wfw->str : "the serving or training software";
-        if (sw_def)
-            add_req(c, "software", VP_VERDICT_EXCLUDED, sw_ev, "a defect was reported on this offer");
-        else if (sw_fit)
-            add_req(c, "software", VP_VERDICT_FIT, sw_ev, "reported on the offered machine");
-        else
-            add_req(c, "software", VP_VERDICT_TO_CONFIRM, "", "confirm that %s runs on the offered "
-                    "image (driver, CUDA, versions) with a device report%s%s%s%s", fw,
+        if (sw_def) {
+            add_req(a, c, "software", VP_VERDICT_EXCLUDED, sw_ev, "a defect was reported on this offer");
+        } else if (sw_fit) {
+            add_req(a, c, "software", VP_VERDICT_FIT, sw_ev, "reported on the offered machine");
+        } else if (osw == NULL && sw_what[0] == '\0') {
+            if (sh.software_tc == NULL)
+                sh.software_tc = arena_printf(a, COND_MAX, "confirm that %s runs on the offered "
+                                              "image (driver, CUDA, versions) with a device "
+                                              "report", fw);
+            put_req(c, "software", VP_VERDICT_TO_CONFIRM, "", sh.software_tc);
+        } else {
+            add_req(a, c, "software", VP_VERDICT_TO_CONFIRM, "", "confirm that %s runs on the "
+                    "offered image (driver, CUDA, versions) with a device report%s%s%s%s%s", fw,
                     osw ? "; the catalog lists \"" : "", osw ? osw->str : "", osw ? "\"" : "",
-                    sw_what[0] ? "; " : "");
-        if (!sw_fit && !sw_def && sw_what[0]) {
-            req *r = &c->r[c->n - 1];
-            size_t l = strlen(r->condition);
-            snprintf(r->condition + l, sizeof(r->condition) - l, "%s", sw_what);
+                    sw_what[0] ? "; " : "", sw_what);
         }
         if (p->need_gpus <= 1)
-            add_req(c, "interconnect", VP_VERDICT_FIT, "", "one GPU: no GPU-to-GPU link needed");
+            put_req(c, "interconnect", VP_VERDICT_FIT, "", "one GPU: no GPU-to-GPU link needed");
         else if (ic_fit)
-            add_req(c, "interconnect", VP_VERDICT_FIT, ic_ev, "GPU-to-GPU link reported");
-        else
-            add_req(c, "interconnect", VP_VERDICT_TO_CONFIRM, "", "confirm the GPU-to-GPU link "
-                    "(NVLink or PCIe peer-to-peer) between the %zu GPUs with a device report",
-                    p->need_gpus);
+            add_req(a, c, "interconnect", VP_VERDICT_FIT, ic_ev, "GPU-to-GPU link reported");
+        else {
+            if (sh.interconnect_tc == NULL)
+                sh.interconnect_tc = arena_printf(a, COND_MAX, "confirm the GPU-to-GPU link "
+                                                  "(NVLink or PCIe peer-to-peer) between the %zu "
+                                                  "GPUs with a device report", p->need_gpus);
+            put_req(c, "interconnect", VP_VERDICT_TO_CONFIRM, "", sh.interconnect_tc);
+        }
         if (!hr_need)
-            add_req(c, "host_ram", VP_VERDICT_FIT, "", "the sheet states no host RAM need");
+            put_req(c, "host_ram", VP_VERDICT_FIT, "", "the sheet states no host RAM need");
         else if (hr_state == 1)
-            add_req(c, "host_ram", VP_VERDICT_FIT, hr_ev, "host RAM reported at least %s", hr_text);
+            add_req(a, c, "host_ram", VP_VERDICT_FIT, hr_ev, "host RAM reported at least %s", hr_text);
         else if (hr_state == 2)
-            add_req(c, "host_ram", VP_VERDICT_EXCLUDED, hr_ev, "host RAM reported below %s", hr_text);
+            add_req(a, c, "host_ram", VP_VERDICT_EXCLUDED, hr_ev, "host RAM reported below %s", hr_text);
         else
-            add_req(c, "host_ram", VP_VERDICT_TO_CONFIRM, "", "confirm host RAM >= %s%s%s%s",
+            add_req(a, c, "host_ram", VP_VERDICT_TO_CONFIRM, "", "confirm host RAM >= %s%s%s%s",
                     hr_text, ohr ? " (the catalog lists " : "", ohr ? ohr->str : "", ohr ? ")" : "");
         if (sstart && avail && avail->i > sstart->i)
-            add_req(c, "schedule", VP_VERDICT_EXCLUDED, "", "available from %s, after the campaign "
-                    "start %s", avail->str, sstart->str);
+            add_req(a, c, "schedule", VP_VERDICT_EXCLUDED, "", "available from %s, after the "
+                    "campaign start %s", avail->str, sstart->str);
         else if (sdur && dur && dur->u < sdur->u)
-            add_req(c, "schedule", VP_VERDICT_EXCLUDED, "", "offered for %s, shorter than the "
+            add_req(a, c, "schedule", VP_VERDICT_EXCLUDED, "", "offered for %s, shorter than the "
                     "campaign's %s", dur->str, sdur->str);
         else if (!sstart)
-            add_req(c, "schedule", VP_VERDICT_TO_CONFIRM, "", "the sheet states no campaign dates "
+            put_req(c, "schedule", VP_VERDICT_TO_CONFIRM, "", "the sheet states no campaign dates "
                     "([sheet] start, duration): state them and confirm the booking");
         else if (av_fit)
-            add_req(c, "schedule", VP_VERDICT_FIT, av_ev, "availability confirmed for the campaign");
-        else
-            add_req(c, "schedule", VP_VERDICT_TO_CONFIRM, "", "confirm the booking from %s%s%s: "
-                    "listed stock proves no availability%s", sstart->str, sdur ? " for " : "",
-                    sdur ? sdur->str : "", av_wish ? " (a request or listing is not a booking)" : "");
-        if (!wq)
-            add_req(c, "quality", VP_VERDICT_TO_CONFIRM, "", "the sheet states no quality criterion: "
-                    "state one and confirm it for weights = %s", ww ? ww->str : "the model's format");
-        else if (q_state == 1)
-            add_req(c, "quality", VP_VERDICT_FIT, q_ev, "meets \"%s\"", wq->str);
-        else if (q_state == 2)
-            add_req(c, "quality", VP_VERDICT_EXCLUDED, q_ev, "below \"%s\"", wq->str);
-        else
-            add_req(c, "quality", VP_VERDICT_TO_CONFIRM, "", "confirm \"%s\" with weights = %s "
-                    "(evidence of kind quality for this model and format)", wq->str,
-                    ww ? ww->str : "the model's format");
-        add_req(c, "same_requirements", VP_VERDICT_FIT, "", "sized on the sheet's task, context "
-                "%llu and %s %llu: nothing is shrunk to fit", wc ? (unsigned long long)wc->u : 0ULL,
-                inference ? "concurrency" : "micro-batch", wn ? (unsigned long long)wn->u : 1ULL);
+            add_req(a, c, "schedule", VP_VERDICT_FIT, av_ev, "availability confirmed for the campaign");
+        else {
+            if (sh.schedule_tc[av_wish] == NULL)
+                sh.schedule_tc[av_wish] = arena_printf(a, COND_MAX, "confirm the booking from "
+                    "%s%s%s: listed stock proves no availability%s", sstart->str,
+                    sdur ? " for " : "", sdur ? sdur->str : "",
+                    av_wish ? " (a request or listing is not a booking)" : "");
+            put_req(c, "schedule", VP_VERDICT_TO_CONFIRM, "", sh.schedule_tc[av_wish]);
+        }
+        if (!wq) {
+            if (sh.quality_tc == NULL)
+                sh.quality_tc = arena_printf(a, COND_MAX, "the sheet states no quality criterion: "
+                                             "state one and confirm it for weights = %s",
+                                             ww ? ww->str : "the model's format");
+            put_req(c, "quality", VP_VERDICT_TO_CONFIRM, "", sh.quality_tc);
+        } else if (q_state == 1) {
+            add_req(a, c, "quality", VP_VERDICT_FIT, q_ev, "meets \"%s\"", wq->str);
+        } else if (q_state == 2) {
+            add_req(a, c, "quality", VP_VERDICT_EXCLUDED, q_ev, "below \"%s\"", wq->str);
+        } else {
+            if (sh.quality_tc == NULL)
+                sh.quality_tc = arena_printf(a, COND_MAX, "confirm \"%s\" with weights = %s "
+                                             "(evidence of kind quality for this model and "
+                                             "format)", wq->str, ww ? ww->str : "the model's format");
+            put_req(c, "quality", VP_VERDICT_TO_CONFIRM, "", sh.quality_tc);
+        }
+        if (sh.same_req == NULL)
+            sh.same_req = arena_printf(a, COND_MAX, "sized on the sheet's task, context %llu and "
+                                       "%s %llu: nothing is shrunk to fit",
+                                       wc ? (unsigned long long)wc->u : 0ULL,
+                                       inference ? "concurrency" : "micro-batch",
+                                       wn ? (unsigned long long)wn->u : 1ULL);
+        put_req(c, "same_requirements", VP_VERDICT_FIT, "", sh.same_req);
 
         c->verdict = VP_VERDICT_FIT;
         for (int k = 0; k < c->n; k++) {
@@ -1166,6 +1528,16 @@ vp_status vp_plan_new(vp_plan **out, const vp_sheet *s, const char *rank, vp_err
             else if (c->r[k].verdict == VP_VERDICT_TO_CONFIRM && c->verdict == VP_VERDICT_FIT)
                 c->verdict = VP_VERDICT_TO_CONFIRM;
         }
+    }
+    free(groups.v);
+    free(groups.opener);
+    free(groups.keys.slot);
+    runs_free(&ri);
+    index_free(&x);
+    if (st != VP_OK || oom || a->oom) { /* nothing partial */
+        free(ranked);
+        vp_plan_free(p);
+        return st != VP_OK ? st : vp__error_set(err, VP_ENOMEM, NULL, "out of memory");
     }
     /* prices in different currencies are not compared */
     const char *cur = NULL;
@@ -1180,8 +1552,9 @@ vp_status vp_plan_new(vp_plan **out, const vp_sheet *s, const char *rank, vp_err
     if (mixed)
         for (size_t i = 0; i < p->n; i++)
             if (p->c[i].verdict == VP_VERDICT_FIT) {
-                add_req(&p->c[i], "cost", VP_VERDICT_TO_CONFIRM, "", "adopted offers are priced in "
-                        "different currencies: state them in one currency to compare plan costs");
+                put_req(&p->c[i], "cost", VP_VERDICT_TO_CONFIRM, "", "adopted offers are priced "
+                        "in different currencies: state them in one currency to compare plan "
+                        "costs");
                 p->c[i].verdict = VP_VERDICT_TO_CONFIRM;
             }
     /* rank the adopted: sorted by the ranking keys, then sheet order */
@@ -1193,9 +1566,6 @@ vp_status vp_plan_new(vp_plan **out, const vp_sheet *s, const char *rank, vp_err
     for (size_t r = 0; r < n_fit; r++)
         p->c[ranked[r].index].rank = (unsigned)(r + 1);
     free(ranked);
-    free(rvs);
-    runs_free(&ri);
-    index_free(&x);
     *out = p;
     return VP_OK;
 }
@@ -1206,6 +1576,7 @@ void vp_plan_free(vp_plan *p)
         return;
     vp_estimate_free(p->e);
     free(p->c);
+    arena_free(&p->text);
     free(p);
 }
 
@@ -1277,6 +1648,7 @@ const char *vp_plan_requirement_evidence(const vp_plan *p, size_t i, size_t r)
     const req *q = req_at(p, i, r);
     return q ? q->evidence : NULL;
 }
+
 
 /* ---- text building ------------------------------------------------------------------- */
 

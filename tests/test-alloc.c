@@ -293,7 +293,8 @@ static void op_estimate(const void *ctx, outcome *o)
     vp_sheet_free(s);
 }
 
-/* plan: vp_sheet_load + vp_plan_new + vp_plan_sizing_sheet (3 formats) + vp_diagnose (2) */
+/* plan: vp_sheet_load + vp_plan_new + vp_plan_sizing_sheet (3 formats) + vp_plan_json +
+ * vp_estimate_json + vp_diagnose (2) */
 static void op_plan(const void *ctx, outcome *o)
 {
     const char *path = ctx;
@@ -341,6 +342,22 @@ static void op_plan(const void *ctx, outcome *o)
         } else {
             h_str(h, text);
             vp_free(text);
+        }
+    }
+    if (o->st == VP_OK) { /* the plan and its estimate as JSON, into a caller's buffer */
+        static char jbuf[1 << 16];
+        memset(jbuf, 'x', sizeof(jbuf));
+        st = vp_plan_json(jbuf, sizeof(jbuf), NULL, p, s, NULL);
+        if (st != VP_OK) {
+            o->st = st;
+            untouched(o, jbuf[0] == '\0', "the plan JSON buffer (holds \"\")");
+        } else {
+            h_str(h, jbuf);
+            st = vp_estimate_json(jbuf, sizeof(jbuf), NULL, vp_plan_estimate(p), s, NULL);
+            if (st != VP_OK)
+                o->st = st;
+            else
+                h_str(h, jbuf);
         }
     }
     for (int json = 0; json <= 1 && o->st == VP_OK; json++) {

@@ -900,7 +900,9 @@ START_TEST(test_classify_errors)
     ev[1].claim = (vp_claim)7;
     ck_assert_int_eq(vp_classify_evidence(&v, NULL, NULL, &rq, ev, 2, NULL, &err), VP_EMISUSE);
     ev[1].claim = VP_CLAIM_OTHER;
-    ck_assert_int_eq(vp_classify_evidence(&v, NULL, NULL, &rq, ev, 8193, NULL, &err), VP_ELIMIT);
+    /* at most 2^18 items (two full sheet tables); the count is checked before any is read */
+    ck_assert_int_eq(vp_classify_evidence(&v, NULL, NULL, &rq, ev, ((size_t)1 << 18) + 1, NULL, &err),
+                     VP_ELIMIT);
     ck_assert_int_eq(vp_classify_evidence(&v, NULL, NULL, &rq, NULL, 2, NULL, &err), VP_EMISUSE);
     rq.software = "driver";
     ck_assert_int_eq(vp_classify_evidence(&v, NULL, NULL, &rq, ev, 2, NULL, &err), VP_EPARSE);

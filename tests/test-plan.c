@@ -412,6 +412,111 @@ START_TEST(test_many_offers_linear)
 END_TEST
 
 
+/* The shapes that made the plan quadratic, each at once: 20,000 offers on one card model,
+ * every one stating the same software; 20,000 evidence items all about one offer; 2,000
+ * measurements on that card that cannot count for the offers' software (each offer would
+ * read all of them); a duplicate id far down. Offers that share (card, software) share one
+ * verdict on the runs; evidence is linked per offer. A quadratic plan does not finish within
+ * the test's time limit. */
+START_TEST(test_adversarial_shapes)
+{
+    enum { N = 20000, M = 2000 };
+    size_t cap = (size_t)N * 160 + (size_t)M * 260 + 4096, n = 0;
+    char *text = malloc(cap);
+    ck_assert_ptr_nonnull(text);
+    n += (size_t)snprintf(text + n, cap - n, "[model]\nname = \"m\"\nparameters = 7_000_000_000\n"
+                          "[workload]\nweights = \"fp16\"\ncontext = 4096\nconcurrency = 1\n"
+                          "[reserve]\nother = \"6 GiB\"\n");
+    for (int i = 0; i < N; i++)
+        n += (size_t)snprintf(text + n, cap - n, "[[offer]]\nid = \"o%d\"\ngpu = \"T4\"\n"
+                              "software = \"vllm 0.6.3\"\n", i);
+    for (int i = 0; i < N; i++) /* the last report of o0 is the one that counts */
+        n += (size_t)snprintf(text + n, cap - n, "[[evidence]]\noffer = \"o0\"\nclaim = "
+                              "\"device_total\"\nvalue = \"%d GiB\"\nsource = \"device_report\"\n",
+                              i == N - 1 ? 40 : 15);
+    n += (size_t)snprintf(text + n, cap - n, "[[evidence]]\ngpu = \"T4\"\nclaim = \"device_total\"\n"
+                          "value = \"15 GiB\"\nsource = \"documentation\"\n");
+    for (int i = 0; i < M; i++) /* in scope, but run with another vllm than the offers state */
+        n += (size_t)snprintf(text + n, cap - n, "[[measurement]]\ncard = \"T4\"\nphase = \"decode\"\n"
+                              "counter = \"device_used\"\nvalue = \"%d GiB\"\nmodel = \"m\"\n"
+                              "weights = \"fp16\"\ncontext = 4096\nconcurrency = 1\n"
+                              "version = \"vllm 0.5.%d\"\n", 14 + i % 2, i);
+    vp_sheet *s = vp_test_sheet(text);
+    vp_plan *p = plan(s);
+    ck_assert_uint_eq(vp_plan_candidate_count(p), N);
+    /* o0: its last device report (40 GiB) against the modeled 19.04 GiB; the runs of another
+     * vllm do not count */
+    size_t r = reqi(p, 0, "memory");
+    ck_assert_int_eq(vp_plan_requirement_verdict(p, 0, r), VP_VERDICT_TO_CONFIRM);
+    ck_assert_str_eq(vp_plan_requirement_evidence(p, 0, r), "evidence 19999: device_report");
+    ck_assert_ptr_nonnull(strstr(vp_plan_requirement_condition(p, 0, r), "does not count: it "
+                                 "ran vllm 0.5."));
+    /* every other offer: no report of its own, the card's documented total as the hint */
+    for (size_t i = 1; i < N; i += 997) {
+        r = reqi(p, i, "memory");
+        ck_assert_int_eq(vp_plan_requirement_verdict(p, i, r), VP_VERDICT_TO_CONFIRM);
+        ck_assert_ptr_nonnull(strstr(vp_plan_requirement_condition(p, i, r),
+                                     "documentation reports 15 GiB for this card model"));
+        ck_assert_ptr_nonnull(strstr(vp_plan_requirement_condition(p, i, r), "does not count: "
+                                     "it ran vllm 0.5."));
+        ck_assert_str_eq(vp_plan_requirement_evidence(p, i, r), "");
+        r = reqi(p, i, "software");
+        ck_assert_ptr_nonnull(strstr(vp_plan_requirement_condition(p, i, r),
+                                     "the catalog lists \"vllm 0.6.3\""));
+    }
+    vp_plan_free(p);
+    vp_sheet_free(s);
+    /* a repeated id is named at its second occurrence, with its line and column */
+    uint32_t line = 1;
+    for (size_t k = 0; k < n; k++)
+        line += text[k] == '\n';
+    n += (size_t)snprintf(text + n, cap - n, "[[offer]]\nid = \"o12345\"\n");
+    s = vp_test_sheet(text);
+    vp_error err = VP_ERROR_INIT;
+    ck_assert_int_eq(vp_plan_new(&p, s, NULL, &err), VP_EINVALID);
+    ck_assert_str_eq(err.message, "two offers have the id \"o12345\"");
+    ck_assert_uint_eq(err.line, line + 1);
+    ck_assert_uint_eq(err.column, 6);
+    vp_sheet_free(s);
+    free(text);
+}
+END_TEST
+
+
+/* Offers that share card and software read their card's runs once; many software versions
+ * against many runs of one card that none of them can count would read groups × runs: the
+ * plan stops at 2^25 steps with VP_ELIMIT at the offer it was deciding, rather than run for
+ * minutes (4,096 × 4,096 still plans). */
+START_TEST(test_run_reads_limit)
+{
+    enum { N = 5800 };
+    size_t cap = (size_t)N * 330 + 4096, n = 0;
+    char *text = malloc(cap);
+    ck_assert_ptr_nonnull(text);
+    n += (size_t)snprintf(text + n, cap - n, "[model]\nname = \"m\"\nparameters = 7_000_000_000\n"
+                          "[workload]\nweights = \"fp16\"\ncontext = 4096\nconcurrency = 1\n");
+    for (int i = 0; i < N; i++)
+        n += (size_t)snprintf(text + n, cap - n, "[[offer]]\nid = \"o%d\"\ngpu = \"T4\"\n"
+                              "software = \"vllm 0.6.%d\"\n", i, i);
+    for (int i = 0; i < N; i++)
+        n += (size_t)snprintf(text + n, cap - n, "[[measurement]]\ncard = \"T4\"\nphase = "
+                              "\"decode\"\ncounter = \"device_used\"\nvalue = \"14 GiB\"\n"
+                              "model = \"m\"\nweights = \"fp16\"\ncontext = 4096\n"
+                              "concurrency = 1\nversion = \"vllm 0.5.%d\"\n", i);
+    vp_sheet *s = vp_test_sheet(text);
+    vp_plan *p = NULL;
+    vp_error err = VP_ERROR_INIT;
+    ck_assert_int_eq(vp_plan_new(&p, s, NULL, &err), VP_ELIMIT);
+    ck_assert_ptr_null(p);
+    ck_assert_msg(strstr(err.message, "more than 33554432 runs") != NULL, "%s", err.message);
+    ck_assert_uint_gt(err.line, 4 * (N - 300));
+    ck_assert_uint_eq(err.column, 6);
+    vp_sheet_free(s);
+    free(text);
+}
+END_TEST
+
+
 /* Diagnosis from what was run: the estimate at the failing dimensions names the largest
  * item and ranks single changes, each with its estimated new total; advice that does not
  * apply (fewer sequences at concurrency 1, paged attention on vLLM, shrinking the context)
@@ -591,6 +696,13 @@ Suite *vp_test_suite(void)
     VP_ADD_TEST(s, test_diagnose_and_sizing);
     VP_ADD_TEST(s, test_mixed_currencies);
     VP_ADD_TEST(s, test_many_offers_linear);
+    VP_ADD_TEST(s, test_adversarial_shapes);
+    {   /* 2^25 steps: about 2 s of CPU in a debug build, more on a busy machine */
+        TCase *tc = tcase_create("test_run_reads_limit");
+        tcase_add_test(tc, test_run_reads_limit);
+        tcase_set_timeout(tc, 120);
+        suite_add_tcase(s, tc);
+    }
     VP_ADD_TEST(s, test_diagnose_from_the_run);
     VP_ADD_TEST(s, test_measurements_are_evidence);
     VP_ADD_TEST(s, test_measurement_bad_input);

@@ -327,38 +327,40 @@ START_TEST(test_long_line_linear)
 }
 END_TEST
 
-/* [[offer]], [[evidence]], [[measurement]]: 4096 entries each; the 4097th is refused
+/* [[offer]], [[evidence]], [[measurement]]: 2^17 (131,072) entries each, enough for a
+ * provider catalog of 100,000 offers with one evidence item each; the 131,073rd is refused
  * where its header stands, in a file and through vp_sheet_set(). */
 START_TEST(test_entry_limits)
 {
     static const char *const tables[] = { "offer", "evidence", "measurement" };
     const char *t = tables[_i];
-    size_t cap = 4100 * 20, at = 0;
+    enum { LIM = 131072 };
+    size_t cap = (size_t)(LIM + 4) * 20, at = 0;
     char *text = malloc(cap), key[64];
     ck_assert_ptr_nonnull(text);
-    for (int i = 0; i < 4096; i++)
+    for (int i = 0; i < LIM; i++)
         at += (size_t)snprintf(text + at, cap - at, "[[%s]]\n", t);
     vp_sheet *s = NULL;
     vp_error err = VP_ERROR_INIT;
     ck_assert_int_eq(vp_sheet_parse(&s, text, at, "many.toml", &err), VP_OK);
-    ck_assert_uint_eq(vp_sheet_count(s, t), 4096);
+    ck_assert_uint_eq(vp_sheet_count(s, t), LIM);
     /* appending one more through the API is refused too */
-    snprintf(key, sizeof(key), "%s.4096.version", t);
+    snprintf(key, sizeof(key), "%s.131072.version", t);
     if (_i == 0)
-        snprintf(key, sizeof(key), "%s.4096.id", t);
+        snprintf(key, sizeof(key), "%s.131072.id", t);
     ck_assert_int_eq(vp_sheet_set(s, key, "x", &err), VP_ELIMIT);
-    ck_assert_ptr_nonnull(strstr(err.message, "4096"));
-    ck_assert_uint_eq(vp_sheet_count(s, t), 4096);
-    snprintf(key, sizeof(key), "%s.4095.%s", t, _i == 0 ? "id" : "version");
+    ck_assert_ptr_nonnull(strstr(err.message, "131072"));
+    ck_assert_uint_eq(vp_sheet_count(s, t), LIM);
+    snprintf(key, sizeof(key), "%s.131071.%s", t, _i == 0 ? "id" : "version");
     ck_assert_int_eq(vp_sheet_set(s, key, "x", &err), VP_OK);
     vp_sheet_free(s);
     at += (size_t)snprintf(text + at, cap - at, "\n  [[%s]]\n", t);
     s = NULL;
     ck_assert_int_eq(vp_sheet_parse(&s, text, at, "many.toml", &err), VP_ELIMIT);
     ck_assert_ptr_null(s);
-    ck_assert_uint_eq(err.line, 4098);
+    ck_assert_uint_eq(err.line, LIM + 2);
     ck_assert_uint_eq(err.column, 5);
-    ck_assert_ptr_nonnull(strstr(err.message, "more than 4096"));
+    ck_assert_ptr_nonnull(strstr(err.message, "more than 131072"));
     free(text);
 }
 END_TEST
@@ -1196,10 +1198,11 @@ START_TEST(test_table_limits)
 END_TEST
 
 
-/* A sheet holds at most 2^20 values: memory stays bounded by the count, not the text. */
+/* A sheet holds at most 2^22 values (three full [[tables]] of 2^17 entries with 8 values
+ * each fit): memory stays bounded by the count, not the text. */
 START_TEST(test_value_count_limit)
 {
-    size_t n = 1100000, cap = n * 4 + 64, k = 0;
+    size_t n = ((size_t)1 << 22) + 16, cap = n * 4 + 64, k = 0;
     char *text = malloc(cap);
     ck_assert_ptr_nonnull(text);
     k += (size_t)snprintf(text, cap, "[workload]\nlora_targets = [");

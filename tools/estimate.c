@@ -11,6 +11,32 @@
 
 /* ---- JSON (the shape scripts rely on: never changed) ---------------------------------- */
 
+/* The library writes the object (vp_estimate_json(): one implementation for the tool and
+ * the bindings); 0, or EXIT_BAD_INPUT when it cannot. */
+static int estimate_json(FILE *f, const vp_estimate *e, const vp_sheet *s, const opts *o,
+                         vp_bytes cap)
+{
+    vp_json_options jo = VP_JSON_OPTIONS_INIT;
+    jo.source = o->sheet_path ? o->sheet_path : "<built-in seed>";
+    jo.capacity = cap;
+    jo.capacity_from = o->capacity_from[0] ? o->capacity_from : NULL;
+    size_t need = 0;
+    if (vp_estimate_json(NULL, 0, &need, e, s, &jo) != VP_EBUFFER)
+        return fail("estimate", VP_EMISUSE, NULL);
+    char *text = malloc(need);
+    if (text == NULL)
+        return fail("estimate", VP_ENOMEM, NULL);
+    vp_status st = vp_estimate_json(text, need, NULL, e, s, &jo);
+    if (st == VP_OK) {
+        fputs(text, f);
+        fputc('\n', f);
+    }
+    free(text);
+    return st == VP_OK ? 0 : fail("estimate", st, NULL);
+}
+
+/* fit --solve gpu_layers prints an object of its own with the items of GPU 0 and the host
+ * RAM, in the same shapes as the estimate's */
 static void json_items(FILE *f, const vp_estimate *e, size_t g)
 {
     fprintf(f, "[");
@@ -73,147 +99,6 @@ static void json_host(FILE *f, const vp_estimate *e)
         }
     }
     fprintf(f, "}}");
-}
-
-static void json_phases(FILE *f, const vp_estimate *e, size_t g, vp_counter c)
-{
-    int first = 1;
-    fprintf(f, "{");
-    for (int p = 0; p < VP_PHASE_COUNT; p++)
-        if (vp_estimate_phase_used(e, (vp_phase)p)) {
-            fprintf(f, "%s\"%s\": %llu", first ? "" : ", ", vp_phase_name((vp_phase)p),
-                   (unsigned long long)vp_bytes_value(vp_estimate_phase_bytes(e, g, (vp_phase)p, c)));
-            first = 0;
-        }
-    fprintf(f, "}");
-}
-
-static void estimate_json(FILE *f, const vp_estimate *e, const vp_sheet *s, const opts *o,
-                          vp_bytes cap)
-{
-    size_t peak = vp_estimate_peak_gpu(e);
-    vp_phase ph;
-    vp_bytes pk = vp_estimate_peak_bytes(e, peak, &ph), wo, budget;
-    char buf[2048]; /* a title's sheet text: 255 bytes, each escaped in at most 6 */
-    uint64_t blocks, tokens;
-    fprintf(f, "{\"sheet\": ");
-    json_string(f, o->sheet_path ? o->sheet_path : "<built-in seed>");
-    fprintf(f, ", \"title\": ");
-    if (vp_sheet_get(s, "sheet.title", buf, sizeof(buf)) == VP_OK)
-        fputs(buf, f);
-    else
-        fprintf(f, "null");
-    fprintf(f, ", \"gpus\": %zu", vp_estimate_gpu_count(e));
-    {
-        char task[64];
-        vp_count tr;
-        fprintf(f, ", \"task\": %s", vp_sheet_get(s, "workload.task", task, sizeof(task)) == VP_OK
-                                     ? task : "\"inference\"");
-        if (vp_estimate_trainable(e, &tr) == VP_OK)
-            fprintf(f, ", \"trainable_parameters\": %llu", (unsigned long long)vp_count_value(tr));
-        else if (vp_estimate_phase_used(e, VP_PHASE_BACKWARD))
-            fprintf(f, ", \"trainable_parameters\": null");
-    }
-    if (vp_estimate_weights_only(e, &wo) == VP_OK)
-        fprintf(f, ", \"weights_only_bytes\": %llu", (unsigned long long)vp_bytes_value(wo));
-    else
-        fprintf(f, ", \"weights_only_bytes\": null");
-    /* an unknown item makes the peak unknown: null, never a number that reads like one;
-     * the computed items are given as a lower bound, labelled so */
-    vp_bytes known;
-    int unknown = vp_estimate_peak(e, peak, &known, NULL) == VP_EUNKNOWN;
-    fprintf(f, ", \"assumptions\": [");
-    for (size_t i = 0; i < vp_estimate_assumption_count(e); i++) {
-        fprintf(f, "%s", i ? ", " : "");
-        json_string(f, vp_estimate_assumption(e, i));
-    }
-    fprintf(f, "]");
-    if (unknown)
-        fprintf(f, ", \"peak_bytes\": null, \"peak_phase\": null");
-    else
-        fprintf(f, ", \"peak_bytes\": %llu, \"peak_phase\": \"%s\"",
-               (unsigned long long)vp_bytes_value(pk), vp_phase_name(ph));
-    if (pk.b) /* nothing computed at all: no bound worth a number */
-        fprintf(f, ", \"peak_lower_bound_bytes\": %llu", (unsigned long long)vp_bytes_value(pk));
-    else
-        fprintf(f, ", \"peak_lower_bound_bytes\": null");
-    fprintf(f, ", \"peak_gpu\": %zu, \"counter\": \"%s\"", peak, vp_counter_name(VP_COUNTER_DEVICE));
-    if (unknown)
-        fprintf(f, ", \"allocated_peak_bytes\": null, \"envelope_bytes\": null");
-    else
-        fprintf(f, ", \"allocated_peak_bytes\": %llu, \"envelope_bytes\": %llu",
-               (unsigned long long)vp_bytes_value(vp_estimate_phase_bytes(e, peak, ph, VP_COUNTER_ALLOCATED)),
-               (unsigned long long)vp_bytes_value(vp_estimate_envelope_bytes(e, peak)));
-    if (pk.b)
-        fprintf(f, ", \"envelope_lower_bound_bytes\": %llu",
-               (unsigned long long)vp_bytes_value(vp_estimate_envelope_bytes(e, peak)));
-    else
-        fprintf(f, ", \"envelope_lower_bound_bytes\": null");
-    fprintf(f, ", \"envelope_note\": \"conservative envelope: the sum of every item, not an "
-           "observed peak\"");
-    if (cap.b) {
-        int fits = 0;
-        vp_bytes_delta margin = { 0 };
-        vp_phase dph = VP_PHASE_LOAD;
-        vp_status vst = vp_estimate_check_capacity(e, cap, &fits, &margin, &dph);
-        fprintf(f, ", \"capacity_from\": ");
-        json_string(f, o->capacity_from[0] ? o->capacity_from : "--capacity");
-        if (vst == VP_OK)
-            fprintf(f, ", \"verdict\": {\"fits\": %s, \"margin_bytes\": %lld, \"phase\": \"%s\"}",
-                   fits ? "true" : "false", (long long)margin.b, vp_phase_name(dph));
-        else
-            fprintf(f, ", \"verdict\": {\"fits\": null, \"margin_bytes\": null, \"phase\": null, "
-                   "\"reason\": \"%s\"}", vst == VP_EUNKNOWN ? "unknown items" : vp_status_str(vst));
-    }
-    fprintf(f, ", \"items\": ");
-    json_items(f, e, peak);
-    fprintf(f, ", \"phases\": ");
-    json_phases(f, e, peak, VP_COUNTER_DEVICE);
-    /* one entry per GPU group (pipeline stage): its GPUs hold the same items, so the output
-     * stays linear in the stages however many GPUs the layout has */
-    fprintf(f, ", \"gpu_order\": \"tensor-parallel ranks fastest, then pipeline stages, then "
-           "replicas\", \"per_stage\": [");
-    for (size_t k = 0; k < vp_estimate_stage_count(e); k++) {
-        size_t g = vp_estimate_stage_gpu(e, k);
-        vp_phase gp;
-        vp_bytes gpk = vp_estimate_peak_bytes(e, g, &gp);
-        fprintf(f, "%s{\"stage\": %zu, \"first_gpu\": %zu, \"gpus\": %zu", k ? ", " : "", k, g,
-               vp_estimate_stage_gpus(e, k));
-        if (unknown)
-            fprintf(f, ", \"peak_bytes\": null, \"peak_phase\": null, \"envelope_bytes\": null");
-        else
-            fprintf(f, ", \"peak_bytes\": %llu, \"peak_phase\": \"%s\", \"envelope_bytes\": %llu",
-                   (unsigned long long)vp_bytes_value(gpk), vp_phase_name(gp),
-                   (unsigned long long)vp_bytes_value(vp_estimate_envelope_bytes(e, g)));
-        fprintf(f, ", \"peak_lower_bound_bytes\": %llu, \"items\": ", (unsigned long long)vp_bytes_value(gpk));
-        json_items(f, e, g);
-        fprintf(f, ", \"phases\": ");
-        json_phases(f, e, g, VP_COUNTER_DEVICE);
-        fprintf(f, ", \"phases_allocated\": ");
-        json_phases(f, e, g, VP_COUNTER_ALLOCATED);
-        fprintf(f, "}");
-    }
-    fprintf(f, "], \"unknowns\": [");
-    for (size_t i = 0; i < vp_estimate_unknown_count(e); i++) {
-        fprintf(f, "%s{\"id\": ", i ? ", " : "");
-        json_string(f, vp_estimate_unknown_id(e, i));
-        fprintf(f, ", \"needs\": ");
-        json_string(f, vp_estimate_unknown_needs(e, i));
-        fprintf(f, "}");
-    }
-    fprintf(f, "], \"warnings\": [");
-    for (size_t i = 0; i < vp_estimate_warning_count(e); i++) {
-        fprintf(f, "%s", i ? ", " : "");
-        json_string(f, vp_estimate_warning(e, i));
-    }
-    fprintf(f, "]");
-    if (cap.b)
-        fprintf(f, ", \"capacity_bytes\": %llu", (unsigned long long)cap.b);
-    if (vp_estimate_kv_capacity(e, &budget, &blocks, &tokens) == VP_OK)
-        fprintf(f, ", \"kv_pool_bytes\": %llu, \"kv_blocks\": %llu, \"kv_tokens\": %llu",
-               (unsigned long long)budget.b, (unsigned long long)blocks, (unsigned long long)tokens);
-    json_host(f, e);
-    fprintf(f, "}\n");
 }
 
 /* ---- text and Markdown ------------------------------------------------------------------ */
@@ -656,7 +541,7 @@ int cmd_estimate(int argc, char **argv, int builtin)
         rc = fail(o.sheet_path, st, &err);
     } else {
         if (o.json) {
-            estimate_json(f, e, s, &o, cap);
+            rc = estimate_json(f, e, s, &o, cap);
         } else {
             if (builtin)
                 fprintf(f, "vramplan %s: built-in seed example (see vramplan --help)\n",
@@ -666,7 +551,7 @@ int cmd_estimate(int argc, char **argv, int builtin)
                 seed_cards(f, width);
         }
         /* the picture first: when it cannot be written, nothing is printed either */
-        if (o.svg != NULL)
+        if (o.svg != NULL && rc == 0)
             rc = svg_estimate(o.svg, e, s, cap, o.capacity_from[0] ? o.capacity_from : NULL);
     }
     int orc = out_close(f, &buf, &len, rc != 0);

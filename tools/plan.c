@@ -1,5 +1,6 @@
 /* plan and diagnose: the sheet's offers classified on evidence, with the one-page sizing
  * sheet; the first overflow among its measurements. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
@@ -80,59 +81,36 @@ int cmd_plan(int argc, char **argv)
         vp_sheet_free(s);
         return fail(path, st, &err);
     }
-    char *sizing = NULL;
-    if (vp_plan_sizing_sheet(p, s, &sizing, json ? 2 : md ? 1 : 0) != VP_OK) {
+    /* JSON: the library writes the object (vp_plan_json(), one implementation for the tool
+     * and the bindings); text and Markdown: the tables, then the sizing sheet */
+    char *sizing = NULL, *text = NULL; /* freed with vp_free() and free() */
+    vp_json_options jo = VP_JSON_OPTIONS_INIT;
+    jo.source = path;
+    size_t need = 0;
+    st = json ? vp_plan_json(NULL, 0, &need, p, s, &jo) : vp_plan_sizing_sheet(p, s, &sizing, md);
+    if (json && st == VP_EBUFFER) {
+        text = malloc(need);
+        st = text == NULL ? VP_ENOMEM : vp_plan_json(text, need, NULL, p, s, &jo);
+    }
+    if (st != VP_OK) {
+        free(text);
         vp_plan_free(p);
         vp_sheet_free(s);
-        return fail(path, VP_ENOMEM, NULL);
+        return fail(path, st, NULL);
     }
     char *buf;
     size_t len;
     FILE *f = out_open(&buf, &len);
     if (f == NULL) {
+        free(text);
         vp_free(sizing);
         vp_plan_free(p);
         vp_sheet_free(s);
         return fail(path, VP_ENOMEM, NULL);
     }
     if (json) {
-        fprintf(f, "{\"sheet\": ");
-        json_string(f, path);
-        fprintf(f, ", \"candidates\": [");
-        for (size_t i = 0; i < vp_plan_candidate_count(p); i++) {
-            vp_bytes_delta mg;
-            fprintf(f, "%s{\"offer\": ", i ? ", " : "");
-            json_string(f, vp_plan_candidate_offer(p, i));
-            fprintf(f, ", \"verdict\": \"%s\", \"rank\": ", vp_verdict_name(vp_plan_candidate_verdict(p, i)));
-            if (vp_plan_candidate_rank(p, i))
-                fprintf(f, "%u", vp_plan_candidate_rank(p, i));
-            else
-                fprintf(f, "null");
-            fprintf(f, ", \"total_cost\": ");
-            if (vp_plan_candidate_cost(p, i)[0])
-                json_string(f, vp_plan_candidate_cost(p, i));
-            else
-                fprintf(f, "null");
-            if (vp_plan_candidate_margin(p, i, &mg) == VP_OK)
-                fprintf(f, ", \"margin_bytes\": %lld", (long long)mg.b);
-            else
-                fprintf(f, ", \"margin_bytes\": null");
-            fprintf(f, ", \"requirements\": [");
-            for (size_t r = 0; r < vp_plan_requirement_count(p, i); r++) {
-                fprintf(f, "%s{\"id\": \"%s\", \"verdict\": \"%s\", \"condition\": ", r ? ", " : "",
-                       vp_plan_requirement_id(p, i, r),
-                       vp_verdict_name(vp_plan_requirement_verdict(p, i, r)));
-                json_string(f, vp_plan_requirement_condition(p, i, r));
-                fprintf(f, ", \"evidence\": ");
-                if (vp_plan_requirement_evidence(p, i, r)[0])
-                    json_string(f, vp_plan_requirement_evidence(p, i, r));
-                else
-                    fprintf(f, "null");
-                fprintf(f, "}");
-            }
-            fprintf(f, "]}");
-        }
-        fprintf(f, "], \"sizing_sheet\": %s}\n", sizing);
+        fputs(text, f);
+        fputc('\n', f);
     } else {
         plan_text(f, p, path, md, cli_width(o.width));
         if (md)
@@ -144,6 +122,7 @@ int cmd_plan(int argc, char **argv)
     if (o.svg != NULL)
         rc = svg_plan(o.svg, p, s);
     int orc = out_close(f, &buf, &len, rc != 0);
+    free(text);
     vp_free(sizing);
     vp_plan_free(p);
     vp_sheet_free(s);

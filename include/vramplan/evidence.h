@@ -247,7 +247,7 @@ typedef struct vp_verdict_detail {
  *             may be NULL
  * @param req the requirement (its estimate is required)
  * @param evidence @p n items, all of one version; may be NULL when @p n is 0
- * @param n the number of items (at most 8,192)
+ * @param n the number of items (at most 262,144)
  * @param opts options, or NULL for the defaults
  * @param[out] err filled on error; may be NULL
  * @retval VP_OK on success
@@ -258,7 +258,7 @@ typedef struct vp_verdict_detail {
  * @retval VP_EPARSE a software string that is not "name version" pairs (the message gives
  *         the byte offset)
  * @retval VP_ERANGE a device total or peak of 0 B or more than 2^50 B
- * @retval VP_ELIMIT more than 8,192 items
+ * @retval VP_ELIMIT more than 262,144 items
  * @since 0.2
  * Thread safety: pure and reentrant.
  */

@@ -93,7 +93,7 @@ VP_API void vp_sheet_free(vp_sheet *s);
  * Strings may be given bare (as on a command line) or quoted. The value is one value
  * on one line: text after it (another key, a table) is an error. The sheet is unchanged
  * on error. Setting "offer.N.key" for N equal to the count appends a new entry (up to
- * 4096 entries).
+ * 131,072 entries).
  * @param s the sheet
  * @param key a dotted key: table.key or table.N.key, parts bare or quoted
  *        (reserve."my reserve")
@@ -102,7 +102,7 @@ VP_API void vp_sheet_free(vp_sheet *s);
  * @retval VP_OK on success
  * @retval VP_EUNKNOWNKEY the key is malformed or not in the schema
  * @retval VP_ERANGE no [[array]] entry N (N is more than the count)
- * @retval VP_ELIMIT the key is longer than 63 bytes, or a 4097th entry
+ * @retval VP_ELIMIT the key is longer than 63 bytes, or a 131,073rd entry
  * @retval VP_EPARSE the value is not one value
  * @retval VP_EMISUSE on NULL arguments
  * @retval other the value errors of vp_sheet_parse()

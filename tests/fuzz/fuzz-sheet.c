@@ -152,6 +152,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         char *text = NULL;
         FUZZ_ASSERT(vp_plan_sizing_sheet(p, s, &text, 2) == VP_OK);
         vp_free(text);
+        /* the whole plan and its estimate as JSON: measured, then written, whole */
+        const vp_estimate *pe = vp_plan_estimate(p);
+        for (int k = 0; k < 2; k++) {
+            size_t need = 0, need2 = 0;
+            vp_status js = k ? vp_estimate_json(NULL, 0, &need, pe, s, NULL)
+                             : vp_plan_json(NULL, 0, &need, p, s, NULL);
+            FUZZ_ASSERT(js == VP_EBUFFER && need > 2);
+            char *j = malloc(need);
+            if (j != NULL) {
+                js = k ? vp_estimate_json(j, need, &need2, pe, s, NULL)
+                       : vp_plan_json(j, need, &need2, p, s, NULL);
+                FUZZ_ASSERT(js == VP_OK && need2 == need && strlen(j) + 1 == need &&
+                            j[0] == '{' && j[need - 2] == '}');
+                free(j);
+            }
+        }
         for (size_t i = 0; i < vp_plan_candidate_count(p); i++)
             FUZZ_ASSERT(vp_plan_requirement_count(p, i) >= 8);
         if (vp_estimate_gpu_count(vp_plan_estimate(p)) > 0)

@@ -8,6 +8,7 @@ import unittest
 
 import vramplan
 from vramplan import _ffi
+from vramplan._types import BytesDelta_t
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", ".."))
 DATA = os.path.join(ROOT, "tests", "data")
@@ -83,6 +84,73 @@ class ModelTest(unittest.TestCase):
         self.assertEqual((e.source, e.line, e.column), ("c.json", 1, 24))
         with self.assertRaises(vramplan.Unsupported):
             vramplan.Model.from_config('{"model_type": "bert"}')
+
+
+
+class ReportTest(unittest.TestCase):
+    """as_dict() and candidates come from one JSON text of the library: they must say what
+    the per-item accessors say, for every example sheet."""
+
+    def test_as_dict_matches_accessors(self):
+        L = vramplan.L
+        names = sorted(n for n in os.listdir(EX) if n.endswith(".toml"))
+        self.assertGreaterEqual(len(names), 10)
+        for name in names:
+            e = vramplan.estimate(os.path.join(EX, name))
+            d = e.as_dict()
+            self.assertEqual(d["items"], [dict(i, bytes=i["bytes"].bytes) for i in e.items()], name)
+            self.assertEqual(d["gpus"], e.gpu_count)
+            self.assertEqual(d["peak_gpu"], e.peak_gpu)
+            peak, phase = e.peak()
+            self.assertEqual(d["peak_bytes"], peak.bytes if peak is not None else None, name)
+            self.assertEqual(d["peak_phase"], phase)
+            self.assertEqual(d["assumptions"], e.assumptions)
+            self.assertEqual(d["unknowns"], e.unknowns)
+            self.assertEqual(d["warnings"], e.warnings)
+            self.assertEqual(d["trainable_parameters"], e.trainable_parameters)
+            wo = e.weights_only
+            self.assertEqual(d["weights_only_bytes"], wo.bytes if wo else None)
+            self.assertEqual(len(d["per_stage"]), len(e.stages()))
+            for st, (k, g, n) in zip(d["per_stage"], e.stages()):
+                self.assertEqual((st["stage"], st["first_gpu"], st["gpus"]), (k, g, n))
+                self.assertEqual(st["items"], [dict(i, bytes=i["bytes"].bytes) for i in e.items(g)])
+                self.assertEqual(st["phases"], {p: v.bytes for p, v in e.phases(g).items()})
+            self.assertEqual(d["phases"], {p: v.bytes for p, v in e.phases().items()})
+            self.assertEqual(d["envelope_lower_bound_bytes"] or 0, e.envelope().bytes)
+            self.assertGreater(L.vp_estimate_gpu_count(e._h), 0)
+
+    def test_candidates_match_accessors(self):
+        L = vramplan.L
+        s = vramplan.Sheet.load(os.path.join(EX, "seed-plan.toml"))
+        s.append("evidence", {"offer": "rtx4090-1x-3d", "claim": "device_total",
+                              "value": "24564 MiB", "source": "device_report"})
+        s.append("offer", {"id": 'odd "id" \\ \x01', "gpu": "RTX 4090"})
+        p = vramplan.plan(s)
+        got = p.candidates
+        want = []
+        for i in range(L.vp_plan_candidate_count(p._h)):
+            m = BytesDelta_t()
+            margin = m.b if L.vp_plan_candidate_margin(p._h, i, vramplan.ctypes.byref(m)) == 0 else None
+            want.append({
+                "offer": L.vp_plan_candidate_offer(p._h, i).decode(),
+                "verdict": vramplan.VERDICTS[L.vp_plan_candidate_verdict(p._h, i)],
+                "rank": L.vp_plan_candidate_rank(p._h, i) or None,
+                "total_cost": L.vp_plan_candidate_cost(p._h, i).decode() or None,
+                "margin_bytes": margin,
+                "requirements": [{
+                    "id": L.vp_plan_requirement_id(p._h, i, r).decode(),
+                    "verdict": vramplan.VERDICTS[L.vp_plan_requirement_verdict(p._h, i, r)],
+                    "condition": L.vp_plan_requirement_condition(p._h, i, r).decode(),
+                    "evidence": L.vp_plan_requirement_evidence(p._h, i, r).decode() or None,
+                } for r in range(L.vp_plan_requirement_count(p._h, i))],
+            })
+        self.assertEqual(got, want)
+        self.assertEqual(got[3]["offer"], 'odd "id" \\ \x01')
+        self.assertIn("evidence 0: device_report", [r["evidence"] for r in got[0]["requirements"]])
+        # a buffer that starts too small grows once
+        p._json_size = 16
+        self.assertEqual(p.candidates, want)
+        self.assertGreater(p._json_size, 16)
 
 
 class SheetEstimateTest(unittest.TestCase):

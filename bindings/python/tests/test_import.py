@@ -32,6 +32,34 @@ class ImportTest(unittest.TestCase):
         for name in _SLOW:
             self.assertNotIn(name, new, "import vramplan imported %s" % name)
 
+    def test_functions_bound_on_first_use(self):
+        # binding every function of the table at import cost more than the rest of it
+        code = ("import vramplan\n"
+                "L = vramplan.L\n"
+                "print(sum(k.startswith('vp_') for k in vars(L)))\n"
+                "v = L.vp_version_string()\n"
+                "print(type(v).__name__, sorted(k for k in vars(L) if k.startswith('vp_')))")
+        first, second = _run(code).splitlines()
+        self.assertEqual(first, "0")
+        self.assertEqual(second, "bytes ['vp_version_string']")
+
+    def test_a_function_the_library_lacks(self):
+        from vramplan import _ffi
+
+        class Old:  # a library without vp_plan_json
+            def __getitem__(self, name):
+                raise AttributeError(name)
+
+        with self.assertRaises(ImportError) as cm:
+            _ffi.bind(Old())
+        self.assertIn("vp_plan_json", str(cm.exception))
+        bound = _ffi.Bound(Old())
+        with self.assertRaises(AttributeError) as cm:
+            bound.vp_estimate_json
+        self.assertIn("libvramplan >= 0.2 with vp_estimate_json", str(cm.exception))
+        with self.assertRaises(AttributeError):
+            bound.not_a_function
+
     def test_known_names_before_ctypes_util(self):
         code = ("import sys; from vramplan import _lib; names = []\n"
                 "for p in _lib._candidates():\n"

@@ -33,15 +33,15 @@ from ._types import (ARCH_KEYS, BASES, COUNTERS, FORMATS, PHASES, ROLES, UNITS, 
 from ._types import (ACTIVATION_PARTS, CHECKPOINTING, CLAIMS, CROSS_ENTROPY, DTYPES,
                      EVIDENCE_USES, EXPORTS, FRAMEWORKS, OPTIMIZERS, READINGS, SHARDINGS,
                      SOURCES, TASKS, ActivationsOptions_t, ClassifyOptions_t, Evidence_t,
-                     KvOptions_t, LoraOptions_t, OptimizerOptions_t, Requirement_t,
+                     JsonOptions_t, KvOptions_t, LoraOptions_t, OptimizerOptions_t, Requirement_t,
                      VerdictDetail_t, WeightsOptions_t, Workload_t)
 from .errors import (InvalidInput, IOError_, LimitExceeded, Misuse, NotFound, OutOfMemory,
                      ParseError, SizeOverflow, UnitError, Unsupported, VersionMismatch,
                      VramplanError)
 
 _lib_handle, LIBRARY_PATH = _lib.load()
-_ffi.bind(_lib_handle)
-L = _lib_handle
+#: The library's functions, each bound (argtypes, restype, errcheck) on its first use.
+L = _ffi.bind(_lib_handle)
 
 __all__ = [
     "Bytes", "Model", "Sheet", "Estimate", "Plan", "inspect", "estimate", "fit", "plan",
@@ -65,6 +65,34 @@ def _json_loads(text):
     """json.loads, imported on first use: `import vramplan` stays cheap."""
     import json
     return json.loads(text)
+
+
+#: A capacity of 0 (none), passed by value: never written.
+_ZERO = Bytes_t(0)
+#: vp_estimate_run() without the errcheck, for Estimate's fast path (it never raises).
+_run_quiet = _lib_handle["vp_estimate_run"]
+_run_quiet.argtypes = [ctypes.c_void_p, ctypes.c_void_p, Bytes_t, ctypes.c_void_p]
+_run_quiet.restype = ctypes.c_int
+
+#: vp_plan_json() options: the candidates alone (no sizing sheet). Only read by C: shared.
+_NO_SIZING = JsonOptions_t()
+_NO_SIZING.flags = 1  # VP_JSON_NO_SIZING_SHEET
+
+
+def _report(fn, obj, sheet_h, opts):
+    """A JSON report of the library (vp_estimate_json(), vp_plan_json()), parsed: one C call
+    and one json.loads instead of one call per item and field. The buffer starts at the
+    size the object last needed and grows once when the text is longer."""
+    n = obj._json_size
+    while True:
+        buf = ctypes.create_string_buffer(n)
+        need = ctypes.c_size_t()
+        rc = fn(buf, n, ctypes.byref(need), obj._h, sheet_h, opts)
+        if rc == 0:
+            return _json_loads(buf.value)
+        if rc != _VP_EBUFFER or need.value <= n:
+            _ffi._raise(L, rc, ())
+        n = obj._json_size = need.value
 
 
 def version():
@@ -560,12 +588,17 @@ def _sheet(s):
 class Estimate:
     """Items per GPU with basis, phases and counter; peaks per phase; envelope; unknowns."""
 
+    _json_size = 8192  # the JSON text's size, learnt per object (as_dict)
+
     def __init__(self, sheet, capacity=None):
         self._sheet = _sheet(sheet)
-        self._h = ctypes.c_void_p()
-        L.vp_estimate_new(ctypes.byref(self._h))
-        L.vp_estimate_run(self._h, self._sheet._h, Bytes_t(_bytes_or_parse(capacity).bytes),
-                          ctypes.byref(_err()))
+        self._h = h = ctypes.c_void_p()
+        cap = _ZERO if capacity is None else Bytes_t(_bytes_or_parse(capacity).bytes)
+        L.vp_estimate_new(ctypes.byref(h))
+        # the run without an error struct first (building one costs more than the rest of
+        # the binding's work); a failure runs again with one, for the message and position
+        if _run_quiet(h, self._sheet._h, cap, None) < 0:
+            L.vp_estimate_run(h, self._sheet._h, cap, ctypes.byref(_err()))
 
     def __del__(self):
         if getattr(self, "_h", None) and self._h.value:
@@ -691,22 +724,14 @@ class Estimate:
         return {"pool": Bytes(budget.b), "blocks": blocks.value, "tokens": tokens.value}
 
     def as_dict(self):
-        peak, phase = self.peak()
-        wo = self.weights_only
-        low, low_phase = self.lower_bound()
-        return {"weights_only_bytes": wo.bytes if wo else None,
-                "peak_bytes": peak.bytes if peak is not None else None,
-                "peak_phase": phase, "peak_lower_bound_bytes": low.bytes, "peak_gpu": self.peak_gpu,
-                "assumptions": self.assumptions,
-                "envelope_bytes": self.envelope().bytes,
-                "items": [dict(i, bytes=i["bytes"].bytes) for i in self.items()],
-                "gpus": self.gpu_count,
-                "per_stage": [{"stage": k, "first_gpu": g, "gpus": n,
-                               "items": [dict(i, bytes=i["bytes"].bytes) for i in self.items(g)],
-                               "phases": {p: v.bytes for p, v in self.phases(g).items()}}
-                              for k, g, n in self.stages()],
-                "unknowns": self.unknowns, "warnings": self.warnings,
-                "trainable_parameters": self.trainable_parameters}
+        """The estimate as `vramplan estimate --json` prints it (vp_estimate_json(): one
+        implementation for both), without its "sheet" path: peak_bytes, peak_phase (None when
+        an item is unknown: see peak_lower_bound_bytes), envelope_bytes, items of the peak GPU
+        and per_stage, phases, unknowns, warnings, trainable_parameters, … Built by one C
+        call and one json.loads."""
+        d = _report(L.vp_estimate_json, self, self._sheet._h if self._sheet else None, None)
+        d.setdefault("trainable_parameters", None)
+        return d
 
 
 def estimate(sheet, capacity=None):
@@ -735,6 +760,8 @@ def fit(sheet, solve, capacity):
 class Plan:
     """The sheet's offers classified per requirement on evidence (fit, to_confirm, excluded)."""
 
+    _json_size = 16384  # the JSON text's size, learnt per object (candidates)
+
     def __init__(self, sheet, rank=None):
         self._sheet = _sheet(sheet)
         self._h = ctypes.c_void_p()
@@ -749,24 +776,10 @@ class Plan:
 
     @property
     def candidates(self):
-        out = []
-        for i in range(L.vp_plan_candidate_count(self._h)):
-            m = BytesDelta_t()
-            margin = m.b if L.vp_plan_candidate_margin(self._h, i, ctypes.byref(m)) == 0 else None
-            out.append({
-                "offer": L.vp_plan_candidate_offer(self._h, i).decode(),
-                "verdict": VERDICTS[L.vp_plan_candidate_verdict(self._h, i)],
-                "rank": L.vp_plan_candidate_rank(self._h, i) or None,
-                "total_cost": L.vp_plan_candidate_cost(self._h, i).decode() or None,
-                "margin_bytes": margin,
-                "requirements": [{
-                    "id": L.vp_plan_requirement_id(self._h, i, r).decode(),
-                    "verdict": VERDICTS[L.vp_plan_requirement_verdict(self._h, i, r)],
-                    "condition": L.vp_plan_requirement_condition(self._h, i, r).decode(),
-                    "evidence": L.vp_plan_requirement_evidence(self._h, i, r).decode() or None,
-                } for r in range(L.vp_plan_requirement_count(self._h, i))],
-            })
-        return out
+        """Each offer: offer, verdict, rank, total_cost, margin_bytes and its requirements
+        (id, verdict, condition, evidence), as `vramplan plan --json` lists them
+        (vp_plan_json(): one C call and one json.loads)."""
+        return _report(L.vp_plan_json, self, None, ctypes.byref(_NO_SIZING))["candidates"]
 
     def sizing_sheet(self, fmt="text"):
         out = ctypes.c_void_p()

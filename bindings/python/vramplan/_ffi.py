@@ -23,7 +23,7 @@ from ctypes import Array, POINTER, c_char, c_char_p, c_double, c_int, c_int64, c
     c_uint, c_uint32, c_uint64, c_void_p, sizeof
 
 from ._types import ActivationsOptions_t, BitsPerValue_t, Bytes_t, BytesDelta_t, \
-    ClassifyOptions_t, Count_t, Error_t, Evidence_t, KvOptions_t, LoraOptions_t, \
+    ClassifyOptions_t, Count_t, Error_t, Evidence_t, JsonOptions_t, KvOptions_t, LoraOptions_t, \
     OptimizerOptions_t, Requirement_t, VerdictDetail_t, WeightsOptions_t, Workload_t
 from .errors import SizeOverflow, error_class
 
@@ -140,6 +140,7 @@ class InBuf:
 
 
 VP_OK = 0
+VP_EBUFFER = -5
 VP_ENOTFOUND = -6
 
 #: name: (index of a buffer argument, index of its length argument)
@@ -147,7 +148,7 @@ SIZED = {
     "vp_bytes_format": (0, 1), "vp_bytes_format_number": (0, 1), "vp_bytes_parse": (1, 2),
     "vp_error_format": (0, 1), "vp_model_from_config": (1, 2), "vp_model_from_gguf": (1, 2),
     "vp_model_from_safetensors": (1, 2), "vp_sheet_get": (2, 3), "vp_sheet_parse": (1, 2),
-    "vp_unit_parse": (1, 2),
+    "vp_unit_parse": (1, 2), "vp_estimate_json": (0, 1), "vp_plan_json": (0, 1),
 }
 
 
@@ -254,6 +255,7 @@ def table(check_status, check_optional):
         ("vp_error_init", [POINTER(Error_t), UInt], c_int, check_status),
         ("vp_estimate_assumption", [c_void_p, SizeT], c_char_p, None),
         ("vp_estimate_assumption_count", [c_void_p], c_size_t, None),
+        ("vp_estimate_json", [OutBuf, SizeT, POINTER(c_size_t), c_void_p, c_void_p, POINTER(JsonOptions_t)], c_int, None),
         ("vp_estimate_check_capacity", [c_void_p, Bytes_t, POINTER(c_int), POINTER(BytesDelta_t), POINTER(c_int)], c_int, None),
         ("vp_estimate_envelope_bytes", [c_void_p, SizeT], Bytes_t, None),
         ("vp_estimate_free", [c_void_p], None, None),
@@ -296,6 +298,7 @@ def table(check_status, check_optional):
         ("vp_free", [c_void_p], None, None),
         ("vp_gradients_bytes", [POINTER(Bytes_t), c_void_p, Count_t, POINTER(OptimizerOptions_t), POINTER(Error_t)], c_int, check_status),
         ("vp_kv_cache_bytes", [POINTER(Bytes_t), c_void_p, POINTER(KvOptions_t), POINTER(Error_t)], c_int, check_status),
+        ("vp_json_options_init", [POINTER(JsonOptions_t), UInt], c_int, check_status),
         ("vp_kv_options_init", [POINTER(KvOptions_t), UInt], c_int, check_status),
         ("vp_lora_options_init", [POINTER(LoraOptions_t), UInt], c_int, check_status),
         ("vp_lora_parameters", [POINTER(Count_t), c_void_p, POINTER(LoraOptions_t), POINTER(Error_t)], c_int, check_status),
@@ -346,6 +349,7 @@ def table(check_status, check_optional):
         ("vp_plan_candidate_verdict", [c_void_p, SizeT], c_int, None),
         ("vp_plan_estimate", [c_void_p], c_void_p, None),
         ("vp_plan_free", [c_void_p], None, None),
+        ("vp_plan_json", [OutBuf, SizeT, POINTER(c_size_t), c_void_p, c_void_p, POINTER(JsonOptions_t)], c_int, None),
         ("vp_plan_new", [POINTER(c_void_p), c_void_p, CStrOrNull, POINTER(Error_t)], c_int, check_status),
         ("vp_plan_requirement_condition", [c_void_p, SizeT, SizeT], c_char_p, None),
         ("vp_plan_requirement_count", [c_void_p, SizeT], c_size_t, None),
@@ -379,23 +383,43 @@ def table(check_status, check_optional):
     ]
 
 
-def bind(lib):
-    """Set argtypes, restype and errcheck on every function of the table."""
-    check_status, check_optional = make_checks(lib)
-    missing = []
-    for name, argtypes, restype, errcheck in table(check_status, check_optional):
+class Bound:
+    """The library with every function of the table bound on first use: argtypes, restype
+    and errcheck set, the length check of SIZED added, then kept as an attribute (later
+    calls find it directly). Binding all of them at import cost more than the rest of the
+    import; most programs call a few. A function the loaded library lacks raises
+    AttributeError naming it."""
+
+    def __init__(self, lib):
+        check_status, check_optional = make_checks(self)
+        self._lib = lib
+        self._rows = {row[0]: row[1:] for row in table(check_status, check_optional)}
+
+    def __getattr__(self, name):
+        rows = self.__dict__.get("_rows")
+        if rows is None or name not in rows:
+            raise AttributeError(name)
+        argtypes, restype, errcheck = rows[name]
         try:
-            fn = getattr(lib, name)
+            fn = self._lib[name]  # a function object of its own (CDLL caches getattr's)
         except AttributeError:
-            missing.append(name)
-            continue
-        if isinstance(fn, Sized):  # bound before
-            fn = fn._fn
+            raise AttributeError("this binding needs libvramplan >= 0.2 with %s; the library "
+                                 "loaded lacks it" % name) from None
         fn.argtypes = argtypes
         fn.restype = restype
         if errcheck is not None:
             fn.errcheck = errcheck
         if name in SIZED:
-            setattr(lib, name, Sized(fn, *SIZED[name]))
+            fn = Sized(fn, *SIZED[name])
+        setattr(self, name, fn)
+        return fn
+
+
+def bind(lib):
+    """The library with its functions bound lazily (Bound). An ImportError when the library
+    lacks a function of the newest version node the binding uses (an older library)."""
+    missing = [n for n in ("vp_plan_json", "vp_estimate_json", "vp_json_options_init")
+               if not hasattr(lib, n)]
     if missing:
-        raise ImportError("this binding needs libvramplan >= 0.1 with: " + ", ".join(missing))
+        raise ImportError("this binding needs libvramplan >= 0.2 with: " + ", ".join(missing))
+    return Bound(lib)

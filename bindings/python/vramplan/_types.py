@@ -188,3 +188,9 @@ SOURCES = ["", "measurement", "device_report", "documentation", "vendor_material
 READINGS = ["", "device_used", "process_used", "torch_allocated_peak", "torch_reserved_peak"]
 EVIDENCE_USES = ["counted", "not_read", "out_of_scope", "dimensions", "incomplete", "phase",
                  "other_version", "to_confirm"]
+
+
+class JsonOptions_t(_Versioned):
+    """vp_json_options, version 1 (since 0.2)."""
+    _fields_ = [("version", ctypes.c_uint), ("source", _charp), ("capacity", Bytes_t),
+                ("capacity_from", _charp), ("flags", ctypes.c_uint)]

@@ -1,0 +1,143 @@
+/*
+ * Plan scaling (reported, never a pass/fail test): a generated sheet with N offers and one
+ * evidence item per offer (a device report of the offer's total memory), for N = 10, 100,
+ * 1,000, 10,000 and 100,000. For each N it prints the time per offer of vp_sheet_parse()
+ * and of vp_plan_new() (min and median over rounds), and the ratio of each to its figure at
+ * N = 100: a plan that is linear in its tables keeps that ratio near 1.
+ * Targets (issue 16): 100,000 offers planned in < 1 s; ns per offer within 2x from 100 to
+ * 100,000.
+ * Run: meson test -C build-rel --benchmark --suite vramplan --verbose plan
+ *      (or bench-plan [largest N] directly).
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <vramplan.h>
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts); /* CPU time: a busy machine disturbs it least */
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* The seed workload with n offers on 7 card models and one device report per offer. */
+static char *make_sheet(size_t n, size_t *len)
+{
+    static const char *const cards[] = { "RTX 4090", "L40S", "A10", "T4", "RTX A6000",
+                                         "H100 SXM", "B200" };
+    size_t cap = n * 320 + 1024, k = 0;
+    char *t = malloc(cap);
+    if (t == NULL)
+        return NULL;
+    k += (size_t)snprintf(t + k, cap - k,
+                          "[sheet]\nstart = \"2026-12-01\"\nduration = \"3 days\"\n"
+                          "[model]\nname = \"seed 7B\"\nparameters = 7_000_000_000\n"
+                          "[workload]\ntask = \"inference\"\nweights = \"fp16\"\n"
+                          "context = 4096\nconcurrency = 1\nframework = \"none\"\n"
+                          "[reserve]\nother = \"6 GiB\"\n");
+    for (size_t i = 0; i < n; i++)
+        k += (size_t)snprintf(t + k, cap - k,
+                              "[[offer]]\nid = \"offer-%zu\"\ngpu = \"%s\"\ncount = 1\n"
+                              "memory = \"48 GB\"\nprice = \"%zu.%02zu USD\"\n"
+                              "duration = \"3 days\"\navailable_from = \"2026-12-01\"\n",
+                              i, cards[i % 7], 20 + i % 97, i % 100);
+    for (size_t i = 0; i < n; i++)
+        k += (size_t)snprintf(t + k, cap - k,
+                              "[[evidence]]\noffer = \"offer-%zu\"\nclaim = \"device_total\"\n"
+                              "value = \"%d GiB\"\nsource = \"device_report\"\n",
+                              i, i % 2 ? 47 : 23);
+    *len = k;
+    return t;
+}
+
+typedef struct {
+    double parse_min, parse_med, plan_min, plan_med; /* ns per offer */
+} figures;
+
+static int measure(size_t n, figures *f)
+{
+    size_t len;
+    char *text = make_sheet(n, &len);
+    if (text == NULL)
+        return 1;
+    /* repetitions per round so that a round handles at least 20,000 offers; 7 rounds */
+    size_t reps = n >= 20000 ? 1 : 20000 / n;
+    enum { ROUNDS = 7 };
+    double tp[ROUNDS], tl[ROUNDS];
+    for (int r = 0; r < ROUNDS; r++) {
+        double parse = 0, plan = 0;
+        for (size_t k = 0; k < reps; k++) {
+            vp_sheet *s = NULL;
+            vp_plan *p = NULL;
+            vp_error err = VP_ERROR_INIT;
+            double t0 = now();
+            if (vp_sheet_parse(&s, text, len, "bench.toml", &err) != VP_OK) {
+                fprintf(stderr, "%s:%u:%u: %s\n", err.source, err.line, err.column, err.message);
+                free(text);
+                return 1;
+            }
+            double t1 = now();
+            if (vp_plan_new(&p, s, NULL, &err) != VP_OK) {
+                fprintf(stderr, "%s:%u:%u: %s\n", err.source, err.line, err.column, err.message);
+                vp_sheet_free(s);
+                free(text);
+                return 1;
+            }
+            double t2 = now();
+            if (vp_plan_candidate_count(p) != n) {
+                fprintf(stderr, "plan: %zu candidates for %zu offers\n",
+                        vp_plan_candidate_count(p), n);
+                return 1;
+            }
+            vp_plan_free(p);
+            vp_sheet_free(s);
+            parse += t1 - t0;
+            plan += t2 - t1;
+        }
+        tp[r] = parse * 1e9 / (double)(reps * n);
+        tl[r] = plan * 1e9 / (double)(reps * n);
+    }
+    free(text);
+    qsort(tp, ROUNDS, sizeof(double), cmp_double);
+    qsort(tl, ROUNDS, sizeof(double), cmp_double);
+    f->parse_min = tp[0];
+    f->parse_med = tp[ROUNDS / 2];
+    f->plan_min = tl[0];
+    f->plan_med = tl[ROUNDS / 2];
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    static const size_t sizes[] = { 10, 100, 1000, 10000, 100000 };
+    size_t largest = argc > 1 ? (size_t)strtoull(argv[1], NULL, 10) : 100000;
+    figures f[5], at100 = { 0, 0, 0, 0 };
+    printf("plan scaling: N offers, one device-report evidence per offer (CPU time, 7 rounds)\n");
+    printf("%8s | %21s %13s | %21s %13s | %12s\n", "offers", "parse [ns/offer] min/med",
+           "ratio to 100", "plan [ns/offer] min/med", "ratio to 100", "plan [ms] med");
+    for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]) && sizes[i] <= largest; i++) {
+        if (measure(sizes[i], &f[i]) != 0)
+            return 1;
+        if (sizes[i] == 100)
+            at100 = f[i];
+        double rp = at100.parse_med > 0 ? f[i].parse_med / at100.parse_med : 0;
+        double rl = at100.plan_med > 0 ? f[i].plan_med / at100.plan_med : 0;
+        printf("%8zu | %10.0f %10.0f %13.2f | %10.0f %10.0f %13.2f | %12.2f\n", sizes[i],
+               f[i].parse_min, f[i].parse_med, rp, f[i].plan_min, f[i].plan_med, rl,
+               f[i].plan_med * (double)sizes[i] / 1e6);
+    }
+    printf("(ratios are medians over the median at 100 offers; at 10 offers the fixed cost "
+           "of the estimate dominates)\n");
+    return 0;
+}

@@ -1,0 +1,151 @@
+#!/usr/bin/env python3
+"""The Python binding's costs (reported, never a pass/fail test).
+
+- `import vramplan` in fresh interpreters, against `python3 -c pass` measured in the same run
+  (min and median over rounds; the difference is the binding's).
+- Per call, the binding against the same C calls made through bare ctypes (no argtypes, no
+  checks, arguments built once): `estimate(sheet)` against vp_estimate_new + run + free,
+  `Estimate.as_dict()` and `Plan.candidates` against the vp_estimate_json() / vp_plan_json()
+  call that fills a buffer, and the per-item accessors they replaced.
+
+Targets (issue 16): import < 25 ms; estimate() <= 3 us over the C call; as_dict() and
+candidates a few us over the C call. Run from the source tree after building:
+
+    VRAMPLAN_LIBRARY=build-rel/lib/libvramplan.so.0 PYTHONPATH=bindings/python \\
+        python3 bench/bench_python.py
+"""
+
+import ctypes
+import os
+import statistics
+import subprocess
+import sys
+import time
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
+ROUNDS = 7
+
+
+def fresh(code, env):
+    """(wall, CPU) seconds of a fresh interpreter running code. The CPU time (user + system
+    of the child) is what a busy machine disturbs least."""
+    import resource
+    r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t0 = time.perf_counter()
+    subprocess.run([sys.executable, "-c", code], check=True, env=env)
+    wall = time.perf_counter() - t0
+    r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return wall, (r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime)
+
+
+def per_call(fn, n):
+    """CPU seconds per call of fn (this process's, so time spent descheduled on a busy
+    machine does not count): one figure per round of n calls."""
+    out = []
+    for _ in range(ROUNDS):
+        t0 = time.process_time()
+        for _ in range(n):
+            fn()
+        out.append((time.process_time() - t0) / n)
+    return out
+
+
+def mm(xs, scale):
+    return "%8.2f %8.2f" % (min(xs) * scale, statistics.median(xs) * scale)
+
+
+def main():
+    runs = int(os.environ.get("BENCH_IMPORT_RUNS", "21"))
+    # interleaved, so that a busy machine slows both alike
+    import tempfile
+    with tempfile.TemporaryDirectory() as cache:
+        # as installed (byte-compiled: the cache kept outside the source tree), and with
+        # no bytecode cache at all (every module compiled at each start)
+        cached = dict(os.environ, PYTHONPYCACHEPREFIX=cache)
+        cached.pop("PYTHONDONTWRITEBYTECODE", None)
+        nocache = dict(os.environ, PYTHONDONTWRITEBYTECODE="1")
+        fresh("import vramplan", cached)  # writes the cache
+        for label, env in (("bytecode cache", cached), ("no bytecode cache", nocache)):
+            base, imp = [], []
+            for _ in range(runs):  # interleaved: a busy machine slows both alike
+                base.append(fresh("pass", env))
+                imp.append(fresh("import vramplan", env))
+            print("import, %s (ms, min / median of %d fresh interpreters; wall, then CPU)"
+                  % (label, runs))
+            for name, xs in (("python3 -c pass", base), ("python3 -c 'import vramplan'", imp)):
+                print("  %-28s %s   %s" % (name, mm([x[0] for x in xs], 1e3),
+                                           mm([x[1] for x in xs], 1e3)))
+            for k, what in ((0, "wall"), (1, "CPU")):
+                b, i = [x[k] for x in base], [x[k] for x in imp]
+                print("  import vramplan alone (%-4s) %8.2f %8.2f" % (
+                    what, (min(i) - min(b)) * 1e3,
+                    (statistics.median(i) - statistics.median(b)) * 1e3))
+
+    import vramplan
+    from vramplan import _types
+    raw = ctypes.CDLL(vramplan.LIBRARY_PATH)  # a second handle: bare functions, no checks
+    new, run, free = raw.vp_estimate_new, raw.vp_estimate_run, raw.vp_estimate_free
+    ejson, pjson = raw.vp_estimate_json, raw.vp_plan_json
+    for f in (ejson, pjson):
+        f.argtypes = [ctypes.c_char_p, ctypes.c_size_t, ctypes.c_void_p, ctypes.c_void_p,
+                      ctypes.c_void_p, ctypes.c_void_p]
+
+    sheet = vramplan.Sheet.load(os.path.join(ROOT, "examples", "llama-3.1-8b-vllm.toml"))
+    h = ctypes.c_void_p()
+    hp = ctypes.byref(h)
+    sh = sheet._h
+    zero = _types.Bytes_t(0)
+
+    def c_estimate():
+        new(hp)
+        run(h, sh, zero, None)
+        free(h)
+
+    def py_estimate():
+        vramplan.estimate(sheet)
+
+    e = vramplan.estimate(sheet)
+    buf = ctypes.create_string_buffer(1 << 20)
+    need = ctypes.c_size_t()
+    needp = ctypes.byref(need)
+
+    def c_as_dict():
+        ejson(buf, len(buf), needp, e._h, sh, None)
+
+    plan_sheet = vramplan.Sheet.load(os.path.join(ROOT, "examples", "seed-plan.toml"))
+    for i in range(7):  # ten offers, each with a device report
+        plan_sheet.append("offer", {"id": "extra-%d" % i, "gpu": "L40S", "memory": "48 GB",
+                                    "price": "%d.00 USD" % (60 + i)})
+    for i in range(10):
+        plan_sheet.append("evidence", {"offer": "extra-%d" % (i % 7) if i < 7 else
+                                       ["rtx4090-1x-3d", "rtx6000ada-1x-3d", "16gb-1x-3d"][i - 7],
+                                       "claim": "device_total", "value": "46068 MiB",
+                                       "source": "device_report"})
+    p = vramplan.plan(plan_sheet)
+    no_sizing = ctypes.byref(vramplan._NO_SIZING)
+
+    def c_candidates():
+        pjson(buf, len(buf), needp, p._h, None, no_sizing)
+
+    def py_items():  # the per-item accessors as_dict() used before
+        return [e.items(g) for _, g, _ in e.stages()]
+
+    print("per call (us of CPU time, min / median of %d rounds)" % ROUNDS)
+    rows = [
+        ("estimate(sheet)", py_estimate, c_estimate, 20000),
+        ("Estimate.as_dict()", e.as_dict, c_as_dict, 5000),
+        ("Plan.candidates (10 offers)", lambda: p.candidates, c_candidates, 5000),
+    ]
+    print("  %-28s %17s %17s %17s" % ("", "binding", "C through ctypes", "over the C call"))
+    for label, fn, cfn, n in rows:
+        b, c = per_call(fn, n), per_call(cfn, n)
+        print("  %-28s %s %s %8.2f %8.2f" % (label, mm(b, 1e6), mm(c, 1e6),
+                                              (min(b) - min(c)) * 1e6,
+                                              (statistics.median(b) - statistics.median(c)) * 1e6))
+    it = per_call(py_items, 2000)
+    print("  %-28s %s   (the per-item accessors, for comparison)" % ("Estimate.items() per stage",
+                                                                    mm(it, 1e6)))
+
+
+if __name__ == "__main__":
+    main()

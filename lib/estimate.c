@@ -7,18 +7,28 @@
  * an item equals the public vp_*_bytes() function's result by construction. What stays here
  * is what composes them: which items a task has, their phases and moments, the framework
  * profiles, layouts' communication buffers, named reserves, the totals. Formulas and their
- * sources: docs/estimate.md. Item storage grows on the first runs and is kept, so repeated
- * vp_estimate_run() / vp_fit() calls on one estimate allocate nothing.
+ * sources: docs/estimate.md.
+ *
+ * Speed: a run computes numbers only. The "how" texts, warnings and assumptions keep their
+ * printf-style call sites, but are captured (format + values, text-internal.h) and written
+ * on first access. The estimate object holds the storage a typical workload needs (one
+ * stage, 24 items) in one allocation; larger ones grow on the first runs and are kept, so
+ * repeated vp_estimate_run() / vp_fit() calls on one estimate allocate nothing.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "text-internal.h"
 #include "workload-internal.h"
 
 #define MAX_STAGES VP__LIM_STAGES
 #define MAX_NOTES 32                     /* unknown items: one per item id at most */
 #define MAX_WARNINGS ((int)VP__LIM_STAGES + 32) /* one per stage at most, and a few others */
+#define MAX_ASSUMPTIONS 16               /* a fixed, small set of call sites */
+#define INLINE_ITEMS 24                  /* stage 0's items held in the object itself */
+#define INLINE_WARNINGS 8
+#define TEXT_SIZE 200                    /* a how text, warning or assumption: 199 bytes */
 #define GIB VP__GIB
 #define MIB VP__MIB
 #define mul_sat vp__mul_sat
@@ -27,9 +37,14 @@
 /* An item id: the longest is "reserve:" + a sheet key (at most 63 bytes): ids are whole. */
 #define ID_SIZE (sizeof("reserve:") + sizeof(((vp__entry *)0)->key))
 
+/* A text written on first access (lazy) or at once. */
 typedef struct {
-    char id[ID_SIZE];
-    char how[200];
+    bool lazy;              /* cap holds the format and values; text is not written yet */
+    vp__tcap cap;
+    char text[TEXT_SIZE];
+} ltext;
+
+typedef struct {
     uint64_t bytes;
     vp_basis basis;
     unsigned phases;
@@ -37,6 +52,8 @@ typedef struct {
     bool unique;            /* no other item of the stage has this id (named reserves) */
     unsigned moments;       /* training: the moments it is live in (0: all of its phases) */
     unsigned char code;     /* index of a built-in id in builtin_ids, 0 for any other id */
+    char id[ID_SIZE];       /* code 0 only: a built-in id is builtin_ids[code] */
+    ltext how;
 } item;
 
 /* The built-in item ids (docs/estimate.md): the envelope sums them by index. */
@@ -49,14 +66,20 @@ static const char *const builtin_ids[] = {
     "cuda_context", "workspace", "allocator_slack", "comm_buffers", "export_transient"
 };
 #define ID_CODES ((int)(sizeof(builtin_ids) / sizeof(builtin_ids[0])))
-#define LEN(lit) (sizeof(lit) - 1)
-static const unsigned char builtin_len[] = {
-    0, LEN("weights"), LEN("quant_metadata"), LEN("unquantized_modules"), LEN("load_transient"),
-    LEN("kv_cache"), LEN("activations"), LEN("logits"), LEN("gradients"), LEN("optimizer_state"),
-    LEN("master_weights"), LEN("adapter"), LEN("cuda_context"), LEN("workspace"),
-    LEN("allocator_slack"), LEN("comm_buffers"), LEN("export_transient")
-};
-#undef LEN
+
+static const char *item_id(const item *it)
+{
+    return it->code ? builtin_ids[it->code] : it->id;
+}
+
+/* The code of an id when it is a built-in one, else ID_OTHER. */
+static int id_code(const char *id)
+{
+    for (int k = 1; k < ID_CODES; k++)
+        if (id[0] == builtin_ids[k][0] && strcmp(id, builtin_ids[k]) == 0)
+            return k;
+    return ID_OTHER;
+}
 
 /* The moments of a training step (docs/estimate.md, "Moments"): a phase total is the
  * largest of its moments. */
@@ -66,8 +89,10 @@ enum { MO_LOAD, MO_FWD, MO_BWD_LOSS, MO_BWD_TOP, MO_BWD_BOTTOM, MO_STEP, MO_EVAL
 /* A pipeline stage: the items of each of its GPUs (tensor-parallel ranks and data-parallel
  * replicas of a stage are identical), and their totals, checked once per run. */
 typedef struct {
-    item *items;            /* grown on demand and kept across runs (owned) */
+    item *items;            /* grown on demand and kept across runs */
     size_t n, cap;
+    bool heap;              /* items is owned (else the estimate's inline_items) */
+    vp__strbuf sb;          /* the strings the items' texts captured (owned) */
     bool failed;            /* an item could not be stored (out of memory) */
     uint64_t layers;        /* decoder layers on this stage */
     uint64_t kv_budget;     /* vLLM pool (capacity known) */
@@ -84,22 +109,26 @@ typedef struct {
 } note;
 
 struct vp_estimate {
-    stage st[MAX_STAGES];
     int n_stages;
+    int n_init;             /* stages whose storage is initialized */
     uint64_t tp, pp, dp;
     unsigned phases_used;
     bool weights_only_known;
     uint64_t weights_only;
-    note unknown[MAX_NOTES];
     int n_unknown;
-    char warning[MAX_WARNINGS][200];
-    int n_warning;
-    char assumption[MAX_NOTES][200];
+    int n_warning, cap_warning;
     int n_assumption;
     bool vllm_known;
     uint64_t vllm_budget, vllm_blocks, vllm_tokens;
     bool trainable_known;
     uint64_t trainable;
+    ltext *warning;         /* inline_warning, or grown (owned) */
+    vp__strbuf nsb;         /* the strings the warnings and assumptions captured (owned) */
+    note unknown[MAX_NOTES];
+    ltext assumption[MAX_ASSUMPTIONS];
+    ltext inline_warning[INLINE_WARNINGS];
+    item inline_items[INLINE_ITEMS];
+    stage st[MAX_STAGES];   /* only the first n_init are initialized */
 };
 
 #define FW_NONE VP_FRAMEWORK_NONE
@@ -128,80 +157,64 @@ static const char *fw_name(int fw)
     return names[fw];
 }
 
-/* vsnprintf for the "how" texts, assumptions and warnings, several times faster than the C
- * library's (an estimate formats one per item): %s, %u, %llu and %% give the same output
- * and the same truncation; false (nothing usable written) at any other conversion, for
- * vsnprintf to do. */
-static bool fmt_how(char *out, size_t cap, const char *f, va_list ap)
-{
-    size_t n = 0, room = cap - 1;
-    while (*f && n < room) {
-        const char *pct = strchr(f, '%');
-        size_t lit = pct ? (size_t)(pct - f) : strlen(f);
-        if (lit > room - n)
-            lit = room - n;
-        memcpy(out + n, f, lit);
-        n += lit;
-        if (pct == NULL || n == room)
-            break;
-        f = pct + 1;
-        if (*f == '%') {
-            out[n++] = '%';
-        } else if (*f == 's') {
-            const char *str = va_arg(ap, const char *);
-            str = str ? str : "(null)";
-            size_t k = strlen(str);
-            if (k > room - n)
-                k = room - n;
-            memcpy(out + n, str, k);
-            n += k;
-        } else if (*f == 'u' || (f[0] == 'l' && f[1] == 'l' && f[2] == 'u')) {
-            unsigned long long v;
-            if (*f == 'u') {
-                v = va_arg(ap, unsigned);
-            } else {
-                v = va_arg(ap, unsigned long long);
-                f += 2;
-            }
-            char dig[24];
-            int k = 0;
-            do
-                dig[k++] = (char)('0' + v % 10);
-            while ((v /= 10) != 0);
-            while (k > 0 && n < room)
-                out[n++] = dig[--k];
-        } else {
-            return false;
-        }
-        f++;
-    }
-    out[n] = '\0';
-    return true;
-}
+/* ---- texts ----------------------------------------------------------------------------- */
 
+/* A text now, from a va_list (the eager path of add_itemv). */
 static void format_text(char *out, size_t cap, const char *fmt, va_list ap) VP__PRINTF(3, 0);
 static void format_text(char *out, size_t cap, const char *fmt, va_list ap)
 {
-    va_list ap2;
-    va_copy(ap2, ap);
-    if (!fmt_how(out, cap, fmt, ap2))
-        vsnprintf(out, cap, fmt, ap);
-    va_end(ap2);
+    vsnprintf(out, cap, fmt, ap);
 }
 
-static void add_warning(vp_estimate *e, const char *fmt, ...) VP__PRINTF(2, 3);
-static void add_warning(vp_estimate *e, const char *fmt, ...)
+/* Capture a text (a[0] the format), or write it at once when it cannot be captured. */
+static void text_set(ltext *t, vp__strbuf *sb, const vp__targ *a, size_t n)
+{
+    t->lazy = vp__text_capture(&t->cap, sb, a, n);
+    if (!t->lazy)
+        vp__text_format(t->text, sizeof(t->text), a[0].v.s, a + 1, n - 1);
+}
+
+/* The text, written on first access (the estimate's own storage: not const in fact). */
+static const char *text_get(const ltext *t, const vp__strbuf *sb)
+{
+    if (t->lazy) {
+        ltext *w = (ltext *)(uintptr_t)t;
+        vp__text_render(w->text, sizeof(w->text), &w->cap, sb);
+        w->lazy = false;
+    }
+    return t->text;
+}
+
+/* A short text built at once (parts of how texts), without the C library's printf. */
+#define text_now(out, ...) text_now_((out), sizeof(out), VP__TEXT_ARGS(__VA_ARGS__))
+static void text_now_(char *out, size_t cap, const vp__targ *a, size_t n)
+{
+    vp__text_format(out, cap, a[0].v.s, a + 1, n - 1);
+}
+
+#define add_warning(e, ...) add_warning_((e), VP__TEXT_ARGS(__VA_ARGS__))
+static void add_warning_(vp_estimate *e, const vp__targ *a, size_t n)
 {
     if (e->n_warning >= MAX_WARNINGS)
         return;
-    if (e->n_warning == MAX_WARNINGS - 1) { /* never reached by a valid sheet; never silent */
-        snprintf(e->warning[e->n_warning++], sizeof(e->warning[0]), "further warnings omitted");
+    if (e->n_warning == e->cap_warning) {
+        int cap = e->cap_warning * 2 < MAX_WARNINGS ? e->cap_warning * 2 : MAX_WARNINGS;
+        ltext *g = e->warning == e->inline_warning ? malloc((size_t)cap * sizeof(*g))
+                   : realloc(e->warning, (size_t)cap * sizeof(*g));
+        if (g == NULL)
+            return; /* a warning less, never a wrong figure */
+        if (e->warning == e->inline_warning)
+            memcpy(g, e->inline_warning, sizeof(e->inline_warning));
+        e->warning = g;
+        e->cap_warning = cap;
+    }
+    ltext *t = &e->warning[e->n_warning++];
+    if (e->n_warning == MAX_WARNINGS) { /* never reached by a valid sheet; never silent */
+        t->lazy = false;
+        snprintf(t->text, sizeof(t->text), "further warnings omitted");
         return;
     }
-    va_list ap;
-    va_start(ap, fmt);
-    format_text(e->warning[e->n_warning++], sizeof(e->warning[0]), fmt, ap);
-    va_end(ap);
+    text_set(t, &e->nsb, a, n);
 }
 
 static void add_unknown(vp_estimate *e, const char *id, const char *needs)
@@ -217,48 +230,44 @@ static void add_unknown(vp_estimate *e, const char *id, const char *needs)
 }
 
 /* What the estimate took for granted because the workload was silent (shown first). */
-static void add_assumption(vp_estimate *e, const char *fmt, ...) VP__PRINTF(2, 3);
-static void add_assumption(vp_estimate *e, const char *fmt, ...)
+#define add_assumption(e, ...) add_assumption_((e), VP__TEXT_ARGS(__VA_ARGS__))
+static void add_assumption_(vp_estimate *e, const vp__targ *a, size_t n)
 {
-    if (e->n_assumption >= MAX_NOTES)
+    if (e->n_assumption >= MAX_ASSUMPTIONS)
         return; /* a fixed, small set of call sites: never reached */
-    va_list ap;
-    va_start(ap, fmt);
-    format_text(e->assumption[e->n_assumption++], sizeof(e->assumption[0]), fmt, ap);
-    va_end(ap);
+    text_set(&e->assumption[e->n_assumption++], &e->nsb, a, n);
 }
 
-static item *add_itemv(stage *s, int code, const char *id, uint64_t bytes, vp_basis basis,
-                       unsigned phases, vp_counter counter, const char *fmt, va_list ap)
-    VP__PRINTF(8, 0);
-static item *add_itemv(stage *s, int code, const char *id, uint64_t bytes, vp_basis basis,
-                       unsigned phases, vp_counter counter, const char *fmt, va_list ap)
+/* A new item of the stage: its id (code, or id for another one) and numbers; the text is
+ * the caller's to set. */
+static item *new_item(stage *s, int code, const char *id, uint64_t bytes, vp_basis basis,
+                      unsigned phases, vp_counter counter)
 {
     if (s->n == s->cap) {
         /* grown once and kept: later runs on the same estimate allocate nothing */
         size_t cap = s->cap ? s->cap * 2 : 32;
-        item *grown = realloc(s->items, cap * sizeof(*grown));
+        item *grown = s->heap ? realloc(s->items, cap * sizeof(*grown))
+                              : malloc(cap * sizeof(*grown));
         if (grown == NULL) {
             s->failed = true;
             return NULL;
         }
+        if (!s->heap && s->n)
+            memcpy(grown, s->items, s->n * sizeof(*grown));
+        s->heap = true;
         s->items = grown;
         s->cap = cap;
     }
-    item *it = &s->items[s->n++];
-    size_t idl;
-    if (id == NULL) {
-        id = builtin_ids[code];
-        idl = builtin_len[code];
-    } else {
-        idl = strlen(id);
+    item *it = &s->items[s->n];
+    if (code == ID_OTHER) {
+        size_t idl = strlen(id);
+        if (idl >= sizeof(it->id)) { /* cannot happen: ids are built-in names or reserve keys */
+            s->failed = true;
+            return NULL;
+        }
+        memcpy(it->id, id, idl + 1);
     }
-    if (idl >= sizeof(it->id)) { /* cannot happen: ids are built-in names or reserve keys */
-        s->n--;
-        s->failed = true;
-        return NULL;
-    }
-    memcpy(it->id, id, idl + 1);
+    s->n++;
     it->bytes = bytes;
     it->basis = basis;
     it->phases = phases;
@@ -266,40 +275,48 @@ static item *add_itemv(stage *s, int code, const char *id, uint64_t bytes, vp_ba
     it->unique = false;
     it->moments = 0;
     it->code = (unsigned char)code;
-    if (s->quiet) { /* the solvers need bytes, not accounts */
-        it->how[0] = '\0';
-        return it;
-    }
-    format_text(it->how, sizeof(it->how), fmt, ap);
+    it->how.lazy = false;
+    it->how.text[0] = '\0';
     return it;
 }
 
-/* A built-in item (ID_*). */
-static item *add_item(stage *s, int code, uint64_t bytes, vp_basis basis, unsigned phases,
-                      vp_counter counter, const char *fmt, ...) VP__PRINTF(7, 8);
-static item *add_item(stage *s, int code, uint64_t bytes, vp_basis basis, unsigned phases,
-                      vp_counter counter, const char *fmt, ...)
+/* An item with its how text from a va_list (formatted at once; for callers that hold a
+ * va_list: add_item() and the others capture instead). */
+static item *add_itemv(stage *s, int code, const char *id, uint64_t bytes, vp_basis basis,
+                       unsigned phases, vp_counter counter, const char *fmt, va_list ap)
+    VP__PRINTF(8, 0) VP__UNUSED;
+static item *add_itemv(stage *s, int code, const char *id, uint64_t bytes, vp_basis basis,
+                       unsigned phases, vp_counter counter, const char *fmt, va_list ap)
 {
-    va_list ap;
-    va_start(ap, fmt);
-    item *it = add_itemv(s, code, NULL, bytes, basis, phases, counter, fmt, ap);
-    va_end(ap);
+    item *it = new_item(s, code, id, bytes, basis, phases, counter);
+    if (it != NULL && !s->quiet) /* the solvers need bytes, not accounts */
+        format_text(it->how.text, sizeof(it->how.text), fmt, ap);
     return it;
 }
 
-/* An item of another id (a named reserve). */
-static item *add_named(stage *s, const char *id, uint64_t bytes, vp_basis basis,
-                       unsigned phases, vp_counter counter, const char *fmt, ...)
-    VP__PRINTF(7, 8);
-static item *add_named(stage *s, const char *id, uint64_t bytes, vp_basis basis,
-                       unsigned phases, vp_counter counter, const char *fmt, ...)
+/* An item with its how text captured (a[0] the format), written when read. */
+static item *add_item_(stage *s, int code, const char *id, uint64_t bytes, vp_basis basis,
+                       unsigned phases, vp_counter counter, unsigned moments,
+                       const vp__targ *a, size_t n)
 {
-    va_list ap;
-    va_start(ap, fmt);
-    item *it = add_itemv(s, ID_OTHER, id, bytes, basis, phases, counter, fmt, ap);
-    va_end(ap);
+    item *it = new_item(s, code, id, bytes, basis, phases, counter);
+    if (it == NULL)
+        return NULL;
+    it->moments = moments;
+    if (!s->quiet)
+        text_set(&it->how, &s->sb, a, n);
     return it;
 }
+
+/* A built-in item (ID_*): add_item(stage, code, bytes, basis, phases, counter, fmt, ...). */
+#define add_item(s, code, bytes, basis, phases, counter, ...)                                  \
+    add_item_((s), (code), NULL, (bytes), (basis), (phases), (counter), 0,                   \
+              VP__TEXT_ARGS(__VA_ARGS__))
+
+/* An item of another id (a named reserve): add_named(stage, id, bytes, …, fmt, ...). */
+#define add_named(s, id, bytes, basis, phases, counter, ...)                                   \
+    add_item_((s), ID_OTHER, (id), (bytes), (basis), (phases), (counter), 0,                 \
+              VP__TEXT_ARGS(__VA_ARGS__))
 
 /* ---- helpers ------------------------------------------------------------------------ */
 
@@ -378,20 +395,11 @@ static unsigned mo_phases(unsigned moments)
            (moments & MO(MO_EXPORT) ? PH(VP_PHASE_EXPORT) : 0);
 }
 
-/* A training item: live in `moments` (its phases are theirs). */
-static item *add_titem(stage *s, int code, uint64_t bytes, vp_basis basis, unsigned moments,
-                       vp_counter counter, const char *fmt, ...) VP__PRINTF(7, 8);
-static item *add_titem(stage *s, int code, uint64_t bytes, vp_basis basis, unsigned moments,
-                       vp_counter counter, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    item *it = add_itemv(s, code, NULL, bytes, basis, mo_phases(moments), counter, fmt, ap);
-    va_end(ap);
-    if (it != NULL)
-        it->moments = moments;
-    return it;
-}
+/* A training item: live in `moments` (its phases are theirs):
+ * add_titem(stage, code, bytes, basis, moments, counter, fmt, ...). */
+#define add_titem(s, code, bytes, basis, moments, counter, ...)                                \
+    add_item_((s), (code), NULL, (bytes), (basis), mo_phases(moments), (counter), (moments),  \
+              VP__TEXT_ARGS(__VA_ARGS__))
 
 /* What compute() established before the task's own items. */
 typedef struct {
@@ -495,11 +503,11 @@ static vp_status compute_training(vp_estimate *e, const train_in *in, vp_error *
                  w->optimizer == VP_OPTIMIZER_PAGED_ADAMW_8BIT;
     char recipe[160] = "";
     if (full)
-        snprintf(recipe, sizeof(recipe), "%s weights and gradients, %s, states in %s",
+        text_now(recipe, "%s weights and gradients, %s, states in %s",
                  dtype_name(wbytes), master ? "fp32 master copy" : "no master copy",
                  eight_bit ? "8-bit" : dtype_name(sbytes));
     else if (!e->st[0].quiet)
-        snprintf(recipe, sizeof(recipe), "frozen %s base, fp32 adapters, states in %s",
+        text_now(recipe, "frozen %s base, fp32 adapters, states in %s",
                  quantized ? fmt->name : dtype_name(wbytes), eight_bit ? "8-bit" : dtype_name(sbytes));
     if (full && !w->master_set && !w->od_bytes && w->optimizer != VP_OPTIMIZER_NONE &&
         w->optimizer != VP_OPTIMIZER_SGD)
@@ -1014,15 +1022,26 @@ static vp_status compute(vp_estimate *e, const vp__wl *w, uint64_t capacity, boo
     bool how = !quiet && w->how;
     vp__where where0 = { w->source, 0, 0, 0, false };
 
-    /* reset without touching the item arrays (no 0.5 MB memset per run) */
+    /* reset without touching the item arrays; stages are set up when first used */
     e->n_stages = 0;
     e->n_unknown = e->n_warning = e->n_assumption = 0;
+    e->nsb.n = 0;
+    for (uint64_t s = (uint64_t)e->n_init; s < w->pp && s < MAX_STAGES; s++) {
+        stage *S = &e->st[s];
+        S->items = s == 0 ? e->inline_items : NULL;
+        S->cap = s == 0 ? INLINE_ITEMS : 0;
+        S->heap = s != 0;
+        S->sb.p = NULL;
+        S->sb.n = S->sb.cap = 0;
+        e->n_init = (int)s + 1;
+    }
     e->weights_only_known = e->vllm_known = false;
     e->weights_only = e->vllm_budget = e->vllm_blocks = e->vllm_tokens = 0;
     e->trainable_known = false;
     e->trainable = 0;
     for (uint64_t s = 0; s < w->pp && s < MAX_STAGES; s++) {
         e->st[s].n = 0;
+        e->st[s].sb.n = 0;
         e->st[s].failed = false;
         e->st[s].kv_budget = 0;
         e->st[s].kv_budget_known = false;
@@ -1067,19 +1086,19 @@ static vp_status compute(vp_estimate *e, const vp__wl *w, uint64_t capacity, boo
     char whow[160] = "";
     if (ws.kind == VP__W_LAYERS) {
         if (how)
-            snprintf(whow, sizeof(whow), "Σ tensors of %s in %s%s", m->model_type,
+            text_now(whow, "Σ tensors of %s in %s%s", m->model_type,
                      w->have_format ? w->fmt.name : (m->quant[0] ? m->quant : m->dtype),
                      w->tp > 1 ? ", split over tensor_parallel" : "");
     } else if (ws.kind == VP__W_CHECKPOINT) {
         wbasis = w->tp > 1 || w->pp > 1 ? VP_BASIS_ESTIMATED : VP_BASIS_COMPUTED;
         if (how)
-            snprintf(whow, sizeof(whow), "stored tensor bytes of the %s checkpoint%s",
+            text_now(whow, "stored tensor bytes of the %s checkpoint%s",
                      vp_model_format_name(m->format),
                      w->tp > 1 || w->pp > 1 ? ", divided evenly over the GPUs" : "");
     } else if (ws.kind == VP__W_NOMINAL) {
         wbasis = fmt->method == VP__Q_NONE ? VP_BASIS_COMPUTED : VP_BASIS_ESTIMATED;
         if (how)
-            snprintf(whow, sizeof(whow), "%llu parameters × %llu bits%s",
+            text_now(whow, "%llu parameters × %llu bits%s",
                      (unsigned long long)params,
                      (unsigned long long)vp__nominal_bits(fmt, dtype_bytes),
                      fmt->method == VP__Q_NONE ? "" : " (every parameter in the format's nominal bits)");
@@ -1137,7 +1156,7 @@ static vp_status compute(vp_estimate *e, const vp__wl *w, uint64_t capacity, boo
         bool is_first = s == 0, is_last = s == w->pp - 1;
         char where[64] = "";
         if (how && w->pp > 1)
-            snprintf(where, sizeof(where), "; stage %llu: layers %llu-%llu%s%s",
+            text_now(where, "; stage %llu: layers %llu-%llu%s%s",
                      (unsigned long long)s, (unsigned long long)first_layer,
                      (unsigned long long)(first_layer + nl - 1),
                      is_first ? " + embeddings" : "", is_last ? " + lm_head" : "");
@@ -1301,10 +1320,13 @@ reserves:;
         memcpy(id, "reserve:", 8);
         memcpy(id + 8, name, nl);
         id[8 + nl] = '\0';
+        int rcode = id_code(name);
         for (uint64_t s = 0; s < w->pp; s++) {
             stage *S = &e->st[s];
             for (size_t i = 0; i < S->n; i++)
-                if (strcmp(S->items[i].id, name) == 0 && S->items[i].basis == VP_BASIS_ASSUMED) {
+                if ((rcode ? S->items[i].code == rcode
+                           : S->items[i].code == ID_OTHER && strcmp(S->items[i].id, name) == 0) &&
+                    S->items[i].basis == VP_BASIS_ASSUMED) {
                     memmove(&S->items[i], &S->items[i + 1], (S->n - i - 1) * sizeof(item));
                     S->n--;
                     break;
@@ -1341,9 +1363,20 @@ vp_status vp_estimate_new(vp_estimate **out)
 {
     if (out == NULL)
         return VP_EMISUSE;
-    vp_estimate *e = calloc(1, sizeof(*e));
+    /* not zeroed: every run sets what it reads; stages are set up when first used */
+    vp_estimate *e = malloc(sizeof(*e));
     if (e == NULL)
         return VP_ENOMEM;
+    e->n_stages = e->n_init = 0;
+    e->tp = e->pp = e->dp = 1;
+    e->phases_used = 0;
+    e->weights_only_known = e->vllm_known = e->trainable_known = false;
+    e->weights_only = e->vllm_budget = e->vllm_blocks = e->vllm_tokens = e->trainable = 0;
+    e->n_unknown = e->n_warning = e->n_assumption = 0;
+    e->warning = e->inline_warning;
+    e->cap_warning = INLINE_WARNINGS;
+    e->nsb.p = NULL;
+    e->nsb.n = e->nsb.cap = 0;
     *out = e;
     return VP_OK;
 }
@@ -1352,8 +1385,14 @@ void vp_estimate_free(vp_estimate *e)
 {
     if (e == NULL)
         return;
-    for (size_t s = 0; s < MAX_STAGES; s++)
-        free(e->st[s].items);
+    for (int s = 0; s < e->n_init; s++) {
+        if (e->st[s].heap)
+            free(e->st[s].items);
+        free(e->st[s].sb.p);
+    }
+    if (e->warning != e->inline_warning)
+        free(e->warning);
+    free(e->nsb.p);
     free(e);
 }
 
@@ -1449,11 +1488,11 @@ vp_status vp__estimate_changed(vp_estimate *e, const vp_sheet *s, vp_bytes capac
     st = compute(e, &w, capacity.b, true, err);
     if (st == VP_OK && (c->drop_load_transient || c->drop_export_transient)) {
         /* the change removes one transient copy: drop the item and total again */
-        const char *gone = c->drop_load_transient ? "load_transient" : "export_transient";
+        int gone = c->drop_load_transient ? ID_LOAD_TRANSIENT : ID_EXPORT;
         for (int k = 0; k < e->n_stages; k++) {
             stage *S = &e->st[k];
             for (size_t i = 0; i < S->n; i++)
-                if (strcmp(S->items[i].id, gone) == 0) {
+                if (S->items[i].code == gone) {
                     memmove(&S->items[i], &S->items[i + 1], (S->n - i - 1) * sizeof(item));
                     S->n--;
                     break;
@@ -1494,7 +1533,7 @@ size_t vp_estimate_item_count(const vp_estimate *e, size_t gpu)
 const char *vp_estimate_item_id(const vp_estimate *e, size_t gpu, size_t i)
 {
     const item *it = item_at(e, gpu, i);
-    return it ? it->id : NULL;
+    return it ? item_id(it) : NULL;
 }
 
 vp_bytes vp_estimate_item_bytes(const vp_estimate *e, size_t gpu, size_t i)
@@ -1523,8 +1562,8 @@ vp_counter vp_estimate_item_counter(const vp_estimate *e, size_t gpu, size_t i)
 
 const char *vp_estimate_item_how(const vp_estimate *e, size_t gpu, size_t i)
 {
-    const item *it = item_at(e, gpu, i);
-    return it ? it->how : NULL;
+    const stage *s = stage_of(e, gpu);
+    return s != NULL && i < s->n ? text_get(&s->items[i].how, &s->sb) : NULL;
 }
 
 vp_bytes vp_estimate_phase_bytes(const vp_estimate *e, size_t gpu, vp_phase phase,
@@ -1580,7 +1619,7 @@ vp_status vp_estimate_check_capacity(const vp_estimate *e, vp_bytes capacity, in
             room = S->kv_budget;
             need = 0;
             for (size_t i = 0; i < S->n; i++)
-                if (strcmp(S->items[i].id, "kv_cache") == 0)
+                if (S->items[i].code == ID_KV)
                     need = S->items[i].bytes;
             ph = VP_PHASE_DECODE;
         }
@@ -1609,7 +1648,7 @@ size_t vp_estimate_assumption_count(const vp_estimate *e)
 
 const char *vp_estimate_assumption(const vp_estimate *e, size_t i)
 {
-    return e && i < (size_t)e->n_assumption ? e->assumption[i] : NULL;
+    return e && i < (size_t)e->n_assumption ? text_get(&e->assumption[i], &e->nsb) : NULL;
 }
 
 /* The GPUs of one stage are identical: the first GPU of the stage with the largest peak. */
@@ -1673,7 +1712,7 @@ const char *vp_estimate_unknown_needs(const vp_estimate *e, size_t i)
 size_t vp_estimate_warning_count(const vp_estimate *e) { return e ? (size_t)e->n_warning : 0; }
 const char *vp_estimate_warning(const vp_estimate *e, size_t i)
 {
-    return e && i < (size_t)e->n_warning ? e->warning[i] : NULL;
+    return e && i < (size_t)e->n_warning ? text_get(&e->warning[i], &e->nsb) : NULL;
 }
 
 vp_status vp_estimate_trainable(const vp_estimate *e, vp_count *out)
@@ -1735,7 +1774,7 @@ static int fits(vp_estimate *e, const vp__wl *w, uint64_t capacity, vp_error *er
         const stage *S = &e->st[s];
         if (w->framework == FW_VLLM && S->kv_budget_known) {
             for (size_t i = 0; i < S->n; i++)
-                if (strcmp(S->items[i].id, "kv_cache") == 0 && S->items[i].bytes > S->kv_budget)
+                if (S->items[i].code == ID_KV && S->items[i].bytes > S->kv_budget)
                     return 0;
         } else if (vp_bytes_value(vp_estimate_peak_bytes(e, (size_t)s * e->tp, NULL)) > capacity) {
             return 0;

@@ -1,0 +1,128 @@
+/*
+ * Texts formatted when they are read, not when they are made (the estimate's "how" texts,
+ * warnings and assumptions). Private.
+ *
+ * A run of the estimate engine makes one English sentence per item; a scheduler that
+ * sweeps thousands of workloads reads none of them. So a call site keeps its printf-style
+ * form, but the macro VP__TEXT_ARGS() turns the format and its arguments into an array of
+ * tagged values at compile time (C11 _Generic): the engine captures them (numbers as they
+ * are, strings copied into storage the estimate owns, since the caller's may not outlive
+ * the run) and vp__text_format() writes the sentence on first access, byte for byte what
+ * vsnprintf() would have written then. The format must be a string of static storage (a
+ * literal, or a choice between literals): it is kept as a pointer.
+ *
+ * The format is checked against its arguments by the compiler as printf's would be
+ * (-Wformat), through an unevaluated call to vp__text_check().
+ */
+#ifndef VRAMPLAN_TEXT_INTERNAL_H
+#define VRAMPLAN_TEXT_INTERNAL_H
+
+#include "internal.h"
+
+/* One argument: a number (integers of any type, as unsigned long long), a string or a
+ * double; k says which. */
+typedef struct {
+    union {
+        unsigned long long u;
+        const char *s;
+        double d;
+    } v;
+    unsigned char k;
+} vp__targ;
+
+enum { VP__TA_U, VP__TA_S, VP__TA_D };
+
+static inline vp__targ vp__ta_u(unsigned long long u)
+{
+    vp__targ a;
+    a.v.u = u;
+    a.k = VP__TA_U;
+    return a;
+}
+static inline vp__targ vp__ta_s(const char *s)
+{
+    vp__targ a;
+    a.v.s = s;
+    a.k = VP__TA_S;
+    return a;
+}
+static inline vp__targ vp__ta_d(double d)
+{
+    vp__targ a;
+    a.v.d = d;
+    a.k = VP__TA_D;
+    return a;
+}
+
+#define VP__TA(x)                                                                             \
+    _Generic((x), char *: vp__ta_s, const char *: vp__ta_s, double: vp__ta_d,                 \
+             float: vp__ta_d, default: vp__ta_u)(x)
+
+/* Never defined: only named in sizeof, so that -Wformat checks a deferred text's call. */
+int vp__text_check(const char *fmt, ...) VP__PRINTF(1, 2);
+
+/* Argument counting and mapping, up to 24 (the format included). */
+#define VP__T_N(...) VP__T_N_(__VA_ARGS__, 24, 23, 22, 21, 20, 19, 18, 17, 16, 15, 14, 13, 12, \
+                              11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0)
+#define VP__T_N_(a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, a16, a17,   \
+                 a18, a19, a20, a21, a22, a23, a24, n, ...) n
+#define VP__T_CAT(a, b) VP__T_CAT_(a, b)
+#define VP__T_CAT_(a, b) a##b
+#define VP__T_M1(x) VP__TA(x)
+#define VP__T_M2(x, ...) VP__TA(x), VP__T_M1(__VA_ARGS__)
+#define VP__T_M3(x, ...) VP__TA(x), VP__T_M2(__VA_ARGS__)
+#define VP__T_M4(x, ...) VP__TA(x), VP__T_M3(__VA_ARGS__)
+#define VP__T_M5(x, ...) VP__TA(x), VP__T_M4(__VA_ARGS__)
+#define VP__T_M6(x, ...) VP__TA(x), VP__T_M5(__VA_ARGS__)
+#define VP__T_M7(x, ...) VP__TA(x), VP__T_M6(__VA_ARGS__)
+#define VP__T_M8(x, ...) VP__TA(x), VP__T_M7(__VA_ARGS__)
+#define VP__T_M9(x, ...) VP__TA(x), VP__T_M8(__VA_ARGS__)
+#define VP__T_M10(x, ...) VP__TA(x), VP__T_M9(__VA_ARGS__)
+#define VP__T_M11(x, ...) VP__TA(x), VP__T_M10(__VA_ARGS__)
+#define VP__T_M12(x, ...) VP__TA(x), VP__T_M11(__VA_ARGS__)
+#define VP__T_M13(x, ...) VP__TA(x), VP__T_M12(__VA_ARGS__)
+#define VP__T_M14(x, ...) VP__TA(x), VP__T_M13(__VA_ARGS__)
+#define VP__T_M15(x, ...) VP__TA(x), VP__T_M14(__VA_ARGS__)
+#define VP__T_M16(x, ...) VP__TA(x), VP__T_M15(__VA_ARGS__)
+#define VP__T_M17(x, ...) VP__TA(x), VP__T_M16(__VA_ARGS__)
+#define VP__T_M18(x, ...) VP__TA(x), VP__T_M17(__VA_ARGS__)
+#define VP__T_M19(x, ...) VP__TA(x), VP__T_M18(__VA_ARGS__)
+#define VP__T_M20(x, ...) VP__TA(x), VP__T_M19(__VA_ARGS__)
+#define VP__T_M21(x, ...) VP__TA(x), VP__T_M20(__VA_ARGS__)
+#define VP__T_M22(x, ...) VP__TA(x), VP__T_M21(__VA_ARGS__)
+#define VP__T_M23(x, ...) VP__TA(x), VP__T_M22(__VA_ARGS__)
+#define VP__T_M24(x, ...) VP__TA(x), VP__T_M23(__VA_ARGS__)
+
+/* (fmt, args...) → `const vp__targ *a, size_t n` for a function taking them: a[0] is the
+ * format, a[1 .. n-1] its arguments; the call is format-checked. */
+#define VP__TEXT_ARGS(...)                                                                    \
+    ((void)sizeof(vp__text_check(__VA_ARGS__)),                                               \
+     (const vp__targ[]){ VP__T_CAT(VP__T_M, VP__T_N(__VA_ARGS__))(__VA_ARGS__) }),            \
+        (size_t)VP__T_N(__VA_ARGS__)
+
+/* The most arguments a captured text keeps (more: formatted at once). */
+#define VP__TEXT_MAX 16
+
+/* A captured text: the format and its arguments (strings as offsets into a vp__strbuf). */
+typedef struct {
+    const char *fmt;            /* NULL: nothing captured */
+    unsigned char n;            /* arguments */
+    uint32_t strs;              /* bit i: argument i is a string (offset, or NULL) */
+    uint64_t v[VP__TEXT_MAX];   /* values; a string's offset + 1 (0: NULL) */
+} vp__tcap;
+
+/* Storage for captured strings: grown on demand and kept across runs. */
+typedef struct {
+    char *p;
+    size_t n, cap;
+} vp__strbuf;
+
+/* Capture a[0] (the format) and a[1 .. n-1]; false when the strings cannot be stored (out
+ * of memory) or there are more than VP__TEXT_MAX arguments: then format at once. */
+bool vp__text_capture(vp__tcap *c, vp__strbuf *sb, const vp__targ *a, size_t n);
+/* Write a captured text into out (cap bytes), as vsnprintf would. */
+void vp__text_render(char *out, size_t cap, const vp__tcap *c, const vp__strbuf *sb);
+/* Write fmt with a[0 .. n-1] into out (cap bytes), as vsnprintf would. */
+void vp__text_format(char *out, size_t cap, const char *fmt, const vp__targ *a, size_t n);
+
+#endif

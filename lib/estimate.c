@@ -1407,11 +1407,12 @@ vp_status vp_estimate_run(vp_estimate *e, const vp_sheet *s, vp_bytes capacity, 
 {
     if (e == NULL || s == NULL)
         return VP_EMISUSE;
-    vp__wl w;
+    vp__wl wb;
     vp__wl_text txt;
-    vp_status st = vp__wl_from_sheet(&w, &txt, s, err);
-    if (st == VP_OK)
-        st = compute(e, &w, capacity.b, false, err);
+    vp_status st;
+    const vp__wl *w = vp__wl_of_sheet(&wb, &txt, s, err, &st);
+    if (w != NULL)
+        st = compute(e, w, capacity.b, false, err);
     if (st != VP_OK)
         clear(e);
     return st;
@@ -1437,11 +1438,13 @@ vp_status vp__estimate_changed(vp_estimate *e, const vp_sheet *s, vp_bytes capac
 {
     if (e == NULL || s == NULL || c == NULL)
         return VP_EMISUSE;
-    vp__wl w;
+    vp__wl wb;
     vp__wl_text txt;
-    vp_status st = vp__wl_from_sheet(&w, &txt, s, err);
-    if (st != VP_OK)
+    vp_status st;
+    const vp__wl *wp = vp__wl_of_sheet(&wb, &txt, s, err, &st);
+    if (wp == NULL)
         return st;
+    vp__wl w = *wp; /* changed below: a copy (its pointers into the sheet stay valid) */
     if (c->context)
         w.context = c->context;
     if (c->concurrency)
@@ -1788,11 +1791,13 @@ vp_status vp_fit(uint64_t *out, vp_estimate *scratch, const vp_sheet *s, vp_fit_
 {
     if (out == NULL || scratch == NULL || s == NULL || capacity.b == 0)
         return VP_EMISUSE;
-    vp__wl w;
+    vp__wl wb;
     vp__wl_text txt;
-    vp_status st = vp__wl_from_sheet(&w, &txt, s, err);
-    if (st != VP_OK)
+    vp_status st;
+    const vp__wl *wp = vp__wl_of_sheet(&wb, &txt, s, err, &st);
+    if (wp == NULL)
         return st;
+    vp__wl w = *wp; /* changed below: a copy (its pointers into the sheet stay valid) */
     vp__where w0 = { s->source, 0, 0, 0, false };
     if ((unsigned)target > VP_FIT_MICROBATCH)
         return VP_EMISUSE;

@@ -45,12 +45,29 @@ typedef struct {
     size_t n, cap;
 } vp__section;
 
+/* The tables a sheet may hold, indexed: each one's sections in file order. */
+#define VP__TABLES 8
+typedef struct {
+    size_t *pos;                 /* indices into vp_sheet.sec (owned) */
+    size_t n, cap;
+} vp__tindex;
+
+struct vp__wlcache;              /* the decoded workload (workload.c) */
+
 struct vp_sheet {
     char source[1024];
     vp__section *sec;
     size_t n_sec, cap_sec;
     vp_model *model;
+    vp__tindex tab[VP__TABLES];  /* table name → its sections, kept by every change */
+    struct vp__wlcache *wlc;     /* the workload as the engine reads it (owned; NULL or
+                                  * invalid when it could not be decoded): refreshed by every
+                                  * change of the sheet, never by a reader */
 };
+
+/* Decode the sheet's workload again after a change (workload.c); free the cache. */
+void vp__wl_cache_refresh(vp_sheet *s);
+void vp__wl_cache_free(struct vp__wlcache *c);
 
 const vp__section *vp__sheet_section(const vp_sheet *s, const char *table, size_t index);
 const vp__entry *vp__sheet_find(const vp_sheet *s, const char *table, size_t index,

@@ -848,10 +848,16 @@ static bool stage_totals(stage *S, unsigned phases_used)
     memset(S->total, 0, sizeof(S->total));
     bool moments = false;
     uint64_t all = 0;           /* every item's bytes: when it fits, every sum of them does */
+    unsigned live = 0;          /* the phases any item is live in */
+    bool others = false;        /* an item of another id that is not unique */
     for (size_t i = 0; i < S->n; i++) {
-        moments |= S->items[i].moments != 0;
-        all = add_sat(all, S->items[i].bytes, &ovf);
+        const item *it = &S->items[i];
+        moments |= it->moments != 0;
+        live |= it->phases;
+        others |= it->code == ID_OTHER && !it->unique;
+        all = add_sat(all, it->bytes, &ovf);
     }
+    live &= ALL_PHASES;
     bool fits = !ovf;
     ovf = false;
     if (!moments && fits) {
@@ -860,7 +866,8 @@ static bool stage_totals(stage *S, unsigned phases_used)
         for (size_t i = 0; i < S->n; i++)
             for (unsigned ph = S->items[i].phases & ALL_PHASES; ph != 0; ph &= ph - 1)
                 S->total[vp__ctz(ph)][S->items[i].counter] += S->items[i].bytes;
-        for (int p = 0; p < VP_PHASE_COUNT; p++) {
+        for (unsigned ph = live; ph != 0; ph &= ph - 1) {
+            int p = vp__ctz(ph);
             S->total[p][VP_COUNTER_RESERVED] += S->total[p][VP_COUNTER_ALLOCATED];
             S->total[p][VP_COUNTER_DEVICE] += S->total[p][VP_COUNTER_RESERVED];
         }
@@ -883,9 +890,14 @@ static bool stage_totals(stage *S, unsigned phases_used)
                 for (int mo = 0; mo < MO_COUNT; mo++)
                     if (it->phases & PH(mo_phase[mo]))
                         set |= MO(mo);
-            for (int mo = 0; set != 0; mo++, set >>= 1)
-                if (set & 1)
+            if (fits)
+                for (; set != 0; set &= set - 1)
+                    mt[vp__ctz(set)][it->counter] += it->bytes;
+            else
+                for (; set != 0; set &= set - 1) {
+                    int mo = vp__ctz(set);
                     mt[mo][it->counter] = add_sat(mt[mo][it->counter], it->bytes, &ovf);
+                }
         }
         for (int mo = 0; mo < MO_COUNT; mo++) {
             /* the counters nest: allocated ⊂ reserved ⊂ device used */
@@ -898,53 +910,62 @@ static bool stage_totals(stage *S, unsigned phases_used)
     }
     S->peak = 0;
     S->peak_phase = VP_PHASE_LOAD;
-    for (int p = 0; p < VP_PHASE_COUNT; p++)
-        if ((phases_used & PH(p)) && S->total[p][VP_COUNTER_DEVICE] > S->peak) {
+    for (unsigned ph = phases_used & live; ph != 0; ph &= ph - 1) {
+        int p = vp__ctz(ph);
+        if (S->total[p][VP_COUNTER_DEVICE] > S->peak) {
             S->peak = S->total[p][VP_COUNTER_DEVICE];
             S->peak_phase = (vp_phase)p;
         }
+    }
     S->envelope = 0;
     /* built-in ids: one pass, summed per id code and phase (training stages repeat ids, one
-     * item per moment) */
+     * item per moment); the largest phase of each is read over the live phases only */
     uint64_t by_code[ID_CODES][VP_PHASE_COUNT];
     uint32_t present = 0; /* the codes seen: only their rows are zeroed and read */
     for (size_t i = 0; i < S->n; i++) {
-        unsigned k = S->items[i].code;
-        if (k == 0)
+        const item *it = &S->items[i];
+        unsigned k = it->code;
+        if (k == 0) {
+            /* a unique id (a named reserve): its bytes, when it is live at all */
+            if (it->unique && (it->phases & ALL_PHASES))
+                S->envelope = add_sat(S->envelope, it->bytes, &ovf);
             continue;
+        }
         if (!(present & (UINT32_C(1) << k))) {
             memset(by_code[k], 0, sizeof(by_code[k]));
             present |= UINT32_C(1) << k;
         }
-        for (unsigned ph = S->items[i].phases & ALL_PHASES; ph != 0; ph &= ph - 1) {
+        for (unsigned ph = it->phases & ALL_PHASES; ph != 0; ph &= ph - 1) {
             int p = vp__ctz(ph);
             if (fits)
-                by_code[k][p] += S->items[i].bytes;
+                by_code[k][p] += it->bytes;
             else
-                by_code[k][p] = add_sat(by_code[k][p], S->items[i].bytes, &ovf);
+                by_code[k][p] = add_sat(by_code[k][p], it->bytes, &ovf);
         }
     }
     for (uint32_t left = present; left != 0; left &= left - 1) {
         int k = vp__ctz(left);
         uint64_t mx = 0;
-        for (int p = 0; p < VP_PHASE_COUNT; p++)
+        for (unsigned ph = live; ph != 0; ph &= ph - 1) {
+            int p = vp__ctz(ph);
             mx = by_code[k][p] > mx ? by_code[k][p] : mx;
+        }
         S->envelope = add_sat(S->envelope, mx, &ovf);
     }
-    for (size_t i = 0; i < S->n; i++) {
+    for (size_t i = 0; others && i < S->n; i++) {
         const item *it = &S->items[i];
         uint64_t by_phase[VP_PHASE_COUNT] = { 0 }, mx = 0;
         bool seen = false;
-        if (it->code)
+        if (it->code || it->unique)
             continue;
-        /* other ids (named reserves are unique and skip the scan) */
-        for (size_t j = 0; !it->unique && j < i && !seen; j++)
+        /* other ids that are not unique: summed per id */
+        for (size_t j = 0; j < i && !seen; j++)
             seen = !S->items[j].unique && !S->items[j].code && S->items[j].id[0] == it->id[0] &&
                    strcmp(S->items[j].id, it->id) == 0;
         if (seen)
             continue;
         for (size_t j = i; j < S->n; j++) {
-            if (j != i && (it->unique || S->items[j].unique || S->items[j].code ||
+            if (j != i && (S->items[j].unique || S->items[j].code ||
                            S->items[j].id[0] != it->id[0] || strcmp(S->items[j].id, it->id) != 0))
                 continue;
             for (int p = 0; p < VP_PHASE_COUNT; p++)

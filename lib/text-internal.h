@@ -108,7 +108,7 @@ typedef struct {
     const char *fmt;            /* NULL: nothing captured */
     unsigned char n;            /* arguments */
     uint32_t strs;              /* bit i: argument i is a string (offset, or NULL) */
-    uint64_t v[VP__TEXT_MAX];   /* values; a string's offset + 1 (0: NULL) */
+    uint64_t v[VP__TEXT_MAX];   /* values; a string's offset + 2 (0: NULL, 1: "") */
 } vp__tcap;
 
 /* Storage for captured strings: grown on demand and kept across runs. */

@@ -13,45 +13,51 @@
 /* A captured string longer than this shows only its start: no text is that long. */
 #define STR_MAX 1023
 
+/* Copy a string into sb: its offset + 2 (1: the empty string), or 0 when out of memory. */
+static uint64_t keep(vp__strbuf *sb, const char *s)
+{
+    if (s[0] == '\0')
+        return 1;
+    size_t len = strlen(s);
+    if (len > STR_MAX)
+        len = STR_MAX;
+    if (sb->cap - sb->n < len + 1) {
+        size_t cap = sb->cap ? sb->cap : 512;
+        while (cap - sb->n < len + 1)
+            cap *= 2;
+        char *p = realloc(sb->p, cap);
+        if (p == NULL)
+            return 0;
+        sb->p = p;
+        sb->cap = cap;
+    }
+    char *d = sb->p + sb->n;
+    memcpy(d, s, len);
+    d[len] = '\0';
+    uint64_t v = (uint64_t)sb->n + 2;
+    sb->n += len + 1;
+    return v;
+}
+
 bool vp__text_capture(vp__tcap *c, vp__strbuf *sb, const vp__targ *a, size_t n)
 {
     if (n == 0 || n - 1 > VP__TEXT_MAX)
         return false;
-    c->fmt = NULL;
-    c->n = (unsigned char)(n - 1);
-    c->strs = 0;
+    uint32_t strs = 0;
     for (size_t i = 1; i < n; i++) {
         const vp__targ *x = &a[i];
-        uint64_t v;
+        uint64_t v = x->v.u; /* a number, or a double's bits */
         if (x->k == VP__TA_S) {
-            c->strs |= UINT32_C(1) << (i - 1);
-            v = 0;
-            if (x->v.s != NULL) {
-                size_t len = strlen(x->v.s);
-                if (len > STR_MAX)
-                    len = STR_MAX;
-                if (sb->cap - sb->n < len + 1) {
-                    size_t cap = sb->cap ? sb->cap : 512;
-                    while (cap - sb->n < len + 1)
-                        cap *= 2;
-                    char *p = realloc(sb->p, cap);
-                    if (p == NULL)
-                        return false;
-                    sb->p = p;
-                    sb->cap = cap;
-                }
-                memcpy(sb->p + sb->n, x->v.s, len);
-                sb->p[sb->n + len] = '\0';
-                v = (uint64_t)sb->n + 1;
-                sb->n += len + 1;
-            }
-        } else if (x->k == VP__TA_D) {
-            memcpy(&v, &x->v.d, sizeof(v));
-        } else {
-            v = x->v.u;
+            strs |= UINT32_C(1) << (i - 1);
+            if (x->v.s == NULL)
+                v = 0;
+            else if ((v = keep(sb, x->v.s)) == 0)
+                return false;
         }
         c->v[i - 1] = v;
     }
+    c->n = (unsigned char)(n - 1);
+    c->strs = strs;
     c->fmt = a[0].v.s;
     return true;
 }
@@ -67,7 +73,7 @@ void vp__text_render(char *out, size_t cap, const vp__tcap *c, const vp__strbuf 
     for (unsigned i = 0; i < c->n; i++) {
         if (c->strs & (UINT32_C(1) << i)) {
             a[i].k = VP__TA_S;
-            a[i].v.s = c->v[i] ? sb->p + (c->v[i] - 1) : NULL;
+            a[i].v.s = c->v[i] == 0 ? NULL : c->v[i] == 1 ? "" : sb->p + (c->v[i] - 2);
         } else {
             a[i].k = VP__TA_U;
             a[i].v.u = c->v[i];

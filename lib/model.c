@@ -1150,6 +1150,7 @@ vp_status vp__config_read(vp_model *m, const char *json, size_t len, const char 
         m->lt = l;
         m->q = q;
         m->has_lt = 1;
+        vp__model_cache(m);
         snprintf(m->model_type, sizeof(m->model_type), "%s", c.model_type);
         if (account_weights) {
             strcpy(m->quant, qmethod_name(q.method));
@@ -1762,6 +1763,7 @@ static vp_status adopt_config_beside(vp_model *m, const char *path, vp_error *er
     m->lt = tmp.lt;
     m->q = tmp.q;
     m->has_lt = tmp.has_lt;
+    vp__model_cache(m);
     memcpy(m->model_type, tmp.model_type, sizeof(m->model_type));
     memcpy(m->dtype, tmp.dtype, sizeof(m->dtype));
     m->dtype_assumed = tmp.dtype_assumed;

@@ -223,11 +223,45 @@ bool vp__weights_sum(const vp__ltlist *l, const vp__qformat *q, uint64_t dtype_b
     return true;
 }
 
+void vp__model_cache(vp_model *m)
+{
+    m->wsum_ok = 0;
+    m->big_ok = 0;
+    if (!m->has_lt)
+        return;
+    uint64_t dtype = m->q.dtype_bytes ? m->q.dtype_bytes : m->arch.dtype_bytes;
+    for (unsigned k = 0; k < 4; k++)
+        if (vp__weights_sum(&m->lt, &m->q, dtype, UINT64_C(1) << k, m->wsum[k][0],
+                            m->wsum[k][1], m->wsum[k][2], NULL, NULL))
+            m->wsum_ok |= 1u << k;
+    uint64_t bt = 0, bl = 0;
+    for (int j = 0; j < m->lt.n; j++) {
+        const vp__ltensor *t = &m->lt.t[j];
+        uint64_t v;
+        if (vp__mul_u64(&v, t->rows, t->cols))
+            return; /* an overflow: the callers compute (and report) it */
+        bt = v > bt ? v : bt;
+        if ((t->kind == VP__K_LINEAR || t->kind == VP__K_EXPERT) && v > bl)
+            bl = v;
+    }
+    m->big_tensor = bt;
+    m->big_linear = bl;
+    m->big_ok = 1;
+}
+
 vp_status vp__model_weights(const vp_model *m, const vp__qformat *fmt, uint64_t tp,
                             uint64_t layers[4], uint64_t first[4], uint64_t last[4])
 {
     if (!m->has_lt)
         return VP_ENOTFOUND;
+    if (fmt == NULL && tp <= 8 && (tp & (tp - 1)) == 0 && (m->wsum_ok & (1u << vp__ctz(tp)))) {
+        /* the model's own format at a common degree: summed when the model was read */
+        const uint64_t (*c)[4] = m->wsum[vp__ctz(tp)];
+        memcpy(layers, c[0], sizeof(c[0]));
+        memcpy(first, c[1], sizeof(c[1]));
+        memcpy(last, c[2], sizeof(c[2]));
+        return VP_OK;
+    }
     const vp__qformat *q = fmt != NULL ? fmt : &m->q;
     uint64_t dtype = q->dtype_bytes ? q->dtype_bytes : m->arch.dtype_bytes;
     return vp__weights_sum(&m->lt, q, dtype, tp ? tp : 1, layers, first, last, NULL, NULL)

@@ -32,6 +32,7 @@
 #define GIB VP__GIB
 #define MIB VP__MIB
 #define mul_sat vp__mul_sat
+#define LIT VP__LIT /* a string of static storage in a text: kept as a pointer */
 #define add_sat vp__add_sat
 
 /* An item id: the longest is "reserve:" + a sheet key (at most 63 bytes): ids are whole. */
@@ -635,16 +636,17 @@ static vp_status compute_training(vp_estimate *e, const train_in *in, vp_error *
             const char *tail = gathered ? ", sharded over the data-parallel ranks (FSDP/ZeRO-3)"
                                : N > 1 ? ", replicated on every data-parallel rank" : "";
             add_titem(S, ID_WEIGHTS, wr.role[0], in->wbasis, mo_all, VP_COUNTER_ALLOCATED,
-                      "%s%s%s", in->whow, lora ? " (frozen)" : "", tail);
+                      "%s%s%s", in->whow, LIT(lora ? " (frozen)" : ""), LIT(tail));
             if (wr.role[1])
                 add_titem(S, ID_QUANT_METADATA, wr.role[1], in->wbasis, mo_all,
                           VP_COUNTER_ALLOCATED, "quantization constants of the frozen %s base%s",
-                          fmt ? fmt->name : "", gathered ? ", sharded" : "");
+                          fmt ? fmt->name : "", LIT(gathered ? ", sharded" : ""));
             if (wr.role[2])
                 add_titem(S, ID_UNQUANTIZED, wr.role[2], in->wbasis, mo_all,
                           VP_COUNTER_ALLOCATED, "embeddings, lm_head and norms kept in %s%s%s",
-                          dtype_name(unq ? unq : wbytes), unq == 4 ? " (unquantized_dtype: "
-                          "PEFT's k-bit preparation upcasts them)" : "", gathered ? ", sharded" : "");
+                          LIT(dtype_name(unq ? unq : wbytes)), LIT(unq == 4 ? " (unquantized_"
+                          "dtype: PEFT's k-bit preparation upcasts them)" : ""),
+                          LIT(gathered ? ", sharded" : ""));
         }
 
         /* trainable values on this GPU: gradients, states, master copy (the component) */
@@ -669,20 +671,20 @@ static vp_status compute_training(vp_estimate *e, const train_in *in, vp_error *
                                              : MO(MO_BWD_BOTTOM) | MO(MO_STEP);
             add_titem(S, ID_GRADIENTS, opt.gradients, VP_BASIS_COMPUTED, gmo, VP_COUNTER_ALLOCATED,
                       "%llu trainable values × %llu B%s%s", (unsigned long long)trainable,
-                      (unsigned long long)gbytes, zero2 ? ", sharded (ZeRO-2/3, FSDP)" : "",
-                      w->grad_accum > 1 ? "; accumulated over the micro-batches"
-                                        : "; complete once backward reaches the first layer");
+                      (unsigned long long)gbytes, LIT(zero2 ? ", sharded (ZeRO-2/3, FSDP)" : ""),
+                      LIT(w->grad_accum > 1 ? "; accumulated over the micro-batches"
+                                            : "; complete once backward reaches the first layer"));
             if (w->optimizer != VP_OPTIMIZER_NONE && w->optimizer != VP_OPTIMIZER_SGD)
                 add_titem(S, ID_OPTIMIZER_STATE, opt.states,
                           opt.estimated ? VP_BASIS_ESTIMATED : VP_BASIS_COMPUTED, MO_STEPS,
                           paged ? VP_COUNTER_DEVICE : VP_COUNTER_ALLOCATED,
-                          "%s states, %llu values%s; recipe: %s%s", opt_name(w->optimizer),
-                          (unsigned long long)trainable, zero1 ? ", sharded" : "", recipe,
-                          paged ? "; paged: CUDA managed memory" : "");
+                          "%s states, %llu values%s; recipe: %s%s", LIT(opt_name(w->optimizer)),
+                          (unsigned long long)trainable, LIT(zero1 ? ", sharded" : ""), recipe,
+                          LIT(paged ? "; paged: CUDA managed memory" : ""));
             if (master)
                 add_titem(S, ID_MASTER, opt.master, VP_BASIS_COMPUTED, MO_STEPS,
                           VP_COUNTER_ALLOCATED, "fp32 master copy of %llu values; recipe: %s%s",
-                          (unsigned long long)trainable, recipe, zero1 ? ", sharded" : "");
+                          (unsigned long long)trainable, recipe, LIT(zero1 ? ", sharded" : ""));
             /* the step's own temporaries (docs/estimate.md, "Optimizer step") */
             uint64_t temp = 0;
             const char *why = "";
@@ -717,17 +719,18 @@ static vp_status compute_training(vp_estimate *e, const train_in *in, vp_error *
             add_titem(S, ID_ACTIVATIONS, act, VP_BASIS_ESTIMATED,
                       MO(MO_FWD) | MO(MO_BWD_LOSS) | MO(MO_BWD_TOP), VP_COUNTER_ALLOCATED,
                       "%s: %llu layers, s %llu × b %llu, %llu-byte values%s%s%s",
-                      w->checkpointing == VP_CHECKPOINTING_FULL ? "checkpointed layer inputs 2sbh"
-                      : "saved per layer s·b·(12h (+4h) + 2(nq+2nkv)d + 2nq·d + 8f)",
+                      LIT(w->checkpointing == VP_CHECKPOINTING_FULL
+                          ? "checkpointed layer inputs 2sbh"
+                          : "saved per layer s·b·(12h (+4h) + 2(nq+2nkv)d + 2nq·d + 8f)"),
                       (unsigned long long)nl, (unsigned long long)s, (unsigned long long)b,
-                      (unsigned long long)ac.residual_bytes, is_last ? " + the final norm" : "",
-                      ac.inflight > 1 ? " × micro-batches in flight" : "",
-                      w->tp > 1 ? "; heads and MLP split by TP" : "");
+                      (unsigned long long)ac.residual_bytes, LIT(is_last ? " + the final norm" : ""),
+                      LIT(ac.inflight > 1 ? " × micro-batches in flight" : ""),
+                      LIT(w->tp > 1 ? "; heads and MLP split by TP" : ""));
             add_titem(S, ID_ACTIVATIONS, ac.layer, VP_BASIS_ESTIMATED, MO_BWD_LAYER,
                       VP_COUNTER_ALLOCATED, "backward through one layer: %s and its gradients (%s)",
-                      w->checkpointing == VP_CHECKPOINTING_FULL ? "the layer recomputed"
-                                                                : "its saved activations",
-                      a->experts ? "k experts' MLP" : "the largest layer");
+                      LIT(w->checkpointing == VP_CHECKPOINTING_FULL ? "the layer recomputed"
+                                                                    : "its saved activations"),
+                      LIT(a->experts ? "k experts' MLP" : "the largest layer"));
             if (is_last) {
                 const char *how;
                 switch (ce) {
@@ -752,16 +755,16 @@ static vp_status compute_training(vp_estimate *e, const train_in *in, vp_error *
                 add_titem(S, ID_LOGITS, ac.logits_fwd, VP_BASIS_ESTIMATED, MO(MO_FWD),
                           VP_COUNTER_ALLOCATED, "at the loss, s·b·V = %llu·%llu·%llu: %s",
                           (unsigned long long)s, (unsigned long long)b,
-                          (unsigned long long)a->vocab, how);
+                          (unsigned long long)a->vocab, LIT(how));
                 add_titem(S, ID_LOGITS, ac.logits_bwd, VP_BASIS_ESTIMATED, MO(MO_BWD_LOSS),
                           VP_COUNTER_ALLOCATED, "backward at the loss: %s%s",
-                          ce == VP_CROSS_ENTROPY_STANDARD
-                          ? "log-probs, their gradient, the logits' gradient (fp32)"
-                          : ce == VP_CROSS_ENTROPY_INPLACE
-                          ? "the in-place gradient + the unshifted zero-filled one"
-                          : "as at the loss",
-                          gathered && ce != VP_CROSS_ENTROPY_FUSED
-                          ? " + the fp32 logits (FSDP/ZeRO-3)" : "");
+                          LIT(ce == VP_CROSS_ENTROPY_STANDARD
+                              ? "log-probs, their gradient, the logits' gradient (fp32)"
+                              : ce == VP_CROSS_ENTROPY_INPLACE
+                              ? "the in-place gradient + the unshifted zero-filled one"
+                              : "as at the loss"),
+                          LIT(gathered && ce != VP_CROSS_ENTROPY_FUSED
+                              ? " + the fp32 logits (FSDP/ZeRO-3)" : ""));
                 add_titem(S, ID_ACTIVATIONS, ac.eval, VP_BASIS_ESTIMATED, MO(MO_EVAL),
                           VP_COUNTER_ALLOCATED, "evaluation forward (no autograd) of one "
                           "micro-batch: one layer's transient + logits (16-bit + fp32)");
@@ -1009,14 +1012,17 @@ static void note_assumptions(vp_estimate *e, const vp__wl *w, const vp__qformat 
                     "slack or communication buffer is counted; set it (vllm, transformers, "
                     "llama.cpp, other) for a runtime's overhead");
     else
-        add_assumption(e, "framework profile: %s%s", fw_name(w->framework),
-                       w->framework == FW_NONE ? " (nothing assumed beyond the sheet's reserves)"
-                       : w->framework == FW_VLLM ? " (vLLM v0.19 start-up profile, docs/estimate.md)"
-                                                 : " (CUDA context, workspaces, allocator slack)");
+        add_assumption(e, "framework profile: %s%s", LIT(fw_name(w->framework)),
+                       LIT(w->framework == FW_NONE
+                           ? " (nothing assumed beyond the sheet's reserves)"
+                           : w->framework == FW_VLLM
+                           ? " (vLLM v0.19 start-up profile, docs/estimate.md)"
+                           : " (CUDA context, workspaces, allocator slack)"));
     if (!w->weights_set && fmt != NULL)
         add_assumption(e, "weights: the checkpoint's own format (%s%s)",
                        fmt->method != VP__Q_NONE ? fmt->name : m && m->dtype[0] ? m->dtype : "16-bit",
-                       m && m->dtype_assumed ? ", dtype assumed: config.json declares none" : "");
+                       LIT(m && m->dtype_assumed ? ", dtype assumed: config.json declares none"
+                                                 : ""));
     if (infer) {
         if (!w->kv_stated)
             add_assumption(e, "kv_cache: the dtype the weights run in (%llu-byte values)",
@@ -1028,9 +1034,9 @@ static void note_assumptions(vp_estimate *e, const vp__wl *w, const vp__qformat 
                 add_assumption(e, "gpu_memory_utilization: vLLM's default 0.9");
             if (!w->mnbt_set || !w->mns_set)
                 add_assumption(e, "max_num_batched_tokens / max_num_seqs: vLLM's defaults for %s",
-                               capacity == 0 ? "an unknown capacity (8192 / 1024)"
-                               : capacity >= 70 * GIB ? "a GPU of 70 GiB or more (8192 / 1024)"
-                                                      : "a GPU under 70 GiB (2048 / 256)");
+                               LIT(capacity == 0 ? "an unknown capacity (8192 / 1024)"
+                                   : capacity >= 70 * GIB ? "a GPU of 70 GiB or more (8192 / 1024)"
+                                                          : "a GPU under 70 GiB (2048 / 256)"));
         }
     } else {
         if (!w->microbatch_set)
@@ -1118,25 +1124,30 @@ static vp_status compute(vp_estimate *e, const vp__wl *w, uint64_t capacity, boo
         return vp__error_set(err, wst, &where0, "weight bytes overflow");
     bool weights_known = ws.kind != VP__W_UNKNOWN;
     vp_basis wbasis = VP_BASIS_COMPUTED;
+    /* the weights' sentence: built here for training (its items add to it), captured
+     * with the item for inference (see below) */
+    bool twhow = how && w->task != TASK_INFERENCE;
+    const char *wname = NULL;           /* VP__W_LAYERS: the format's name */
     char whow[160] = "";
     if (ws.kind == VP__W_LAYERS) {
-        if (how)
-            text_now(whow, "Σ tensors of %s in %s%s", m->model_type,
-                     w->have_format ? w->fmt.name : (m->quant[0] ? m->quant : m->dtype),
-                     w->tp > 1 ? ", split over tensor_parallel" : "");
+        wname = w->have_format ? w->fmt.name : (m->quant[0] ? m->quant : m->dtype);
+        if (twhow)
+            text_now(whow, "Σ tensors of %s in %s%s", m->model_type, wname,
+                     LIT(w->tp > 1 ? ", split over tensor_parallel" : ""));
     } else if (ws.kind == VP__W_CHECKPOINT) {
         wbasis = w->tp > 1 || w->pp > 1 ? VP_BASIS_ESTIMATED : VP_BASIS_COMPUTED;
-        if (how)
+        if (twhow)
             text_now(whow, "stored tensor bytes of the %s checkpoint%s",
                      vp_model_format_name(m->format),
-                     w->tp > 1 || w->pp > 1 ? ", divided evenly over the GPUs" : "");
+                     LIT(w->tp > 1 || w->pp > 1 ? ", divided evenly over the GPUs" : ""));
     } else if (ws.kind == VP__W_NOMINAL) {
         wbasis = fmt->method == VP__Q_NONE ? VP_BASIS_COMPUTED : VP_BASIS_ESTIMATED;
-        if (how)
+        if (twhow)
             text_now(whow, "%llu parameters × %llu bits%s",
                      (unsigned long long)params,
                      (unsigned long long)vp__nominal_bits(fmt, dtype_bytes),
-                     fmt->method == VP__Q_NONE ? "" : " (every parameter in the format's nominal bits)");
+                     LIT(fmt->method == VP__Q_NONE ? ""
+                         : " (every parameter in the format's nominal bits)"));
     } else {
         add_unknown(e, "weights", ws.needs);
     }
@@ -1201,9 +1212,26 @@ static vp_status compute(vp_estimate *e, const vp__wl *w, uint64_t capacity, boo
         if (weights_known) {
             vp__wres wr;
             vp__weights_stage(&wr, &ws, &F, w->pp, s, 1, vllm, &ovf);
-            add_item(S, ID_WEIGHTS, wr.role[VP_ROLE_PAYLOAD], wbasis, PH_INFER,
-                     VP_COUNTER_ALLOCATED, "%s%s%s", whow,
-                     wr.rotary ? "; + vLLM rotary cos/sin cache" : "", where);
+            /* the sentence of the weights (at most 159 bytes before the tails: whole) */
+            const unsigned char *rot = LIT(wr.rotary ? "; + vLLM rotary cos/sin cache" : "");
+            if (ws.kind == VP__W_LAYERS)
+                add_item(S, ID_WEIGHTS, wr.role[VP_ROLE_PAYLOAD], wbasis, PH_INFER,
+                         VP_COUNTER_ALLOCATED, "Σ tensors of %s in %s%s%s%s", m->model_type,
+                         wname, LIT(w->tp > 1 ? ", split over tensor_parallel" : ""), rot,
+                         where);
+            else if (ws.kind == VP__W_CHECKPOINT)
+                add_item(S, ID_WEIGHTS, wr.role[VP_ROLE_PAYLOAD], wbasis, PH_INFER,
+                         VP_COUNTER_ALLOCATED, "stored tensor bytes of the %s checkpoint%s%s%s",
+                         LIT(vp_model_format_name(m->format)),
+                         LIT(w->tp > 1 || w->pp > 1 ? ", divided evenly over the GPUs" : ""),
+                         rot, where);
+            else
+                add_item(S, ID_WEIGHTS, wr.role[VP_ROLE_PAYLOAD], wbasis, PH_INFER,
+                         VP_COUNTER_ALLOCATED, "%llu parameters × %llu bits%s%s%s",
+                         (unsigned long long)params,
+                         (unsigned long long)vp__nominal_bits(fmt, dtype_bytes),
+                         LIT(fmt->method == VP__Q_NONE ? ""
+                             : " (every parameter in the format's nominal bits)"), rot, where);
             if (wr.role[VP_ROLE_QUANT_METADATA])
                 add_item(S, ID_QUANT_METADATA, wr.role[VP_ROLE_QUANT_METADATA], wbasis, PH_INFER,
                          VP_COUNTER_ALLOCATED, "scales, zero points and other quantization "
@@ -1227,7 +1255,7 @@ static vp_status compute(vp_estimate *e, const vp__wl *w, uint64_t capacity, boo
             big_t = mul_sat(vp__div_ceil_u64(big_t, w->tp), dtype_bytes, &ovf);
             add_item(S, ID_LOAD_TRANSIENT, big_t, VP_BASIS_ASSUMED, PH(VP_PHASE_LOAD),
                      VP_COUNTER_ALLOCATED, "one copy of the largest tensor (%s-byte values) "
-                     "while loading or quantizing", dtype_bytes == 4 ? "4" : "2");
+                     "while loading or quantizing", LIT(dtype_bytes == 4 ? "4" : "2"));
         }
 
         /* KV cache the workload needs (the component) */
@@ -1240,13 +1268,14 @@ static vp_status compute(vp_estimate *e, const vp__wl *w, uint64_t capacity, boo
             add_item(S, ID_KV, kv_need, VP_BASIS_COMPUTED, PH_RUN, VP_COUNTER_ALLOCATED,
                      "%s × %llu tokens × %llu sequences × %llu layers × %llu B/token/layer "
                      "(%s, %s%s)%s%s",
-                     a->kv_lora_rank ? "MLA latent" : kr.ssm_layers ? "K+V (+ Mamba state per sequence)" : "K+V",
+                     LIT(a->kv_lora_rank ? "MLA latent"
+                         : kr.ssm_layers ? "K+V (+ Mamba state per sequence)" : "K+V"),
                      (unsigned long long)kr.tokens, (unsigned long long)w->concurrency,
                      (unsigned long long)kr.layers, (unsigned long long)kr.per_layer,
                      w->kv_text[0] ? w->kv_text : "model dtype",
-                     a->kv_lora_rank ? "replicated on every GPU" : "KV heads split by TP",
-                     kr.sliding ? "; sliding layers keep the window" : "",
-                     vllm ? "; rounded to 16-token blocks" : "", where);
+                     LIT(a->kv_lora_rank ? "replicated on every GPU" : "KV heads split by TP"),
+                     LIT(kr.sliding ? "; sliding layers keep the window" : ""),
+                     LIT(vllm ? "; rounded to 16-token blocks" : ""), where);
         }
 
         /* activations and logits (the component) */
@@ -1270,7 +1299,7 @@ static vp_status compute(vp_estimate *e, const vp__wl *w, uint64_t capacity, boo
             add_item(S, ID_ACTIVATIONS, act, VP_BASIS_ESTIMATED, PH(VP_PHASE_PREFILL),
                      VP_COUNTER_ALLOCATED, "one layer's transient for %llu prefill tokens "
                      "(%s): T·%llu B·(2h + qkv + o + 3f)", (unsigned long long)ac.T,
-                     w->framework == FW_LLAMACPP ? "n_ubatch" : "context × concurrency",
+                     LIT(w->framework == FW_LLAMACPP ? "n_ubatch" : "context × concurrency"),
                      (unsigned long long)dtype_bytes);
             if (is_last)
                 add_item(S, ID_LOGITS, logits, VP_BASIS_ESTIMATED, PH_RUN, VP_COUNTER_ALLOCATED,
@@ -1288,7 +1317,7 @@ static vp_status compute(vp_estimate *e, const vp__wl *w, uint64_t capacity, boo
             add_item(S, ID_WORKSPACE, add_sat(w->tp > 1 ? 256 * MIB : nt, 870 * MIB, &ovf),
                      VP_BASIS_ASSUMED, PH_RUN, VP_COUNTER_DEVICE,
                      "non-torch workspaces (%s GiB) + CUDA graph pool 0.85 GiB (v0.19 logs)",
-                     w->tp > 1 ? "0.25" : w->pp > 1 ? "0.07" : "0.25");
+                     LIT(w->tp > 1 ? "0.25" : w->pp > 1 ? "0.07" : "0.25"));
             if (w->tp > 1)
                 add_item(S, ID_COMM, add_sat(nt - 256 * MIB, GIB, &ovf), VP_BASIS_ASSUMED,
                          PH_INFER, VP_COUNTER_DEVICE, "NCCL and custom all-reduce buffers at "

@@ -30,7 +30,7 @@ typedef struct {
     unsigned char k;
 } vp__targ;
 
-enum { VP__TA_U, VP__TA_S, VP__TA_D };
+enum { VP__TA_U, VP__TA_S, VP__TA_D, VP__TA_LIT };
 
 static inline vp__targ vp__ta_u(unsigned long long u)
 {
@@ -54,9 +54,21 @@ static inline vp__targ vp__ta_d(double d)
     return a;
 }
 
+/* A string of static storage (a literal, or a choice between literals), passed to a
+ * deferred text as VP__LIT(s): kept as a pointer, not copied. printf's checks take it for
+ * a string; anything else given as `const unsigned char *` is taken for one too. */
+#define VP__LIT(x) ((const unsigned char *)(x))
+static inline vp__targ vp__ta_lit(const unsigned char *s)
+{
+    vp__targ a;
+    a.v.s = (const char *)s;
+    a.k = VP__TA_LIT;
+    return a;
+}
+
 #define VP__TA(x)                                                                             \
-    _Generic((x), char *: vp__ta_s, const char *: vp__ta_s, double: vp__ta_d,                 \
-             float: vp__ta_d, default: vp__ta_u)(x)
+    _Generic((x), char *: vp__ta_s, const char *: vp__ta_s, const unsigned char *: vp__ta_lit, \
+             double: vp__ta_d, float: vp__ta_d, default: vp__ta_u)(x)
 
 /* Never defined: only named in sizeof, so that -Wformat checks a deferred text's call. */
 int vp__text_check(const char *fmt, ...) VP__PRINTF(1, 2);
@@ -108,6 +120,7 @@ typedef struct {
     const char *fmt;            /* NULL: nothing captured */
     unsigned char n;            /* arguments */
     uint32_t strs;              /* bit i: argument i is a string (offset, or NULL) */
+    uint32_t lits;              /* bit i: argument i is a static string (its pointer) */
     uint64_t v[VP__TEXT_MAX];   /* values; a string's offset + 2 (0: NULL, 1: "") */
 } vp__tcap;
 

@@ -43,11 +43,14 @@ bool vp__text_capture(vp__tcap *c, vp__strbuf *sb, const vp__targ *a, size_t n)
 {
     if (n == 0 || n - 1 > VP__TEXT_MAX)
         return false;
-    uint32_t strs = 0;
+    uint32_t strs = 0, lits = 0;
     for (size_t i = 1; i < n; i++) {
         const vp__targ *x = &a[i];
         uint64_t v = x->v.u; /* a number, or a double's bits */
-        if (x->k == VP__TA_S) {
+        if (x->k == VP__TA_LIT) {
+            lits |= UINT32_C(1) << (i - 1);
+            v = (uint64_t)(uintptr_t)x->v.s;
+        } else if (x->k == VP__TA_S) {
             strs |= UINT32_C(1) << (i - 1);
             if (x->v.s == NULL)
                 v = 0;
@@ -58,6 +61,7 @@ bool vp__text_capture(vp__tcap *c, vp__strbuf *sb, const vp__targ *a, size_t n)
     }
     c->n = (unsigned char)(n - 1);
     c->strs = strs;
+    c->lits = lits;
     c->fmt = a[0].v.s;
     return true;
 }
@@ -71,7 +75,10 @@ void vp__text_render(char *out, size_t cap, const vp__tcap *c, const vp__strbuf 
         return;
     }
     for (unsigned i = 0; i < c->n; i++) {
-        if (c->strs & (UINT32_C(1) << i)) {
+        if (c->lits & (UINT32_C(1) << i)) {
+            a[i].k = VP__TA_S;
+            a[i].v.s = (const char *)(uintptr_t)c->v[i];
+        } else if (c->strs & (UINT32_C(1) << i)) {
             a[i].k = VP__TA_S;
             a[i].v.s = c->v[i] == 0 ? NULL : c->v[i] == 1 ? "" : sb->p + (c->v[i] - 2);
         } else {

@@ -169,9 +169,9 @@ static void format_text(char *out, size_t cap, const char *fmt, va_list ap)
 }
 
 /* Capture a text (a[0] the format), or write it at once when it cannot be captured. */
-static void text_set(ltext *t, vp__strbuf *sb, const vp__targ *a, size_t n)
+static void text_set(ltext *t, vp__strbuf *sb, const vp__targ *a, size_t n, uint32_t copy)
 {
-    t->lazy = vp__text_capture(&t->cap, sb, a, n);
+    t->lazy = vp__text_capture(&t->cap, sb, a, n, copy);
     if (!t->lazy)
         vp__text_format(t->text, sizeof(t->text), a[0].v.s, a + 1, n - 1);
 }
@@ -189,13 +189,14 @@ static const char *text_get(const ltext *t, const vp__strbuf *sb)
 
 /* A short text built at once (parts of how texts), without the C library's printf. */
 #define text_now(out, ...) text_now_((out), sizeof(out), VP__TEXT_ARGS(__VA_ARGS__))
-static void text_now_(char *out, size_t cap, const vp__targ *a, size_t n)
+static void text_now_(char *out, size_t cap, const vp__targ *a, size_t n, uint32_t copy)
 {
+    (void)copy;
     vp__text_format(out, cap, a[0].v.s, a + 1, n - 1);
 }
 
 #define add_warning(e, ...) add_warning_((e), VP__TEXT_ARGS(__VA_ARGS__))
-static void add_warning_(vp_estimate *e, const vp__targ *a, size_t n)
+static void add_warning_(vp_estimate *e, const vp__targ *a, size_t n, uint32_t copy)
 {
     if (e->n_warning >= MAX_WARNINGS)
         return;
@@ -221,7 +222,7 @@ static void add_warning_(vp_estimate *e, const vp__targ *a, size_t n)
         snprintf(t->text, sizeof(t->text), "further warnings omitted");
         return;
     }
-    text_set(t, &e->nsb, a, n);
+    text_set(t, &e->nsb, a, n, copy);
 }
 
 static void add_unknown(vp_estimate *e, const char *id, const char *needs)
@@ -238,7 +239,7 @@ static void add_unknown(vp_estimate *e, const char *id, const char *needs)
 
 /* What the estimate took for granted because the workload was silent (shown first). */
 #define add_assumption(e, ...) add_assumption_((e), VP__TEXT_ARGS(__VA_ARGS__))
-static void add_assumption_(vp_estimate *e, const vp__targ *a, size_t n)
+static void add_assumption_(vp_estimate *e, const vp__targ *a, size_t n, uint32_t copy)
 {
     if (e->n_assumption >= MAX_ASSUMPTIONS)
         return; /* a fixed, small set of call sites: never reached */
@@ -248,7 +249,7 @@ static void add_assumption_(vp_estimate *e, const vp__targ *a, size_t n)
         t->text[0] = '\0';
         return;
     }
-    text_set(t, &e->nsb, a, n);
+    text_set(t, &e->nsb, a, n, copy);
 }
 
 /* A new item of the stage: its id (code, or id for another one) and numbers; the text is
@@ -310,14 +311,14 @@ static item *add_itemv(stage *s, int code, const char *id, uint64_t bytes, vp_ba
 /* An item with its how text captured (a[0] the format), written when read. */
 static item *add_item_(stage *s, int code, const char *id, uint64_t bytes, vp_basis basis,
                        unsigned phases, vp_counter counter, unsigned moments,
-                       const vp__targ *a, size_t n)
+                       const vp__targ *a, size_t n, uint32_t copy)
 {
     item *it = new_item(s, code, id, bytes, basis, phases, counter);
     if (it == NULL)
         return NULL;
     it->moments = moments;
     if (!s->quiet)
-        text_set(&it->how, &s->sb, a, n);
+        text_set(&it->how, &s->sb, a, n, copy);
     return it;
 }
 
@@ -859,7 +860,7 @@ static void training_notes(vp_estimate *e)
  * ids, of the largest total of that id in any one phase, so that it is never below a phase
  * total (two items of one id live in the same phase add up).
  */
-static bool stage_totals(stage *S, unsigned phases_used)
+static bool stage_totals_checked(stage *S, unsigned phases_used)
 {
     bool ovf = false;
     memset(S->total, 0, sizeof(S->total));
@@ -994,6 +995,105 @@ static bool stage_totals(stage *S, unsigned phases_used)
                 mx = by_phase[p];
         S->envelope = add_sat(S->envelope, mx, &ovf);
     }
+    return !ovf;
+}
+
+/* The peak over the phases used, and the envelope from the per-id sums (stage_totals). */
+static void stage_peak(stage *S, unsigned phases_used, unsigned live)
+{
+    S->peak = 0;
+    S->peak_phase = VP_PHASE_LOAD;
+    for (unsigned ph = phases_used & live; ph != 0; ph &= ph - 1) {
+        int p = vp__ctz(ph);
+        if (S->total[p][VP_COUNTER_DEVICE] > S->peak) {
+            S->peak = S->total[p][VP_COUNTER_DEVICE];
+            S->peak_phase = (vp_phase)p;
+        }
+    }
+}
+
+/* One pass over the items when their sum fits in 64 bits (then no partial sum can wrap):
+ * the totals per phase and counter, the sums per built-in id and phase, the unique ids;
+ * stage_totals_checked() otherwise, and for ids that repeat outside the built-in ones. */
+static bool stage_totals(stage *S, unsigned phases_used)
+{
+    uint64_t all = 0, uniq = 0;
+    bool ovf = false, moments = false, others = false;
+    unsigned live = 0;
+    uint64_t by_code[ID_CODES][VP_PHASE_COUNT];
+    uint32_t present = 0;
+    memset(S->total, 0, sizeof(S->total));
+    for (size_t i = 0; i < S->n; i++) {
+        const item *it = &S->items[i];
+        uint64_t b = it->bytes;
+        unsigned ph = it->phases & ALL_PHASES, k = it->code;
+        ovf |= vp__add_u64(&all, all, b);
+        moments |= it->moments != 0;
+        live |= ph;
+        if (k == 0) {
+            if (!it->unique)
+                others = true;
+            else if (ph)
+                uniq += b; /* part of `all`: checked with it */
+            for (; ph != 0; ph &= ph - 1)
+                S->total[vp__ctz(ph)][it->counter] += b;
+            continue;
+        }
+        if (!(present & (UINT32_C(1) << k))) {
+            memset(by_code[k], 0, sizeof(by_code[k]));
+            present |= UINT32_C(1) << k;
+        }
+        for (; ph != 0; ph &= ph - 1) {
+            int p = vp__ctz(ph);
+            S->total[p][it->counter] += b;
+            by_code[k][p] += b;
+        }
+    }
+    if (ovf || others)
+        return stage_totals_checked(S, phases_used);
+    if (!moments) {
+        /* the counters nest: allocated ⊂ reserved ⊂ device used */
+        for (unsigned ph = live; ph != 0; ph &= ph - 1) {
+            int p = vp__ctz(ph);
+            S->total[p][VP_COUNTER_RESERVED] += S->total[p][VP_COUNTER_ALLOCATED];
+            S->total[p][VP_COUNTER_DEVICE] += S->total[p][VP_COUNTER_RESERVED];
+        }
+    } else {
+        /* training: a phase total is its largest moment; an item without moments is live
+         * in every moment of its phases */
+        uint64_t mt[MO_COUNT][VP_COUNTER_DEVICE + 1];
+        memset(mt, 0, sizeof(mt));
+        memset(S->total, 0, sizeof(S->total));
+        for (size_t i = 0; i < S->n; i++) {
+            const item *it = &S->items[i];
+            unsigned set = it->moments;
+            if (set == 0)
+                for (int mo = 0; mo < MO_COUNT; mo++)
+                    if (it->phases & PH(mo_phase[mo]))
+                        set |= MO(mo);
+            for (; set != 0; set &= set - 1)
+                mt[vp__ctz(set)][it->counter] += it->bytes;
+        }
+        for (int mo = 0; mo < MO_COUNT; mo++) {
+            mt[mo][VP_COUNTER_RESERVED] += mt[mo][VP_COUNTER_ALLOCATED];
+            mt[mo][VP_COUNTER_DEVICE] += mt[mo][VP_COUNTER_RESERVED];
+            for (int c = 0; c <= VP_COUNTER_DEVICE; c++)
+                if (mt[mo][c] > S->total[mo_phase[mo]][c])
+                    S->total[mo_phase[mo]][c] = mt[mo][c];
+        }
+    }
+    stage_peak(S, phases_used, live & ALL_PHASES);
+    uint64_t env = uniq;
+    for (uint32_t left = present; left != 0; left &= left - 1) {
+        int k = vp__ctz(left);
+        uint64_t mx = 0;
+        for (unsigned ph = live; ph != 0; ph &= ph - 1) {
+            int p = vp__ctz(ph);
+            mx = by_code[k][p] > mx ? by_code[k][p] : mx;
+        }
+        env = add_sat(env, mx, &ovf); /* the largest of each id's phases: may exceed `all` */
+    }
+    S->envelope = env;
     return !ovf;
 }
 

@@ -70,6 +70,9 @@ static inline vp__targ vp__ta_lit(const unsigned char *s)
     _Generic((x), char *: vp__ta_s, const char *: vp__ta_s, const unsigned char *: vp__ta_lit, \
              double: vp__ta_d, float: vp__ta_d, default: vp__ta_u)(x)
 
+/* 1 for a string that must be copied (not VP__LIT), else 0: an integer constant. */
+#define VP__TK(x) _Generic((x), char *: 1u, const char *: 1u, default: 0u)
+
 /* Never defined: only named in sizeof, so that -Wformat checks a deferred text's call. */
 int vp__text_check(const char *fmt, ...) VP__PRINTF(1, 2);
 
@@ -105,12 +108,39 @@ int vp__text_check(const char *fmt, ...) VP__PRINTF(1, 2);
 #define VP__T_M23(x, ...) VP__TA(x), VP__T_M22(__VA_ARGS__)
 #define VP__T_M24(x, ...) VP__TA(x), VP__T_M23(__VA_ARGS__)
 
-/* (fmt, args...) → `const vp__targ *a, size_t n` for a function taking them: a[0] is the
- * format, a[1 .. n-1] its arguments; the call is format-checked. */
+#define VP__T_K1(x) VP__TK(x)
+#define VP__T_K2(x, ...) ((VP__TK(x) << 1) | VP__T_K1(__VA_ARGS__))
+#define VP__T_K3(x, ...) ((VP__TK(x) << 2) | VP__T_K2(__VA_ARGS__))
+#define VP__T_K4(x, ...) ((VP__TK(x) << 3) | VP__T_K3(__VA_ARGS__))
+#define VP__T_K5(x, ...) ((VP__TK(x) << 4) | VP__T_K4(__VA_ARGS__))
+#define VP__T_K6(x, ...) ((VP__TK(x) << 5) | VP__T_K5(__VA_ARGS__))
+#define VP__T_K7(x, ...) ((VP__TK(x) << 6) | VP__T_K6(__VA_ARGS__))
+#define VP__T_K8(x, ...) ((VP__TK(x) << 7) | VP__T_K7(__VA_ARGS__))
+#define VP__T_K9(x, ...) ((VP__TK(x) << 8) | VP__T_K8(__VA_ARGS__))
+#define VP__T_K10(x, ...) ((VP__TK(x) << 9) | VP__T_K9(__VA_ARGS__))
+#define VP__T_K11(x, ...) ((VP__TK(x) << 10) | VP__T_K10(__VA_ARGS__))
+#define VP__T_K12(x, ...) ((VP__TK(x) << 11) | VP__T_K11(__VA_ARGS__))
+#define VP__T_K13(x, ...) ((VP__TK(x) << 12) | VP__T_K12(__VA_ARGS__))
+#define VP__T_K14(x, ...) ((VP__TK(x) << 13) | VP__T_K13(__VA_ARGS__))
+#define VP__T_K15(x, ...) ((VP__TK(x) << 14) | VP__T_K14(__VA_ARGS__))
+#define VP__T_K16(x, ...) ((VP__TK(x) << 15) | VP__T_K15(__VA_ARGS__))
+#define VP__T_K17(x, ...) ((VP__TK(x) << 16) | VP__T_K16(__VA_ARGS__))
+#define VP__T_K18(x, ...) ((VP__TK(x) << 17) | VP__T_K17(__VA_ARGS__))
+#define VP__T_K19(x, ...) ((VP__TK(x) << 18) | VP__T_K18(__VA_ARGS__))
+#define VP__T_K20(x, ...) ((VP__TK(x) << 19) | VP__T_K19(__VA_ARGS__))
+#define VP__T_K21(x, ...) ((VP__TK(x) << 20) | VP__T_K20(__VA_ARGS__))
+#define VP__T_K22(x, ...) ((VP__TK(x) << 21) | VP__T_K21(__VA_ARGS__))
+#define VP__T_K23(x, ...) ((VP__TK(x) << 22) | VP__T_K22(__VA_ARGS__))
+#define VP__T_K24(x, ...) ((VP__TK(x) << 23) | VP__T_K23(__VA_ARGS__))
+
+/* (fmt, args...) → `const vp__targ *a, size_t n, uint32_t copy` for a function taking them:
+ * a[0] is the format, a[1 .. n-1] its arguments, bit n-1-i of copy set when a[i] is a string
+ * to copy (known at compile time); the call is format-checked. */
 #define VP__TEXT_ARGS(...)                                                                    \
     ((void)sizeof(vp__text_check(__VA_ARGS__)),                                               \
      (const vp__targ[]){ VP__T_CAT(VP__T_M, VP__T_N(__VA_ARGS__))(__VA_ARGS__) }),            \
-        (size_t)VP__T_N(__VA_ARGS__)
+        (size_t)VP__T_N(__VA_ARGS__),                                                         \
+        (uint32_t)VP__T_CAT(VP__T_K, VP__T_N(__VA_ARGS__))(__VA_ARGS__)
 
 /* The most arguments a captured text keeps (more: formatted at once). */
 #define VP__TEXT_MAX 16
@@ -119,9 +149,10 @@ int vp__text_check(const char *fmt, ...) VP__PRINTF(1, 2);
 typedef struct {
     const char *fmt;            /* NULL: nothing captured */
     unsigned char n;            /* arguments */
-    uint32_t strs;              /* bit i: argument i is a string (offset, or NULL) */
-    uint32_t lits;              /* bit i: argument i is a static string (its pointer) */
-    uint64_t v[VP__TEXT_MAX];   /* values; a string's offset + 2 (0: NULL, 1: "") */
+    uint32_t strs;              /* bit i: argument i is a copied string (its offset + 2;
+                                 * 0: NULL, 1: ""); any other value as given (a static
+                                 * string's pointer, a number, a double's bits) */
+    uint64_t v[VP__TEXT_MAX];
 } vp__tcap;
 
 /* Storage for captured strings: grown on demand and kept across runs. */
@@ -130,9 +161,11 @@ typedef struct {
     size_t n, cap;
 } vp__strbuf;
 
-/* Capture a[0] (the format) and a[1 .. n-1]; false when the strings cannot be stored (out
- * of memory) or there are more than VP__TEXT_MAX arguments: then format at once. */
-bool vp__text_capture(vp__tcap *c, vp__strbuf *sb, const vp__targ *a, size_t n);
+/* Capture a[0] (the format) and a[1 .. n-1] (copy: as VP__TEXT_ARGS gives it); false when
+ * the strings cannot be stored (out of memory) or there are more than VP__TEXT_MAX
+ * arguments: then format at once. */
+bool vp__text_capture(vp__tcap *c, vp__strbuf *sb, const vp__targ *a, size_t n,
+                      uint32_t copy);
 /* Write a captured text into out (cap bytes), as vsnprintf would. */
 void vp__text_render(char *out, size_t cap, const vp__tcap *c, const vp__strbuf *sb);
 /* Write fmt with a[0 .. n-1] into out (cap bytes), as vsnprintf would. */

@@ -10,6 +10,20 @@
 
 #include "text-internal.h"
 
+static int vp__text_ctz(uint32_t b)
+{
+#if defined(__GNUC__)
+    return __builtin_ctz(b);
+#else
+    int k = 0;
+    while (!(b & 1)) {
+        b >>= 1;
+        k++;
+    }
+    return k;
+#endif
+}
+
 /* A captured string longer than this shows only its start: no text is that long. */
 #define STR_MAX 1023
 
@@ -39,29 +53,25 @@ static uint64_t keep(vp__strbuf *sb, const char *s)
     return v;
 }
 
-bool vp__text_capture(vp__tcap *c, vp__strbuf *sb, const vp__targ *a, size_t n)
+bool vp__text_capture(vp__tcap *c, vp__strbuf *sb, const vp__targ *a, size_t n,
+                      uint32_t copy)
 {
     if (n == 0 || n - 1 > VP__TEXT_MAX)
         return false;
-    uint32_t strs = 0, lits = 0;
-    for (size_t i = 1; i < n; i++) {
-        const vp__targ *x = &a[i];
-        uint64_t v = x->v.u; /* a number, or a double's bits */
-        if (x->k == VP__TA_LIT) {
-            lits |= UINT32_C(1) << (i - 1);
-            v = (uint64_t)(uintptr_t)x->v.s;
-        } else if (x->k == VP__TA_S) {
-            strs |= UINT32_C(1) << (i - 1);
-            if (x->v.s == NULL)
-                v = 0;
-            else if ((v = keep(sb, x->v.s)) == 0)
-                return false;
-        }
+    for (size_t i = 1; i < n; i++)
+        c->v[i - 1] = a[i].v.u; /* numbers, doubles' bits, static strings' pointers */
+    uint32_t strs = 0;
+    copy &= ~(UINT32_C(1) << (n - 1)); /* the format is kept as a pointer */
+    for (; copy != 0; copy &= copy - 1) {
+        size_t i = n - 1 - (size_t)vp__text_ctz(copy);
+        uint64_t v = 0;
+        if (a[i].v.s != NULL && (v = keep(sb, a[i].v.s)) == 0)
+            return false;
         c->v[i - 1] = v;
+        strs |= UINT32_C(1) << (i - 1);
     }
     c->n = (unsigned char)(n - 1);
     c->strs = strs;
-    c->lits = lits;
     c->fmt = a[0].v.s;
     return true;
 }
@@ -75,10 +85,7 @@ void vp__text_render(char *out, size_t cap, const vp__tcap *c, const vp__strbuf 
         return;
     }
     for (unsigned i = 0; i < c->n; i++) {
-        if (c->lits & (UINT32_C(1) << i)) {
-            a[i].k = VP__TA_S;
-            a[i].v.s = (const char *)(uintptr_t)c->v[i];
-        } else if (c->strs & (UINT32_C(1) << i)) {
+        if (c->strs & (UINT32_C(1) << i)) {
             a[i].k = VP__TA_S;
             a[i].v.s = c->v[i] == 0 ? NULL : c->v[i] == 1 ? "" : sb->p + (c->v[i] - 2);
         } else {

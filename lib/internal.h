@@ -221,6 +221,10 @@ struct vp_model {
      * holds them), the largest tensor's and the largest linear's values (big_ok). */
     unsigned wsum_ok;
     uint64_t wsum[4][3][4];
+    /* the same for the common named formats (weights.c fmt_slot(): 16-bit, fp32, fp8,
+     * nf4/fp4, nf4-dq/fp4-dq), bit 4 * slot + k of wfmt_ok */
+    uint32_t wfmt_ok;
+    uint64_t wfmt[5][4][3][4];
     int big_ok;
     uint64_t big_tensor, big_linear;
 };

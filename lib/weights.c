@@ -223,17 +223,88 @@ bool vp__weights_sum(const vp__ltlist *l, const vp__qformat *q, uint64_t dtype_b
     return true;
 }
 
+/* The slot of a named format in the model's cache (vp__model_cache()), or -1: the sums
+ * depend on the method, its parameters and the bytes of unquantized values only. */
+#define FMT_SLOTS 5
+static int fmt_slot(const vp__qformat *q, uint64_t dtype, uint64_t model_dtype)
+{
+    switch (q->method) {
+    case VP__Q_NONE:
+        return dtype == 2 ? 0 : dtype == 4 ? 1 : -1;
+    case VP__Q_FP8:
+        return q->per_channel && !q->block_rows && dtype == model_dtype ? 2 : -1;
+    case VP__Q_BNB4:
+        return dtype == model_dtype ? (q->double_quant ? 4 : 3) : -1;
+    default:
+        return -1;
+    }
+}
+
+/* vp__weights_sum() at tensor_parallel 1, 2, 4 and 8 in one pass over the modules (the
+ * same checks and sums): bit k of the result set when out[k] holds tp = 2^k. */
+static unsigned sum_tps(const vp__ltlist *l, const vp__qformat *q, uint64_t dtype_bytes,
+                        uint64_t out[4][3][4])
+{
+    uint64_t acc[4][3][3];
+    unsigned ok = 0xf;
+    memset(acc, 0, sizeof(acc));
+    memset(out, 0, 4 * sizeof(out[0]));
+    bool experts = q->method == VP__Q_MXFP4 && has_experts(l);
+    int r = q->method == VP__Q_NONE ? VP_ROLE_PAYLOAD : VP_ROLE_UNQUANTIZED;
+    for (int i = 0; i < l->n; i++) {
+        const vp__ltensor *t = &l->t[i];
+        uint64_t pay = 0, meta = 0, plain = 0;
+        if (q->method != VP__Q_NONE && quantized(q, t, experts)) {
+            if (!quant_bytes(q, t, &pay, &meta) || vp__mul_u64(&pay, pay, t->count) ||
+                vp__mul_u64(&meta, meta, t->count))
+                return 0;
+        } else if (!mac3(&plain, t->rows, t->cols, t->count) ||
+                   vp__mul_u64(&plain, plain, dtype_bytes)) {
+            return 0;
+        }
+        int cat = t->per_layer ? 0 : (t->kind == VP__K_EMBED || t->kind == VP__K_POS) ? 1 : 2;
+        bool split = tp_split(t->kind);
+        for (unsigned k = 0; k < 4; k++) {
+            uint64_t tp = UINT64_C(1) << k, p = pay, mt = meta, pl = plain;
+            if (tp > 1 && split) {
+                p = p ? vp__cdiv(p, tp) : 0;
+                mt = mt ? vp__cdiv(mt, tp) : 0;
+                pl = pl ? vp__cdiv(pl, tp) : 0;
+            }
+            if (vp__add_u64(&acc[k][cat][VP_ROLE_PAYLOAD], acc[k][cat][VP_ROLE_PAYLOAD], p) ||
+                vp__add_u64(&acc[k][cat][VP_ROLE_QUANT_METADATA],
+                            acc[k][cat][VP_ROLE_QUANT_METADATA], mt) ||
+                vp__add_u64(&acc[k][cat][r], acc[k][cat][r], pl))
+                ok &= ~(1u << k);
+        }
+    }
+    for (unsigned k = 0; k < 4; k++)
+        for (int c = 0; c < 3; c++)
+            for (int role = 0; role < 3; role++)
+                out[k][c][role] = acc[k][c][role];
+    return ok;
+}
+
 void vp__model_cache(vp_model *m)
 {
     m->wsum_ok = 0;
+    m->wfmt_ok = 0;
     m->big_ok = 0;
     if (!m->has_lt)
         return;
     uint64_t dtype = m->q.dtype_bytes ? m->q.dtype_bytes : m->arch.dtype_bytes;
-    for (unsigned k = 0; k < 4; k++)
-        if (vp__weights_sum(&m->lt, &m->q, dtype, UINT64_C(1) << k, m->wsum[k][0],
-                            m->wsum[k][1], m->wsum[k][2], NULL, NULL))
-            m->wsum_ok |= 1u << k;
+    m->wsum_ok = sum_tps(&m->lt, &m->q, dtype, m->wsum);
+    /* the common named formats (a caller's "bf16", "fp8", "nf4", "nf4-dq" …) */
+    static const char *const names[FMT_SLOTS] = { "bf16", "fp32", "fp8", "nf4", "nf4-dq" };
+    for (int slot = 0; slot < FMT_SLOTS; slot++) {
+        vp__qformat q;
+        if (vp__qformat_parse(&q, names[slot]) != VP_OK)
+            continue;
+        uint64_t d = q.dtype_bytes ? q.dtype_bytes : m->arch.dtype_bytes;
+        if (fmt_slot(&q, d, m->arch.dtype_bytes) != slot)
+            continue;
+        m->wfmt_ok |= (uint32_t)sum_tps(&m->lt, &q, d, m->wfmt[slot]) << (4 * slot);
+    }
     uint64_t bt = 0, bl = 0;
     for (int j = 0; j < m->lt.n; j++) {
         const vp__ltensor *t = &m->lt.t[j];
@@ -254,7 +325,7 @@ vp_status vp__model_weights(const vp_model *m, const vp__qformat *fmt, uint64_t 
 {
     if (!m->has_lt)
         return VP_ENOTFOUND;
-    if (fmt == NULL && tp <= 8 && (tp & (tp - 1)) == 0 && (m->wsum_ok & (1u << vp__ctz(tp)))) {
+    if (fmt == NULL && tp != 0 && tp <= 8 && (tp & (tp - 1)) == 0 && (m->wsum_ok & (1u << vp__ctz(tp)))) {
         /* the model's own format at a common degree: summed when the model was read */
         const uint64_t (*c)[4] = m->wsum[vp__ctz(tp)];
         memcpy(layers, c[0], sizeof(c[0]));
@@ -264,6 +335,16 @@ vp_status vp__model_weights(const vp_model *m, const vp__qformat *fmt, uint64_t 
     }
     const vp__qformat *q = fmt != NULL ? fmt : &m->q;
     uint64_t dtype = q->dtype_bytes ? q->dtype_bytes : m->arch.dtype_bytes;
+    int slot;
+    if (fmt != NULL && tp != 0 && tp <= 8 && (tp & (tp - 1)) == 0 &&
+        (slot = fmt_slot(fmt, dtype, m->arch.dtype_bytes)) >= 0 &&
+        (m->wfmt_ok & (UINT32_C(1) << (4 * slot + vp__ctz(tp))))) {
+        const uint64_t (*c)[4] = m->wfmt[slot][vp__ctz(tp)];
+        memcpy(layers, c[0], sizeof(c[0]));
+        memcpy(first, c[1], sizeof(c[1]));
+        memcpy(last, c[2], sizeof(c[2]));
+        return VP_OK;
+    }
     return vp__weights_sum(&m->lt, q, dtype, tp ? tp : 1, layers, first, last, NULL, NULL)
                ? VP_OK
                : VP_EOVERFLOW;

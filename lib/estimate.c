@@ -95,6 +95,7 @@ typedef struct {
     bool heap;              /* items is owned (else the estimate's inline_items) */
     vp__strbuf sb;          /* the strings the items' texts captured (owned) */
     bool failed;            /* an item could not be stored (out of memory) */
+    bool moments;           /* an item has moments (training) */
     uint64_t layers;        /* decoder layers on this stage */
     uint64_t kv_budget;     /* vLLM pool (capacity known) */
     bool kv_budget_known;
@@ -317,6 +318,7 @@ static item *add_item_(stage *s, int code, const char *id, uint64_t bytes, vp_ba
     if (it == NULL)
         return NULL;
     it->moments = moments;
+    s->moments |= moments != 0;
     if (!s->quiet)
         text_set(&it->how, &s->sb, a, n, copy);
     return it;
@@ -1018,7 +1020,7 @@ static void stage_peak(stage *S, unsigned phases_used, unsigned live)
 static bool stage_totals(stage *S, unsigned phases_used)
 {
     uint64_t all = 0, uniq = 0;
-    bool ovf = false, moments = false, others = false;
+    bool ovf = false, moments = S->moments, others = false;
     unsigned live = 0;
     uint64_t by_code[ID_CODES][VP_PHASE_COUNT];
     uint32_t present = 0;
@@ -1028,14 +1030,13 @@ static bool stage_totals(stage *S, unsigned phases_used)
         uint64_t b = it->bytes;
         unsigned ph = it->phases & ALL_PHASES, k = it->code;
         ovf |= vp__add_u64(&all, all, b);
-        moments |= it->moments != 0;
         live |= ph;
         if (k == 0) {
             if (!it->unique)
                 others = true;
             else if (ph)
                 uniq += b; /* part of `all`: checked with it */
-            for (; ph != 0; ph &= ph - 1)
+            for (; !moments && ph != 0; ph &= ph - 1)
                 S->total[vp__ctz(ph)][it->counter] += b;
             continue;
         }
@@ -1043,9 +1044,11 @@ static bool stage_totals(stage *S, unsigned phases_used)
             memset(by_code[k], 0, sizeof(by_code[k]));
             present |= UINT32_C(1) << k;
         }
+        uint64_t *tc = &S->total[0][it->counter];
         for (; ph != 0; ph &= ph - 1) {
             int p = vp__ctz(ph);
-            S->total[p][it->counter] += b;
+            if (!moments)
+                tc[(size_t)p * (VP_COUNTER_DEVICE + 1)] += b;
             by_code[k][p] += b;
         }
     }
@@ -1063,7 +1066,6 @@ static bool stage_totals(stage *S, unsigned phases_used)
          * in every moment of its phases */
         uint64_t mt[MO_COUNT][VP_COUNTER_DEVICE + 1];
         memset(mt, 0, sizeof(mt));
-        memset(S->total, 0, sizeof(S->total));
         for (size_t i = 0; i < S->n; i++) {
             const item *it = &S->items[i];
             unsigned set = it->moments;
@@ -1071,8 +1073,9 @@ static bool stage_totals(stage *S, unsigned phases_used)
                 for (int mo = 0; mo < MO_COUNT; mo++)
                     if (it->phases & PH(mo_phase[mo]))
                         set |= MO(mo);
+            uint64_t b = it->bytes, *col = &mt[0][it->counter];
             for (; set != 0; set &= set - 1)
-                mt[vp__ctz(set)][it->counter] += it->bytes;
+                col[(size_t)vp__ctz(set) * (VP_COUNTER_DEVICE + 1)] += b;
         }
         for (int mo = 0; mo < MO_COUNT; mo++) {
             mt[mo][VP_COUNTER_RESERVED] += mt[mo][VP_COUNTER_ALLOCATED];
@@ -1083,15 +1086,13 @@ static bool stage_totals(stage *S, unsigned phases_used)
         }
     }
     stage_peak(S, phases_used, live & ALL_PHASES);
-    uint64_t env = uniq;
+    uint64_t env = uniq; /* at most `all`: each id's largest phase is at most its items' sum */
     for (uint32_t left = present; left != 0; left &= left - 1) {
-        int k = vp__ctz(left);
+        const uint64_t *row = by_code[vp__ctz(left)];
         uint64_t mx = 0;
-        for (unsigned ph = live; ph != 0; ph &= ph - 1) {
-            int p = vp__ctz(ph);
-            mx = by_code[k][p] > mx ? by_code[k][p] : mx;
-        }
-        env = add_sat(env, mx, &ovf); /* the largest of each id's phases: may exceed `all` */
+        for (int p = 0; p < VP_PHASE_COUNT; p++) /* a whole row: zeroed when first seen */
+            mx = row[p] > mx ? row[p] : mx;
+        env += mx;
     }
     S->envelope = env;
     return !ovf;
@@ -1184,6 +1185,7 @@ static vp_status compute(vp_estimate *e, const vp__wl *w, uint64_t capacity, boo
         e->st[s].n = 0;
         e->st[s].sb.n = 0;
         e->st[s].failed = false;
+        e->st[s].moments = false;
         e->st[s].kv_budget = 0;
         e->st[s].kv_budget_known = false;
         e->st[s].quiet = !how;

@@ -944,7 +944,7 @@ static bool stage_totals_checked(stage *S, unsigned phases_used)
     uint32_t present = 0; /* the codes seen: only their rows are zeroed and read */
     for (size_t i = 0; i < S->n; i++) {
         const item *it = &S->items[i];
-        unsigned k = it->code;
+        unsigned k = it->code < ID_CODES ? it->code : ID_OTHER;
         if (k == 0) {
             /* a unique id (a named reserve): its bytes, when it is live at all */
             if (it->unique && (it->phases & ALL_PHASES))
@@ -1031,7 +1031,7 @@ static bool stage_totals(stage *S, unsigned phases_used)
         unsigned ph = it->phases & ALL_PHASES, k = it->code;
         ovf |= vp__add_u64(&all, all, b);
         live |= ph;
-        if (k == 0) {
+        if (k == 0 || k >= ID_CODES) { /* (a code is below ID_CODES: said for the compiler) */
             if (!it->unique)
                 others = true;
             else if (ph)

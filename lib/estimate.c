@@ -2029,12 +2029,17 @@ vp_status vp_fit(uint64_t *out, vp_estimate *scratch, const vp_sheet *s, vp_fit_
     uint64_t prev = 0;                        /* a fitting value below lo, for a slope */
     double mprev = 0;
     int guesses = 0;
+    bool stairs = false;                      /* two failing values with the same room */
+    uint64_t jump = 0;                        /* then: the next value, below the flat step */
     while (lo < hi) {
         uint64_t g;
         bool guessed = false;
         if (lo == 0) {
             g = 1;
-        } else if (guesses >= 12 || (guesses >= 4 && (guesses & 1))) {
+        } else if (jump != 0) {
+            g = jump;                         /* below the step the last two failures share */
+            jump = 0;
+        } else if (stairs || guesses >= 12 || (guesses >= 4 && (guesses & 1))) {
             g = lo + (hi - lo + 1) / 2;       /* bisection: guaranteed progress */
         } else if (nf_known && mnf > -1e290) {
             double f = mlo / (mlo - mnf);     /* in [0, 1): mlo >= 0 > mnf */
@@ -2064,6 +2069,14 @@ vp_status vp_fit(uint64_t *out, vp_estimate *scratch, const vp_sheet *s, vp_fit_
         if (lo != 0)
             guesses++;
         if (!f) {
+            /* the room is a staircase (whole KV blocks, batch limits): a failure with the
+             * same room as the one above it lies on the same step, which is at least
+             * their distance wide; the answer lies below it */
+            if (nf_known && m == mnf && !stairs && g < hi + 1) {
+                stairs = true;
+                uint64_t width = hi + 1 - g + 1;
+                jump = g - lo > width ? g - width : 0;
+            }
             hi = g - 1;
             mnf = m;
             nf_known = true;
@@ -2073,7 +2086,7 @@ vp_status vp_fit(uint64_t *out, vp_estimate *scratch, const vp_sheet *s, vp_fit_
         mprev = mlo;
         lo = g;
         mlo = m;
-        if (guessed && lo < hi) {             /* the successor: the answer when it fails */
+        if (guessed && !stairs && lo < hi) {  /* the successor: the answer when it fails */
             f = probe(scratch, &w, var, lo + 1, capacity.b, err, &st, &m);
             if (f < 0)
                 return st;

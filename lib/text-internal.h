@@ -161,11 +161,42 @@ typedef struct {
     size_t n, cap;
 } vp__strbuf;
 
+/* Copy a string into sb: its offset + 2 (1: the empty string), or 0 when out of memory. */
+uint64_t vp__text_keep(vp__strbuf *sb, const char *s);
+
 /* Capture a[0] (the format) and a[1 .. n-1] (copy: as VP__TEXT_ARGS gives it); false when
  * the strings cannot be stored (out of memory) or there are more than VP__TEXT_MAX
- * arguments: then format at once. */
-bool vp__text_capture(vp__tcap *c, vp__strbuf *sb, const vp__targ *a, size_t n,
-                      uint32_t copy);
+ * arguments: then format at once. Inline: it runs once per item of every estimate. */
+static inline bool vp__text_capture(vp__tcap *c, vp__strbuf *sb, const vp__targ *a, size_t n,
+                                    uint32_t copy)
+{
+    if (n == 0 || n - 1 > VP__TEXT_MAX)
+        return false;
+    for (size_t i = 1; i < n; i++)
+        c->v[i - 1] = a[i].v.u; /* numbers, doubles' bits, static strings' pointers */
+    uint32_t strs = 0;
+    copy &= ~(UINT32_C(1) << (n - 1)); /* the format is kept as a pointer */
+    for (; copy != 0; copy &= copy - 1) {
+#if defined(__GNUC__)
+        size_t i = n - 1 - (size_t)__builtin_ctz(copy);
+#else
+        size_t i = n - 1, b = copy;
+        while (!(b & 1)) {
+            b >>= 1;
+            i--;
+        }
+#endif
+        uint64_t v = 0;
+        if (a[i].v.s != NULL && (v = vp__text_keep(sb, a[i].v.s)) == 0)
+            return false;
+        c->v[i - 1] = v;
+        strs |= UINT32_C(1) << (i - 1);
+    }
+    c->n = (unsigned char)(n - 1);
+    c->strs = strs;
+    c->fmt = a[0].v.s;
+    return true;
+}
 /* Write a captured text into out (cap bytes), as vsnprintf would. */
 void vp__text_render(char *out, size_t cap, const vp__tcap *c, const vp__strbuf *sb);
 /* Write fmt with a[0 .. n-1] into out (cap bytes), as vsnprintf would. */

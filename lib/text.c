@@ -10,25 +10,11 @@
 
 #include "text-internal.h"
 
-static int vp__text_ctz(uint32_t b)
-{
-#if defined(__GNUC__)
-    return __builtin_ctz(b);
-#else
-    int k = 0;
-    while (!(b & 1)) {
-        b >>= 1;
-        k++;
-    }
-    return k;
-#endif
-}
-
 /* A captured string longer than this shows only its start: no text is that long. */
 #define STR_MAX 1023
 
 /* Copy a string into sb: its offset + 2 (1: the empty string), or 0 when out of memory. */
-static uint64_t keep(vp__strbuf *sb, const char *s)
+uint64_t vp__text_keep(vp__strbuf *sb, const char *s)
 {
     if (s[0] == '\0')
         return 1;
@@ -51,29 +37,6 @@ static uint64_t keep(vp__strbuf *sb, const char *s)
     uint64_t v = (uint64_t)sb->n + 2;
     sb->n += len + 1;
     return v;
-}
-
-bool vp__text_capture(vp__tcap *c, vp__strbuf *sb, const vp__targ *a, size_t n,
-                      uint32_t copy)
-{
-    if (n == 0 || n - 1 > VP__TEXT_MAX)
-        return false;
-    for (size_t i = 1; i < n; i++)
-        c->v[i - 1] = a[i].v.u; /* numbers, doubles' bits, static strings' pointers */
-    uint32_t strs = 0;
-    copy &= ~(UINT32_C(1) << (n - 1)); /* the format is kept as a pointer */
-    for (; copy != 0; copy &= copy - 1) {
-        size_t i = n - 1 - (size_t)vp__text_ctz(copy);
-        uint64_t v = 0;
-        if (a[i].v.s != NULL && (v = keep(sb, a[i].v.s)) == 0)
-            return false;
-        c->v[i - 1] = v;
-        strs |= UINT32_C(1) << (i - 1);
-    }
-    c->n = (unsigned char)(n - 1);
-    c->strs = strs;
-    c->fmt = a[0].v.s;
-    return true;
 }
 
 void vp__text_render(char *out, size_t cap, const vp__tcap *c, const vp__strbuf *sb)

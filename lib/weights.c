@@ -443,7 +443,7 @@ vp_status vp__fmt_parse(vp__fmt *f, const vp_model *m, const char *text, uint64_
         vp__fmt_init(f, m, NULL, false, parameters);
         return VP_OK;
     }
-    if (strncmp(text, "gguf-", 5) == 0) {
+    if (text[0] == 'g' && strncmp(text, "gguf-", 5) == 0) {
         if (m == NULL || m->format != VP_FORMAT_GGUF)
             return vp__error_set(err, VP_EUNSUPPORTED, NULL, "the format \"%.40s\" needs the "
                                  ".gguf file as the model", text);

@@ -227,6 +227,9 @@ struct vp_model {
     uint64_t wfmt[5][4][3][4];
     int big_ok;
     uint64_t big_tensor, big_linear;
+    /* the last path component of each logical tensor's name ("q_proj"), for LoRA targets */
+    int lt_last_ok;
+    const char *lt_last[VP__MAX_LT];
 };
 
 /* model.c */

@@ -290,8 +290,14 @@ void vp__model_cache(vp_model *m)
     m->wsum_ok = 0;
     m->wfmt_ok = 0;
     m->big_ok = 0;
+    m->lt_last_ok = 0;
     if (!m->has_lt)
         return;
+    for (int j = 0; j < m->lt.n; j++) {
+        const char *last = strrchr(m->lt.t[j].name, '.');
+        m->lt_last[j] = last ? last + 1 : m->lt.t[j].name;
+    }
+    m->lt_last_ok = 1;
     uint64_t dtype = m->q.dtype_bytes ? m->q.dtype_bytes : m->arch.dtype_bytes;
     m->wsum_ok = sum_tps(&m->lt, &m->q, dtype, m->wsum);
     /* the common named formats (a caller's "bf16", "fp8", "nf4", "nf4-dq" …) */

@@ -324,15 +324,33 @@ static item *add_item_(stage *s, int code, const char *id, uint64_t bytes, vp_ba
     return it;
 }
 
+/* An item without a text (a quiet stage: the solvers, a workload without texts). */
+static item *add_item_quiet(stage *s, int code, const char *id, uint64_t bytes, vp_basis basis,
+                            unsigned phases, vp_counter counter, unsigned moments)
+{
+    item *it = new_item(s, code, id, bytes, basis, phases, counter);
+    if (it != NULL) {
+        it->moments = moments;
+        s->moments |= moments != 0;
+    }
+    return it;
+}
+
+/* The text's arguments are evaluated only when the stage keeps texts (they have no side
+ * effects); the stage expression is evaluated twice (a variable at every call site). */
+#define ADD_ITEM_(s, code, id, bytes, basis, phases, counter, moments, ...)                    \
+    ((s)->quiet ? add_item_quiet((s), (code), (id), (bytes), (basis), (phases), (counter),    \
+                                 (moments))                                                   \
+                : add_item_((s), (code), (id), (bytes), (basis), (phases), (counter),         \
+                            (moments), VP__TEXT_ARGS(__VA_ARGS__)))
+
 /* A built-in item (ID_*): add_item(stage, code, bytes, basis, phases, counter, fmt, ...). */
 #define add_item(s, code, bytes, basis, phases, counter, ...)                                  \
-    add_item_((s), (code), NULL, (bytes), (basis), (phases), (counter), 0,                   \
-              VP__TEXT_ARGS(__VA_ARGS__))
+    ADD_ITEM_(s, code, NULL, bytes, basis, phases, counter, 0, __VA_ARGS__)
 
 /* An item of another id (a named reserve): add_named(stage, id, bytes, …, fmt, ...). */
 #define add_named(s, id, bytes, basis, phases, counter, ...)                                   \
-    add_item_((s), ID_OTHER, (id), (bytes), (basis), (phases), (counter), 0,                 \
-              VP__TEXT_ARGS(__VA_ARGS__))
+    ADD_ITEM_(s, ID_OTHER, id, bytes, basis, phases, counter, 0, __VA_ARGS__)
 
 /* ---- helpers ------------------------------------------------------------------------ */
 
@@ -416,8 +434,7 @@ static unsigned mo_phases(unsigned moments)
 /* A training item: live in `moments` (its phases are theirs):
  * add_titem(stage, code, bytes, basis, moments, counter, fmt, ...). */
 #define add_titem(s, code, bytes, basis, moments, counter, ...)                                \
-    add_item_((s), (code), NULL, (bytes), (basis), mo_phases(moments), (counter), (moments),  \
-              VP__TEXT_ARGS(__VA_ARGS__))
+    ADD_ITEM_(s, code, NULL, bytes, basis, mo_phases(moments), counter, moments, __VA_ARGS__)
 
 /* What compute() established before the task's own items. */
 typedef struct {

@@ -96,6 +96,7 @@ typedef struct {
     vp__strbuf sb;          /* the strings the items' texts captured (owned) */
     bool failed;            /* an item could not be stored (out of memory) */
     bool moments;           /* an item has moments (training) */
+    bool probe;             /* a solver's probe: its envelope is never read */
     uint64_t layers;        /* decoder layers on this stage */
     uint64_t kv_budget;     /* vLLM pool (capacity known) */
     bool kv_budget_known;
@@ -1057,11 +1058,16 @@ static bool stage_totals(stage *S, unsigned phases_used)
                 S->total[vp__ctz(ph)][it->counter] += b;
             continue;
         }
+        uint64_t *tc = &S->total[0][it->counter];
+        if (S->probe) { /* the totals only */
+            for (; !moments && ph != 0; ph &= ph - 1)
+                tc[(size_t)vp__ctz(ph) * (VP_COUNTER_DEVICE + 1)] += b;
+            continue;
+        }
         if (!(present & (UINT32_C(1) << k))) {
             memset(by_code[k], 0, sizeof(by_code[k]));
             present |= UINT32_C(1) << k;
         }
-        uint64_t *tc = &S->total[0][it->counter];
         for (; ph != 0; ph &= ph - 1) {
             int p = vp__ctz(ph);
             if (!moments)
@@ -1203,6 +1209,7 @@ static vp_status compute(vp_estimate *e, const vp__wl *w, uint64_t capacity, boo
         e->st[s].sb.n = 0;
         e->st[s].failed = false;
         e->st[s].moments = false;
+        e->st[s].probe = e->probing;
         e->st[s].kv_budget = 0;
         e->st[s].kv_budget_known = false;
         e->st[s].quiet = !how;

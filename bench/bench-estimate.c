@@ -337,6 +337,8 @@ int main(int argc, char **argv)
     vp_weights_options wg = VP_WEIGHTS_OPTIONS_INIT;
     wg.format = "gptq-int4-g128";
     wg.tensor_parallel = 2;
+    vp_weights_options wg64 = wg;
+    wg64.format = "gptq-int4-g64";
     vp_activations_options ai = VP_ACTIVATIONS_OPTIONS_INIT;
     ai.tokens = 4096;
     ai.sequences = 8;
@@ -357,7 +359,8 @@ int main(int argc, char **argv)
         { "vp_kv_cache_bytes (paged, 16-token blocks)", kv, &kvp },
         { "vp_weights_bytes (the model's bf16)", weights, &wo },
         { "vp_weights_bytes (nf4-dq, TP 2)", weights, &wq },
-        { "vp_weights_bytes (gptq-int4-g128, TP 2: not cached)", weights, &wg },
+        { "vp_weights_bytes (gptq-int4-g128, TP 2)", weights, &wg },
+        { "vp_weights_bytes (gptq-int4-g64, TP 2: not cached)", weights, &wg64 },
         { "vp_quant_metadata_bytes (nf4-dq, TP 2)", quant_meta, &wq },
         { "vp_activations_bytes (prefill 4k x 8)", activations, &ai },
         { "vp_activations_bytes (LoRA, full checkpointing)", activations, &at },

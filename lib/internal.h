@@ -222,9 +222,9 @@ struct vp_model {
     unsigned wsum_ok;
     uint64_t wsum[4][3][4];
     /* the same for the common named formats (weights.c fmt_slot(): 16-bit, fp32, fp8,
-     * nf4/fp4, nf4-dq/fp4-dq), bit 4 * slot + k of wfmt_ok */
+     * nf4/fp4, nf4-dq/fp4-dq, gptq-int4-g128, awq-int4-g128), bit 4 * slot + k of wfmt_ok */
     uint32_t wfmt_ok;
-    uint64_t wfmt[5][4][3][4];
+    uint64_t wfmt[7][4][3][4];
     int big_ok;
     uint64_t big_tensor, big_linear;
     /* the last path component of each logical tensor's name ("q_proj"), for LoRA targets */

@@ -225,7 +225,7 @@ bool vp__weights_sum(const vp__ltlist *l, const vp__qformat *q, uint64_t dtype_b
 
 /* The slot of a named format in the model's cache (vp__model_cache()), or -1: the sums
  * depend on the method, its parameters and the bytes of unquantized values only. */
-#define FMT_SLOTS 5
+#define FMT_SLOTS 7
 static int fmt_slot(const vp__qformat *q, uint64_t dtype, uint64_t model_dtype)
 {
     switch (q->method) {
@@ -235,6 +235,10 @@ static int fmt_slot(const vp__qformat *q, uint64_t dtype, uint64_t model_dtype)
         return q->per_channel && !q->block_rows && dtype == model_dtype ? 2 : -1;
     case VP__Q_BNB4:
         return dtype == model_dtype ? (q->double_quant ? 4 : 3) : -1;
+    case VP__Q_GPTQ:
+        return q->bits == 4 && q->group == 128 && dtype == model_dtype ? 5 : -1;
+    case VP__Q_AWQ:
+        return q->bits == 4 && q->group == 128 && dtype == model_dtype ? 6 : -1;
     default:
         return -1;
     }
@@ -301,11 +305,25 @@ void vp__model_cache(vp_model *m)
     uint64_t dtype = m->q.dtype_bytes ? m->q.dtype_bytes : m->arch.dtype_bytes;
     m->wsum_ok = sum_tps(&m->lt, &m->q, dtype, m->wsum);
     /* the common named formats (a caller's "bf16", "fp8", "nf4", "nf4-dq" …) */
-    static const char *const names[FMT_SLOTS] = { "bf16", "fp32", "fp8", "nf4", "nf4-dq" };
+    /* as vp__qformat_parse() gives "bf16", "fp32", "fp8", "nf4", "nf4-dq", "gptq-int4-g128"
+     * and "awq-int4-g128" (the name does not change a sum) */
+    static const struct { vp__qmethod method; bool dq, pc; uint64_t bits, group, dtype; }
+        fmts[FMT_SLOTS] = { { VP__Q_NONE, false, false, 0, 0, 2 },
+                            { VP__Q_NONE, false, false, 0, 0, 4 },
+                            { VP__Q_FP8, false, true, 0, 0, 0 },
+                            { VP__Q_BNB4, false, false, 0, 0, 0 },
+                            { VP__Q_BNB4, true, false, 0, 0, 0 },
+                            { VP__Q_GPTQ, false, false, 4, 128, 0 },
+                            { VP__Q_AWQ, false, false, 4, 128, 0 } };
     for (int slot = 0; slot < FMT_SLOTS; slot++) {
         vp__qformat q;
-        if (vp__qformat_parse(&q, names[slot]) != VP_OK)
-            continue;
+        memset(&q, 0, sizeof(q));
+        q.method = fmts[slot].method;
+        q.double_quant = fmts[slot].dq;
+        q.per_channel = fmts[slot].pc;
+        q.bits = fmts[slot].bits;
+        q.group = fmts[slot].group;
+        q.dtype_bytes = fmts[slot].dtype;
         uint64_t d = q.dtype_bytes ? q.dtype_bytes : m->arch.dtype_bytes;
         if (fmt_slot(&q, d, m->arch.dtype_bytes) != slot)
             continue;

@@ -374,6 +374,40 @@ vp_status vp__model_weights(const vp_model *m, const vp__qformat *fmt, uint64_t 
                : VP_EOVERFLOW;
 }
 
+/* "<prefix><digits>-g<digits>" and nothing else, each number of 1 to 9 digits: what
+ * sscanf("<prefix>%u-g%u%c") == 2 reads from such a text, without its cost; any other text
+ * (signs, spaces, longer numbers) is left to sscanf. */
+static bool canonical_bits_group(const char *text, const char *prefix, unsigned *bits,
+                                 unsigned *group)
+{
+    size_t n = strlen(prefix);
+    if (strncmp(text, prefix, n) != 0)
+        return false;
+    const char *p = text + n;
+    unsigned v[2];
+    for (int k = 0; k < 2; k++) {
+        int d = 0;
+        v[k] = 0;
+        while (p[d] >= '0' && p[d] <= '9' && d < 10) {
+            v[k] = v[k] * 10 + (unsigned)(p[d] - '0');
+            d++;
+        }
+        if (d == 0 || d > 9)
+            return false;
+        p += d;
+        if (k == 0) {
+            if (p[0] != '-' || p[1] != 'g')
+                return false;
+            p += 2;
+        }
+    }
+    if (*p != '\0')
+        return false;
+    *bits = v[0];
+    *group = v[1];
+    return true;
+}
+
 /* Sheet weight formats: fp32 bf16 fp16 | fp8 int8 (per-channel fp32 scales) | fp8-block128
  * | nf4 fp4 (bitsandbytes, 64-value blocks) nf4-dq fp4-dq (double quantization) |
  * int8-bnb (LLM.int8) | gptq-int<b>-g<g> | awq-int4-g<g> | mxfp4. */
@@ -406,12 +440,14 @@ vp_status vp__qformat_parse(vp__qformat *out, const char *text)
         q.method = VP__Q_BNB8;
     } else if (EQ("mxfp4")) {
         q.method = VP__Q_MXFP4;
-    } else if (sscanf(text, "gptq-int%u-g%u%c", &bits, &group, &tail) == 2 && bits >= 2 &&
+    } else if ((canonical_bits_group(text, "gptq-int", &bits, &group) ||
+                sscanf(text, "gptq-int%u-g%u%c", &bits, &group, &tail) == 2) && bits >= 2 &&
                bits <= 8 && group >= 1 && group <= 4096) {
         q.method = VP__Q_GPTQ;
         q.bits = bits;
         q.group = group;
-    } else if (sscanf(text, "awq-int%u-g%u%c", &bits, &group, &tail) == 2 && bits == 4 &&
+    } else if ((canonical_bits_group(text, "awq-int", &bits, &group) ||
+                sscanf(text, "awq-int%u-g%u%c", &bits, &group, &tail) == 2) && bits == 4 &&
                group >= 1 && group <= 4096) {
         q.method = VP__Q_AWQ;
         q.bits = 4;

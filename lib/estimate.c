@@ -7,29 +7,45 @@
  * an item equals the public vp_*_bytes() function's result by construction. What stays here
  * is what composes them: which items a task has, their phases and moments, the framework
  * profiles, layouts' communication buffers, named reserves, the totals. Formulas and their
- * sources: docs/estimate.md. Item storage grows on the first runs and is kept, so repeated
- * vp_estimate_run() / vp_fit() calls on one estimate allocate nothing.
+ * sources: docs/estimate.md.
+ *
+ * Speed: a run computes numbers only. The "how" texts, warnings and assumptions keep their
+ * printf-style call sites, but are captured (format + values, text-internal.h) and written
+ * on first access. The estimate object holds the storage a typical workload needs (one
+ * stage, 24 items) in one allocation; larger ones grow on the first runs and are kept, so
+ * repeated vp_estimate_run() / vp_fit() calls on one estimate allocate nothing.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "text-internal.h"
 #include "workload-internal.h"
 
 #define MAX_STAGES VP__LIM_STAGES
 #define MAX_NOTES 32                     /* unknown items: one per item id at most */
 #define MAX_WARNINGS ((int)VP__LIM_STAGES + 32) /* one per stage at most, and a few others */
+#define MAX_ASSUMPTIONS 16               /* a fixed, small set of call sites */
+#define INLINE_ITEMS 24                  /* stage 0's items held in the object itself */
+#define INLINE_WARNINGS 8
+#define TEXT_SIZE 200                    /* a how text, warning or assumption: 199 bytes */
 #define GIB VP__GIB
 #define MIB VP__MIB
 #define mul_sat vp__mul_sat
+#define LIT VP__LIT /* a string of static storage in a text: kept as a pointer */
 #define add_sat vp__add_sat
 
 /* An item id: the longest is "reserve:" + a sheet key (at most 63 bytes): ids are whole. */
 #define ID_SIZE (sizeof("reserve:") + sizeof(((vp__entry *)0)->key))
 
+/* A text written on first access (lazy) or at once. */
 typedef struct {
-    char id[ID_SIZE];
-    char how[200];
+    bool lazy;              /* cap holds the format and values; text is not written yet */
+    vp__tcap cap;
+    char text[TEXT_SIZE];
+} ltext;
+
+typedef struct {
     uint64_t bytes;
     vp_basis basis;
     unsigned phases;
@@ -37,6 +53,8 @@ typedef struct {
     bool unique;            /* no other item of the stage has this id (named reserves) */
     unsigned moments;       /* training: the moments it is live in (0: all of its phases) */
     unsigned char code;     /* index of a built-in id in builtin_ids, 0 for any other id */
+    char id[ID_SIZE];       /* code 0 only: a built-in id is builtin_ids[code] */
+    ltext how;
 } item;
 
 /* The built-in item ids (docs/estimate.md): the envelope sums them by index. */
@@ -49,14 +67,20 @@ static const char *const builtin_ids[] = {
     "cuda_context", "workspace", "allocator_slack", "comm_buffers", "export_transient"
 };
 #define ID_CODES ((int)(sizeof(builtin_ids) / sizeof(builtin_ids[0])))
-#define LEN(lit) (sizeof(lit) - 1)
-static const unsigned char builtin_len[] = {
-    0, LEN("weights"), LEN("quant_metadata"), LEN("unquantized_modules"), LEN("load_transient"),
-    LEN("kv_cache"), LEN("activations"), LEN("logits"), LEN("gradients"), LEN("optimizer_state"),
-    LEN("master_weights"), LEN("adapter"), LEN("cuda_context"), LEN("workspace"),
-    LEN("allocator_slack"), LEN("comm_buffers"), LEN("export_transient")
-};
-#undef LEN
+
+static const char *item_id(const item *it)
+{
+    return it->code ? builtin_ids[it->code] : it->id;
+}
+
+/* The code of an id when it is a built-in one, else ID_OTHER. */
+static int id_code(const char *id)
+{
+    for (int k = 1; k < ID_CODES; k++)
+        if (id[0] == builtin_ids[k][0] && strcmp(id, builtin_ids[k]) == 0)
+            return k;
+    return ID_OTHER;
+}
 
 /* The moments of a training step (docs/estimate.md, "Moments"): a phase total is the
  * largest of its moments. */
@@ -66,9 +90,13 @@ enum { MO_LOAD, MO_FWD, MO_BWD_LOSS, MO_BWD_TOP, MO_BWD_BOTTOM, MO_STEP, MO_EVAL
 /* A pipeline stage: the items of each of its GPUs (tensor-parallel ranks and data-parallel
  * replicas of a stage are identical), and their totals, checked once per run. */
 typedef struct {
-    item *items;            /* grown on demand and kept across runs (owned) */
+    item *items;            /* grown on demand and kept across runs */
     size_t n, cap;
+    bool heap;              /* items is owned (else the estimate's inline_items) */
+    vp__strbuf sb;          /* the strings the items' texts captured (owned) */
     bool failed;            /* an item could not be stored (out of memory) */
+    bool moments;           /* an item has moments (training) */
+    bool probe;             /* a solver's probe: its envelope is never read */
     uint64_t layers;        /* decoder layers on this stage */
     uint64_t kv_budget;     /* vLLM pool (capacity known) */
     bool kv_budget_known;
@@ -84,23 +112,28 @@ typedef struct {
 } note;
 
 struct vp_estimate {
-    stage st[MAX_STAGES];
     int n_stages;
+    int n_init;             /* stages whose storage is initialized */
     uint64_t tp, pp, dp;
     unsigned phases_used;
     bool weights_only_known;
     uint64_t weights_only;
-    note unknown[MAX_NOTES];
     int n_unknown;
-    char warning[MAX_WARNINGS][200];
-    int n_warning;
-    char assumption[MAX_NOTES][200];
+    int n_warning, cap_warning;
     int n_assumption;
     bool vllm_known;
+    bool probing;           /* a solver's probe: no texts at all (fits()) */
     uint64_t vllm_budget, vllm_blocks, vllm_tokens;
     bool trainable_known;
     uint64_t trainable;
     vp__host host;              /* llama.cpp / Ollama: what stays in host RAM (llamacpp.c) */
+    ltext *warning;         /* inline_warning, or grown (owned) */
+    vp__strbuf nsb;         /* the strings the warnings and assumptions captured (owned) */
+    note unknown[MAX_NOTES];
+    ltext assumption[MAX_ASSUMPTIONS];
+    ltext inline_warning[INLINE_WARNINGS];
+    item inline_items[INLINE_ITEMS];
+    stage st[MAX_STAGES];   /* only the first n_init are initialized */
 };
 
 const vp__host *vp__estimate_host(const vp_estimate *e)
@@ -131,84 +164,74 @@ const vp__host *vp__estimate_host(const vp_estimate *e)
 static const char *fw_name(int fw)
 {
     static const char *const names[] = { "none", "none", "vllm", "transformers", "llama.cpp",
-                                         "other", "sglang" };
+                                         "other", "ollama", "sglang" };
     return names[fw];
 }
 
-/* vsnprintf for the "how" texts, assumptions and warnings, several times faster than the C
- * library's (an estimate formats one per item): %s, %u, %llu and %% give the same output
- * and the same truncation; false (nothing usable written) at any other conversion, for
- * vsnprintf to do. */
-static bool fmt_how(char *out, size_t cap, const char *f, va_list ap)
-{
-    size_t n = 0, room = cap - 1;
-    while (*f && n < room) {
-        const char *pct = strchr(f, '%');
-        size_t lit = pct ? (size_t)(pct - f) : strlen(f);
-        if (lit > room - n)
-            lit = room - n;
-        memcpy(out + n, f, lit);
-        n += lit;
-        if (pct == NULL || n == room)
-            break;
-        f = pct + 1;
-        if (*f == '%') {
-            out[n++] = '%';
-        } else if (*f == 's') {
-            const char *str = va_arg(ap, const char *);
-            str = str ? str : "(null)";
-            size_t k = strlen(str);
-            if (k > room - n)
-                k = room - n;
-            memcpy(out + n, str, k);
-            n += k;
-        } else if (*f == 'u' || (f[0] == 'l' && f[1] == 'l' && f[2] == 'u')) {
-            unsigned long long v;
-            if (*f == 'u') {
-                v = va_arg(ap, unsigned);
-            } else {
-                v = va_arg(ap, unsigned long long);
-                f += 2;
-            }
-            char dig[24];
-            int k = 0;
-            do
-                dig[k++] = (char)('0' + v % 10);
-            while ((v /= 10) != 0);
-            while (k > 0 && n < room)
-                out[n++] = dig[--k];
-        } else {
-            return false;
-        }
-        f++;
-    }
-    out[n] = '\0';
-    return true;
-}
+/* ---- texts ----------------------------------------------------------------------------- */
 
+/* A text now, from a va_list (the eager path of add_itemv). */
 static void format_text(char *out, size_t cap, const char *fmt, va_list ap) VP__PRINTF(3, 0);
 static void format_text(char *out, size_t cap, const char *fmt, va_list ap)
 {
-    va_list ap2;
-    va_copy(ap2, ap);
-    if (!fmt_how(out, cap, fmt, ap2))
-        vsnprintf(out, cap, fmt, ap);
-    va_end(ap2);
+    vsnprintf(out, cap, fmt, ap);
 }
 
-static void add_warning(vp_estimate *e, const char *fmt, ...) VP__PRINTF(2, 3);
-static void add_warning(vp_estimate *e, const char *fmt, ...)
+/* Capture a text (a[0] the format), or write it at once when it cannot be captured. */
+static void text_set(ltext *t, vp__strbuf *sb, const vp__targ *a, size_t n, uint32_t copy)
+{
+    t->lazy = vp__text_capture(&t->cap, sb, a, n, copy);
+    if (!t->lazy)
+        vp__text_format(t->text, sizeof(t->text), a[0].v.s, a + 1, n - 1);
+}
+
+/* The text, written on first access (the estimate's own storage: not const in fact). */
+static const char *text_get(const ltext *t, const vp__strbuf *sb)
+{
+    if (t->lazy) {
+        ltext *w = (ltext *)(uintptr_t)t;
+        vp__text_render(w->text, sizeof(w->text), &w->cap, sb);
+        w->lazy = false;
+    }
+    return t->text;
+}
+
+/* A short text built at once (parts of how texts), without the C library's printf. */
+#define text_now(out, ...) text_now_((out), sizeof(out), VP__TEXT_ARGS(__VA_ARGS__))
+static void text_now_(char *out, size_t cap, const vp__targ *a, size_t n, uint32_t copy)
+{
+    (void)copy;
+    vp__text_format(out, cap, a[0].v.s, a + 1, n - 1);
+}
+
+#define add_warning(e, ...) add_warning_((e), VP__TEXT_ARGS(__VA_ARGS__))
+static void add_warning_(vp_estimate *e, const vp__targ *a, size_t n, uint32_t copy)
 {
     if (e->n_warning >= MAX_WARNINGS)
         return;
-    if (e->n_warning == MAX_WARNINGS - 1) { /* never reached by a valid sheet; never silent */
-        snprintf(e->warning[e->n_warning++], sizeof(e->warning[0]), "further warnings omitted");
+    if (e->n_warning == e->cap_warning) {
+        int cap = e->cap_warning * 2 < MAX_WARNINGS ? e->cap_warning * 2 : MAX_WARNINGS;
+        ltext *g = e->warning == e->inline_warning ? malloc((size_t)cap * sizeof(*g))
+                   : realloc(e->warning, (size_t)cap * sizeof(*g));
+        if (g == NULL)
+            return; /* a warning less, never a wrong figure */
+        if (e->warning == e->inline_warning)
+            memcpy(g, e->inline_warning, sizeof(e->inline_warning));
+        e->warning = g;
+        e->cap_warning = cap;
+    }
+    ltext *t = &e->warning[e->n_warning++];
+    if (e->probing) { /* a solver's probe: counted, never read */
+        t->lazy = false;
+        t->text[0] = '\0';
         return;
     }
-    va_list ap;
-    va_start(ap, fmt);
-    format_text(e->warning[e->n_warning++], sizeof(e->warning[0]), fmt, ap);
-    va_end(ap);
+    if (e->n_warning == MAX_WARNINGS) { /* never reached by a valid sheet; never silent */
+        t->lazy = false;
+        snprintf(t->text, sizeof(t->text), "further warnings omitted");
+        return;
+    }
+    text_set(t, &e->nsb, a, n, copy);
 }
 
 static void add_unknown(vp_estimate *e, const char *id, const char *needs)
@@ -224,48 +247,50 @@ static void add_unknown(vp_estimate *e, const char *id, const char *needs)
 }
 
 /* What the estimate took for granted because the workload was silent (shown first). */
-static void add_assumption(vp_estimate *e, const char *fmt, ...) VP__PRINTF(2, 3);
-static void add_assumption(vp_estimate *e, const char *fmt, ...)
+#define add_assumption(e, ...) add_assumption_((e), VP__TEXT_ARGS(__VA_ARGS__))
+static void add_assumption_(vp_estimate *e, const vp__targ *a, size_t n, uint32_t copy)
 {
-    if (e->n_assumption >= MAX_NOTES)
+    if (e->n_assumption >= MAX_ASSUMPTIONS)
         return; /* a fixed, small set of call sites: never reached */
-    va_list ap;
-    va_start(ap, fmt);
-    format_text(e->assumption[e->n_assumption++], sizeof(e->assumption[0]), fmt, ap);
-    va_end(ap);
+    ltext *t = &e->assumption[e->n_assumption++];
+    if (e->probing) { /* a solver's probe: counted, never read */
+        t->lazy = false;
+        t->text[0] = '\0';
+        return;
+    }
+    text_set(t, &e->nsb, a, n, copy);
 }
 
-static item *add_itemv(stage *s, int code, const char *id, uint64_t bytes, vp_basis basis,
-                       unsigned phases, vp_counter counter, const char *fmt, va_list ap)
-    VP__PRINTF(8, 0);
-static item *add_itemv(stage *s, int code, const char *id, uint64_t bytes, vp_basis basis,
-                       unsigned phases, vp_counter counter, const char *fmt, va_list ap)
+/* A new item of the stage: its id (code, or id for another one) and numbers; the text is
+ * the caller's to set. */
+static item *new_item(stage *s, int code, const char *id, uint64_t bytes, vp_basis basis,
+                      unsigned phases, vp_counter counter)
 {
     if (s->n == s->cap) {
         /* grown once and kept: later runs on the same estimate allocate nothing */
         size_t cap = s->cap ? s->cap * 2 : 32;
-        item *grown = realloc(s->items, cap * sizeof(*grown));
+        item *grown = s->heap ? realloc(s->items, cap * sizeof(*grown))
+                              : malloc(cap * sizeof(*grown));
         if (grown == NULL) {
             s->failed = true;
             return NULL;
         }
+        if (!s->heap && s->n)
+            memcpy(grown, s->items, s->n * sizeof(*grown));
+        s->heap = true;
         s->items = grown;
         s->cap = cap;
     }
-    item *it = &s->items[s->n++];
-    size_t idl;
-    if (id == NULL) {
-        id = builtin_ids[code];
-        idl = builtin_len[code];
-    } else {
-        idl = strlen(id);
+    item *it = &s->items[s->n];
+    if (code == ID_OTHER) {
+        size_t idl = id != NULL ? strlen(id) : sizeof(it->id);
+        if (idl >= sizeof(it->id)) { /* cannot happen: ids are built-in names or reserve keys */
+            s->failed = true;
+            return NULL;
+        }
+        memcpy(it->id, id, idl + 1);
     }
-    if (idl >= sizeof(it->id)) { /* cannot happen: ids are built-in names or reserve keys */
-        s->n--;
-        s->failed = true;
-        return NULL;
-    }
-    memcpy(it->id, id, idl + 1);
+    s->n++;
     it->bytes = bytes;
     it->basis = basis;
     it->phases = phases;
@@ -273,40 +298,67 @@ static item *add_itemv(stage *s, int code, const char *id, uint64_t bytes, vp_ba
     it->unique = false;
     it->moments = 0;
     it->code = (unsigned char)code;
-    if (s->quiet) { /* the solvers need bytes, not accounts */
-        it->how[0] = '\0';
-        return it;
+    it->how.lazy = false;
+    it->how.text[0] = '\0';
+    return it;
+}
+
+/* An item with its how text from a va_list (formatted at once; for callers that hold a
+ * va_list: add_item() and the others capture instead). */
+static item *add_itemv(stage *s, int code, const char *id, uint64_t bytes, vp_basis basis,
+                       unsigned phases, vp_counter counter, const char *fmt, va_list ap)
+    VP__PRINTF(8, 0) VP__UNUSED;
+static item *add_itemv(stage *s, int code, const char *id, uint64_t bytes, vp_basis basis,
+                       unsigned phases, vp_counter counter, const char *fmt, va_list ap)
+{
+    item *it = new_item(s, code, id, bytes, basis, phases, counter);
+    if (it != NULL && !s->quiet) /* the solvers need bytes, not accounts */
+        format_text(it->how.text, sizeof(it->how.text), fmt, ap);
+    return it;
+}
+
+/* An item with its how text captured (a[0] the format), written when read. */
+static item *add_item_(stage *s, int code, const char *id, uint64_t bytes, vp_basis basis,
+                       unsigned phases, vp_counter counter, unsigned moments,
+                       const vp__targ *a, size_t n, uint32_t copy)
+{
+    item *it = new_item(s, code, id, bytes, basis, phases, counter);
+    if (it == NULL)
+        return NULL;
+    it->moments = moments;
+    s->moments |= moments != 0;
+    if (!s->quiet)
+        text_set(&it->how, &s->sb, a, n, copy);
+    return it;
+}
+
+/* An item without a text (a quiet stage: the solvers, a workload without texts). */
+static item *add_item_quiet(stage *s, int code, const char *id, uint64_t bytes, vp_basis basis,
+                            unsigned phases, vp_counter counter, unsigned moments)
+{
+    item *it = new_item(s, code, id, bytes, basis, phases, counter);
+    if (it != NULL) {
+        it->moments = moments;
+        s->moments |= moments != 0;
     }
-    format_text(it->how, sizeof(it->how), fmt, ap);
     return it;
 }
 
-/* A built-in item (ID_*). */
-static item *add_item(stage *s, int code, uint64_t bytes, vp_basis basis, unsigned phases,
-                      vp_counter counter, const char *fmt, ...) VP__PRINTF(7, 8);
-static item *add_item(stage *s, int code, uint64_t bytes, vp_basis basis, unsigned phases,
-                      vp_counter counter, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    item *it = add_itemv(s, code, NULL, bytes, basis, phases, counter, fmt, ap);
-    va_end(ap);
-    return it;
-}
+/* The text's arguments are evaluated only when the stage keeps texts (they have no side
+ * effects); the stage expression is evaluated twice (a variable at every call site). */
+#define ADD_ITEM_(s, code, id, bytes, basis, phases, counter, moments, ...)                    \
+    ((s)->quiet ? add_item_quiet((s), (code), (id), (bytes), (basis), (phases), (counter),    \
+                                 (moments))                                                   \
+                : add_item_((s), (code), (id), (bytes), (basis), (phases), (counter),         \
+                            (moments), VP__TEXT_ARGS(__VA_ARGS__)))
 
-/* An item of another id (a named reserve). */
-static item *add_named(stage *s, const char *id, uint64_t bytes, vp_basis basis,
-                       unsigned phases, vp_counter counter, const char *fmt, ...)
-    VP__PRINTF(7, 8);
-static item *add_named(stage *s, const char *id, uint64_t bytes, vp_basis basis,
-                       unsigned phases, vp_counter counter, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    item *it = add_itemv(s, ID_OTHER, id, bytes, basis, phases, counter, fmt, ap);
-    va_end(ap);
-    return it;
-}
+/* A built-in item (ID_*): add_item(stage, code, bytes, basis, phases, counter, fmt, ...). */
+#define add_item(s, code, bytes, basis, phases, counter, ...)                                  \
+    ADD_ITEM_(s, code, NULL, bytes, basis, phases, counter, 0, __VA_ARGS__)
+
+/* An item of another id (a named reserve): add_named(stage, id, bytes, …, fmt, ...). */
+#define add_named(s, id, bytes, basis, phases, counter, ...)                                   \
+    ADD_ITEM_(s, ID_OTHER, id, bytes, basis, phases, counter, 0, __VA_ARGS__)
 
 /* An item of serving.c (SGLang, [draft], serving-time adapters): a built-in id keeps its
  * code. */
@@ -351,6 +403,8 @@ static uint64_t vllm_nontorch(uint64_t tp, uint64_t pp)
 /* The largest linear (rows × cols values, one instance, split by TP). */
 static uint64_t largest_linear(const vp_model *m, uint64_t tp, bool *ovf)
 {
+    if (m->big_ok)
+        return vp__div_ceil_u64(m->big_linear, tp);
     uint64_t big = 0;
     for (int j = 0; j < m->lt.n; j++)
         if (m->lt.t[j].kind == VP__K_LINEAR || m->lt.t[j].kind == VP__K_EXPERT) {
@@ -397,20 +451,10 @@ static unsigned mo_phases(unsigned moments)
            (moments & MO(MO_EXPORT) ? PH(VP_PHASE_EXPORT) : 0);
 }
 
-/* A training item: live in `moments` (its phases are theirs). */
-static item *add_titem(stage *s, int code, uint64_t bytes, vp_basis basis, unsigned moments,
-                       vp_counter counter, const char *fmt, ...) VP__PRINTF(7, 8);
-static item *add_titem(stage *s, int code, uint64_t bytes, vp_basis basis, unsigned moments,
-                       vp_counter counter, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    item *it = add_itemv(s, code, NULL, bytes, basis, mo_phases(moments), counter, fmt, ap);
-    va_end(ap);
-    if (it != NULL)
-        it->moments = moments;
-    return it;
-}
+/* A training item: live in `moments` (its phases are theirs):
+ * add_titem(stage, code, bytes, basis, moments, counter, fmt, ...). */
+#define add_titem(s, code, bytes, basis, moments, counter, ...)                                \
+    ADD_ITEM_(s, code, NULL, bytes, basis, mo_phases(moments), counter, moments, __VA_ARGS__)
 
 /* A multimodal model (lib/vision.c): the vision encoder's and the projector's weights, as
  * items of their own on the first stage, and for inference the encoder's activations for
@@ -565,11 +609,11 @@ static vp_status compute_training(vp_estimate *e, const train_in *in, vp_error *
                  w->optimizer == VP_OPTIMIZER_PAGED_ADAMW_8BIT;
     char recipe[160] = "";
     if (full)
-        snprintf(recipe, sizeof(recipe), "%s weights and gradients, %s, states in %s",
+        text_now(recipe, "%s weights and gradients, %s, states in %s",
                  dtype_name(wbytes), master ? "fp32 master copy" : "no master copy",
                  eight_bit ? "8-bit" : dtype_name(sbytes));
     else if (!e->st[0].quiet)
-        snprintf(recipe, sizeof(recipe), "frozen %s base, fp32 adapters, states in %s",
+        text_now(recipe, "frozen %s base, fp32 adapters, states in %s",
                  quantized ? fmt->name : dtype_name(wbytes), eight_bit ? "8-bit" : dtype_name(sbytes));
     if (full && !w->master_set && !w->od_bytes && w->optimizer != VP_OPTIMIZER_NONE &&
         w->optimizer != VP_OPTIMIZER_SGD)
@@ -683,16 +727,17 @@ static vp_status compute_training(vp_estimate *e, const train_in *in, vp_error *
             const char *tail = gathered ? ", sharded over the data-parallel ranks (FSDP/ZeRO-3)"
                                : N > 1 ? ", replicated on every data-parallel rank" : "";
             add_titem(S, ID_WEIGHTS, wr.role[0], in->wbasis, mo_all, VP_COUNTER_ALLOCATED,
-                      "%s%s%s", in->whow, lora ? " (frozen)" : "", tail);
+                      "%s%s%s", in->whow, LIT(lora ? " (frozen)" : ""), LIT(tail));
             if (wr.role[1])
                 add_titem(S, ID_QUANT_METADATA, wr.role[1], in->wbasis, mo_all,
                           VP_COUNTER_ALLOCATED, "quantization constants of the frozen %s base%s",
-                          fmt ? fmt->name : "", gathered ? ", sharded" : "");
+                          fmt ? fmt->name : "", LIT(gathered ? ", sharded" : ""));
             if (wr.role[2])
                 add_titem(S, ID_UNQUANTIZED, wr.role[2], in->wbasis, mo_all,
                           VP_COUNTER_ALLOCATED, "embeddings, lm_head and norms kept in %s%s%s",
-                          dtype_name(unq ? unq : wbytes), unq == 4 ? " (unquantized_dtype: "
-                          "PEFT's k-bit preparation upcasts them)" : "", gathered ? ", sharded" : "");
+                          LIT(dtype_name(unq ? unq : wbytes)), LIT(unq == 4 ? " (unquantized_"
+                          "dtype: PEFT's k-bit preparation upcasts them)" : ""),
+                          LIT(gathered ? ", sharded" : ""));
         }
         if (is_first && weights_known)
             (void)add_vision(e, S, w, F->m, wbytes, mo_phases(mo_all), mo_all, &ovf);
@@ -719,20 +764,20 @@ static vp_status compute_training(vp_estimate *e, const train_in *in, vp_error *
                                              : MO(MO_BWD_BOTTOM) | MO(MO_STEP);
             add_titem(S, ID_GRADIENTS, opt.gradients, VP_BASIS_COMPUTED, gmo, VP_COUNTER_ALLOCATED,
                       "%llu trainable values × %llu B%s%s", (unsigned long long)trainable,
-                      (unsigned long long)gbytes, zero2 ? ", sharded (ZeRO-2/3, FSDP)" : "",
-                      w->grad_accum > 1 ? "; accumulated over the micro-batches"
-                                        : "; complete once backward reaches the first layer");
+                      (unsigned long long)gbytes, LIT(zero2 ? ", sharded (ZeRO-2/3, FSDP)" : ""),
+                      LIT(w->grad_accum > 1 ? "; accumulated over the micro-batches"
+                                            : "; complete once backward reaches the first layer"));
             if (w->optimizer != VP_OPTIMIZER_NONE && w->optimizer != VP_OPTIMIZER_SGD)
                 add_titem(S, ID_OPTIMIZER_STATE, opt.states,
                           opt.estimated ? VP_BASIS_ESTIMATED : VP_BASIS_COMPUTED, MO_STEPS,
                           paged ? VP_COUNTER_DEVICE : VP_COUNTER_ALLOCATED,
-                          "%s states, %llu values%s; recipe: %s%s", opt_name(w->optimizer),
-                          (unsigned long long)trainable, zero1 ? ", sharded" : "", recipe,
-                          paged ? "; paged: CUDA managed memory" : "");
+                          "%s states, %llu values%s; recipe: %s%s", LIT(opt_name(w->optimizer)),
+                          (unsigned long long)trainable, LIT(zero1 ? ", sharded" : ""), recipe,
+                          LIT(paged ? "; paged: CUDA managed memory" : ""));
             if (master)
                 add_titem(S, ID_MASTER, opt.master, VP_BASIS_COMPUTED, MO_STEPS,
                           VP_COUNTER_ALLOCATED, "fp32 master copy of %llu values; recipe: %s%s",
-                          (unsigned long long)trainable, recipe, zero1 ? ", sharded" : "");
+                          (unsigned long long)trainable, recipe, LIT(zero1 ? ", sharded" : ""));
             /* the step's own temporaries (docs/estimate.md, "Optimizer step") */
             uint64_t temp = 0;
             const char *why = "";
@@ -767,17 +812,18 @@ static vp_status compute_training(vp_estimate *e, const train_in *in, vp_error *
             add_titem(S, ID_ACTIVATIONS, act, VP_BASIS_ESTIMATED,
                       MO(MO_FWD) | MO(MO_BWD_LOSS) | MO(MO_BWD_TOP), VP_COUNTER_ALLOCATED,
                       "%s: %llu layers, s %llu × b %llu, %llu-byte values%s%s%s",
-                      w->checkpointing == VP_CHECKPOINTING_FULL ? "checkpointed layer inputs 2sbh"
-                      : "saved per layer s·b·(12h (+4h) + 2(nq+2nkv)d + 2nq·d + 8f)",
+                      LIT(w->checkpointing == VP_CHECKPOINTING_FULL
+                          ? "checkpointed layer inputs 2sbh"
+                          : "saved per layer s·b·(12h (+4h) + 2(nq+2nkv)d + 2nq·d + 8f)"),
                       (unsigned long long)nl, (unsigned long long)s, (unsigned long long)b,
-                      (unsigned long long)ac.residual_bytes, is_last ? " + the final norm" : "",
-                      ac.inflight > 1 ? " × micro-batches in flight" : "",
-                      w->tp > 1 ? "; heads and MLP split by TP" : "");
+                      (unsigned long long)ac.residual_bytes, LIT(is_last ? " + the final norm" : ""),
+                      LIT(ac.inflight > 1 ? " × micro-batches in flight" : ""),
+                      LIT(w->tp > 1 ? "; heads and MLP split by TP" : ""));
             add_titem(S, ID_ACTIVATIONS, ac.layer, VP_BASIS_ESTIMATED, MO_BWD_LAYER,
                       VP_COUNTER_ALLOCATED, "backward through one layer: %s and its gradients (%s)",
-                      w->checkpointing == VP_CHECKPOINTING_FULL ? "the layer recomputed"
-                                                                : "its saved activations",
-                      a->experts ? "k experts' MLP" : "the largest layer");
+                      LIT(w->checkpointing == VP_CHECKPOINTING_FULL ? "the layer recomputed"
+                                                                    : "its saved activations"),
+                      LIT(a->experts ? "k experts' MLP" : "the largest layer"));
             if (is_last) {
                 const char *how;
                 switch (ce) {
@@ -802,16 +848,16 @@ static vp_status compute_training(vp_estimate *e, const train_in *in, vp_error *
                 add_titem(S, ID_LOGITS, ac.logits_fwd, VP_BASIS_ESTIMATED, MO(MO_FWD),
                           VP_COUNTER_ALLOCATED, "at the loss, s·b·V = %llu·%llu·%llu: %s",
                           (unsigned long long)s, (unsigned long long)b,
-                          (unsigned long long)a->vocab, how);
+                          (unsigned long long)a->vocab, LIT(how));
                 add_titem(S, ID_LOGITS, ac.logits_bwd, VP_BASIS_ESTIMATED, MO(MO_BWD_LOSS),
                           VP_COUNTER_ALLOCATED, "backward at the loss: %s%s",
-                          ce == VP_CROSS_ENTROPY_STANDARD
-                          ? "log-probs, their gradient, the logits' gradient (fp32)"
-                          : ce == VP_CROSS_ENTROPY_INPLACE
-                          ? "the in-place gradient + the unshifted zero-filled one"
-                          : "as at the loss",
-                          gathered && ce != VP_CROSS_ENTROPY_FUSED
-                          ? " + the fp32 logits (FSDP/ZeRO-3)" : "");
+                          LIT(ce == VP_CROSS_ENTROPY_STANDARD
+                              ? "log-probs, their gradient, the logits' gradient (fp32)"
+                              : ce == VP_CROSS_ENTROPY_INPLACE
+                              ? "the in-place gradient + the unshifted zero-filled one"
+                              : "as at the loss"),
+                          LIT(gathered && ce != VP_CROSS_ENTROPY_FUSED
+                              ? " + the fp32 logits (FSDP/ZeRO-3)" : ""));
                 add_titem(S, ID_ACTIVATIONS, ac.eval, VP_BASIS_ESTIMATED, MO(MO_EVAL),
                           VP_COUNTER_ALLOCATED, "evaluation forward (no autograd) of one "
                           "micro-batch: one layer's transient + logits (16-bit + fp32)");
@@ -906,16 +952,22 @@ static void training_notes(vp_estimate *e)
  * ids, of the largest total of that id in any one phase, so that it is never below a phase
  * total (two items of one id live in the same phase add up).
  */
-static bool stage_totals(stage *S, unsigned phases_used)
+static bool stage_totals_checked(stage *S, unsigned phases_used)
 {
     bool ovf = false;
     memset(S->total, 0, sizeof(S->total));
     bool moments = false;
     uint64_t all = 0;           /* every item's bytes: when it fits, every sum of them does */
+    unsigned live = 0;          /* the phases any item is live in */
+    bool others = false;        /* an item of another id that is not unique */
     for (size_t i = 0; i < S->n; i++) {
-        moments |= S->items[i].moments != 0;
-        all = add_sat(all, S->items[i].bytes, &ovf);
+        const item *it = &S->items[i];
+        moments |= it->moments != 0;
+        live |= it->phases;
+        others |= it->code == ID_OTHER && !it->unique;
+        all = add_sat(all, it->bytes, &ovf);
     }
+    live &= ALL_PHASES;
     bool fits = !ovf;
     ovf = false;
     if (!moments && fits) {
@@ -924,7 +976,8 @@ static bool stage_totals(stage *S, unsigned phases_used)
         for (size_t i = 0; i < S->n; i++)
             for (unsigned ph = S->items[i].phases & ALL_PHASES; ph != 0; ph &= ph - 1)
                 S->total[vp__ctz(ph)][S->items[i].counter] += S->items[i].bytes;
-        for (int p = 0; p < VP_PHASE_COUNT; p++) {
+        for (unsigned ph = live; ph != 0; ph &= ph - 1) {
+            int p = vp__ctz(ph);
             S->total[p][VP_COUNTER_RESERVED] += S->total[p][VP_COUNTER_ALLOCATED];
             S->total[p][VP_COUNTER_DEVICE] += S->total[p][VP_COUNTER_RESERVED];
         }
@@ -947,9 +1000,14 @@ static bool stage_totals(stage *S, unsigned phases_used)
                 for (int mo = 0; mo < MO_COUNT; mo++)
                     if (it->phases & PH(mo_phase[mo]))
                         set |= MO(mo);
-            for (int mo = 0; set != 0; mo++, set >>= 1)
-                if (set & 1)
+            if (fits)
+                for (; set != 0; set &= set - 1)
+                    mt[vp__ctz(set)][it->counter] += it->bytes;
+            else
+                for (; set != 0; set &= set - 1) {
+                    int mo = vp__ctz(set);
                     mt[mo][it->counter] = add_sat(mt[mo][it->counter], it->bytes, &ovf);
+                }
         }
         for (int mo = 0; mo < MO_COUNT; mo++) {
             /* the counters nest: allocated ⊂ reserved ⊂ device used */
@@ -962,53 +1020,62 @@ static bool stage_totals(stage *S, unsigned phases_used)
     }
     S->peak = 0;
     S->peak_phase = VP_PHASE_LOAD;
-    for (int p = 0; p < VP_PHASE_COUNT; p++)
-        if ((phases_used & PH(p)) && S->total[p][VP_COUNTER_DEVICE] > S->peak) {
+    for (unsigned ph = phases_used & live; ph != 0; ph &= ph - 1) {
+        int p = vp__ctz(ph);
+        if (S->total[p][VP_COUNTER_DEVICE] > S->peak) {
             S->peak = S->total[p][VP_COUNTER_DEVICE];
             S->peak_phase = (vp_phase)p;
         }
+    }
     S->envelope = 0;
     /* built-in ids: one pass, summed per id code and phase (training stages repeat ids, one
-     * item per moment) */
+     * item per moment); the largest phase of each is read over the live phases only */
     uint64_t by_code[ID_CODES][VP_PHASE_COUNT];
     uint32_t present = 0; /* the codes seen: only their rows are zeroed and read */
     for (size_t i = 0; i < S->n; i++) {
-        unsigned k = S->items[i].code;
-        if (k == 0)
+        const item *it = &S->items[i];
+        unsigned k = it->code < ID_CODES ? it->code : ID_OTHER;
+        if (k == 0) {
+            /* a unique id (a named reserve): its bytes, when it is live at all */
+            if (it->unique && (it->phases & ALL_PHASES))
+                S->envelope = add_sat(S->envelope, it->bytes, &ovf);
             continue;
+        }
         if (!(present & (UINT32_C(1) << k))) {
             memset(by_code[k], 0, sizeof(by_code[k]));
             present |= UINT32_C(1) << k;
         }
-        for (unsigned ph = S->items[i].phases & ALL_PHASES; ph != 0; ph &= ph - 1) {
+        for (unsigned ph = it->phases & ALL_PHASES; ph != 0; ph &= ph - 1) {
             int p = vp__ctz(ph);
             if (fits)
-                by_code[k][p] += S->items[i].bytes;
+                by_code[k][p] += it->bytes;
             else
-                by_code[k][p] = add_sat(by_code[k][p], S->items[i].bytes, &ovf);
+                by_code[k][p] = add_sat(by_code[k][p], it->bytes, &ovf);
         }
     }
     for (uint32_t left = present; left != 0; left &= left - 1) {
         int k = vp__ctz(left);
         uint64_t mx = 0;
-        for (int p = 0; p < VP_PHASE_COUNT; p++)
+        for (unsigned ph = live; ph != 0; ph &= ph - 1) {
+            int p = vp__ctz(ph);
             mx = by_code[k][p] > mx ? by_code[k][p] : mx;
+        }
         S->envelope = add_sat(S->envelope, mx, &ovf);
     }
-    for (size_t i = 0; i < S->n; i++) {
+    for (size_t i = 0; others && i < S->n; i++) {
         const item *it = &S->items[i];
         uint64_t by_phase[VP_PHASE_COUNT] = { 0 }, mx = 0;
         bool seen = false;
-        if (it->code)
+        if (it->code || it->unique)
             continue;
-        /* other ids (named reserves are unique and skip the scan) */
-        for (size_t j = 0; !it->unique && j < i && !seen; j++)
+        /* other ids that are not unique: summed per id */
+        for (size_t j = 0; j < i && !seen; j++)
             seen = !S->items[j].unique && !S->items[j].code && S->items[j].id[0] == it->id[0] &&
                    strcmp(S->items[j].id, it->id) == 0;
         if (seen)
             continue;
         for (size_t j = i; j < S->n; j++) {
-            if (j != i && (it->unique || S->items[j].unique || S->items[j].code ||
+            if (j != i && (S->items[j].unique || S->items[j].code ||
                            S->items[j].id[0] != it->id[0] || strcmp(S->items[j].id, it->id) != 0))
                 continue;
             for (int p = 0; p < VP_PHASE_COUNT; p++)
@@ -1020,6 +1087,109 @@ static bool stage_totals(stage *S, unsigned phases_used)
                 mx = by_phase[p];
         S->envelope = add_sat(S->envelope, mx, &ovf);
     }
+    return !ovf;
+}
+
+/* The peak over the phases used, and the envelope from the per-id sums (stage_totals). */
+static void stage_peak(stage *S, unsigned phases_used, unsigned live)
+{
+    S->peak = 0;
+    S->peak_phase = VP_PHASE_LOAD;
+    for (unsigned ph = phases_used & live; ph != 0; ph &= ph - 1) {
+        int p = vp__ctz(ph);
+        if (S->total[p][VP_COUNTER_DEVICE] > S->peak) {
+            S->peak = S->total[p][VP_COUNTER_DEVICE];
+            S->peak_phase = (vp_phase)p;
+        }
+    }
+}
+
+/* One pass over the items when their sum fits in 64 bits (then no partial sum can wrap):
+ * the totals per phase and counter, the sums per built-in id and phase, the unique ids;
+ * stage_totals_checked() otherwise, and for ids that repeat outside the built-in ones. */
+static bool stage_totals(stage *S, unsigned phases_used)
+{
+    uint64_t all = 0, uniq = 0;
+    bool ovf = false, moments = S->moments, others = false;
+    unsigned live = 0;
+    uint64_t by_code[ID_CODES][VP_PHASE_COUNT];
+    uint32_t present = 0;
+    memset(S->total, 0, sizeof(S->total));
+    for (size_t i = 0; i < S->n; i++) {
+        const item *it = &S->items[i];
+        uint64_t b = it->bytes;
+        unsigned ph = it->phases & ALL_PHASES, k = it->code;
+        ovf |= vp__add_u64(&all, all, b);
+        live |= ph;
+        if (k == 0 || k >= ID_CODES) { /* (a code is below ID_CODES: said for the compiler) */
+            if (!it->unique)
+                others = true;
+            else if (ph)
+                uniq += b; /* part of `all`: checked with it */
+            for (; !moments && ph != 0; ph &= ph - 1)
+                S->total[vp__ctz(ph)][it->counter] += b;
+            continue;
+        }
+        uint64_t *tc = &S->total[0][it->counter];
+        if (S->probe) { /* the totals only */
+            for (; !moments && ph != 0; ph &= ph - 1)
+                tc[(size_t)vp__ctz(ph) * (VP_COUNTER_DEVICE + 1)] += b;
+            continue;
+        }
+        if (!(present & (UINT32_C(1) << k))) {
+            memset(by_code[k], 0, sizeof(by_code[k]));
+            present |= UINT32_C(1) << k;
+        }
+        for (; ph != 0; ph &= ph - 1) {
+            int p = vp__ctz(ph);
+            if (!moments)
+                tc[(size_t)p * (VP_COUNTER_DEVICE + 1)] += b;
+            by_code[k][p] += b;
+        }
+    }
+    if (ovf || others)
+        return stage_totals_checked(S, phases_used);
+    if (!moments) {
+        /* the counters nest: allocated ⊂ reserved ⊂ device used */
+        for (unsigned ph = live; ph != 0; ph &= ph - 1) {
+            int p = vp__ctz(ph);
+            S->total[p][VP_COUNTER_RESERVED] += S->total[p][VP_COUNTER_ALLOCATED];
+            S->total[p][VP_COUNTER_DEVICE] += S->total[p][VP_COUNTER_RESERVED];
+        }
+    } else {
+        /* training: a phase total is its largest moment; an item without moments is live
+         * in every moment of its phases */
+        uint64_t mt[MO_COUNT][VP_COUNTER_DEVICE + 1];
+        memset(mt, 0, sizeof(mt));
+        for (size_t i = 0; i < S->n; i++) {
+            const item *it = &S->items[i];
+            unsigned set = it->moments;
+            if (set == 0)
+                for (int mo = 0; mo < MO_COUNT; mo++)
+                    if (it->phases & PH(mo_phase[mo]))
+                        set |= MO(mo);
+            uint64_t b = it->bytes, *col = &mt[0][it->counter];
+            for (; set != 0; set &= set - 1)
+                col[(size_t)vp__ctz(set) * (VP_COUNTER_DEVICE + 1)] += b;
+        }
+        for (int mo = 0; mo < MO_COUNT; mo++) {
+            mt[mo][VP_COUNTER_RESERVED] += mt[mo][VP_COUNTER_ALLOCATED];
+            mt[mo][VP_COUNTER_DEVICE] += mt[mo][VP_COUNTER_RESERVED];
+            for (int c = 0; c <= VP_COUNTER_DEVICE; c++)
+                if (mt[mo][c] > S->total[mo_phase[mo]][c])
+                    S->total[mo_phase[mo]][c] = mt[mo][c];
+        }
+    }
+    stage_peak(S, phases_used, live & ALL_PHASES);
+    uint64_t env = uniq; /* at most `all`: each id's largest phase is at most its items' sum */
+    for (uint32_t left = present; left != 0; left &= left - 1) {
+        const uint64_t *row = by_code[vp__ctz(left)];
+        uint64_t mx = 0;
+        for (int p = 0; p < VP_PHASE_COUNT; p++) /* a whole row: zeroed when first seen */
+            mx = row[p] > mx ? row[p] : mx;
+        env += mx;
+    }
+    S->envelope = env;
     return !ovf;
 }
 
@@ -1039,16 +1209,20 @@ static void note_assumptions(vp_estimate *e, const vp__wl *w, const vp__qformat 
                     "slack or communication buffer is counted; set it (vllm, transformers, "
                     "llama.cpp, other) for a runtime's overhead");
     else
-        add_assumption(e, "framework profile: %s%s", w->llama.ollama ? "ollama" : fw_name(w->framework),
-                       w->framework == FW_NONE ? " (nothing assumed beyond the sheet's reserves)"
-                       : w->framework == FW_VLLM ? " (vLLM v0.19 start-up profile, docs/estimate.md)"
-                       : llama ? " (partial offload of the GGUF checkpoint, docs/estimate.md)"
-                       : w->framework == FW_SGLANG ? " (SGLang token pool, docs/estimate.md)"
-                                                 : " (CUDA context, workspaces, allocator slack)");
+        add_assumption(e, "framework profile: %s%s",
+                       LIT(w->llama.ollama ? "ollama" : fw_name(w->framework)),
+                       LIT(w->framework == FW_NONE
+                           ? " (nothing assumed beyond the sheet's reserves)"
+                           : w->framework == FW_VLLM
+                           ? " (vLLM v0.19 start-up profile, docs/estimate.md)"
+                           : llama ? " (partial offload of the GGUF checkpoint, docs/estimate.md)"
+                           : w->framework == FW_SGLANG ? " (SGLang token pool, docs/estimate.md)"
+                           : " (CUDA context, workspaces, allocator slack)"));
     if (!w->weights_set && fmt != NULL)
         add_assumption(e, "weights: the checkpoint's own format (%s%s)",
                        fmt->method != VP__Q_NONE ? fmt->name : m && m->dtype[0] ? m->dtype : "16-bit",
-                       m && m->dtype_assumed ? ", dtype assumed: config.json declares none" : "");
+                       LIT(m && m->dtype_assumed ? ", dtype assumed: config.json declares none"
+                                                 : ""));
     if (infer && llama) {
         /* the profile records its own defaults (llamacpp.c) */
     } else if (infer) {
@@ -1062,9 +1236,9 @@ static void note_assumptions(vp_estimate *e, const vp__wl *w, const vp__qformat 
                 add_assumption(e, "gpu_memory_utilization: vLLM's default 0.9");
             if (!w->mnbt_set || !w->mns_set)
                 add_assumption(e, "max_num_batched_tokens / max_num_seqs: vLLM's defaults for %s",
-                               capacity == 0 ? "an unknown capacity (8192 / 1024)"
-                               : capacity >= 70 * GIB ? "a GPU of 70 GiB or more (8192 / 1024)"
-                                                      : "a GPU under 70 GiB (2048 / 256)");
+                               LIT(capacity == 0 ? "an unknown capacity (8192 / 1024)"
+                                   : capacity >= 70 * GIB ? "a GPU of 70 GiB or more (8192 / 1024)"
+                                                          : "a GPU under 70 GiB (2048 / 256)"));
         }
     } else {
         if (!w->microbatch_set)
@@ -1155,9 +1329,19 @@ static vp_status compute(vp_estimate *e, const vp__wl *w, uint64_t capacity, boo
     bool how = !quiet && w->how;
     vp__where where0 = { w->source, 0, 0, 0, false };
 
-    /* reset without touching the item arrays (no 0.5 MB memset per run) */
+    /* reset without touching the item arrays; stages are set up when first used */
     e->n_stages = 0;
     e->n_unknown = e->n_warning = e->n_assumption = 0;
+    e->nsb.n = 0;
+    for (uint64_t s = (uint64_t)e->n_init; s < w->pp && s < MAX_STAGES; s++) {
+        stage *S = &e->st[s];
+        S->items = s == 0 ? e->inline_items : NULL;
+        S->cap = s == 0 ? INLINE_ITEMS : 0;
+        S->heap = s != 0;
+        S->sb.p = NULL;
+        S->sb.n = S->sb.cap = 0;
+        e->n_init = (int)s + 1;
+    }
     e->weights_only_known = e->vllm_known = false;
     e->weights_only = e->vllm_budget = e->vllm_blocks = e->vllm_tokens = 0;
     e->trainable_known = false;
@@ -1166,7 +1350,10 @@ static vp_status compute(vp_estimate *e, const vp__wl *w, uint64_t capacity, boo
     e->host.n = 0;
     for (uint64_t s = 0; s < w->pp && s < MAX_STAGES; s++) {
         e->st[s].n = 0;
+        e->st[s].sb.n = 0;
         e->st[s].failed = false;
+        e->st[s].moments = false;
+        e->st[s].probe = e->probing;
         e->st[s].kv_budget = 0;
         e->st[s].kv_budget_known = false;
         e->st[s].quiet = !how;
@@ -1207,25 +1394,30 @@ static vp_status compute(vp_estimate *e, const vp__wl *w, uint64_t capacity, boo
         return vp__error_set(err, wst, &where0, "weight bytes overflow");
     bool weights_known = ws.kind != VP__W_UNKNOWN;
     vp_basis wbasis = VP_BASIS_COMPUTED;
+    /* the weights' sentence: built here for training (its items add to it), captured
+     * with the item for inference (see below) */
+    bool twhow = how && w->task != TASK_INFERENCE;
+    const char *wname = NULL;           /* VP__W_LAYERS: the format's name */
     char whow[160] = "";
     if (ws.kind == VP__W_LAYERS) {
-        if (how)
-            snprintf(whow, sizeof(whow), "Σ tensors of %s in %s%s", m->model_type,
-                     w->have_format ? w->fmt.name : (m->quant[0] ? m->quant : m->dtype),
-                     w->tp > 1 ? ", split over tensor_parallel" : "");
+        wname = w->have_format ? w->fmt.name : (m->quant[0] ? m->quant : m->dtype);
+        if (twhow)
+            text_now(whow, "Σ tensors of %s in %s%s", m->model_type, wname,
+                     LIT(w->tp > 1 ? ", split over tensor_parallel" : ""));
     } else if (ws.kind == VP__W_CHECKPOINT) {
         wbasis = w->tp > 1 || w->pp > 1 ? VP_BASIS_ESTIMATED : VP_BASIS_COMPUTED;
-        if (how)
-            snprintf(whow, sizeof(whow), "stored tensor bytes of the %s checkpoint%s",
+        if (twhow)
+            text_now(whow, "stored tensor bytes of the %s checkpoint%s",
                      vp_model_format_name(m->format),
-                     w->tp > 1 || w->pp > 1 ? ", divided evenly over the GPUs" : "");
+                     LIT(w->tp > 1 || w->pp > 1 ? ", divided evenly over the GPUs" : ""));
     } else if (ws.kind == VP__W_NOMINAL) {
         wbasis = fmt->method == VP__Q_NONE ? VP_BASIS_COMPUTED : VP_BASIS_ESTIMATED;
-        if (how)
-            snprintf(whow, sizeof(whow), "%llu parameters × %llu bits%s",
+        if (twhow)
+            text_now(whow, "%llu parameters × %llu bits%s",
                      (unsigned long long)params,
                      (unsigned long long)vp__nominal_bits(fmt, dtype_bytes),
-                     fmt->method == VP__Q_NONE ? "" : " (every parameter in the format's nominal bits)");
+                     LIT(fmt->method == VP__Q_NONE ? ""
+                         : " (every parameter in the format's nominal bits)"));
     } else {
         add_unknown(e, "weights", ws.needs);
     }
@@ -1302,7 +1494,7 @@ static vp_status compute(vp_estimate *e, const vp__wl *w, uint64_t capacity, boo
         }
         char where[64] = "";
         if (how && w->pp > 1)
-            snprintf(where, sizeof(where), "; stage %llu: layers %llu-%llu%s%s",
+            text_now(where, "; stage %llu: layers %llu-%llu%s%s",
                      (unsigned long long)s, (unsigned long long)first_layer,
                      (unsigned long long)(first_layer + nl - 1),
                      is_first ? " + embeddings" : "", is_last ? " + lm_head" : "");
@@ -1312,9 +1504,26 @@ static vp_status compute(vp_estimate *e, const vp__wl *w, uint64_t capacity, boo
         if (weights_known) {
             vp__wres wr;
             vp__weights_stage(&wr, &ws, &F, w->pp, s, 1, vllm, &ovf);
-            add_item(S, ID_WEIGHTS, wr.role[VP_ROLE_PAYLOAD], wbasis, PH_INFER,
-                     VP_COUNTER_ALLOCATED, "%s%s%s", whow,
-                     wr.rotary ? "; + vLLM rotary cos/sin cache" : "", where);
+            /* the sentence of the weights (at most 159 bytes before the tails: whole) */
+            const unsigned char *rot = LIT(wr.rotary ? "; + vLLM rotary cos/sin cache" : "");
+            if (ws.kind == VP__W_LAYERS)
+                add_item(S, ID_WEIGHTS, wr.role[VP_ROLE_PAYLOAD], wbasis, PH_INFER,
+                         VP_COUNTER_ALLOCATED, "Σ tensors of %s in %s%s%s%s", m->model_type,
+                         wname, LIT(w->tp > 1 ? ", split over tensor_parallel" : ""), rot,
+                         where);
+            else if (ws.kind == VP__W_CHECKPOINT)
+                add_item(S, ID_WEIGHTS, wr.role[VP_ROLE_PAYLOAD], wbasis, PH_INFER,
+                         VP_COUNTER_ALLOCATED, "stored tensor bytes of the %s checkpoint%s%s%s",
+                         LIT(vp_model_format_name(m->format)),
+                         LIT(w->tp > 1 || w->pp > 1 ? ", divided evenly over the GPUs" : ""),
+                         rot, where);
+            else
+                add_item(S, ID_WEIGHTS, wr.role[VP_ROLE_PAYLOAD], wbasis, PH_INFER,
+                         VP_COUNTER_ALLOCATED, "%llu parameters × %llu bits%s%s%s",
+                         (unsigned long long)params,
+                         (unsigned long long)vp__nominal_bits(fmt, dtype_bytes),
+                         LIT(fmt->method == VP__Q_NONE ? ""
+                             : " (every parameter in the format's nominal bits)"), rot, where);
             if (wr.role[VP_ROLE_QUANT_METADATA])
                 add_item(S, ID_QUANT_METADATA, wr.role[VP_ROLE_QUANT_METADATA], wbasis, PH_INFER,
                          VP_COUNTER_ALLOCATED, "scales, zero points and other quantization "
@@ -1330,8 +1539,8 @@ static vp_status compute(vp_estimate *e, const vp__wl *w, uint64_t capacity, boo
 
         /* load-time transient: the largest tensor materialized once more while loading */
         if (w->framework != FW_NONE && m && m->has_lt) {
-            uint64_t big_t = 0;
-            for (int i = 0; i < m->lt.n; i++) {
+            uint64_t big_t = m->big_ok ? m->big_tensor : 0;
+            for (int i = 0; !m->big_ok && i < m->lt.n; i++) {
                 const vp__ltensor *t = &m->lt.t[i];
                 uint64_t b = mul_sat(t->rows, t->cols, &ovf);
                 if (b > big_t)
@@ -1340,7 +1549,7 @@ static vp_status compute(vp_estimate *e, const vp__wl *w, uint64_t capacity, boo
             big_t = mul_sat(vp__div_ceil_u64(big_t, w->tp), dtype_bytes, &ovf);
             add_item(S, ID_LOAD_TRANSIENT, big_t, VP_BASIS_ASSUMED, PH(VP_PHASE_LOAD),
                      VP_COUNTER_ALLOCATED, "one copy of the largest tensor (%s-byte values) "
-                     "while loading or quantizing", dtype_bytes == 4 ? "4" : "2");
+                     "while loading or quantizing", LIT(dtype_bytes == 4 ? "4" : "2"));
         }
 
         /* KV cache the workload needs (the component) */
@@ -1353,13 +1562,14 @@ static vp_status compute(vp_estimate *e, const vp__wl *w, uint64_t capacity, boo
             add_item(S, ID_KV, kv_need, VP_BASIS_COMPUTED, PH_RUN, VP_COUNTER_ALLOCATED,
                      "%s × %llu tokens × %llu sequences × %llu layers × %llu B/token/layer "
                      "(%s, %s%s)%s%s",
-                     a->kv_lora_rank ? "MLA latent" : kr.ssm_layers ? "K+V (+ Mamba state per sequence)" : "K+V",
+                     LIT(a->kv_lora_rank ? "MLA latent"
+                         : kr.ssm_layers ? "K+V (+ Mamba state per sequence)" : "K+V"),
                      (unsigned long long)kr.tokens, (unsigned long long)w->concurrency,
                      (unsigned long long)kr.layers, (unsigned long long)kr.per_layer,
                      w->kv_text[0] ? w->kv_text : "model dtype",
-                     a->kv_lora_rank ? "replicated on every GPU" : "KV heads split by TP",
-                     kr.sliding ? "; sliding layers keep the window" : "",
-                     vllm ? "; rounded to 16-token blocks" : "", where);
+                     LIT(a->kv_lora_rank ? "replicated on every GPU" : "KV heads split by TP"),
+                     LIT(kr.sliding ? "; sliding layers keep the window" : ""),
+                     LIT(vllm ? "; rounded to 16-token blocks" : ""), where);
         }
 
         /* activations and logits (the component) */
@@ -1383,8 +1593,8 @@ static vp_status compute(vp_estimate *e, const vp__wl *w, uint64_t capacity, boo
             add_item(S, ID_ACTIVATIONS, act, VP_BASIS_ESTIMATED, PH(VP_PHASE_PREFILL),
                      VP_COUNTER_ALLOCATED, "one layer's transient for %llu prefill tokens "
                      "(%s): T·%llu B·(2h + qkv + o + 3f)", (unsigned long long)ac.T,
-                     w->framework == FW_LLAMACPP ? "n_ubatch"
-                     : sglang ? "chunked_prefill_size" : "context × concurrency",
+                     LIT(w->framework == FW_LLAMACPP ? "n_ubatch"
+                         : sglang ? "chunked_prefill_size" : "context × concurrency"),
                      (unsigned long long)dtype_bytes);
             if (is_last)
                 add_item(S, ID_LOGITS, logits, VP_BASIS_ESTIMATED, PH_RUN, VP_COUNTER_ALLOCATED,
@@ -1425,7 +1635,7 @@ static vp_status compute(vp_estimate *e, const vp__wl *w, uint64_t capacity, boo
             add_item(S, ID_WORKSPACE, add_sat(w->tp > 1 ? 256 * MIB : nt, 870 * MIB, &ovf),
                      VP_BASIS_ASSUMED, PH_RUN, VP_COUNTER_DEVICE,
                      "non-torch workspaces (%s GiB) + CUDA graph pool 0.85 GiB (v0.19 logs)",
-                     w->tp > 1 ? "0.25" : w->pp > 1 ? "0.07" : "0.25");
+                     LIT(w->tp > 1 ? "0.25" : w->pp > 1 ? "0.07" : "0.25"));
             if (w->tp > 1)
                 add_item(S, ID_COMM, add_sat(nt - 256 * MIB, GIB, &ovf), VP_BASIS_ASSUMED,
                          PH_INFER, VP_COUNTER_DEVICE, "NCCL and custom all-reduce buffers at "
@@ -1498,10 +1708,13 @@ reserves:;
         memcpy(id, "reserve:", 8);
         memcpy(id + 8, name, nl);
         id[8 + nl] = '\0';
+        int rcode = id_code(name);
         for (uint64_t s = 0; s < w->pp; s++) {
             stage *S = &e->st[s];
             for (size_t i = 0; i < S->n; i++)
-                if (strcmp(S->items[i].id, name) == 0 && S->items[i].basis == VP_BASIS_ASSUMED) {
+                if ((rcode ? S->items[i].code == rcode
+                           : S->items[i].code == ID_OTHER && strcmp(S->items[i].id, name) == 0) &&
+                    S->items[i].basis == VP_BASIS_ASSUMED) {
                     memmove(&S->items[i], &S->items[i + 1], (S->n - i - 1) * sizeof(item));
                     S->n--;
                     break;
@@ -1538,9 +1751,23 @@ vp_status vp_estimate_new(vp_estimate **out)
 {
     if (out == NULL)
         return VP_EMISUSE;
-    vp_estimate *e = calloc(1, sizeof(*e));
+    /* not zeroed: every run sets what it reads; stages are set up when first used */
+    vp_estimate *e = malloc(sizeof(*e));
     if (e == NULL)
         return VP_ENOMEM;
+    e->n_stages = e->n_init = 0;
+    e->tp = e->pp = e->dp = 1;
+    e->phases_used = 0;
+    e->probing = false;
+    e->weights_only_known = e->vllm_known = e->trainable_known = false;
+    e->weights_only = e->vllm_budget = e->vllm_blocks = e->vllm_tokens = e->trainable = 0;
+    e->n_unknown = e->n_warning = e->n_assumption = 0;
+    e->warning = e->inline_warning;
+    e->cap_warning = INLINE_WARNINGS;
+    e->nsb.p = NULL;
+    e->nsb.n = e->nsb.cap = 0;
+    e->host.known = false;
+    e->host.n = 0;
     *out = e;
     return VP_OK;
 }
@@ -1549,8 +1776,14 @@ void vp_estimate_free(vp_estimate *e)
 {
     if (e == NULL)
         return;
-    for (size_t s = 0; s < MAX_STAGES; s++)
-        free(e->st[s].items);
+    for (int s = 0; s < e->n_init; s++) {
+        if (e->st[s].heap)
+            free(e->st[s].items);
+        free(e->st[s].sb.p);
+    }
+    if (e->warning != e->inline_warning)
+        free(e->warning);
+    free(e->nsb.p);
     free(e);
 }
 
@@ -1566,11 +1799,12 @@ vp_status vp_estimate_run(vp_estimate *e, const vp_sheet *s, vp_bytes capacity, 
 {
     if (e == NULL || s == NULL)
         return VP_EMISUSE;
-    vp__wl w;
+    vp__wl wb;
     vp__wl_text txt;
-    vp_status st = vp__wl_from_sheet(&w, &txt, s, err);
-    if (st == VP_OK)
-        st = compute(e, &w, capacity.b, false, err);
+    vp_status st;
+    const vp__wl *w = vp__wl_of_sheet(&wb, &txt, s, err, &st);
+    if (w != NULL)
+        st = compute(e, w, capacity.b, false, err);
     if (st != VP_OK)
         clear(e);
     return st;
@@ -1596,11 +1830,13 @@ vp_status vp__estimate_changed(vp_estimate *e, const vp_sheet *s, vp_bytes capac
 {
     if (e == NULL || s == NULL || c == NULL)
         return VP_EMISUSE;
-    vp__wl w;
+    vp__wl wb;
     vp__wl_text txt;
-    vp_status st = vp__wl_from_sheet(&w, &txt, s, err);
-    if (st != VP_OK)
+    vp_status st;
+    const vp__wl *wp = vp__wl_of_sheet(&wb, &txt, s, err, &st);
+    if (wp == NULL)
         return st;
+    vp__wl w = *wp; /* changed below: a copy (its pointers into the sheet stay valid) */
     if (c->context)
         w.context = c->context;
     if (c->concurrency)
@@ -1647,11 +1883,11 @@ vp_status vp__estimate_changed(vp_estimate *e, const vp_sheet *s, vp_bytes capac
     st = compute(e, &w, capacity.b, true, err);
     if (st == VP_OK && (c->drop_load_transient || c->drop_export_transient)) {
         /* the change removes one transient copy: drop the item and total again */
-        const char *gone = c->drop_load_transient ? "load_transient" : "export_transient";
+        int gone = c->drop_load_transient ? ID_LOAD_TRANSIENT : ID_EXPORT;
         for (int k = 0; k < e->n_stages; k++) {
             stage *S = &e->st[k];
             for (size_t i = 0; i < S->n; i++)
-                if (strcmp(S->items[i].id, gone) == 0) {
+                if (S->items[i].code == gone) {
                     memmove(&S->items[i], &S->items[i + 1], (S->n - i - 1) * sizeof(item));
                     S->n--;
                     break;
@@ -1692,7 +1928,7 @@ size_t vp_estimate_item_count(const vp_estimate *e, size_t gpu)
 const char *vp_estimate_item_id(const vp_estimate *e, size_t gpu, size_t i)
 {
     const item *it = item_at(e, gpu, i);
-    return it ? it->id : NULL;
+    return it ? item_id(it) : NULL;
 }
 
 vp_bytes vp_estimate_item_bytes(const vp_estimate *e, size_t gpu, size_t i)
@@ -1721,8 +1957,8 @@ vp_counter vp_estimate_item_counter(const vp_estimate *e, size_t gpu, size_t i)
 
 const char *vp_estimate_item_how(const vp_estimate *e, size_t gpu, size_t i)
 {
-    const item *it = item_at(e, gpu, i);
-    return it ? it->how : NULL;
+    const stage *s = stage_of(e, gpu);
+    return s != NULL && i < s->n ? text_get(&s->items[i].how, &s->sb) : NULL;
 }
 
 vp_bytes vp_estimate_phase_bytes(const vp_estimate *e, size_t gpu, vp_phase phase,
@@ -1778,7 +2014,7 @@ vp_status vp_estimate_check_capacity(const vp_estimate *e, vp_bytes capacity, in
             room = S->kv_budget;
             need = 0;
             for (size_t i = 0; i < S->n; i++)
-                if (strcmp(S->items[i].id, "kv_cache") == 0)
+                if (S->items[i].code == ID_KV)
                     need = S->items[i].bytes;
             ph = VP_PHASE_DECODE;
         }
@@ -1807,7 +2043,7 @@ size_t vp_estimate_assumption_count(const vp_estimate *e)
 
 const char *vp_estimate_assumption(const vp_estimate *e, size_t i)
 {
-    return e && i < (size_t)e->n_assumption ? e->assumption[i] : NULL;
+    return e && i < (size_t)e->n_assumption ? text_get(&e->assumption[i], &e->nsb) : NULL;
 }
 
 /* The GPUs of one stage are identical: the first GPU of the stage with the largest peak. */
@@ -1871,7 +2107,7 @@ const char *vp_estimate_unknown_needs(const vp_estimate *e, size_t i)
 size_t vp_estimate_warning_count(const vp_estimate *e) { return e ? (size_t)e->n_warning : 0; }
 const char *vp_estimate_warning(const vp_estimate *e, size_t i)
 {
-    return e && i < (size_t)e->n_warning ? e->warning[i] : NULL;
+    return e && i < (size_t)e->n_warning ? text_get(&e->warning[i], &e->nsb) : NULL;
 }
 
 vp_status vp_estimate_trainable(const vp_estimate *e, vp_count *out)
@@ -1922,24 +2158,49 @@ const char *vp_counter_name(vp_counter c)
 /* ---- inverse solvers ------------------------------------------------------------------ */
 
 /* Does the workload fit? vLLM: the KV the workload needs fits the pool on every stage;
- * otherwise: every GPU's modeled peak <= capacity. */
+ * otherwise: every GPU's modeled peak <= capacity. *margin: the smallest room left (negative:
+ * short by that much), the solver's guide to its next value. */
 static int fits(vp_estimate *e, const vp__wl *w, uint64_t capacity, vp_error *err,
-                vp_status *st)
+                vp_status *st, double *margin)
 {
+    e->probing = true;
     *st = compute(e, w, capacity, true, err);
+    e->probing = false;
     if (*st != VP_OK)
         return -1;
+    int ok = 1;
+    double mg = 1e300;
     for (int s = 0; s < e->n_stages; s++) {
         const stage *S = &e->st[s];
+        uint64_t room = capacity, need = S->peak;
         if (S->kv_budget_known) { /* an engine's pool: vLLM, SGLang */
+            room = S->kv_budget;
+            need = 0;
             for (size_t i = 0; i < S->n; i++)
-                if (strcmp(S->items[i].id, "kv_cache") == 0 && S->items[i].bytes > S->kv_budget)
-                    return 0;
-        } else if (vp_bytes_value(vp_estimate_peak_bytes(e, vp_estimate_stage_gpu(e, (size_t)s), NULL)) > capacity) {
-            return 0;
+                if (S->items[i].code == ID_KV && S->items[i].bytes > need)
+                    need = S->items[i].bytes; /* fits when every KV item fits the pool */
         }
+        if (need > room)
+            ok = 0;
+        double d = (double)room - (double)need;
+        mg = d < mg ? d : mg;
     }
-    return 1;
+    *margin = mg;
+    return ok;
+}
+
+/* One value of the solver: 1 fits, 0 does not (a size beyond 2^64 − 1 bytes does not
+ * either), -1 another error (*st). */
+static int probe(vp_estimate *e, vp__wl *w, uint64_t *var, uint64_t v, uint64_t capacity,
+                 vp_error *err, vp_status *st, double *margin)
+{
+    *var = v;
+    int f = fits(e, w, capacity, err, st, margin);
+    if (f < 0 && *st == VP_EOVERFLOW) {
+        *margin = -1e300;
+        return 0;
+    }
+    return f;
 }
 
 /* The largest n_gpu_layers (0 … layers + 1) with which the GPU's modeled peak fits: more
@@ -1982,11 +2243,13 @@ vp_status vp_fit(uint64_t *out, vp_estimate *scratch, const vp_sheet *s, vp_fit_
 {
     if (out == NULL || scratch == NULL || s == NULL || capacity.b == 0)
         return VP_EMISUSE;
-    vp__wl w;
+    vp__wl wb;
     vp__wl_text txt;
-    vp_status st = vp__wl_from_sheet(&w, &txt, s, err);
-    if (st != VP_OK)
+    vp_status st;
+    const vp__wl *wp = vp__wl_of_sheet(&wb, &txt, s, err, &st);
+    if (wp == NULL)
         return st;
+    vp__wl w = *wp; /* changed below: a copy (its pointers into the sheet stay valid) */
     vp__where w0 = { s->source, 0, 0, 0, false };
     if ((unsigned)target > VP_FIT_GPU_LAYERS)
         return VP_EMISUSE;
@@ -2009,25 +2272,95 @@ vp_status vp_fit(uint64_t *out, vp_estimate *scratch, const vp_sheet *s, vp_fit_
                                                                                       : "concurrency");
     if (target == VP_FIT_CONCURRENCY && w.context == 0)
         return vp__error_set(err, VP_EMISSING, &w0, "solving for concurrency needs workload.context");
-    uint64_t lo = 0, hi = (uint64_t)1 << 40;
     uint64_t *var = target == VP_FIT_CONTEXT ? &w.context
                     : target == VP_FIT_CONCURRENCY ? &w.concurrency : &w.microbatch;
-    /* the largest v in [1, hi] with fits(v); monotone in v */
+    /*
+     * The largest v in [0, 2^40] with fits(v) (0: none), fits being monotone in v. The
+     * room left falls almost linearly with v (the KV cache, activations and logits grow
+     * with it; blocks and vLLM's batch limits make steps), so the next value is guessed
+     * from the room at the known values, by the secant between the largest fitting value
+     * and the smallest failing one, or by extrapolation while no value fails. A guess that
+     * fits is followed by its successor: a good guess ends the search in two runs. Bisection
+     * takes over when guesses stop shrinking the interval, so the answer is the bisection's
+     * in at most about twice its steps, and usually in five to eight runs instead of 41.
+     */
+    uint64_t own = *var;                      /* the workload's value */
+    uint64_t lo = 0, hi = (uint64_t)1 << 40; /* fits(lo) or lo = 0; nothing above hi fits */
+    double mlo = 0, mnf = 0;                  /* the room at lo (lo > 0) and at hi + 1 */
+    bool nf_known = false;
+    uint64_t prev = 0;                        /* a fitting value below lo, for a slope */
+    double mprev = 0;
+    int guesses = 0;
+    bool stairs = false;                      /* two failing values with the same room */
+    uint64_t jump = 0;                        /* then: the next value, below the flat step */
     while (lo < hi) {
-        uint64_t mid = lo + (hi - lo + 1) / 2;
-        *var = mid;
-        int f = fits(scratch, &w, capacity.b, err, &st);
-        if (f < 0) {
-            if (st == VP_EOVERFLOW) { /* beyond representable sizes: too large */
-                hi = mid - 1;
-                continue;
-            }
-            return st;
+        uint64_t g;
+        bool guessed = false;
+        if (lo == 0) {
+            g = 1;
+        } else if (jump != 0) {
+            g = jump;                         /* below the step the last two failures share */
+            jump = 0;
+        } else if (stairs || guesses >= 12 || (guesses >= 4 && (guesses & 1))) {
+            g = lo + (hi - lo + 1) / 2;       /* bisection: guaranteed progress */
+        } else if (nf_known && mnf > -1e290) {
+            double f = mlo / (mlo - mnf);     /* in [0, 1): mlo >= 0 > mnf */
+            double d = f * (double)(hi + 1 - lo);
+            g = d >= (double)(hi - lo) ? hi : lo + (uint64_t)d;
+            guessed = true;
+        } else if (prev != 0 && mprev > mlo) {
+            double slope = (mprev - mlo) / (double)(lo - prev);
+            double d = mlo / slope;
+            g = d >= (double)(hi - lo) ? hi : lo + (uint64_t)d;
+            guessed = true;
+        } else if (prev != 0) {
+            g = hi;                           /* no growth: try the top */
+        } else {
+            /* a second point, for a slope: the workload's own value, far enough from 1
+             * that blocks and steps do not hide the growth */
+            g = own > lo + 1 ? own : lo + 1024;
         }
-        if (f)
-            lo = mid;
-        else
-            hi = mid - 1;
+        if (g <= lo)
+            g = lo + 1;
+        if (g > hi)
+            g = hi;
+        double m;
+        int f = probe(scratch, &w, var, g, capacity.b, err, &st, &m);
+        if (f < 0)
+            return st;
+        if (lo != 0)
+            guesses++;
+        if (!f) {
+            /* the room is a staircase (whole KV blocks, batch limits): a failure with the
+             * same room as the one above it lies on the same step, which is at least
+             * their distance wide; the answer lies below it */
+            if (nf_known && m == mnf && !stairs && g < hi + 1) {
+                stairs = true;
+                uint64_t width = hi + 1 - g + 1;
+                jump = g - lo > width ? g - width : 0;
+            }
+            hi = g - 1;
+            mnf = m;
+            nf_known = true;
+            continue;
+        }
+        prev = lo;
+        mprev = mlo;
+        lo = g;
+        mlo = m;
+        if (guessed && !stairs && lo < hi) {  /* the successor: the answer when it fails */
+            f = probe(scratch, &w, var, lo + 1, capacity.b, err, &st, &m);
+            if (f < 0)
+                return st;
+            if (!f) {
+                hi = lo;
+                break;
+            }
+            prev = lo;
+            mprev = mlo;
+            lo = lo + 1;
+            mlo = m;
+        }
     }
     /* leave the scratch estimate computed at the answer (or at 1 when nothing fits) */
     *var = lo ? lo : 1;

@@ -255,6 +255,21 @@ struct vp_model {
     vp__dtype_sum *dtypes;
     size_t n_dtypes, cap_dtypes;
     vp__vision vis;                  /* multimodal: the vision tower (vision.c) */
+    /* What depends on the model alone, computed once its logical tensors are known
+     * (vp__model_cache(), weights.c) so that no estimate recomputes it: the weight sums in
+     * the model's own format at tensor_parallel 1, 2, 4 and 8 (bit k of wsum_ok: entry k
+     * holds them), the largest tensor's and the largest linear's values (big_ok). */
+    unsigned wsum_ok;
+    uint64_t wsum[4][3][4];
+    /* the same for the common named formats (weights.c fmt_slot(): 16-bit, fp32, fp8,
+     * nf4/fp4, nf4-dq/fp4-dq, gptq-int4-g128, awq-int4-g128), bit 4 * slot + k of wfmt_ok */
+    uint32_t wfmt_ok;
+    uint64_t wfmt[7][4][3][4];
+    int big_ok;
+    uint64_t big_tensor, big_linear;
+    /* the last path component of each logical tensor's name ("q_proj"), for LoRA targets */
+    int lt_last_ok;
+    const char *lt_last[VP__MAX_LT];
 };
 
 /* model.c */
@@ -283,6 +298,8 @@ vp_status vp__qformat_parse(vp__qformat *out, const char *text);
 /* weights.c: weight bytes per GPU by role for tensor-parallel degree tp in format fmt
  * (NULL: the model's own): decoder layers (all of them), first stage (embeddings), last
  * stage (final norm, lm_head). Needs m->has_lt. */
+/* weights.c: fill the model's caches (the fields after dtypes) from its logical tensors. */
+void vp__model_cache(vp_model *m);
 vp_status vp__model_weights(const vp_model *m, const vp__qformat *fmt, uint64_t tp,
                             uint64_t layers[4], uint64_t first[4], uint64_t last[4]);
 /* weights.c: the sums vp__model_weights() makes, over a list of logical tensors, with the

@@ -1452,6 +1452,7 @@ static vp_status config_read(vp_model *m, const char *json, size_t len, const ch
         m->lt = l;
         m->q = q;
         m->has_lt = 1;
+        vp__model_cache(m);
         snprintf(m->model_type, sizeof(m->model_type), "%s", c.model_type);
         /* a multimodal config: the vision tower and projector (vision.c) */
         if ((c.st = vp__vision_read(m, &doc, c.top, arch.hidden, err)) != VP_OK)
@@ -2143,6 +2144,7 @@ static vp_status adopt_config_beside(vp_model *m, const char *path, vp_error *er
             m->vis.has_parts = false; /* tensors read, none of them vision: text only */
         } /* no tensor read (an index without its shards): config.json's counts */
     }
+    vp__model_cache(m);
     memcpy(m->model_type, tmp.model_type, sizeof(m->model_type));
     memcpy(m->dtype, tmp.dtype, sizeof(m->dtype));
     m->dtype_assumed = tmp.dtype_assumed;

@@ -135,8 +135,9 @@ bool vp__lora_count(const vp_model *m, uint64_t rank, const char *const *targets
         if (t->kind != VP__K_LINEAR && t->kind != VP__K_EXPERT)
             continue;
         bool hit = false;
-        const char *last = strrchr(t->name, '.');
-        last = last ? last + 1 : t->name;
+        const char *last = m->lt_last_ok ? m->lt_last[j] : strrchr(t->name, '.');
+        if (!m->lt_last_ok)
+            last = last ? last + 1 : t->name;
         for (size_t i = 0; i < nt; i++)
             if (all_linear[i] || lora_hits_last(targets[i], last)) {
                 hit_t[i] = true;

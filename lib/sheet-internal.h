@@ -47,6 +47,14 @@ typedef struct {
 } vp__section;
 
 struct vp__serving_files;
+/* The tables a sheet may hold, indexed: each one's sections in file order. */
+#define VP__TABLES 9
+typedef struct {
+    size_t *pos;                 /* indices into vp_sheet.sec (owned) */
+    size_t n, cap;
+} vp__tindex;
+
+struct vp__wlcache;              /* the decoded workload (workload.c) */
 
 struct vp_sheet {
     char source[1024];
@@ -55,7 +63,15 @@ struct vp_sheet {
     vp_model *model;
     vp_model *mmproj;            /* workload.mmproj's header (vp_sheet_load), owned */
     struct vp__serving_files *serving; /* [draft] model, adapter files (serving.c) */
+    vp__tindex tab[VP__TABLES];  /* table name → its sections, kept by every change */
+    struct vp__wlcache *wlc;     /* the workload as the engine reads it (owned; NULL or
+                                  * invalid when it could not be decoded): refreshed by every
+                                  * change of the sheet, never by a reader */
 };
+
+/* Decode the sheet's workload again after a change (workload.c); free the cache. */
+void vp__wl_cache_refresh(vp_sheet *s);
+void vp__wl_cache_free(struct vp__wlcache *c);
 
 const vp__section *vp__sheet_section(const vp_sheet *s, const char *table, size_t index);
 const vp__entry *vp__sheet_find(const vp_sheet *s, const char *table, size_t index,

@@ -146,6 +146,27 @@ static const char *const array_tables[] = { "offer", "evidence", "measurement" }
 static const char *const plain_tables[] = { "sheet", "model", "workload", "layout", "reserve",
                                             "draft" };
 
+/* The index of a table name in tables[] (array tables first), or -1: O(1). */
+static const char *const tables[VP__TABLES] = { "offer", "evidence", "measurement", "sheet",
+                                                "model", "workload", "layout", "reserve",
+                                                "draft" };
+static int table_id(const char *name)
+{
+    int k;
+    switch (name[0]) {
+    case 'o': k = 0; break;
+    case 'e': k = 1; break;
+    case 'm': k = name[1] == 'e' ? 2 : 4; break;
+    case 's': k = 3; break;
+    case 'w': k = 5; break;
+    case 'l': k = 6; break;
+    case 'r': k = 7; break;
+    case 'd': k = 8; break;
+    default: return -1;
+    }
+    return strcmp(name, tables[k]) == 0 ? k : -1;
+}
+
 static bool is_array_table(const char *name)
 {
     for (size_t i = 0; i < sizeof(array_tables) / sizeof(array_tables[0]); i++)
@@ -796,6 +817,19 @@ static vp__section *add_section(vp_sheet *sh, const char *name, bool array, uint
         sh->sec = s;
         sh->cap_sec = cap;
     }
+    int tid = table_id(name);
+    if (tid < 0) /* callers pass known tables only */
+        return NULL;
+    vp__tindex *ix = &sh->tab[tid];
+    if (ix->n == ix->cap) {
+        size_t cap = ix->cap ? ix->cap * 2 : 4;
+        size_t *p = realloc(ix->pos, cap * sizeof(*p));
+        if (p == NULL)
+            return NULL;
+        ix->pos = p;
+        ix->cap = cap;
+    }
+    ix->pos[ix->n++] = sh->n_sec;
     vp__section *s = &sh->sec[sh->n_sec++];
     memset(s, 0, sizeof(*s));
     snprintf(s->name, sizeof(s->name), "%s", name);
@@ -965,6 +999,7 @@ done:
         vp_sheet_free(sh);
         return st;
     }
+    vp__wl_cache_refresh(sh);
     *out = sh;
     return VP_OK;
 }
@@ -976,6 +1011,9 @@ void vp_sheet_free(vp_sheet *s)
     for (size_t i = 0; i < s->n_sec; i++)
         section_free(&s->sec[i]);
     free(s->sec);
+    for (int t = 0; t < VP__TABLES; t++)
+        free(s->tab[t].pos);
+    vp__wl_cache_free(s->wlc);
     vp_model_free(s->model);
     vp_model_free(s->mmproj);
     vp__serving_files_free(s->serving);
@@ -996,11 +1034,21 @@ void vp_free(void *p)
 
 const vp__section *vp__sheet_section(const vp_sheet *s, const char *table, size_t index)
 {
-    size_t k = 0;
-    for (size_t i = 0; i < s->n_sec; i++)
-        if (strcmp(s->sec[i].name, table) == 0 && k++ == index)
-            return &s->sec[i];
-    return NULL;
+    int tid = table_id(table);
+    if (tid < 0 || index >= s->tab[tid].n)
+        return NULL;
+    return &s->sec[s->tab[tid].pos[index]];
+}
+
+/* After sections were removed: the index again, in one pass. */
+static void reindex(vp_sheet *s)
+{
+    for (int t = 0; t < VP__TABLES; t++)
+        s->tab[t].n = 0;
+    for (size_t i = 0; i < s->n_sec; i++) {
+        vp__tindex *ix = &s->tab[table_id(s->sec[i].name)];
+        ix->pos[ix->n++] = i; /* never more than before: no allocation */
+    }
 }
 
 const vp__entry *vp__sheet_find(const vp_sheet *s, const char *table, size_t index,
@@ -1017,12 +1065,10 @@ const vp__entry *vp__sheet_find(const vp_sheet *s, const char *table, size_t ind
 
 size_t vp_sheet_count(const vp_sheet *s, const char *table)
 {
-    size_t n = 0;
     if (s == NULL || table == NULL)
         return 0;
-    for (size_t i = 0; i < s->n_sec; i++)
-        if (strcmp(s->sec[i].name, table) == 0)
-            n++;
+    int tid = table_id(table);
+    size_t n = tid < 0 ? 0 : s->tab[tid].n;
     return is_array_table(table) || n <= 1 ? n : 1;
 }
 
@@ -1242,14 +1288,17 @@ vp_status vp_sheet_set(vp_sheet *s, const char *key, const char *value, vp_error
         if (strcmp(sec->e[i].key, name) == 0) {
             entry_free(&sec->e[i]);
             sec->e[i] = e;
+            vp__wl_cache_refresh(s);
             return VP_OK;
         }
     vp__entry *slot = add_entry(sec);
     if (slot == NULL) {
         entry_free(&e);
+        vp__wl_cache_refresh(s); /* a section may have been added */
         return vp__error_set(err, VP_ENOMEM, &w0, "out of memory");
     }
     *slot = e;
+    vp__wl_cache_refresh(s);
     return VP_OK;
 }
 
@@ -1274,7 +1323,9 @@ vp_status vp_sheet_unset(vp_sheet *s, const char *key)
                 section_free(sec);
                 memmove(&s->sec[at], &s->sec[at + 1], (s->n_sec - at - 1) * sizeof(s->sec[0]));
                 s->n_sec--;
+                reindex(s);
             }
+            vp__wl_cache_refresh(s);
             return VP_OK;
         }
     return VP_ENOTFOUND;
@@ -1640,6 +1691,7 @@ vp_status vp_sheet_load(vp_sheet **out, const char *path, vp_error *err)
         vp_sheet_free(s);
         return st;
     }
+    vp__wl_cache_refresh(s); /* the workload reads the model and the files loaded above */
     *out = s;
     return VP_OK;
 }
@@ -1656,5 +1708,6 @@ vp_status vp_sheet_attach_model(vp_sheet *s, vp_model *m)
     if (s->model != m)
         vp_model_free(s->model);
     s->model = m;
+    vp__wl_cache_refresh(s);
     return VP_OK;
 }

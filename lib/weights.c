@@ -248,16 +248,191 @@ bool vp__weights_sum(const vp__ltlist *l, const vp__qformat *q, uint64_t dtype_b
     return true;
 }
 
+/* The slot of a named format in the model's cache (vp__model_cache()), or -1: the sums
+ * depend on the method, its parameters and the bytes of unquantized values only. */
+#define FMT_SLOTS 7
+static int fmt_slot(const vp__qformat *q, uint64_t dtype, uint64_t model_dtype)
+{
+    if (q->scale_bytes || q->extra || q->packed || q->asym)
+        return -1; /* ModelOpt / compressed-tensors variants: summed each time */
+    switch (q->method) {
+    case VP__Q_NONE:
+        return dtype == 2 ? 0 : dtype == 4 ? 1 : -1;
+    case VP__Q_FP8:
+        return q->per_channel && !q->block_rows && dtype == model_dtype ? 2 : -1;
+    case VP__Q_BNB4:
+        return dtype == model_dtype ? (q->double_quant ? 4 : 3) : -1;
+    case VP__Q_GPTQ:
+        return q->bits == 4 && q->group == 128 && dtype == model_dtype ? 5 : -1;
+    case VP__Q_AWQ:
+        return q->bits == 4 && q->group == 128 && dtype == model_dtype ? 6 : -1;
+    default:
+        return -1;
+    }
+}
+
+/* vp__weights_sum() at tensor_parallel 1, 2, 4 and 8 in one pass over the modules (the
+ * same checks and sums): bit k of the result set when out[k] holds tp = 2^k. */
+static unsigned sum_tps(const vp__ltlist *l, const vp__qformat *q, uint64_t dtype_bytes,
+                        uint64_t out[4][3][4])
+{
+    uint64_t acc[4][3][3];
+    unsigned ok = 0xf;
+    memset(acc, 0, sizeof(acc));
+    memset(out, 0, 4 * sizeof(out[0]));
+    bool experts = q->method == VP__Q_MXFP4 && has_experts(l);
+    int r = q->method == VP__Q_NONE ? VP_ROLE_PAYLOAD : VP_ROLE_UNQUANTIZED;
+    for (int i = 0; i < l->n; i++) {
+        const vp__ltensor *t = &l->t[i];
+        uint64_t pay = 0, meta = 0, plain = 0;
+        if (q->method != VP__Q_NONE && quantized(q, t, experts)) {
+            if (!quant_bytes(q, t, &pay, &meta) || vp__mul_u64(&pay, pay, t->count) ||
+                vp__mul_u64(&meta, meta, t->count))
+                return 0;
+        } else if (!mac3(&plain, t->rows, t->cols, t->count) ||
+                   vp__mul_u64(&plain, plain, dtype_bytes)) {
+            return 0;
+        }
+        int cat = t->per_layer ? 0 : (t->kind == VP__K_EMBED || t->kind == VP__K_POS) ? 1 : 2;
+        bool split = tp_split(t->kind);
+        for (unsigned k = 0; k < 4; k++) {
+            uint64_t tp = UINT64_C(1) << k, p = pay, mt = meta, pl = plain;
+            if (tp > 1 && split) {
+                p = p ? vp__cdiv(p, tp) : 0;
+                mt = mt ? vp__cdiv(mt, tp) : 0;
+                pl = pl ? vp__cdiv(pl, tp) : 0;
+            }
+            if (vp__add_u64(&acc[k][cat][VP_ROLE_PAYLOAD], acc[k][cat][VP_ROLE_PAYLOAD], p) ||
+                vp__add_u64(&acc[k][cat][VP_ROLE_QUANT_METADATA],
+                            acc[k][cat][VP_ROLE_QUANT_METADATA], mt) ||
+                vp__add_u64(&acc[k][cat][r], acc[k][cat][r], pl))
+                ok &= ~(1u << k);
+        }
+    }
+    for (unsigned k = 0; k < 4; k++)
+        for (int c = 0; c < 3; c++)
+            for (int role = 0; role < 3; role++)
+                out[k][c][role] = acc[k][c][role];
+    return ok;
+}
+
+void vp__model_cache(vp_model *m)
+{
+    m->wsum_ok = 0;
+    m->wfmt_ok = 0;
+    m->big_ok = 0;
+    m->lt_last_ok = 0;
+    if (!m->has_lt)
+        return;
+    for (int j = 0; j < m->lt.n; j++) {
+        const char *last = strrchr(m->lt.t[j].name, '.');
+        m->lt_last[j] = last ? last + 1 : m->lt.t[j].name;
+    }
+    m->lt_last_ok = 1;
+    uint64_t dtype = m->q.dtype_bytes ? m->q.dtype_bytes : m->arch.dtype_bytes;
+    m->wsum_ok = sum_tps(&m->lt, &m->q, dtype, m->wsum);
+    /* the common named formats (a caller's "bf16", "fp8", "nf4", "nf4-dq" …) */
+    /* as vp__qformat_parse() gives "bf16", "fp32", "fp8", "nf4", "nf4-dq", "gptq-int4-g128"
+     * and "awq-int4-g128" (the name does not change a sum) */
+    static const struct { vp__qmethod method; bool dq, pc; uint64_t bits, group, dtype; }
+        fmts[FMT_SLOTS] = { { VP__Q_NONE, false, false, 0, 0, 2 },
+                            { VP__Q_NONE, false, false, 0, 0, 4 },
+                            { VP__Q_FP8, false, true, 0, 0, 0 },
+                            { VP__Q_BNB4, false, false, 0, 0, 0 },
+                            { VP__Q_BNB4, true, false, 0, 0, 0 },
+                            { VP__Q_GPTQ, false, false, 4, 128, 0 },
+                            { VP__Q_AWQ, false, false, 4, 128, 0 } };
+    for (int slot = 0; slot < FMT_SLOTS; slot++) {
+        vp__qformat q;
+        memset(&q, 0, sizeof(q));
+        q.method = fmts[slot].method;
+        q.double_quant = fmts[slot].dq;
+        q.per_channel = fmts[slot].pc;
+        q.bits = fmts[slot].bits;
+        q.group = fmts[slot].group;
+        q.dtype_bytes = fmts[slot].dtype;
+        uint64_t d = q.dtype_bytes ? q.dtype_bytes : m->arch.dtype_bytes;
+        if (fmt_slot(&q, d, m->arch.dtype_bytes) != slot)
+            continue;
+        m->wfmt_ok |= (uint32_t)sum_tps(&m->lt, &q, d, m->wfmt[slot]) << (4 * slot);
+    }
+    uint64_t bt = 0, bl = 0;
+    for (int j = 0; j < m->lt.n; j++) {
+        const vp__ltensor *t = &m->lt.t[j];
+        uint64_t v;
+        if (vp__mul_u64(&v, t->rows, t->cols))
+            return; /* an overflow: the callers compute (and report) it */
+        bt = v > bt ? v : bt;
+        if ((t->kind == VP__K_LINEAR || t->kind == VP__K_EXPERT) && v > bl)
+            bl = v;
+    }
+    m->big_tensor = bt;
+    m->big_linear = bl;
+    m->big_ok = 1;
+}
+
 vp_status vp__model_weights(const vp_model *m, const vp__qformat *fmt, uint64_t tp,
                             uint64_t layers[4], uint64_t first[4], uint64_t last[4])
 {
     if (!m->has_lt)
         return VP_ENOTFOUND;
+    if (fmt == NULL && tp != 0 && tp <= 8 && (tp & (tp - 1)) == 0 && (m->wsum_ok & (1u << vp__ctz(tp)))) {
+        /* the model's own format at a common degree: summed when the model was read */
+        const uint64_t (*c)[4] = m->wsum[vp__ctz(tp)];
+        memcpy(layers, c[0], sizeof(c[0]));
+        memcpy(first, c[1], sizeof(c[1]));
+        memcpy(last, c[2], sizeof(c[2]));
+        return VP_OK;
+    }
     const vp__qformat *q = fmt != NULL ? fmt : &m->q;
     uint64_t dtype = q->dtype_bytes ? q->dtype_bytes : m->arch.dtype_bytes;
+    int slot;
+    if (fmt != NULL && tp != 0 && tp <= 8 && (tp & (tp - 1)) == 0 &&
+        (slot = fmt_slot(fmt, dtype, m->arch.dtype_bytes)) >= 0 &&
+        (m->wfmt_ok & (UINT32_C(1) << (4 * slot + vp__ctz(tp))))) {
+        const uint64_t (*c)[4] = m->wfmt[slot][vp__ctz(tp)];
+        memcpy(layers, c[0], sizeof(c[0]));
+        memcpy(first, c[1], sizeof(c[1]));
+        memcpy(last, c[2], sizeof(c[2]));
+        return VP_OK;
+    }
     return vp__weights_sum(&m->lt, q, dtype, tp ? tp : 1, layers, first, last, NULL, NULL)
                ? VP_OK
                : VP_EOVERFLOW;
+}
+
+/* "<prefix><digits>-g<digits>" and nothing else, each number of 1 to 9 digits: what
+ * sscanf("<prefix>%u-g%u%c") == 2 reads from such a text, without its cost; any other text
+ * (signs, spaces, longer numbers) is left to sscanf. */
+static bool canonical_bits_group(const char *text, const char *prefix, unsigned *bits,
+                                 unsigned *group)
+{
+    size_t n = strlen(prefix);
+    if (strncmp(text, prefix, n) != 0)
+        return false;
+    const char *p = text + n;
+    unsigned v[2];
+    for (int k = 0; k < 2; k++) {
+        int d = 0;
+        v[k] = 0;
+        while (p[d] >= '0' && p[d] <= '9' && d < 10) {
+            v[k] = v[k] * 10 + (unsigned)(p[d] - '0');
+            d++;
+        }
+        if (d == 0 || d > 9)
+            return false;
+        p += d;
+        if (k == 0) {
+            if (p[0] != '-' || p[1] != 'g')
+                return false;
+            p += 2;
+        }
+    }
+    if (*p != '\0')
+        return false;
+    *bits = v[0];
+    *group = v[1];
+    return true;
 }
 
 /* Sheet weight formats: fp32 bf16 fp16 | fp8 int8 (per-channel fp32 scales) | fp8-block128
@@ -296,12 +471,14 @@ vp_status vp__qformat_parse(vp__qformat *out, const char *text)
         q.method = VP__Q_NVFP4;
         q.group = 16;
         q.extra = 8;
-    } else if (sscanf(text, "gptq-int%u-g%u%c", &bits, &group, &tail) == 2 && bits >= 2 &&
+    } else if ((canonical_bits_group(text, "gptq-int", &bits, &group) ||
+                sscanf(text, "gptq-int%u-g%u%c", &bits, &group, &tail) == 2) && bits >= 2 &&
                bits <= 8 && group >= 1 && group <= 4096) {
         q.method = VP__Q_GPTQ;
         q.bits = bits;
         q.group = group;
-    } else if (sscanf(text, "awq-int%u-g%u%c", &bits, &group, &tail) == 2 && bits == 4 &&
+    } else if ((canonical_bits_group(text, "awq-int", &bits, &group) ||
+                sscanf(text, "awq-int%u-g%u%c", &bits, &group, &tail) == 2) && bits == 4 &&
                group >= 1 && group <= 4096) {
         q.method = VP__Q_AWQ;
         q.bits = 4;
@@ -357,7 +534,7 @@ vp_status vp__fmt_parse(vp__fmt *f, const vp_model *m, const char *text, uint64_
         vp__fmt_init(f, m, NULL, false, parameters);
         return VP_OK;
     }
-    if (strncmp(text, "gguf-", 5) == 0) {
+    if (text[0] == 'g' && strncmp(text, "gguf-", 5) == 0) {
         if (m == NULL || m->format != VP_FORMAT_GGUF)
             return vp__error_set(err, VP_EUNSUPPORTED, NULL, "the format \"%.40s\" needs the "
                                  ".gguf file as the model", text);

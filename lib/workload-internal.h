@@ -81,6 +81,11 @@ typedef struct {
 /* The sheet's workload (VP_ELIMIT, VP_EINVALID for a layout beyond the limits); w points
  * into *txt and the sheet. */
 vp_status vp__wl_from_sheet(vp__wl *w, vp__wl_text *txt, const vp_sheet *s, vp_error *err);
+/* The sheet's workload as the last change of the sheet left it (decoded once, kept in the
+ * sheet: readers only read it), or decoded into *w, *txt when it could not be kept; NULL
+ * with *st and err set when the sheet's workload is wrong. */
+const vp__wl *vp__wl_of_sheet(vp__wl *w, vp__wl_text *txt, const vp_sheet *s, vp_error *err,
+                              vp_status *st);
 /* A caller's workload: every field checked against the limits of internal.h. */
 vp_status vp__wl_from_workload(vp__wl *w, const vp_model *m, const vp_workload *in,
                                vp_error *err);

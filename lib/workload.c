@@ -6,6 +6,7 @@
  * vp_workload against the limits of internal.h).
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "workload-internal.h"
@@ -268,6 +269,40 @@ vp_status vp__wl_from_sheet(vp__wl *w, vp__wl_text *txt, const vp_sheet *s, vp_e
     w->n_reserves = w->rsec ? w->rsec->n : 0;
     vp__serving_from_sheet(&w->sv, s);
     return VP_OK;
+}
+
+/* ---- the sheet's workload, decoded once per change of the sheet -------------------------- */
+
+struct vp__wlcache {
+    bool valid;                 /* wl is the sheet's workload (else decode it: the error) */
+    vp__wl wl;                  /* points into txt and the sheet */
+    vp__wl_text txt;
+};
+
+void vp__wl_cache_refresh(vp_sheet *s)
+{
+    if (s->wlc == NULL) {
+        s->wlc = malloc(sizeof(*s->wlc));
+        if (s->wlc == NULL)
+            return; /* every run decodes the sheet then */
+    }
+    s->wlc->valid = vp__wl_from_sheet(&s->wlc->wl, &s->wlc->txt, s, NULL) == VP_OK;
+}
+
+void vp__wl_cache_free(struct vp__wlcache *c)
+{
+    free(c);
+}
+
+const vp__wl *vp__wl_of_sheet(vp__wl *w, vp__wl_text *txt, const vp_sheet *s, vp_error *err,
+                              vp_status *st)
+{
+    if (s->wlc != NULL && s->wlc->valid) {
+        *st = VP_OK;
+        return &s->wlc->wl;
+    }
+    *st = vp__wl_from_sheet(w, txt, s, err);
+    return *st == VP_OK ? w : NULL;
 }
 
 /* ---- from a vp_workload ---------------------------------------------------------------- */

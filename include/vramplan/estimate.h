@@ -26,8 +26,12 @@
  * (no fixed capacity drops one); every phase total, peak and envelope is checked when the
  * run computes it, so the accessors never return a wrapped sum (VP_EOVERFLOW instead).
  *
- * Thread safety: one estimate per thread at a time; a sheet may be read by several
- * estimates at once.
+ * A run computes numbers only: the texts (how each item was obtained, the assumptions, the
+ * warnings) are kept as their values and written into the estimate when first read, so a
+ * loop that never reads them never pays for them. The text is the same either way.
+ *
+ * Thread safety: one estimate per thread at a time, reads included (the first read of a
+ * text writes it into the estimate); a sheet may be read by several estimates at once.
  * @{
  */
 #ifndef VRAMPLAN_ESTIMATE_H
@@ -219,8 +223,10 @@ VP_API vp_counter vp_estimate_item_counter(const vp_estimate *e, size_t gpu, siz
 /**
  * @brief How item @p i was obtained: formula and inputs, in one line.
  * @param e the estimate  @param gpu GPU index  @param i item index
- * @return a string owned by @p e, or NULL when out of range
+ * @return a string owned by @p e, valid until its next run or free; NULL when out of range
  * @since 0.1
+ * Thread safety: one thread per estimate at a time: the first call for an item writes its
+ * text into the estimate (since 0.2).
  */
 VP_API const char *vp_estimate_item_how(const vp_estimate *e, size_t gpu, size_t i);
 /**
@@ -300,7 +306,8 @@ VP_API size_t vp_estimate_assumption_count(const vp_estimate *e);
  * @return a string owned by the estimate, valid until its next run or free; NULL when out
  *         of range
  * @since 0.2
- * Thread safety: safe for distinct estimates; read-only.
+ * Thread safety: safe for distinct estimates; one thread per estimate at a time: the first
+ * call for an assumption writes its text into the estimate.
  */
 VP_API const char *vp_estimate_assumption(const vp_estimate *e, size_t i);
 /**
@@ -400,8 +407,10 @@ VP_API size_t vp_estimate_warning_count(const vp_estimate *e);
 /**
  * @brief Warning @p i.
  * @param e the estimate  @param i index
- * @return a string owned by @p e, or NULL
+ * @return a string owned by @p e, valid until its next run or free; or NULL
  * @since 0.1
+ * Thread safety: one thread per estimate at a time: the first call for a warning writes its
+ * text into the estimate (since 0.2).
  */
 VP_API const char *vp_estimate_warning(const vp_estimate *e, size_t i);
 /**

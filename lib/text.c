@@ -1,0 +1,212 @@
+/*
+ * Deferred texts (text-internal.h): capture a printf-style format and its arguments, write
+ * the text when it is read. The writer gives what vsnprintf() gives for the same format and
+ * arguments, truncation included: %s, %u, %d and %% (with l, ll, z, j, t) directly, any
+ * other conversion (flags, width, precision, floating point) through snprintf() itself.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "text-internal.h"
+
+/* A captured string longer than this shows only its start: no text is that long. */
+#define STR_MAX 1023
+
+/* Copy a string into sb: its offset + 2 (1: the empty string), or 0 when out of memory. */
+uint64_t vp__text_keep(vp__strbuf *sb, const char *s)
+{
+    if (s[0] == '\0')
+        return 1;
+    size_t len = strlen(s);
+    if (len > STR_MAX)
+        len = STR_MAX;
+    if (sb->cap - sb->n < len + 1) {
+        size_t cap = sb->cap ? sb->cap : 512;
+        while (cap - sb->n < len + 1)
+            cap *= 2;
+        char *p = realloc(sb->p, cap);
+        if (p == NULL)
+            return 0;
+        sb->p = p;
+        sb->cap = cap;
+    }
+    char *d = sb->p + sb->n;
+    memcpy(d, s, len);
+    d[len] = '\0';
+    uint64_t v = (uint64_t)sb->n + 2;
+    sb->n += len + 1;
+    return v;
+}
+
+void vp__text_render(char *out, size_t cap, const vp__tcap *c, const vp__strbuf *sb)
+{
+    vp__targ a[VP__TEXT_MAX];
+    if (c->fmt == NULL) {
+        if (cap)
+            out[0] = '\0';
+        return;
+    }
+    for (unsigned i = 0; i < c->n; i++) {
+        if (c->strs & (UINT32_C(1) << i)) {
+            a[i].k = VP__TA_S;
+            a[i].v.s = c->v[i] == 0 ? NULL : c->v[i] == 1 ? "" : sb->p + (c->v[i] - 2);
+        } else {
+            a[i].k = VP__TA_U;
+            a[i].v.u = c->v[i];
+        }
+    }
+    vp__text_format(out, cap, c->fmt, a, c->n);
+}
+
+static size_t put_digits(char *out, size_t room, unsigned long long v, bool neg)
+{
+    char dig[24];
+    int k = 0;
+    size_t n = 0;
+    do
+        dig[k++] = (char)('0' + v % 10);
+    while ((v /= 10) != 0);
+    if (neg)
+        dig[k++] = '-';
+    while (k > 0 && n < room)
+        out[n++] = dig[--k];
+    return n;
+}
+
+#if defined(__GNUC__)
+#  pragma GCC diagnostic push
+#  pragma GCC diagnostic ignored "-Wformat-nonliteral"
+#endif
+/* One conversion of any other form, through snprintf: returns the bytes it wrote. */
+static size_t put_general(char *out, size_t room, const char *spec, size_t slen,
+                          const vp__targ *a)
+{
+    char f[40];
+    if (slen >= sizeof(f))
+        return 0; /* no conversion of the library is this long */
+    memcpy(f, spec, slen);
+    f[slen] = '\0';
+    char conv = spec[slen - 1];
+    char l1 = slen >= 2 ? spec[slen - 2] : 0, l2 = slen >= 3 ? spec[slen - 3] : 0;
+    int r;
+    unsigned long long u = a ? a->v.u : 0;
+    switch (conv) {
+    case 's':
+        r = snprintf(out, room + 1, f, a ? a->v.s : "");
+        break;
+    case 'f': case 'F': case 'e': case 'E': case 'g': case 'G': case 'a': case 'A':
+        r = snprintf(out, room + 1, f, a ? a->v.d : 0.0);
+        break;
+    case 'd': case 'i':
+        if (l1 == 'l' && l2 == 'l')
+            r = snprintf(out, room + 1, f, (long long)u);
+        else if (l1 == 'l')
+            r = snprintf(out, room + 1, f, (long)u);
+        else if (l1 == 'z')
+            r = snprintf(out, room + 1, f, (ptrdiff_t)u);
+        else if (l1 == 'j')
+            r = snprintf(out, room + 1, f, (intmax_t)u);
+        else if (l1 == 't')
+            r = snprintf(out, room + 1, f, (ptrdiff_t)u);
+        else
+            r = snprintf(out, room + 1, f, (int)u);
+        break;
+    case 'u': case 'x': case 'X': case 'o':
+        if (l1 == 'l' && l2 == 'l')
+            r = snprintf(out, room + 1, f, u);
+        else if (l1 == 'l')
+            r = snprintf(out, room + 1, f, (unsigned long)u);
+        else if (l1 == 'z')
+            r = snprintf(out, room + 1, f, (size_t)u);
+        else if (l1 == 'j')
+            r = snprintf(out, room + 1, f, (uintmax_t)u);
+        else if (l1 == 't')
+            r = snprintf(out, room + 1, f, (size_t)u);
+        else
+            r = snprintf(out, room + 1, f, (unsigned)u);
+        break;
+    case 'c':
+        r = snprintf(out, room + 1, f, (int)u);
+        break;
+    default:
+        return 0;
+    }
+    if (r < 0)
+        return 0;
+    return (size_t)r < room ? (size_t)r : room;
+}
+#if defined(__GNUC__)
+#  pragma GCC diagnostic pop
+#endif
+
+void vp__text_format(char *out, size_t cap, const char *f, const vp__targ *a, size_t na)
+{
+    if (cap == 0)
+        return;
+    size_t n = 0, room = cap - 1, ai = 0;
+    while (*f && n < room) {
+        const char *pct = strchr(f, '%');
+        size_t lit = pct ? (size_t)(pct - f) : strlen(f);
+        if (lit > room - n)
+            lit = room - n;
+        memcpy(out + n, f, lit);
+        n += lit;
+        if (pct == NULL || n == room)
+            break;
+        f = pct + 1;
+        if (*f == '%') {
+            out[n++] = '%';
+            f++;
+            continue;
+        }
+        /* [flags][width][.precision][length]conversion */
+        const char *p = f;
+        while (*p == '-' || *p == '+' || *p == ' ' || *p == '#' || *p == '0')
+            p++;
+        while (*p >= '0' && *p <= '9')
+            p++;
+        if (*p == '.') {
+            p++;
+            while (*p >= '0' && *p <= '9')
+                p++;
+        }
+        bool plain = p == f;
+        const char *len = p;
+        while (*p == 'h' || *p == 'l' || *p == 'z' || *p == 'j' || *p == 't' || *p == 'L')
+            p++;
+        if (*p == '\0')
+            break;
+        char conv = *p;
+        const vp__targ *x = ai < na ? &a[ai++] : NULL;
+        size_t lm = (size_t)(p - len);
+        bool ll = lm == 2 && len[0] == 'l' && len[1] == 'l';
+        bool wide = ll || (lm == 1 && (len[0] == 'l' || len[0] == 'z' || len[0] == 'j' ||
+                                       len[0] == 't'));
+        if (plain && lm == 0 && conv == 's') {
+            const char *s = x && x->v.s ? x->v.s : "(null)";
+            size_t k = strlen(s);
+            if (k > room - n)
+                k = room - n;
+            memcpy(out + n, s, k);
+            n += k;
+        } else if (plain && (lm == 0 || wide) && conv == 'u') {
+            unsigned long long v = x ? x->v.u : 0;
+            if (lm == 0)
+                v = (unsigned)v;
+            else if (!ll && sizeof(long) < sizeof(long long) && len[0] == 'l')
+                v = (unsigned long)v;
+            n += put_digits(out + n, room - n, v, false);
+        } else if (plain && (lm == 0 || ll) && (conv == 'd' || conv == 'i')) {
+            long long v = x ? (long long)x->v.u : 0;
+            if (lm == 0)
+                v = (int)v;
+            n += put_digits(out + n, room - n,
+                            v < 0 ? 0ULL - (unsigned long long)v : (unsigned long long)v, v < 0);
+        } else {
+            n += put_general(out + n, room - n, pct, (size_t)(p - pct) + 1, x);
+        }
+        f = p + 1;
+    }
+    out[n] = '\0';
+}

@@ -1,0 +1,250 @@
+/*
+ * The estimate's texts are written when first read (issue 16): they must be the same text,
+ * outlive the sheet, model and caller strings they were made from, follow the latest run,
+ * and survive a fit's probes; the sheet's kept workload must follow every change of the
+ * sheet. Golden strings: the Llama-3.1-8B vLLM example (examples/llama-3.1-8b-vllm.toml,
+ * with tests/data/configs/meta-llama__Meta-Llama-3.1-8B/config.json) and the seed sheet.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <vramplan.h>
+
+#include "ck-util.h"
+
+#define LLAMA "configs/meta-llama__Meta-Llama-3.1-8B/config.json"
+#define H100 UINT64_C(85030000000)
+
+static const char vllm_sheet[] = "[workload]\nweights = \"bf16\"\nkv_cache = \"bf16\"\n"
+                                 "framework = \"vllm\"\ncontext = 8192\nconcurrency = 32\n"
+                                 "gpu_memory_utilization = 0.9\n[reserve]\nother = \"1 GiB\"\n";
+
+static vp_sheet *llama_sheet(const char *text)
+{
+    vp_sheet *s = vp_test_sheet(text);
+    char path[1024];
+    vp_model *m = NULL;
+    vp_error err = VP_ERROR_INIT;
+    ck_assert_msg(vp_model_from_path(&m, vp_test_path(path, sizeof(path), LLAMA), &err) == VP_OK,
+                  "%s", err.message);
+    ck_assert_int_eq(vp_sheet_attach_model(s, m), VP_OK);
+    return s;
+}
+
+static int find(const vp_estimate *e, const char *id)
+{
+    for (size_t i = 0; i < vp_estimate_item_count(e, 0); i++)
+        if (strcmp(vp_estimate_item_id(e, 0, i), id) == 0)
+            return (int)i;
+    return -1;
+}
+
+static const char *how(const vp_estimate *e, const char *id)
+{
+    int i = find(e, id);
+    ck_assert_msg(i >= 0, "no item %s", id);
+    return vp_estimate_item_how(e, 0, (size_t)i);
+}
+
+/* Freed sheet and model: the texts were made from their strings, and are still whole. */
+START_TEST(test_texts_outlive_inputs)
+{
+    vp_sheet *s = llama_sheet(vllm_sheet);
+    vp_estimate *e = NULL;
+    ck_assert_int_eq(vp_estimate_new(&e), VP_OK);
+    ck_assert_int_eq(vp_estimate_run(e, s, vp_bytes_make(H100), NULL), VP_OK);
+    vp_sheet_free(s); /* and the model it owns */
+    ck_assert_str_eq(how(e, "weights"), "Σ tensors of llama in bf16; + vLLM rotary cos/sin cache");
+    ck_assert_str_eq(how(e, "kv_cache"), "K+V × 8192 tokens × 32 sequences × 32 layers × 4096 "
+                     "B/token/layer (bf16, KV heads split by TP); rounded to 16-token blocks");
+    ck_assert_str_eq(how(e, "logits"), "vLLM dummy sampler: 1024 rows × 128256 vocabulary × "
+                     "12.6 B");
+    ck_assert_str_eq(how(e, "reserve:other"), "named reserve [reserve] other = \"1 GiB\"");
+    ck_assert_uint_eq(vp_estimate_assumption_count(e), 3);
+    ck_assert_str_eq(vp_estimate_assumption(e, 0), "framework profile: vllm (vLLM v0.19 "
+                     "start-up profile, docs/estimate.md)");
+    ck_assert_str_eq(vp_estimate_assumption(e, 1), "max_num_batched_tokens / max_num_seqs: "
+                     "vLLM's defaults for a GPU of 70 GiB or more (8192 / 1024)");
+    /* read twice: the same pointer, the same text */
+    const char *a = how(e, "weights");
+    ck_assert_ptr_eq(a, how(e, "weights"));
+    ck_assert_ptr_null(vp_estimate_item_how(e, 0, 99));
+    ck_assert_ptr_null(vp_estimate_assumption(e, 99));
+    ck_assert_ptr_null(vp_estimate_warning(e, 0));
+    vp_estimate_free(e);
+}
+END_TEST
+
+/* A second run replaces the texts, whether the first ones were read or not. */
+START_TEST(test_texts_follow_the_run)
+{
+    vp_sheet *a = llama_sheet(vllm_sheet);
+    vp_sheet *b = vp_test_sheet("[model]\nparameters = 7_000_000_000\n[workload]\n"
+                                "weights = \"fp16\"\nframework = \"none\"\n[reserve]\n"
+                                "other = \"6 GiB\"\n");
+    vp_estimate *e = NULL;
+    ck_assert_int_eq(vp_estimate_new(&e), VP_OK);
+    ck_assert_int_eq(vp_estimate_run(e, a, vp_bytes_make(H100), NULL), VP_OK);
+    ck_assert_int_eq(vp_estimate_run(e, b, vp_bytes_make(0), NULL), VP_OK); /* a unread */
+    ck_assert_str_eq(how(e, "weights"), "7000000000 parameters × 16 bits");
+    ck_assert_str_eq(how(e, "reserve:other"), "named reserve [reserve] other = \"6 GiB\"");
+    ck_assert_int_eq(vp_estimate_run(e, a, vp_bytes_make(H100), NULL), VP_OK); /* b read */
+    ck_assert_str_eq(how(e, "reserve:other"), "named reserve [reserve] other = \"1 GiB\"");
+    ck_assert_uint_eq(vp_estimate_item_count(e, 0), 8);
+    /* a failed run leaves nothing to read */
+    vp_sheet *bad = vp_test_sheet("[workload]\ntask = \"lora\"\n");
+    ck_assert_int_ne(vp_estimate_run(e, bad, vp_bytes_make(H100), NULL), VP_OK);
+    ck_assert_uint_eq(vp_estimate_item_count(e, 0), 0);
+    ck_assert_ptr_null(vp_estimate_item_how(e, 0, 0));
+    ck_assert_uint_eq(vp_estimate_assumption_count(e), 0);
+    vp_sheet_free(bad);
+    vp_sheet_free(a);
+    vp_sheet_free(b);
+    vp_estimate_free(e);
+}
+END_TEST
+
+/* A structured workload's reserve name lives in the caller's buffer: it is copied. */
+START_TEST(test_texts_copy_caller_strings)
+{
+    char path[1024];
+    vp_model *m = NULL;
+    ck_assert_int_eq(vp_model_from_path(&m, vp_test_path(path, sizeof(path), LLAMA), NULL),
+                     VP_OK);
+    char name[16] = "scratch";
+    const char *names[] = { name };
+    const vp_bytes sizes[] = { { UINT64_C(1) << 30 } };
+    vp_workload w = VP_WORKLOAD_INIT;
+    w.framework = VP_FRAMEWORK_VLLM;
+    w.context = 8192;
+    w.concurrency = 32;
+    w.n_reserves = 1;
+    w.reserve_names = names;
+    w.reserve_bytes = sizes;
+    w.flags = VP_WORKLOAD_HOW;
+    vp_estimate *e = NULL;
+    ck_assert_int_eq(vp_estimate_new(&e), VP_OK);
+    ck_assert_int_eq(vp_estimate_run_workload(e, m, &w, vp_bytes_make(H100), NULL), VP_OK);
+    memcpy(name, "XXXXXXX", 8);
+    vp_model_free(m);
+    ck_assert_str_eq(how(e, "reserve:scratch"), "named reserve scratch = 1073741824 B");
+    ck_assert_str_eq(how(e, "weights"), "Σ tensors of llama in bfloat16; + vLLM rotary cos/sin "
+                     "cache");
+    /* without VP_WORKLOAD_HOW: no texts */
+    ck_assert_int_eq(vp_model_from_path(&m, vp_test_path(path, sizeof(path), LLAMA), NULL),
+                     VP_OK);
+    w.flags = 0;
+    ck_assert_int_eq(vp_estimate_run_workload(e, m, &w, vp_bytes_make(H100), NULL), VP_OK);
+    ck_assert_str_eq(how(e, "weights"), "");
+    vp_model_free(m);
+    vp_estimate_free(e);
+}
+END_TEST
+
+/* A fit's probes write no texts; the estimate it leaves is whole, at the answer. */
+START_TEST(test_texts_after_fit)
+{
+    vp_sheet *s = llama_sheet(vllm_sheet);
+    vp_estimate *e = NULL;
+    uint64_t v = 0;
+    ck_assert_int_eq(vp_estimate_new(&e), VP_OK);
+    ck_assert_int_eq(vp_fit(&v, e, s, VP_FIT_CONTEXT, vp_bytes_make(H100), NULL), VP_OK);
+    /* the largest context: 849 blocks of 16 tokens; one more token needs a 850th block */
+    ck_assert_uint_eq(v, 13584);
+    ck_assert_str_eq(how(e, "kv_cache"), "K+V × 13584 tokens × 32 sequences × 32 layers × "
+                     "4096 B/token/layer (bf16, KV heads split by TP); rounded to 16-token "
+                     "blocks");
+    ck_assert_uint_eq(vp_estimate_assumption_count(e), 3);
+    ck_assert_str_eq(vp_estimate_assumption(e, 2), "layout: one GPU ([layout] not set)");
+    ck_assert_int_eq(vp_fit(&v, e, s, VP_FIT_CONCURRENCY, vp_bytes_make(H100), NULL), VP_OK);
+    ck_assert_uint_eq(v, 53);
+    vp_sheet_free(s);
+    vp_estimate_free(e);
+}
+END_TEST
+
+/* The sheet keeps its workload decoded: every change of the sheet is seen by the next run. */
+START_TEST(test_sheet_changes_seen)
+{
+    vp_sheet *s = llama_sheet(vllm_sheet);
+    vp_estimate *e = NULL;
+    vp_error err = VP_ERROR_INIT;
+    ck_assert_int_eq(vp_estimate_new(&e), VP_OK);
+    ck_assert_int_eq(vp_estimate_run(e, s, vp_bytes_make(H100), NULL), VP_OK);
+    uint64_t kv = vp_bytes_value(vp_estimate_item_bytes(e, 0, (size_t)find(e, "kv_cache")));
+    ck_assert_uint_eq(kv, UINT64_C(34359738368)); /* 8192 × 32 × 32 layers × 4096 B */
+    ck_assert_int_eq(vp_sheet_set(s, "workload.context", "16384", &err), VP_OK);
+    ck_assert_int_eq(vp_estimate_run(e, s, vp_bytes_make(H100), NULL), VP_OK);
+    ck_assert_uint_eq(vp_bytes_value(vp_estimate_item_bytes(e, 0, (size_t)find(e, "kv_cache"))),
+                      2 * kv);
+    ck_assert_int_eq(vp_sheet_set(s, "reserve.extra", "2 GiB", &err), VP_OK);
+    ck_assert_int_eq(vp_estimate_run(e, s, vp_bytes_make(H100), NULL), VP_OK);
+    ck_assert_int_ge(find(e, "reserve:extra"), 0);
+    ck_assert_int_eq(vp_sheet_unset(s, "reserve.extra"), VP_OK);
+    ck_assert_int_eq(vp_sheet_unset(s, "workload.context"), VP_OK);
+    ck_assert_int_eq(vp_estimate_run(e, s, vp_bytes_make(H100), NULL), VP_OK);
+    ck_assert_int_lt(find(e, "reserve:extra"), 0);
+    ck_assert_int_lt(find(e, "kv_cache"), 0); /* no context: the KV cache is unknown */
+    ck_assert_uint_eq(vp_estimate_unknown_count(e), 1);
+    ck_assert_str_eq(vp_estimate_unknown_id(e, 0), "kv_cache");
+    /* a layout the sheet reader would refuse, set afterwards, is refused by the run */
+    ck_assert_int_eq(vp_sheet_set(s, "layout.tensor_parallel", "3", &err), VP_OK);
+    ck_assert_int_eq(vp_estimate_run(e, s, vp_bytes_make(H100), &err), VP_EINVALID);
+    ck_assert_int_eq(vp_sheet_set(s, "layout.tensor_parallel", "2", &err), VP_OK);
+    ck_assert_int_eq(vp_sheet_set(s, "workload.context", "8192", &err), VP_OK);
+    ck_assert_int_eq(vp_estimate_run(e, s, vp_bytes_make(H100), NULL), VP_OK);
+    ck_assert_uint_eq(vp_bytes_value(vp_estimate_item_bytes(e, 0, (size_t)find(e, "kv_cache"))),
+                      kv / 2);
+    /* the model detached: the architecture is unknown again */
+    ck_assert_int_eq(vp_sheet_attach_model(s, NULL), VP_OK);
+    ck_assert_int_eq(vp_estimate_run(e, s, vp_bytes_make(H100), NULL), VP_OK);
+    ck_assert_int_lt(find(e, "kv_cache"), 0);
+    vp_sheet_free(s);
+    vp_estimate_free(e);
+}
+END_TEST
+
+/* A new estimate reads as empty; a fresh one gives what a reused one gives. */
+START_TEST(test_new_estimate)
+{
+    vp_estimate *e = NULL, *f = NULL;
+    ck_assert_int_eq(vp_estimate_new(&e), VP_OK);
+    ck_assert_uint_eq(vp_estimate_gpu_count(e), 0);
+    ck_assert_uint_eq(vp_estimate_item_count(e, 0), 0);
+    ck_assert_uint_eq(vp_estimate_assumption_count(e), 0);
+    ck_assert_uint_eq(vp_estimate_warning_count(e), 0);
+    ck_assert_ptr_null(vp_estimate_item_how(e, 0, 0));
+    vp_estimate_free(e);
+    vp_sheet *s = llama_sheet(vllm_sheet);
+    ck_assert_int_eq(vp_estimate_new(&e), VP_OK);
+    for (int i = 0; i < 3; i++)
+        ck_assert_int_eq(vp_estimate_run(e, s, vp_bytes_make(H100), NULL), VP_OK);
+    ck_assert_int_eq(vp_estimate_new(&f), VP_OK);
+    ck_assert_int_eq(vp_estimate_run(f, s, vp_bytes_make(H100), NULL), VP_OK);
+    ck_assert_uint_eq(vp_estimate_item_count(e, 0), vp_estimate_item_count(f, 0));
+    for (size_t i = 0; i < vp_estimate_item_count(e, 0); i++) {
+        ck_assert_str_eq(vp_estimate_item_id(e, 0, i), vp_estimate_item_id(f, 0, i));
+        ck_assert_str_eq(vp_estimate_item_how(e, 0, i), vp_estimate_item_how(f, 0, i));
+        ck_assert_uint_eq(vp_bytes_value(vp_estimate_item_bytes(e, 0, i)),
+                          vp_bytes_value(vp_estimate_item_bytes(f, 0, i)));
+    }
+    ck_assert_uint_eq(vp_bytes_value(vp_estimate_peak_bytes(e, 0, NULL)),
+                      vp_bytes_value(vp_estimate_peak_bytes(f, 0, NULL)));
+    vp_sheet_free(s);
+    vp_estimate_free(e);
+    vp_estimate_free(f);
+}
+END_TEST
+
+Suite *vp_test_suite(void)
+{
+    Suite *s = suite_create("texts");
+    VP_ADD_TEST(s, test_texts_outlive_inputs);
+    VP_ADD_TEST(s, test_texts_follow_the_run);
+    VP_ADD_TEST(s, test_texts_copy_caller_strings);
+    VP_ADD_TEST(s, test_texts_after_fit);
+    VP_ADD_TEST(s, test_sheet_changes_seen);
+    VP_ADD_TEST(s, test_new_estimate);
+    return s;
+}

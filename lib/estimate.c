@@ -2222,7 +2222,8 @@ static vp_status fit_gpu_layers(uint64_t *out, vp_estimate *scratch, vp__wl *w,
     while (lo < hi) {
         uint64_t mid = lo + (hi - lo + 1) / 2;
         w->llama.gpu_layers = mid;
-        int f = fits(scratch, w, capacity, err, &st);
+        double room;
+        int f = fits(scratch, w, capacity, err, &st, &room);
         if (f < 0)
             return st;
         if (f)

@@ -131,8 +131,8 @@ const vp__host *vp__estimate_host(const vp_estimate *e)
 static const char *fw_name(int fw)
 {
     static const char *const names[] = { "none", "none", "vllm", "transformers", "llama.cpp",
-                                         "other", "sglang" };
-    return names[fw];
+                                         "other", "ollama", "sglang" };
+    return fw >= 0 && (size_t)fw < sizeof(names) / sizeof(names[0]) ? names[fw] : "other";
 }
 
 /* vsnprintf for the "how" texts, assumptions and warnings, several times faster than the C
@@ -1142,6 +1142,25 @@ static vp_status llama_items(vp_estimate *e, stage *S, const vp__wl *w, uint64_t
     return VP_OK;
 }
 
+/* [draft] and lora_adapters under the llama.cpp / Ollama profile (serving.c): the draft
+ * model's weights and KV, the target's K/V for the proposed tokens and each adapter file's
+ * tensors, on the one GPU, as with a config.json checkpoint (llama-server -md, --lora). */
+static void llama_serving(vp_estimate *e, stage *S, const vp__wl *w, const vp__fmt *F,
+                          uint64_t layers, uint64_t capacity, bool how, bool *ovf)
+{
+    vp__sv_out so;
+    vp__sv_req sr = { w, F, 0, layers, capacity, 0, false, 0, 0, 0, 0, how };
+    vp__serving_stage(&so, &sr, ovf);
+    for (int i = 0; i < so.n; i++)
+        add_serving(S, &so.it[i]);
+    for (int i = 0; i < so.n_unknown; i++)
+        add_unknown(e, so.unknown_id[i], so.unknown_needs[i]);
+    for (int i = 0; i < so.n_warning; i++)
+        add_warning(e, "%s", so.warning[i]);
+    for (int i = 0; i < so.n_assumption; i++)
+        add_assumption(e, "%s", so.assumption[i]);
+}
+
 /* ---- the computation ------------------------------------------------------------------ */
 
 static vp_status compute(vp_estimate *e, const vp__wl *w, uint64_t capacity, bool quiet,
@@ -1298,6 +1317,7 @@ static vp_status compute(vp_estimate *e, const vp__wl *w, uint64_t capacity, boo
             vp_status lst2 = llama_items(e, S, w, capacity, how, &where0, err);
             if (lst2 != VP_OK)
                 return lst2;
+            llama_serving(e, S, w, &F, nl, capacity, how, &ovf);
             continue;
         }
         char where[64] = "";

@@ -283,5 +283,10 @@ if grep -q "$(printf '\033')" "$tmp/err"; then echo "FAIL rt-ctl-err: ESC on std
     fails=$((fails + 1)); else passes=$((passes + 1)); fi
 has rt-ctl-err-escaped "$tmp/err" 'X\x1B[31mRED\x07'
 
+# issue 15 red team: the new engine profiles and inputs
+# the SGLang profile is named (fw_name read past its table after VP_FRAMEWORK_SGLANG = 7)
+run rt15-sglang-name 0 estimate "$examples/llama-3.1-8b-sglang.toml" --capacity "80 GB"
+has rt15-sglang-name-text "$tmp/out" "framework profile: sglang (SGLang token pool"
+
 echo "$passes passed, $fails failed"
 [ "$fails" -eq 0 ]

@@ -2032,13 +2032,19 @@ vp_status vp_fit(uint64_t *out, vp_estimate *scratch, const vp_sheet *s, vp_fit_
     uint64_t lo = 0, hi = (uint64_t)1 << 40;
     uint64_t *var = target == VP_FIT_CONTEXT ? &w.context
                     : target == VP_FIT_CONCURRENCY ? &w.concurrency : &w.microbatch;
+    /* the llama.cpp / Ollama profile sizes `parallel` slots when the sheet states them (the
+     * concurrency is then not what it allocates) */
+    if (target == VP_FIT_CONCURRENCY && w.llama.parallel &&
+        vp__llama_applies(w.model, w.framework, w.task, w.tp, w.pp))
+        var = &w.llama.parallel;
     /* the largest v in [1, hi] with fits(v); monotone in v */
     while (lo < hi) {
         uint64_t mid = lo + (hi - lo + 1) / 2;
         *var = mid;
         int f = fits(scratch, &w, capacity.b, err, &st);
         if (f < 0) {
-            if (st == VP_EOVERFLOW) { /* beyond representable sizes: too large */
+            if (st == VP_EOVERFLOW || st == VP_ELIMIT) { /* beyond representable sizes or
+                                                           * the limits: too large */
                 hi = mid - 1;
                 continue;
             }

@@ -114,4 +114,15 @@ sed 's/^parallel = 1 /parallel = 16777216 /' "$tmp/base.toml" > "$tmp/par.toml"
 run rt-parallel-limit 1 estimate "$tmp/par.toml"
 has rt-parallel-limit-at "$tmp/err" "par.toml:20:12: context × parallel = 549755813888 cells is beyond"
 empty rt-parallel-limit-out "$tmp/out"
+# fit --solve context / concurrency on the profile: the search's probes past the profile's
+# limit are "too large", not an error (was exit 1: "context × parallel = 2^39 cells"); with
+# parallel stated, concurrency solves the slots (was 2^40: concurrency changed nothing)
+run rt-fit-context 0 fit "$tmp/base.toml" --solve context --capacity "24 GB"
+has rt-fit-context-value "$tmp/out" "largest context that fits 22.35 GiB per GPU (--capacity): 95744"
+run rt-fit-context-next 0 estimate "$tmp/base.toml" --capacity "24 GB" --context 95745
+has rt-fit-context-next-no "$tmp/out" "verdict: does not fit"
+run rt-fit-slots 0 fit "$tmp/base.toml" --solve concurrency --capacity "24 GB" --json
+has rt-fit-slots-value "$tmp/out" '"solve": "concurrency", "value": 2,'
+run rt-fit-slots-next 0 estimate "$tmp/base.toml" --capacity "24 GB" --set workload.parallel=3
+has rt-fit-slots-next-no "$tmp/out" "verdict: does not fit"
 finish

@@ -311,6 +311,7 @@ void vp__serving_stage(vp__sv_out *o, const vp__sv_req *r, bool *ovf)
             /* a sheet's fraction has up to 19 decimals: past 2^32 in its denominator both
              * terms lose their low bits (a relative error under 2^-31, a few bytes), so
              * that the product below fits */
+            uint64_t said_num = mfs_num, said_den = mfs_den; /* for the warning below */
             while (mfs_den > (UINT64_C(1) << 32)) {
                 mfs_num >>= 1;
                 mfs_den >>= 1;
@@ -333,7 +334,7 @@ void vp__serving_stage(vp__sv_out *o, const vp__sv_req *r, bool *ovf)
                 note(o->warning, &o->n_warning, "stage %llu: no memory left for SGLang's KV "
                      "pool at mem_fraction_static %llu/%llu (SGLang stops: \"Not enough "
                      "memory\"): raise it or add GPUs", (unsigned long long)r->stage,
-                     (unsigned long long)mfs_num, (unsigned long long)mfs_den);
+                     (unsigned long long)said_num, (unsigned long long)said_den);
             outside = T > stat ? T - stat : 0;
         }
     }

@@ -288,5 +288,10 @@ has rt-ctl-err-escaped "$tmp/err" 'X\x1B[31mRED\x07'
 run rt15-sglang-name 0 estimate "$examples/llama-3.1-8b-sglang.toml" --capacity "80 GB"
 has rt15-sglang-name-text "$tmp/out" "framework profile: sglang (SGLang token pool"
 
+# a tiny mem_fraction_static: no pool, and the warning names the fraction as written
+run rt15-sglang-mfs-tiny 0 estimate "$rt/sglang-mfs-tiny.toml" --capacity "80 GB"
+has rt15-sglang-mfs-tiny-says "$tmp/out" "mem_fraction_static 1/10000000000000000000"
+has rt15-sglang-mfs-tiny-pool "$tmp/out" "0 pages, 0 tokens"
+
 echo "$passes passed, $fails failed"
 [ "$fails" -eq 0 ]

@@ -344,6 +344,15 @@ void vp__serving_stage(vp__sv_out *o, const vp__sv_req *r, bool *ovf)
         vp__fmt DF;
         const vp__qformat *named = sv->draft_have_fmt ? &sv->draft_fmt
                                    : sv->draft_model == NULL && w->have_format ? &w->fmt : NULL;
+        /* draft.parameters alone: the draft is assumed in the target's own format (it was
+         * an unknown asking for draft.parameters, which the sheet gives) */
+        if (named == NULL && sv->draft_model == NULL && sv->draft_params && F->has_q &&
+            strncmp(sv->draft_fmt_text, "gguf-", 5) != 0) {
+            named = &F->q;
+            if (first)
+                note(o->assumption, &o->n_assumption, "draft.weights: the target's format "
+                     "(%s); set draft.weights for another", F->q.name[0] ? F->q.name : "16-bit");
+        }
         bool gguf = strncmp(sv->draft_fmt_text, "gguf-", 5) == 0;
         vp__fmt_init(&DF, sv->draft_model, named, gguf, sv->draft_params);
         bool gguf_bad = gguf && (sv->draft_model == NULL ||

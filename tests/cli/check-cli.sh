@@ -293,5 +293,10 @@ run rt15-sglang-mfs-tiny 0 estimate "$rt/sglang-mfs-tiny.toml" --capacity "80 GB
 has rt15-sglang-mfs-tiny-says "$tmp/out" "mem_fraction_static 1/10000000000000000000"
 has rt15-sglang-mfs-tiny-pool "$tmp/out" "0 pages, 0 tokens"
 
+# [draft] parameters alone: 600,000,000 × 2 B in the target's bf16, the format assumed
+run rt15-draft-params 0 estimate "$rt/draft-parameters.toml" --capacity "80 GB" --json
+has rt15-draft-params-bytes "$tmp/out" '{"id": "draft:weights", "bytes": 1200000000'
+has rt15-draft-params-assumed "$tmp/out" "draft.weights: the target's format"
+
 echo "$passes passed, $fails failed"
 [ "$fails" -eq 0 ]

@@ -165,7 +165,7 @@ static const char *fw_name(int fw)
 {
     static const char *const names[] = { "none", "none", "vllm", "transformers", "llama.cpp",
                                          "other", "ollama", "sglang" };
-    return names[fw];
+    return fw >= 0 && (size_t)fw < sizeof(names) / sizeof(names[0]) ? names[fw] : "other";
 }
 
 /* ---- texts ----------------------------------------------------------------------------- */
@@ -1316,6 +1316,25 @@ static vp_status llama_items(vp_estimate *e, stage *S, const vp__wl *w, uint64_t
     return VP_OK;
 }
 
+/* [draft] and lora_adapters under the llama.cpp / Ollama profile (serving.c): the draft
+ * model's weights and KV, the target's K/V for the proposed tokens and each adapter file's
+ * tensors, on the one GPU, as with a config.json checkpoint (llama-server -md, --lora). */
+static void llama_serving(vp_estimate *e, stage *S, const vp__wl *w, const vp__fmt *F,
+                          uint64_t layers, uint64_t capacity, bool how, bool *ovf)
+{
+    vp__sv_out so;
+    vp__sv_req sr = { w, F, 0, layers, capacity, 0, false, 0, 0, 0, 0, how };
+    vp__serving_stage(&so, &sr, ovf);
+    for (int i = 0; i < so.n; i++)
+        add_serving(S, &so.it[i]);
+    for (int i = 0; i < so.n_unknown; i++)
+        add_unknown(e, so.unknown_id[i], so.unknown_needs[i]);
+    for (int i = 0; i < so.n_warning; i++)
+        add_warning(e, "%s", so.warning[i]);
+    for (int i = 0; i < so.n_assumption; i++)
+        add_assumption(e, "%s", so.assumption[i]);
+}
+
 /* ---- the computation ------------------------------------------------------------------ */
 
 static vp_status compute(vp_estimate *e, const vp__wl *w, uint64_t capacity, bool quiet,
@@ -1490,6 +1509,7 @@ static vp_status compute(vp_estimate *e, const vp__wl *w, uint64_t capacity, boo
             vp_status lst2 = llama_items(e, S, w, capacity, how, &where0, err);
             if (lst2 != VP_OK)
                 return lst2;
+            llama_serving(e, S, w, &F, nl, capacity, how, &ovf);
             continue;
         }
         char where[64] = "";
@@ -2196,7 +2216,8 @@ static int probe(vp_estimate *e, vp__wl *w, uint64_t *var, uint64_t v, uint64_t 
 {
     *var = v;
     int f = fits(e, w, capacity, err, st, margin);
-    if (f < 0 && *st == VP_EOVERFLOW) {
+    if (f < 0 && (*st == VP_EOVERFLOW || *st == VP_ELIMIT)) { /* beyond representable sizes
+                                                                * or the limits: too large */
         *margin = -1e300;
         return 0;
     }
@@ -2285,6 +2306,11 @@ vp_status vp_fit(uint64_t *out, vp_estimate *scratch, const vp_sheet *s, vp_fit_
      * takes over when guesses stop shrinking the interval, so the answer is the bisection's
      * in at most about twice its steps, and usually in five to eight runs instead of 41.
      */
+    /* the llama.cpp / Ollama profile sizes `parallel` slots when the sheet states them (the
+     * concurrency is then not what it allocates) */
+    if (target == VP_FIT_CONCURRENCY && w.llama.parallel &&
+        vp__llama_applies(w.model, w.framework, w.task, w.tp, w.pp))
+        var = &w.llama.parallel;
     uint64_t own = *var;                      /* the workload's value */
     uint64_t lo = 0, hi = (uint64_t)1 << 40; /* fits(lo) or lo = 0; nothing above hi fits */
     double mlo = 0, mnf = 0;                  /* the room at lo (lo > 0) and at hi + 1 */

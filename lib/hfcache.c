@@ -120,8 +120,9 @@ static vp_status find_gguf(const char *dir, char *name, size_t cap, bool *found,
     if (n > 1) {
         vp__where w = { repo, 0, 0, 0, false };
         return vp__error_set(err, VP_EINVALID, &w,
-                             "the snapshot %s holds %u GGUF files; name one with "
-                             "[model] checkpoint", dir, n);
+                             "the snapshot %s holds %u GGUF files; name one instead of "
+                             "the repository: [model] checkpoint = \"%s/FILE.gguf\"", dir, n,
+                             dir);
     }
     *found = n == 1 && name[0] != '\0';
     return VP_OK;

@@ -17,6 +17,7 @@
 
 #include "components-internal.h"
 #include "llamacpp.h"
+#include "sheet-internal.h"
 #include "workload-internal.h"
 
 #define MIB VP__MIB
@@ -152,6 +153,19 @@ static vp_status fail(vp_error *err, vp_status st, const vp__where *wh, const ch
     return st;
 }
 
+/* Where a key was written (a sheet's entry), else the sheet alone. */
+static vp__where at(const vp__where *wh, const struct vp__entry *v)
+{
+    vp__where w = *wh;
+    if (v != NULL && v->line != 0) {
+        w.line = v->line;
+        w.column = v->column;
+        w.offset = 0;
+        w.has_offset = false;
+    }
+    return w;
+}
+
 vp_status vp__llama_plan(vp__llama_res *r, const vp__llama_req *q, const vp__where *wh,
                          vp_error *err)
 {
@@ -166,12 +180,13 @@ vp_status vp__llama_plan(vp__llama_res *r, const vp__llama_req *q, const vp__whe
 
     /* ---- options and their defaults */
     int kv = o->kv_type == VP__LKV_AUTO ? VP__LKV_F16 : o->kv_type;
+    vp__where wkv = at(wh, o->at_kv), wpar = at(wh, o->at_parallel);
     if (kv == VP__LKV_FP8)
-        return fail(err, VP_EUNSUPPORTED, wh, "kv_cache = \"fp8\" is not a llama.cpp cache type: "
+        return fail(err, VP_EUNSUPPORTED, &wkv, "kv_cache = \"fp8\" is not a llama.cpp cache type: "
                     "use fp16, bf16, fp32, q8_0 or q4_0");
     bool quant_kv = kv == VP__LKV_Q8_0 || kv == VP__LKV_Q4_0;
     if (o->flash == 0 && quant_kv)
-        return fail(err, VP_EINVALID, wh, "kv_cache = \"%s\" needs flash_attention = true: "
+        return fail(err, VP_EINVALID, &wkv, "kv_cache = \"%s\" needs flash_attention = true: "
                     "llama.cpp refuses a quantized V cache without flash attention",
                     kv == VP__LKV_Q8_0 ? "q8_0" : "q4_0");
     r->flash = o->flash == 1 || (o->flash < 0 && quant_kv);
@@ -209,7 +224,7 @@ vp_status vp__llama_plan(vp__llama_res *r, const vp__llama_req *q, const vp__whe
     uint64_t n_ctx = vp__cdiv(mul_sat(ctx, slots, &ovf), 256);
     n_ctx = mul_sat(n_ctx, 256, &ovf);
     if (n_ctx > VP__LIM_CONTEXT)
-        return fail(err, VP_ELIMIT, wh, "context × parallel = %llu cells is beyond the limit of "
+        return fail(err, VP_ELIMIT, &wpar, "context × parallel = %llu cells is beyond the limit of "
                     "%llu", (unsigned long long)n_ctx, (unsigned long long)VP__LIM_CONTEXT);
     r->n_ctx = n_ctx;
     uint64_t batch = o->batch ? o->batch : o->ollama ? 512 : 2048;

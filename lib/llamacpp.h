@@ -27,6 +27,7 @@ typedef struct vp__llama_opts {
     const char *mmproj;         /* the projector path as written (NULL: none) */
     const vp_model *mmproj_model; /* its header, when the sheet was loaded from a file */
     bool any;                   /* a profile key is stated (gpu_layers … mmproj) */
+    const struct vp__entry *at_kv, *at_parallel; /* where they were written, for errors */
 } vp__llama_opts;
 
 /* Host-RAM items: what the process holds outside the GPU (partial offload). */

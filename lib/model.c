@@ -979,6 +979,8 @@ static const vp__json_node *cfg_str(cfg *c, const vp__json_node *obj, const char
  * exclude_modules (hf_quant_config.json) or ignore (config.json) stay in the model's dtype.
  * q is an object holding quant_algo: hf_quant_config.json's "quantization", or config.json's
  * quantization_config with quant_method "modelopt". */
+static bool skip_list_ok(cfg *c, const vp__json_node *skip);
+
 static bool read_modelopt(cfg *c, const vp__json_node *q_obj, vp__qformat *q,
                           const vp__json_node **skip)
 {
@@ -1009,6 +1011,16 @@ static bool read_modelopt(cfg *c, const vp__json_node *q_obj, vp__qformat *q,
     *skip = vp__json_get(c->doc, q_obj, "exclude_modules");
     if (*skip == NULL || (*skip)->type == VP__JSON_NULL)
         *skip = vp__json_get(c->doc, q_obj, "ignore");
+    return skip_list_ok(c, *skip);
+}
+
+/* A list of modules kept unquantized (exclude_modules, ignore): an array, or absent; any
+ * other value would silently quantize the modules it means to keep. */
+static bool skip_list_ok(cfg *c, const vp__json_node *skip)
+{
+    if (skip != NULL && skip->type != VP__JSON_NULL && skip->type != VP__JSON_ARRAY)
+        return cfg_fail(c, VP_ETYPE, skip, "the modules kept unquantized (exclude_modules, "
+                        "ignore) must be an array of names"), false;
     return true;
 }
 
@@ -1099,7 +1111,7 @@ static bool read_compressed(cfg *c, const vp__json_node *qc, vp__qformat *q,
                         (unsigned long long)bits, is_float ? "float" : "int"), false;
     }
     *skip = vp__json_get(c->doc, qc, "ignore");
-    return true;
+    return skip_list_ok(c, *skip);
 }
 
 static bool read_qconfig(cfg *c, vp__qformat *q, const vp__json_node **skip)

@@ -311,6 +311,7 @@ void vp__serving_stage(vp__sv_out *o, const vp__sv_req *r, bool *ovf)
             /* a sheet's fraction has up to 19 decimals: past 2^32 in its denominator both
              * terms lose their low bits (a relative error under 2^-31, a few bytes), so
              * that the product below fits */
+            uint64_t said_num = mfs_num, said_den = mfs_den; /* for the warning below */
             while (mfs_den > (UINT64_C(1) << 32)) {
                 mfs_num >>= 1;
                 mfs_den >>= 1;
@@ -333,7 +334,7 @@ void vp__serving_stage(vp__sv_out *o, const vp__sv_req *r, bool *ovf)
                 note(o->warning, &o->n_warning, "stage %llu: no memory left for SGLang's KV "
                      "pool at mem_fraction_static %llu/%llu (SGLang stops: \"Not enough "
                      "memory\"): raise it or add GPUs", (unsigned long long)r->stage,
-                     (unsigned long long)mfs_num, (unsigned long long)mfs_den);
+                     (unsigned long long)said_num, (unsigned long long)said_den);
             outside = T > stat ? T - stat : 0;
         }
     }
@@ -343,6 +344,15 @@ void vp__serving_stage(vp__sv_out *o, const vp__sv_req *r, bool *ovf)
         vp__fmt DF;
         const vp__qformat *named = sv->draft_have_fmt ? &sv->draft_fmt
                                    : sv->draft_model == NULL && w->have_format ? &w->fmt : NULL;
+        /* draft.parameters alone: the draft is assumed in the target's own format (it was
+         * an unknown asking for draft.parameters, which the sheet gives) */
+        if (named == NULL && sv->draft_model == NULL && sv->draft_params && F->has_q &&
+            strncmp(sv->draft_fmt_text, "gguf-", 5) != 0) {
+            named = &F->q;
+            if (first)
+                note(o->assumption, &o->n_assumption, "draft.weights: the target's format "
+                     "(%s); set draft.weights for another", F->q.name[0] ? F->q.name : "16-bit");
+        }
         bool gguf = strncmp(sv->draft_fmt_text, "gguf-", 5) == 0;
         vp__fmt_init(&DF, sv->draft_model, named, gguf, sv->draft_params);
         bool gguf_bad = gguf && (sv->draft_model == NULL ||
@@ -531,22 +541,29 @@ static vp_status file_error(vp_error *err, vp_status st, const char *sheet, cons
                          sub->message);
 }
 
-/* The next string of a STRLIST's canonical text ["a", "b"] at *p: false at the end. */
-static bool next_string(const char **p, char *out, size_t cap)
+/* The next string of a STRLIST's canonical text ["a", "b"] at *p: 1, 0 at the end, -1 for a
+ * string this reader does not take whole (a control character, written as an escape other
+ * than \" and \\, or more than cap - 1 bytes): never a different, cut or mis-decoded path. */
+static int next_string(const char **p, char *out, size_t cap)
 {
     const char *q = strchr(*p, '"');
     if (q == NULL)
-        return false;
+        return 0;
     size_t n = 0;
+    bool bad = false;
     for (q++; *q && *q != '"'; q++) {
-        if (*q == '\\' && q[1])
+        if (*q == '\\' && q[1]) {
             q++;
+            bad = bad || (*q != '"' && *q != '\\');
+        }
         if (n + 1 < cap)
             out[n++] = *q;
+        else
+            bad = true;
     }
     out[n] = '\0';
     *p = *q ? q + 1 : q;
-    return true;
+    return bad ? -1 : 1;
 }
 
 vp_status vp__serving_load(vp_sheet *s, const char *path, vp_error *err)
@@ -572,8 +589,13 @@ vp_status vp__serving_load(vp_sheet *s, const char *path, vp_error *err)
     }
     const char *p = ad ? ad->text : "";
     char rel[VP__LIM_PATH + 1];
-    while (next_string(&p, rel, sizeof(rel))) {
+    int more;
+    while ((more = next_string(&p, rel, sizeof(rel))) != 0) {
         vp__where w = { path, ad->line, ad->column, ad->offset, ad->line != 0 };
+        if (more < 0)
+            return vp__error_set(err, VP_EINVALID, &w, "lora_adapters: a path with a control "
+                                 "character or longer than %llu bytes",
+                                 (unsigned long long)VP__LIM_PATH);
         if (f->n_adapters >= VP__MAX_ADAPTERS)
             return vp__error_set(err, VP_ELIMIT, &w, "lora_adapters: more than %d files",
                                  VP__MAX_ADAPTERS);
@@ -590,8 +612,10 @@ vp_status vp__serving_load(vp_sheet *s, const char *path, vp_error *err)
         size_t n = strlen(base);
         if (n > 5 && strcmp(base + n - 5, ".gguf") == 0)
             n -= 5;
-        if (n > sizeof(f->adapter_name[0]) - 1)
-            n = sizeof(f->adapter_name[0]) - 1;
+        if (n > sizeof(f->adapter_name[0]) - 1) /* ids are whole: two cut names would merge */
+            return vp__error_set(err, VP_ELIMIT, &w, "lora_adapters: the file name \"%.60s\" is "
+                                 "longer than %llu bytes without .gguf (its item id adapter:<name>)",
+                                 base, (unsigned long long)(sizeof(f->adapter_name[0]) - 1));
         memcpy(f->adapter_name[f->n_adapters], base, n);
         f->adapter_name[f->n_adapters][n] = '\0';
         f->n_adapters++;

@@ -1615,12 +1615,10 @@ static vp_status load_mmproj(vp_sheet *s, const char *path, vp_error *err)
     strcpy(full + dn, use->str);
     vp_model *m;
     vp_error sub = VP_ERROR_INIT;
-    vp_status st = vp_model_from_path(&m, full, &sub);
-    if (st != VP_OK) {
-        if (err != NULL)
-            *err = sub;
-        return st;
-    }
+    vp_status st = use->str[0] == '\0' ? VP_EINVALID : vp_model_from_path(&m, full, &sub);
+    if (st != VP_OK) /* the sheet's position, then the reader's words */
+        return vp__error_set(err, st, &w, "workload.mmproj: %s: %s", use->str[0] ? sub.source
+                             : "\"\"", use->str[0] ? sub.message : "an empty path");
     if (vp_model_get_format(m) != VP_FORMAT_GGUF) {
         vp_model_free(m);
         return vp__error_set(err, VP_EFORMAT, &w, "mmproj must be a projector .gguf file");

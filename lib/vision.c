@@ -491,8 +491,19 @@ vp_status vp__vision_sum_parts(vp_model *m)
 
 /* ---- activations per image ----------------------------------------------------------- */
 
+static bool image_ovf(const vp__vision *v, uint64_t image, uint64_t dtype_bytes,
+                                 uint64_t *tokens, uint64_t *bytes, bool *img_ovf);
+
 bool vp__vision_image(const vp__vision *v, uint64_t image, uint64_t dtype_bytes,
                       uint64_t *tokens, uint64_t *bytes)
+{
+    bool ovf = false;
+    return image_ovf(v, image, dtype_bytes, tokens, bytes, &ovf);
+}
+
+/* As vp__vision_image(); *img_ovf set when the counts pass 2^64 − 1 (false returned). */
+static bool image_ovf(const vp__vision *v, uint64_t image, uint64_t dtype_bytes,
+                                 uint64_t *tokens, uint64_t *bytes, bool *img_ovf)
 {
     if (v->type[0] == '\0' || v->patch == 0 || v->hidden == 0)
         return false;
@@ -500,7 +511,9 @@ bool vp__vision_image(const vp__vision *v, uint64_t image, uint64_t dtype_bytes,
     if (side == 0)
         return false;
     bool ovf = false;
-    uint64_t per_side = side / v->patch;
+    /* a side that is not a multiple of the patch: its last patch is padded (Pixtral's
+     * ceil; a 1-pixel image is still one patch, never zero tokens) */
+    uint64_t per_side = vp__cdiv(side, v->patch);
     uint64_t t = vp__add_sat(vp__mul_sat(per_side, per_side, &ovf), v->cls ? 1 : 0, &ovf);
     if (v->tiles) /* mllama: every tile of image_size is encoded */
         t = vp__mul_sat(t, v->tiles, &ovf);
@@ -508,8 +521,10 @@ bool vp__vision_image(const vp__vision *v, uint64_t image, uint64_t dtype_bytes,
      * intermediate, per token; attention through a fused kernel (no tokens² scores) */
     uint64_t width = vp__add_sat(vp__mul_sat(5, v->hidden, &ovf), v->inter, &ovf);
     uint64_t b = vp__mul_sat(vp__mul_sat(t, width, &ovf), dtype_bytes ? dtype_bytes : 2, &ovf);
-    if (ovf)
+    if (ovf) {
+        *img_ovf = true;
         return false;
+    }
     *tokens = t;
     *bytes = b;
     return true;
@@ -535,11 +550,14 @@ bool vp__vision_items(vp__visw *o, const vp_model *m, uint64_t tp, uint64_t dtyp
     o->enc = vp__cdiv(enc, tp);
     o->proj = vp__cdiv(proj, tp);
     uint64_t tokens, per;
-    if (images && vp__vision_image(v, image_size, dtype_bytes, &tokens, &per)) {
+    bool img_ovf = false;
+    if (images && image_ovf(v, image_size, dtype_bytes, &tokens, &per, &img_ovf)) {
         o->act_known = true;
         o->tokens = tokens;
         o->side = image_size && !v->tiles ? image_size : v->image;
         o->act = vp__mul_sat(vp__cdiv(per, tp), images, ovf);
     }
+    if (img_ovf) /* an image too large to count: an error, never "image_size unknown" */
+        *ovf = true;
     return true;
 }

@@ -63,7 +63,7 @@ static bool read_llama_key(vp__wl *w, const vp_sheet *s, const vp__entry *v)
     } else if (strcmp(k, "flash_attention") == 0) {
         o->flash = v->b;
     } else if (strcmp(k, "parallel") == 0) {
-        o->parallel = v->u;
+        o->parallel = v->u, o->at_parallel = v;
     } else if (strcmp(k, "mmproj") == 0) {
         o->mmproj = v->str;
         o->mmproj_model = vp__sheet_mmproj(s);
@@ -143,7 +143,7 @@ static void read_workload_table(vp__wl *w, vp__wl_text *txt, const vp_sheet *s,
             w->kv_bytes = strcmp(v->str, "fp8") == 0 ? 1 : strcmp(v->str, "fp32") == 0 ? 4
                           : strcmp(v->str, "auto") == 0 ? 0 : 2;
             w->kv_stated = strcmp(v->str, "auto") != 0;
-            w->llama.kv_type = strcmp(v->str, "q8_0") == 0 ? VP__LKV_Q8_0
+            w->llama.at_kv = v, w->llama.kv_type = strcmp(v->str, "q8_0") == 0 ? VP__LKV_Q8_0
                                : strcmp(v->str, "q4_0") == 0 ? VP__LKV_Q4_0
                                : strcmp(v->str, "fp16") == 0 ? VP__LKV_F16
                                : strcmp(v->str, "bf16") == 0 ? VP__LKV_BF16

@@ -107,6 +107,15 @@ START_TEST(test_modelopt_nvfp4_config)
     ck_assert_ptr_nonnull(strstr(err.message, "INT4_AWQ"));
     m = qwen_with("{\"quant_method\": \"modelopt\"}", VP_EMISSING, &err);
     ck_assert_ptr_nonnull(strstr(err.message, "quant_algo"));
+    /* a skip list that is not an array is an error (it quantized lm_head without a word) */
+    m = qwen_with("{\"quant_method\": \"modelopt\", \"quant_algo\": \"FP8\", "
+                  "\"exclude_modules\": \"lm_head\"}", VP_ETYPE, &err);
+    ck_assert_ptr_nonnull(strstr(err.message, "must be an array"));
+    ck_assert_uint_gt(err.line, 0);
+    m = qwen_with("{\"quant_method\": \"compressed-tensors\", \"ignore\": 5, "
+                  "\"config_groups\": {\"group_0\": {\"weights\": {\"type\": \"int\", "
+                  "\"num_bits\": 8}, \"targets\": [\"Linear\"]}}}", VP_ETYPE, &err);
+    ck_assert_ptr_nonnull(strstr(err.message, "must be an array"));
 }
 END_TEST
 

@@ -379,10 +379,42 @@ START_TEST(test_image_activations)
     m = load("configs/allenai__olmOCR-7B-0225-preview/config.json");
     /* dynamic resolution: no image size in the config */
     ck_assert(!vp__vision_image(&m->vis, 0, 2, &tokens, &bytes));
+    /* a side under one patch is still one patch (was 0 tokens, 0 B); a partial patch pads */
+    ck_assert(vp__vision_image(&m->vis, 1, 2, &tokens, &bytes));
+    ck_assert_uint_eq(tokens, 1);
+    ck_assert(vp__vision_image(&m->vis, 1037, 2, &tokens, &bytes));
+    ck_assert_uint_eq(tokens, 75 * 75);
     ck_assert(vp__vision_image(&m->vis, 1036, 2, &tokens, &bytes));
     ck_assert_uint_eq(tokens, 74 * 74);
     ck_assert_uint_eq(bytes, UINT64_C(5476) * (5 * 1280 + 5120) * 2);
     vp_model_free(m);
+}
+END_TEST
+
+/* An encoder whose per-image tensors pass 2^64 − 1 bytes (width 2^24, 2^24-pixel images,
+ * patch 1): VP_EOVERFLOW, never an estimate with the activations "unknown: image_size". */
+START_TEST(test_image_overflow)
+{
+    static const char cfg[] =
+        "{\"model_type\": \"gemma3\", \"text_config\": {\"model_type\": \"gemma3_text\", "
+        "\"vocab_size\": 10, \"hidden_size\": 8, \"num_hidden_layers\": 1, "
+        "\"num_attention_heads\": 2, \"intermediate_size\": 8}, \"vision_config\": "
+        "{\"hidden_size\": 16777216, \"num_hidden_layers\": 1, \"num_attention_heads\": 2, "
+        "\"intermediate_size\": 8, \"patch_size\": 1, \"image_size\": 16}}";
+    vp_model *m = NULL;
+    vp_error err = VP_ERROR_INIT;
+    ck_assert_int_eq(vp_model_from_config(&m, cfg, strlen(cfg), "v.json", &err), VP_OK);
+    uint64_t tokens, bytes;
+    ck_assert(!vp__vision_image(&m->vis, 16777216, 2, &tokens, &bytes));
+    vp_sheet *s = vp_test_sheet("[workload]\nweights = \"bf16\"\ncontext = 16\n"
+                                "framework = \"none\"\nimages = 1\nimage_size = 16777216\n");
+    ck_assert_int_eq(vp_sheet_attach_model(s, m), VP_OK);
+    vp_estimate *e;
+    ck_assert_int_eq(vp_estimate_new(&e), VP_OK);
+    vp_status st = vp_estimate_run(e, s, vp_bytes_make(0), &err);
+    ck_assert_msg(st == VP_EOVERFLOW, "%s: %s", vp_status_name(st), err.message);
+    vp_estimate_free(e);
+    vp_sheet_free(s);
 }
 END_TEST
 
@@ -461,6 +493,7 @@ Suite *vp_test_suite(void)
     VP_ADD_TEST(s, test_phi_msft);
     VP_ADD_LOOP_TEST(s, test_bad_vision, sizeof(bad) / sizeof(bad[0]));
     VP_ADD_TEST(s, test_image_activations);
+    VP_ADD_TEST(s, test_image_overflow);
     VP_ADD_TEST(s, test_estimate_items);
     return s;
 }

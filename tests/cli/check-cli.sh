@@ -283,5 +283,20 @@ if grep -q "$(printf '\033')" "$tmp/err"; then echo "FAIL rt-ctl-err: ESC on std
     fails=$((fails + 1)); else passes=$((passes + 1)); fi
 has rt-ctl-err-escaped "$tmp/err" 'X\x1B[31mRED\x07'
 
+# issue 15 red team: the new engine profiles and inputs
+# the SGLang profile is named (fw_name read past its table after VP_FRAMEWORK_SGLANG = 7)
+run rt15-sglang-name 0 estimate "$examples/llama-3.1-8b-sglang.toml" --capacity "80 GB"
+has rt15-sglang-name-text "$tmp/out" "framework profile: sglang (SGLang token pool"
+
+# a tiny mem_fraction_static: no pool, and the warning names the fraction as written
+run rt15-sglang-mfs-tiny 0 estimate "$rt/sglang-mfs-tiny.toml" --capacity "80 GB"
+has rt15-sglang-mfs-tiny-says "$tmp/out" "mem_fraction_static 1/10000000000000000000"
+has rt15-sglang-mfs-tiny-pool "$tmp/out" "0 pages, 0 tokens"
+
+# [draft] parameters alone: 600,000,000 × 2 B in the target's bf16, the format assumed
+run rt15-draft-params 0 estimate "$rt/draft-parameters.toml" --capacity "80 GB" --json
+has rt15-draft-params-bytes "$tmp/out" '{"id": "draft:weights", "bytes": 1200000000'
+has rt15-draft-params-assumed "$tmp/out" "draft.weights: the target's format"
+
 echo "$passes passed, $fails failed"
 [ "$fails" -eq 0 ]

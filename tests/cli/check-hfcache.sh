@@ -47,4 +47,35 @@ has sheet-repo-act "$tmp/out" '"id": "vision_activations"'
 printf '[model]\nrepo = "google/gemma-3-4b-it"\n' > "$tmp/m.toml"
 run sheet-repo-missing 1 estimate "$tmp/m.toml"
 has sheet-repo-missing-pos "$tmp/err" "m.toml:2:8:"
+
+# a snapshot of the index without its shards: the text says its zeros are not a count
+run rt-no-shards 0 inspect google/medgemma-27b-it
+has rt-no-shards-says "$tmp/out" "the counts above are of the shards read only"
+# ---- red team (issue 15): a cache that is not what the hub client writes ----
+bad=$tmp/hub/models--rt--bad
+mkdir -p "$bad/refs" "$bad/snapshots/$commit"
+# a ref that is a FIFO: refused at once (never a blocked read)
+mkfifo "$bad/refs/fifo"
+run rt-ref-fifo 1 inspect rt/bad@fifo
+has rt-ref-fifo-says "$tmp/err" "refs/fifo: not a regular file (a FIFO)"
+# a ref naming a path outside the cache, not a commit
+printf '../../../../etc\n' > "$bad/refs/out"
+run rt-ref-out 1 inspect rt/bad@out
+has rt-ref-out-says "$tmp/err" "a ref must hold one 40-hex commit hash"
+# config.json a symlink loop: the repository is "not in the cache", not a hang or crash
+ln -s loop2 "$bad/snapshots/$commit/loop1"; ln -s loop1 "$bad/snapshots/$commit/loop2"
+ln -s loop1 "$bad/snapshots/$commit/config.json"
+run rt-loop 1 inspect "rt/bad@$commit"
+has rt-loop-says "$tmp/err" "not in the local Hugging Face cache: no config.json"
+empty rt-loop-out "$tmp/out"
+# two GGUF files: the answer says how to name one (the snapshot's path)
+rm "$bad/snapshots/$commit/config.json"
+: > "$bad/snapshots/$commit/a.gguf"; : > "$bad/snapshots/$commit/b.gguf"
+run rt-two-gguf 1 inspect "rt/bad@$commit"
+has rt-two-gguf-says "$tmp/err" "holds 2 GGUF files; name one instead of the repository: [model] checkpoint = \"$bad/snapshots/$commit/FILE.gguf\""
+# ids that are paths or flags are refused before any file is looked at
+for id in "rt/.." "rt--x/bad" "rt/ba--d" "/etc/passwd/x"; do
+    "$exe" inspect "$id" > "$tmp/out" 2> "$tmp/err"
+    [ $? -ne 0 ] && [ ! -s "$tmp/out" ] && passes=$((passes + 1)) || bad "rt-id '$id'"
+done
 finish

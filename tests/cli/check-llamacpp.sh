@@ -69,4 +69,60 @@ has fit-typo-says "$tmp/err" "did you mean 'gpu_layers'?"
 # gpu_layers below -1
 run bad-layers 1 estimate "$examples/seed.toml" --set workload.gpu_layers=-3
 has bad-layers-says "$tmp/err" "gpu_layers must be -1 (all) or zero or more"
+
+# ---- red team (issue 15): hostile and edge inputs to the profile ----
+cp "$examples/llama.cpp/llama-3.1-8b-q4km-8gb.toml" "$tmp/base.toml"
+# lora_adapters and [draft] with a GGUF checkpoint: counted (the profile skipped them)
+cp "$tests/data/serving/lora-tiny-r8.gguf" "$tmp/"
+{ cat "$tmp/base.toml"; echo 'lora_adapters = ["lora-tiny-r8.gguf"]'; } > "$tmp/la.toml"
+run rt-adapter 0 estimate "$tmp/la.toml" --capacity "24 GB" --json
+has rt-adapter-item "$tmp/out" '{"id": "adapter:lora-tiny-r8", "bytes": 8192'
+{ cat "$tmp/base.toml"; printf '[draft]\ncheckpoint = "Meta-Llama-3.1-8B-Instruct-Q4_K_M.gguf"\nspeculative_tokens = 4\n'; } > "$tmp/dr.toml"
+run rt-draft 0 estimate "$tmp/dr.toml" --capacity "24 GB"
+has rt-draft-weights "$tmp/out" "draft:weights       computed    x    x    x   4,912,898,304"
+has rt-draft-kv "$tmp/out" "draft:kv_cache"
+run rt-draft-fit 0 fit "$tmp/dr.toml" --solve gpu_layers --capacity "24 GB" --json
+# all 33 layers still fit 24 GB; the margin is the draft's 4,912,898,304 + 4,295,491,584 +
+# 524,288 B less than without it (12,524,916,480 B)
+has rt-draft-fit-margin "$tmp/out" '"value": 33, "layers_total": 33'
+has rt-draft-fit-margin "$tmp/out" '"margin_bytes": 3316002304'
+# an adapter name longer than an item id takes is refused, never cut (two would merge)
+long=adapter-with-a-very-long-name-for-customer-support-v1
+cp "$tests/data/serving/lora-tiny-r8.gguf" "$tmp/$long.gguf"
+{ cat "$tmp/base.toml"; echo "lora_adapters = [\"$long.gguf\"]"; } > "$tmp/lal.toml"
+run rt-adapter-long 1 estimate "$tmp/lal.toml"
+has rt-adapter-long-says "$tmp/err" 'lal.toml:26:17: lora_adapters: the file name "'"$long"'.gguf" is longer than 47 bytes'
+empty rt-adapter-long-out "$tmp/out"
+# an escaped control character in a path is refused, not read as another file's name
+{ cat "$tmp/base.toml"; printf '%s\n' 'lora_adapters = ["lora-tiny-r8\n.gguf"]'; } > "$tmp/lan.toml"
+run rt-adapter-ctl 1 estimate "$tmp/lan.toml"
+has rt-adapter-ctl-says "$tmp/err" "lan.toml:26:17: lora_adapters: a path with a control character"
+# mmproj that cannot be read: the sheet's position and the key, then the reader's words
+mkfifo "$tmp/fifo.gguf" 2>/dev/null
+for mm in "fifo.gguf|not a regular file (a FIFO)" ".|not a regular file (a folder)" \
+          "|an empty path" "base.toml|not a config.json"; do
+    { cat "$tmp/base.toml"; echo "mmproj = \"${mm%%|*}\""; } > "$tmp/mmx.toml"
+    run "rt-mmproj-${mm%%|*}" 1 estimate "$tmp/mmx.toml"
+    has "rt-mmproj-${mm%%|*}-says" "$tmp/err" "mmx.toml:26:10: workload.mmproj: "
+    has "rt-mmproj-${mm%%|*}-why" "$tmp/err" "${mm#*|}"
+done
+# the profile's semantic errors point at the key
+sed 's/^kv_cache = "fp16"/kv_cache = "q8_0"/' "$tmp/base.toml" > "$tmp/q8.toml"
+run rt-q8-nofa 1 estimate "$tmp/q8.toml"
+has rt-q8-nofa-at "$tmp/err" 'q8.toml:25:12: kv_cache = "q8_0" needs flash_attention = true'
+sed 's/^parallel = 1 /parallel = 16777216 /' "$tmp/base.toml" > "$tmp/par.toml"
+run rt-parallel-limit 1 estimate "$tmp/par.toml"
+has rt-parallel-limit-at "$tmp/err" "par.toml:20:12: context × parallel = 549755813888 cells is beyond"
+empty rt-parallel-limit-out "$tmp/out"
+# fit --solve context / concurrency on the profile: the search's probes past the profile's
+# limit are "too large", not an error (was exit 1: "context × parallel = 2^39 cells"); with
+# parallel stated, concurrency solves the slots (was 2^40: concurrency changed nothing)
+run rt-fit-context 0 fit "$tmp/base.toml" --solve context --capacity "24 GB"
+has rt-fit-context-value "$tmp/out" "largest context that fits 22.35 GiB per GPU (--capacity): 95744"
+run rt-fit-context-next 0 estimate "$tmp/base.toml" --capacity "24 GB" --context 95745
+has rt-fit-context-next-no "$tmp/out" "verdict: does not fit"
+run rt-fit-slots 0 fit "$tmp/base.toml" --solve concurrency --capacity "24 GB" --json
+has rt-fit-slots-value "$tmp/out" '"solve": "concurrency", "value": 2,'
+run rt-fit-slots-next 0 estimate "$tmp/base.toml" --capacity "24 GB" --set workload.parallel=3
+has rt-fit-slots-next-no "$tmp/out" "verdict: does not fit"
 finish

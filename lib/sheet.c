@@ -1548,7 +1548,8 @@ out:
 
 /* workload.mmproj: the projector GGUF of a multimodal model (llama.cpp's --mmproj), its
  * header read like the model's, relative to the sheet's folder. */
-static vp_status load_mmproj(vp_sheet *s, const char *path, vp_error *err)
+static vp_status load_mmproj(vp_sheet *s, const char *path, vp__model_opener open, void *ctx,
+                               vp_error *err)
 {
     const vp__entry *use = vp__sheet_find(s, "workload", 0, "mmproj");
     if (use == NULL)
@@ -1564,8 +1565,11 @@ static vp_status load_mmproj(vp_sheet *s, const char *path, vp_error *err)
     strcpy(full + dn, use->str);
     vp_model *m;
     vp_error sub = VP_ERROR_INIT;
-    vp_status st = vp_model_from_path(&m, full, &sub);
+    vp_status st = open ? open(&m, full, ctx, &sub) : vp_model_from_path(&m, full, &sub);
     if (st != VP_OK) {
+        if (open != NULL) /* the page: the key and the file, at the sheet's position */
+            return vp__error_set(err, st, &w, "workload.mmproj: %s: %s", sub.source,
+                                 sub.message);
         if (err != NULL)
             *err = sub;
         return st;
@@ -1635,13 +1639,21 @@ vp_status vp_sheet_load(vp_sheet **out, const char *path, vp_error *err)
         }
         s->model = m;
     }
-    if ((st = load_mmproj(s, path, err)) != VP_OK ||
-        (st = vp__serving_load(s, path, err)) != VP_OK) { /* [draft], lora_adapters */
+    if ((st = vp__sheet_load_side_files(s, path, NULL, NULL, err)) != VP_OK) {
         vp_sheet_free(s);
         return st;
     }
     *out = s;
     return VP_OK;
+}
+
+vp_status vp__sheet_load_side_files(vp_sheet *s, const char *path, vp__model_opener open,
+                                    void *ctx, vp_error *err)
+{
+    vp_status st = load_mmproj(s, path, open, ctx, err);
+    if (st == VP_OK)
+        st = vp__serving_load(s, path, open, ctx, err); /* [draft], lora_adapters */
+    return st;
 }
 
 const vp_model *vp_sheet_model(const vp_sheet *s)

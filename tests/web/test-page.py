@@ -199,6 +199,11 @@ def main():
                     if want.get(k) != got.get(k):
                         print('     %s: cli %s\n     %s: page %s' % (k, json.dumps(want.get(k))[:300],
                                                                     k, json.dumps(got.get(k))[:300]))
+            drafts = sorted(i['id'] for i in want['items'] if i['id'].startswith('draft:'))
+            if drafts:
+                rows = b.eval("[...document.querySelectorAll('table.items tbody tr')].map(r => "
+                              "r.cells[1].textContent).filter(t => t.startsWith('draft:')).sort()")
+                check(rows == drafts, '%s: the items table shows %s' % (name, ', '.join(rows)))
             pw = cli_json(vramplan, 'plan', path, '--json')
             pg = ans['plan']
             for d in (pw, pg):
@@ -253,6 +258,19 @@ def main():
                   'header bytes' % len(header))
         finally:
             shutil.rmtree(tmpdir, ignore_errors=True)
+
+        # 4b. a vision tower: the model panel shows its parts, as `inspect --json` counts them
+        vis = os.path.join(root, 'tests', 'data', 'configs-written',
+                           'meta-llama__Llama-3.2-11B-Vision', 'config.json')
+        load(b, srv, 70, seed)
+        b.set_files('#model-file', [vis])
+        b.wait('vramplanPage.model !== null && vramplanPage.model.name === "config.json"')
+        want = cli_json(vramplan, 'inspect', vis, '--json')
+        info = json.loads(b.eval('vramplanPage.model.raw'))['model']
+        panel = b.eval("document.getElementById('model-info').textContent")
+        check(info == want and want['vision_type'] and
+              ('vision ' + bytesgroup(want['parts']['vision']['parameters']) + ' parameters') in panel,
+              'vision: the model panel shows the %s tower\'s parts (%r)' % (want['vision_type'], panel[-160:]))
 
         # 5. the largest concurrency for a card, as `vramplan fit`
         vllm = os.path.join(root, 'examples', 'llama-3.1-8b-vllm.toml')

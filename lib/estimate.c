@@ -130,9 +130,10 @@ const vp__host *vp__estimate_host(const vp_estimate *e)
 
 static const char *fw_name(int fw)
 {
+    /* indexed by vp_framework: OLLAMA = 6, SGLANG = 7 (workload.h) */
     static const char *const names[] = { "none", "none", "vllm", "transformers", "llama.cpp",
-                                         "other", "sglang" };
-    return names[fw];
+                                         "other", "ollama", "sglang" };
+    return fw >= 0 && (size_t)fw < sizeof(names) / sizeof(names[0]) ? names[fw] : "?";
 }
 
 /* vsnprintf for the "how" texts, assumptions and warnings, several times faster than the C

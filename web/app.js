@@ -576,7 +576,7 @@ other = "6 GiB"
   }
 
   /* reg(kind, bytes, fileSize, name): page.vp.model (the model file) or page.vp.file (a
-   * file the sheet names beside it); name: the file's name, or its path in a chosen folder */
+   * file the sheet names beside it); name: the name it is kept under (default: the file's) */
   async function readModel(file, reg, name) {
     reg = reg || ((k, b, n, nm) => page.vp.model(k, b, n, nm));
     name = name || file.name;
@@ -628,7 +628,7 @@ other = "6 GiB"
   /* The files the sheet names beside the model: [draft] config or checkpoint,
    * workload.mmproj, workload.lora_adapters. Each is read header only, like the model, and
    * kept by name in the module; the library looks them up by the paths the sheet gives
-   * (the file's name, or its path within a chosen folder, ends the path) when it runs. */
+   * (the file's name ends the path) when it runs. */
   async function onSideFiles(files) {
     page.vp.file(null);
     const shown = [], names = [];

@@ -272,7 +272,7 @@ static struct side {
     unsigned char *data;
     size_t len;
     uint64_t file_size;
-    char name[512]; /* as the browser gives it: a file name, or a path within a chosen folder */
+    char name[512]; /* the file's name, as the browser gives it */
 } sides[SIDE_MAX];
 static size_t n_sides;
 
@@ -285,14 +285,14 @@ static void sides_clear(void)
 }
 
 /* The given file a sheet's path names: the one whose name is the path, or its last
- * components ("config.json" for "../Qwen3-0.6B/config.json"); the longest such name wins,
- * and two as long are ambiguous. The library joins the path to the sheet's folder first
- * ("sheet.toml": none), so the path is as the sheet writes it. */
+ * components ("config.json" for "../Qwen3-0.6B/config.json"); the longest such name wins
+ * (names are unique: a file given again under the same name replaces the earlier one). The
+ * library joins the path to the sheet's folder first ("sheet.toml": none), so the path is
+ * as the sheet writes it. */
 static vp_status side_open(vp_model **out, const char *path, void *ctx, vp_error *err)
 {
     (void)ctx;
     size_t pl = strlen(path), best = SIZE_MAX, best_len = 0;
-    int tie = 0;
     for (size_t i = 0; i < n_sides; i++) {
         size_t nl = strlen(sides[i].name);
         if (nl == 0 || nl > pl || strcmp(path + pl - nl, sides[i].name) != 0 ||
@@ -301,9 +301,6 @@ static vp_status side_open(vp_model **out, const char *path, void *ctx, vp_error
         if (best == SIZE_MAX || nl > best_len) {
             best = i;
             best_len = nl;
-            tie = 0;
-        } else if (nl == best_len) {
-            tie = 1;
         }
     }
     vp__where w = { path, 0, 0, 0, false };
@@ -312,10 +309,6 @@ static vp_status side_open(vp_model **out, const char *path, void *ctx, vp_error
         return vp__error_set(err, VP_ENOTFOUND, &w, "not among the files given to the page: "
                              "add %s with \"Files the sheet names\"", base ? base + 1 : path);
     }
-    if (tie)
-        return vp__error_set(err, VP_EINVALID, &w, "two files given to the page are named %s: "
-                             "choose their folder instead, so that their paths differ",
-                             sides[best].name);
     return model_read(out, sides[best].kind, sides[best].data, sides[best].len,
                       sides[best].file_size, path, err);
 }

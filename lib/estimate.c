@@ -163,6 +163,7 @@ const vp__host *vp__estimate_host(const vp_estimate *e)
 
 static const char *fw_name(int fw)
 {
+    /* indexed by vp_framework: OLLAMA = 6, SGLANG = 7 (workload.h) */
     static const char *const names[] = { "none", "none", "vllm", "transformers", "llama.cpp",
                                          "other", "ollama", "sglang" };
     return fw >= 0 && (size_t)fw < sizeof(names) / sizeof(names[0]) ? names[fw] : "other";

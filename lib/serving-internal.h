@@ -106,7 +106,8 @@ const char *vp__serving_ignored(const struct vp__wl *w);
 void vp__serving_stage(vp__sv_out *o, const vp__sv_req *r, bool *ovf);
 
 /* The draft model and adapter files a sheet at `path` names (vp_sheet_load). */
-vp_status vp__serving_load(vp_sheet *s, const char *path, vp_error *err);
+vp_status vp__serving_load(vp_sheet *s, const char *path, vp__model_opener open, void *ctx,
+                           vp_error *err);
 void vp__serving_files_free(vp__serving_files *f);
 
 #endif

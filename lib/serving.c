@@ -566,7 +566,8 @@ static int next_string(const char **p, char *out, size_t cap)
     return bad ? -1 : 1;
 }
 
-vp_status vp__serving_load(vp_sheet *s, const char *path, vp_error *err)
+vp_status vp__serving_load(vp_sheet *s, const char *path, vp__model_opener open, void *ctx,
+                           vp_error *err)
 {
     const vp__entry *dc = vp__sheet_find(s, "draft", 0, "config");
     const vp__entry *dk = vp__sheet_find(s, "draft", 0, "checkpoint");
@@ -584,7 +585,8 @@ vp_status vp__serving_load(vp_sheet *s, const char *path, vp_error *err)
         if ((st = join(full, path, use->str, use, err)) != VP_OK)
             return st;
         vp_error sub = VP_ERROR_INIT;
-        if ((st = vp_model_from_path(&f->draft, full, &sub)) != VP_OK)
+        if ((st = open ? open(&f->draft, full, ctx, &sub)
+                       : vp_model_from_path(&f->draft, full, &sub)) != VP_OK)
             return file_error(err, st, path, use, "draft", &sub);
     }
     const char *p = ad ? ad->text : "";
@@ -603,7 +605,8 @@ vp_status vp__serving_load(vp_sheet *s, const char *path, vp_error *err)
             return st;
         vp_model *m;
         vp_error sub = VP_ERROR_INIT;
-        if ((st = vp_model_from_path(&m, full, &sub)) != VP_OK)
+        if ((st = open ? open(&m, full, ctx, &sub) : vp_model_from_path(&m, full, &sub)) !=
+            VP_OK)
             return file_error(err, st, path, ad, "workload", &sub);
         f->adapter_bytes[f->n_adapters] = vp_bytes_value(vp_model_total_bytes(m));
         vp_model_free(m);

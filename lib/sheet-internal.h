@@ -77,6 +77,16 @@ const vp__section *vp__sheet_section(const vp_sheet *s, const char *table, size_
 const vp__entry *vp__sheet_find(const vp_sheet *s, const char *table, size_t index,
                                 const char *key);
 bool vp__date_parse(const char *s, int64_t *days);
+/* Opens a model file a sheet names, given its path joined to the sheet's folder:
+ * vp_model_from_path() for a sheet read from a file; the calculator page (web/glue.c)
+ * answers from the files the user gave it. */
+typedef vp_status (*vp__model_opener)(vp_model **out, const char *path, void *ctx,
+                                      vp_error *err);
+/* The files a sheet names beside its model ([draft] config or checkpoint, workload.mmproj,
+ * workload.lora_adapters), opened with `open` (NULL: vp_model_from_path) relative to the
+ * folder of `path`, as vp_sheet_load() opens them. Call once per sheet. */
+vp_status vp__sheet_load_side_files(vp_sheet *s, const char *path, vp__model_opener open,
+                                    void *ctx, vp_error *err);
 /* workload.mmproj's model (NULL unless vp_sheet_load read it). */
 const vp_model *vp__sheet_mmproj(const vp_sheet *s);
 

@@ -1599,7 +1599,8 @@ out:
 
 /* workload.mmproj: the projector GGUF of a multimodal model (llama.cpp's --mmproj), its
  * header read like the model's, relative to the sheet's folder. */
-static vp_status load_mmproj(vp_sheet *s, const char *path, vp_error *err)
+static vp_status load_mmproj(vp_sheet *s, const char *path, vp__model_opener open, void *ctx,
+                               vp_error *err)
 {
     const vp__entry *use = vp__sheet_find(s, "workload", 0, "mmproj");
     if (use == NULL)
@@ -1615,7 +1616,8 @@ static vp_status load_mmproj(vp_sheet *s, const char *path, vp_error *err)
     strcpy(full + dn, use->str);
     vp_model *m;
     vp_error sub = VP_ERROR_INIT;
-    vp_status st = use->str[0] == '\0' ? VP_EINVALID : vp_model_from_path(&m, full, &sub);
+    vp_status st = use->str[0] == '\0' ? VP_EINVALID
+                   : open ? open(&m, full, ctx, &sub) : vp_model_from_path(&m, full, &sub);
     if (st != VP_OK) /* the sheet's position, then the reader's words */
         return vp__error_set(err, st, &w, "workload.mmproj: %s: %s", use->str[0] ? sub.source
                              : "\"\"", use->str[0] ? sub.message : "an empty path");
@@ -1684,14 +1686,22 @@ vp_status vp_sheet_load(vp_sheet **out, const char *path, vp_error *err)
         }
         s->model = m;
     }
-    if ((st = load_mmproj(s, path, err)) != VP_OK ||
-        (st = vp__serving_load(s, path, err)) != VP_OK) { /* [draft], lora_adapters */
+    if ((st = vp__sheet_load_side_files(s, path, NULL, NULL, err)) != VP_OK) {
         vp_sheet_free(s);
         return st;
     }
-    vp__wl_cache_refresh(s); /* the workload reads the model and the files loaded above */
     *out = s;
     return VP_OK;
+}
+
+vp_status vp__sheet_load_side_files(vp_sheet *s, const char *path, vp__model_opener open,
+                                    void *ctx, vp_error *err)
+{
+    vp_status st = load_mmproj(s, path, open, ctx, err);
+    if (st == VP_OK)
+        st = vp__serving_load(s, path, open, ctx, err); /* [draft], lora_adapters */
+    vp__wl_cache_refresh(s); /* the workload reads the model and the files loaded here */
+    return st;
 }
 
 const vp_model *vp_sheet_model(const vp_sheet *s)

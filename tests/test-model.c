@@ -579,6 +579,88 @@ START_TEST(test_accessor_edges)
 }
 END_TEST
 
+
+/* ---- vp_model_json: the object `vramplan inspect --json` prints ------------------- */
+
+static char *model_json(const vp_model *m, unsigned flags)
+{
+    size_t needed = 0;
+    ck_assert_int_eq(vp_model_json(NULL, 0, &needed, m, flags), VP_EBUFFER);
+    ck_assert_uint_gt(needed, 1);
+    char *buf = malloc(needed);
+    ck_assert_ptr_nonnull(buf);
+    size_t again = 0;
+    ck_assert_int_eq(vp_model_json(buf, needed, &again, m, flags), VP_OK);
+    ck_assert_uint_eq(again, needed);
+    ck_assert_uint_eq(strlen(buf) + 1, needed);
+    /* one byte short: VP_EBUFFER and nothing partial */
+    memset(buf, 'x', needed);
+    ck_assert_int_eq(vp_model_json(buf, needed - 1, NULL, m, flags), VP_EBUFFER);
+    ck_assert_int_eq(buf[0], '\0');
+    ck_assert_int_eq(vp_model_json(buf, needed, NULL, m, flags), VP_OK);
+    return buf;
+}
+
+#define HAS(text, part) ck_assert_msg(strstr((text), (part)) != NULL, "no %s in %s", (part), (text))
+
+START_TEST(test_model_json)
+{
+    vp_model *m = load("configs/Qwen__Qwen3-8B/config.json");
+    char *j = model_json(m, 0);
+    /* published total and KV per token (golden table above), GQA 8 of 32 heads */
+    ck_assert_msg(strncmp(j, "{\"format\": \"config\", \"model_type\": \"qwen3\", ", 44) == 0,
+                  "%s", j);
+    HAS(j, "\"parameters\": 8190735360, \"active_parameters\": 8190735360, ");
+    HAS(j, "\"vision_type\": null, \"parts\": {\"text\": {\"parameters\": 8190735360, ");
+    HAS(j, "\"kv_bytes_per_token\": 147456");
+    HAS(j, "\"num_attention_heads\": 32, \"num_kv_heads\": 8, \"head_dim\": 128");
+    ck_assert_ptr_null(strstr(j, "tensor_list"));
+    ck_assert_int_eq(j[strlen(j) - 1], '}');
+    free(j);
+    ck_assert_int_eq(vp_model_json(NULL, 0, NULL, NULL, 0), VP_EMISUSE);
+    ck_assert_int_eq(vp_model_json(NULL, 4, NULL, m, 0), VP_EMISUSE);
+    char small[4] = "abc";
+    ck_assert_int_eq(vp_model_json(small, sizeof(small), NULL, m, 2u), VP_EMISUSE);
+    ck_assert_int_eq(small[0], '\0');
+    vp_model_free(m);
+
+    /* a vision tower: its type and parts */
+    m = load("configs-written/meta-llama__Llama-3.2-11B-Vision/config.json");
+    j = model_json(m, 0);
+    char want[160];
+    snprintf(want, sizeof(want), "\"vision\": {\"parameters\": %" PRIu64 ", ",
+             vp_count_value(vp_model_part_parameters(m, VP_PART_VISION)));
+    ck_assert_uint_gt(vp_count_value(vp_model_part_parameters(m, VP_PART_VISION)), 0);
+    HAS(j, want);
+    ck_assert_ptr_null(strstr(j, "\"vision_type\": null"));
+    free(j);
+    vp_model_free(m);
+
+    /* a checkpoint: tensors, dtypes and (with the flag) the tensor list, names escaped */
+    static const char hdr[] =
+        "{\"w\\\"\\u0001\":{\"dtype\":\"BF16\",\"shape\":[2,3],\"data_offsets\":[0,12]},"
+        "\"n\":{\"dtype\":\"F32\",\"shape\":[3],\"data_offsets\":[12,24]}}";
+    unsigned char file[256];
+    uint64_t hl = sizeof(hdr) - 1;
+    for (int i = 0; i < 8; i++)
+        file[i] = (unsigned char)(hl >> (8 * i));
+    memcpy(file + 8, hdr, hl);
+    vp_error err = VP_ERROR_INIT;
+    ck_assert_int_eq(vp_model_from_safetensors(&m, file, 8 + hl, 8 + hl + 24, "t.safetensors",
+                                               &err), VP_OK);
+    j = model_json(m, 0);
+    HAS(j, "\"tensors\": 2, \"dtypes\": {");
+    ck_assert_ptr_null(strstr(j, "tensor_list"));
+    free(j);
+    j = model_json(m, VP_MODEL_JSON_TENSORS);
+    HAS(j, "\"tensor_list\": [{\"name\": \"w\\\"\\u0001\", \"dtype\": \"BF16\", "
+           "\"shape\": [2, 3], \"bytes\": 12, \"role\": ");
+    HAS(j, "{\"name\": \"n\", \"dtype\": \"F32\", \"shape\": [3], \"bytes\": 12, ");
+    free(j);
+    vp_model_free(m);
+}
+END_TEST
+
 Suite *vp_test_suite(void)
 {
     Suite *s = suite_create("model");
@@ -598,5 +680,6 @@ Suite *vp_test_suite(void)
     VP_ADD_TEST(s, test_special_files);
     VP_ADD_TEST(s, test_file_size_limits);
     VP_ADD_TEST(s, test_accessor_edges);
+    VP_ADD_TEST(s, test_model_json);
     return s;
 }

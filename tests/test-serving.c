@@ -133,6 +133,11 @@ START_TEST(test_sglang_pool_default)
     for (size_t i = 0; i < vp_estimate_assumption_count(e); i++)
         said |= strstr(vp_estimate_assumption(e, i), "834/1000") != NULL;
     ck_assert_msg(said, "the default mem_fraction_static is not named");
+    /* the profile is named (VP_FRAMEWORK_SGLANG = 7 once read past the name table) */
+    said = false;
+    for (size_t i = 0; i < vp_estimate_assumption_count(e); i++)
+        said |= strncmp(vp_estimate_assumption(e, i), "framework profile: sglang (", 27) == 0;
+    ck_assert_msg(said, "the SGLang profile is not named");
     /* SGLang's own reserve: 512 MiB + 256 graphs × 2 MiB; prefill in 8192-token chunks */
     ck_assert_uint_eq(item_bytes(e, 0, "workspace"), 512 * MIB + 256 * 2 * MIB);
     ck_assert_uint_eq(item_bytes(e, 0, "cuda_context"), 512 * MIB);

@@ -1,16 +1,10 @@
 /* inspect: what a model file holds (config.json, safetensors, an index, GGUF), read from its
  * headers: architecture, exact counts, weight bytes by role, KV cache per token. */
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
 #include "cli.h"
-
-/* ---- JSON (the shape scripts rely on: never changed) ---------------------------------- */
-
-static void json_u64(FILE *f, const char *key, uint64_t v, int comma)
-{
-    fprintf(f, "%s\"%s\": %llu", comma ? ", " : "", key, (unsigned long long)v);
-}
 
 /* ---- inspect ---------------------------------------------------------------------- */
 
@@ -25,121 +19,25 @@ static const char *role_name(vp_tensor_role r)
     return "?";
 }
 
-static const struct {
-    vp_arch_key key;
-    const char *name;
-} arch_keys[] = {
-    { VP_ARCH_VOCAB, "vocab_size" },          { VP_ARCH_HIDDEN, "hidden_size" },
-    { VP_ARCH_LAYERS, "num_layers" },         { VP_ARCH_HEADS, "num_attention_heads" },
-    { VP_ARCH_KV_HEADS, "num_kv_heads" },     { VP_ARCH_HEAD_DIM, "head_dim" },
-    { VP_ARCH_INTERMEDIATE, "intermediate_size" }, { VP_ARCH_EXPERTS, "experts" },
-    { VP_ARCH_EXPERTS_PER_TOKEN, "experts_per_token" },
-    { VP_ARCH_MOE_INTERMEDIATE, "moe_intermediate_size" },
-    { VP_ARCH_MAX_CONTEXT, "max_context" },   { VP_ARCH_KV_LORA_RANK, "kv_lora_rank" },
-    { VP_ARCH_QK_ROPE_DIM, "qk_rope_head_dim" }, { VP_ARCH_SLIDING_WINDOW, "sliding_window" },
-    { VP_ARCH_SLIDING_LAYERS, "sliding_layers" },
-};
-
-static void inspect_json(FILE *f, const vp_model *m, int tensors)
+/* The library's writer (vp_model_json(), the shape scripts rely on) and a newline. */
+static vp_status inspect_json(FILE *f, const vp_model *m, int tensors)
 {
-    vp_bytes kv, total_size;
-    size_t read = 0, shards = vp_model_shard_count(m, &read);
-    fprintf(f, "{\"format\": ");
-    json_string(f, vp_model_format_name(vp_model_get_format(m)));
-    fprintf(f, ", \"model_type\": ");
-    if (vp_model_type(m)[0])
-        json_string(f, vp_model_type(m));
-    else
-        fprintf(f, "null");
-    fprintf(f, ", \"dtype\": ");
-    if (vp_model_dtype(m)[0]) {
-        json_string(f, vp_model_dtype(m));
-        fprintf(f, ", \"dtype_basis\": \"%s\"", vp_model_dtype_assumed(m) ? "assumed" : "computed");
-    } else {
-        fprintf(f, "null");
+    char small[8192], *buf = small;
+    size_t needed = 0;
+    unsigned flags = tensors ? VP_MODEL_JSON_TENSORS : 0u;
+    vp_status st = vp_model_json(small, sizeof(small), &needed, m, flags);
+    if (st == VP_EBUFFER) {
+        if ((buf = malloc(needed)) == NULL)
+            return VP_ENOMEM;
+        st = vp_model_json(buf, needed, NULL, m, flags);
     }
-    fprintf(f, ", \"quant_method\": ");
-    if (vp_model_quant_method(m)[0])
-        json_string(f, vp_model_quant_method(m));
-    else
-        fprintf(f, "null");
-    json_u64(f, "parameters", vp_count_value(vp_model_parameters(m)), 1);
-    json_u64(f, "active_parameters", vp_count_value(vp_model_active_parameters(m)), 1);
-    json_u64(f, "weight_bytes", vp_bytes_value(vp_model_role_bytes(m, VP_ROLE_PAYLOAD)), 1);
-    json_u64(f, "quant_metadata_bytes",
-             vp_bytes_value(vp_model_role_bytes(m, VP_ROLE_QUANT_METADATA)), 1);
-    json_u64(f, "unquantized_bytes",
-             vp_bytes_value(vp_model_role_bytes(m, VP_ROLE_UNQUANTIZED)), 1);
-    json_u64(f, "other_bytes", vp_bytes_value(vp_model_role_bytes(m, VP_ROLE_OTHER)), 1);
-    json_u64(f, "total_bytes", vp_bytes_value(vp_model_total_bytes(m)), 1);
-    {   /* a multimodal model's parts (a text-only model: all text) */
-        static const char *const part_names[] = { "text", "vision", "projector" };
-        fprintf(f, ", \"vision_type\": ");
-        if (vp_model_vision_type(m)[0])
-            json_string(f, vp_model_vision_type(m));
-        else
-            fprintf(f, "null");
-        fprintf(f, ", \"parts\": {");
-        for (int p = 0; p < 3; p++) {
-            fprintf(f, "%s\"%s\": {", p ? ", " : "", part_names[p]);
-            json_u64(f, "parameters",
-                     vp_count_value(vp_model_part_parameters(m, (vp_model_part)p)), 0);
-            json_u64(f, "bytes", vp_bytes_value(vp_model_part_bytes(m, (vp_model_part)p)), 1);
-            fprintf(f, "}");
-        }
-        fprintf(f, "}");
+    if (st == VP_OK) {
+        fputs(buf, f);
+        fputc('\n', f);
     }
-    if (vp_model_kv_bytes_per_token(m, &kv) == VP_OK)
-        json_u64(f, "kv_bytes_per_token", vp_bytes_value(kv), 1);
-    else
-        fprintf(f, ", \"kv_bytes_per_token\": null");
-    if (vp_model_index_total_size(m, &total_size) == VP_OK)
-        json_u64(f, "index_total_size", vp_bytes_value(total_size), 1);
-    if (vp_model_get_format(m) == VP_FORMAT_SAFETENSORS_INDEX) {
-        json_u64(f, "shards", shards, 1);
-        json_u64(f, "shards_read", read, 1);
-    }
-    if (vp_model_has_architecture(m)) {
-        int first = 1;
-        fprintf(f, ", \"architecture\": {");
-        for (size_t i = 0; i < sizeof(arch_keys) / sizeof(arch_keys[0]); i++) {
-            uint64_t v;
-            if (vp_model_arch(m, arch_keys[i].key, &v) == VP_OK) {
-                json_u64(f, arch_keys[i].name, v, !first);
-                first = 0;
-            }
-        }
-        fprintf(f, "}");
-    } else {
-        fprintf(f, ", \"architecture\": null");
-    }
-    if (vp_model_get_format(m) != VP_FORMAT_CONFIG) {
-        json_u64(f, "tensors", vp_model_tensor_count(m), 1);
-        fprintf(f, ", \"dtypes\": {");
-        for (size_t i = 0; i < vp_model_dtype_count(m); i++) {
-            fprintf(f, "%s", i ? ", " : "");
-            json_string(f, vp_model_dtype_name(m, i));
-            fprintf(f, ": %llu", (unsigned long long)vp_bytes_value(vp_model_dtype_bytes(m, i)));
-        }
-        fprintf(f, "}");
-    }
-    if (tensors) {
-        fprintf(f, ", \"tensor_list\": [");
-        for (size_t i = 0; i < vp_model_tensor_count(m); i++) {
-            fprintf(f, "%s{\"name\": ", i ? ", " : "");
-            json_string(f, vp_model_tensor_name(m, i));
-            fprintf(f, ", \"dtype\": ");
-            json_string(f, vp_model_tensor_dtype(m, i));
-            fprintf(f, ", \"shape\": [");
-            for (unsigned d = 0; d < vp_model_tensor_ndim(m, i); d++)
-                fprintf(f, "%s%llu", d ? ", " : "", (unsigned long long)vp_model_tensor_dim(m, i, d));
-            fprintf(f, "], \"bytes\": %llu, \"role\": \"%s\"}",
-                   (unsigned long long)vp_bytes_value(vp_model_tensor_bytes(m, i)),
-                   role_name(vp_model_tensor_role(m, i)));
-        }
-        fprintf(f, "]");
-    }
-    fprintf(f, "}\n");
+    if (buf != small)
+        free(buf);
+    return st;
 }
 
 /* ---- text and Markdown ------------------------------------------------------------------ */
@@ -382,9 +280,13 @@ int cmd_inspect(int argc, char **argv)
         return fail(path, VP_ENOMEM, NULL);
     }
     if (json)
-        inspect_json(f, m, tensors);
+        st = inspect_json(f, m, tensors);
     else
         inspect_text(f, m, tensors, md, cli_width(width));
     vp_model_free(m);
+    if (st != VP_OK) {
+        out_close(f, &buf, &len, 1); /* nothing partial on stdout */
+        return fail(path, st, NULL);
+    }
     return out_close(f, &buf, &len, 0);
 }

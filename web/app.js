@@ -37,6 +37,7 @@ other = "6 GiB"
     text: '',
     capacity: '',
     model: null,      /* {name, info} of the chosen model file */
+    sideFiles: [],    /* names of the files given beside it ([draft], mmproj, lora_adapters) */
     result: null,     /* the last answer of run() */
     raw: null,        /* the estimate's JSON text as the module wrote it (exact integers) */
     timing: { load_ms: null, edits_ms: [] },
@@ -314,7 +315,10 @@ other = "6 GiB"
     return m.name + ': ' + i.format + (i.model_type ? ', ' + i.model_type : '') + ', ' +
       bytesText(i.parameters) + ' parameters, weights ' +
       triple(i.total_bytes) + (i.kv_bytes_per_token !== null
-        ? ', KV cache ' + bytesText(i.kv_bytes_per_token) + ' B per token' : '');
+        ? ', KV cache ' + bytesText(i.kv_bytes_per_token) + ' B per token' : '') +
+      (i.vision_type ? '; vision tower ' + i.vision_type + ': ' + ['text', 'vision', 'projector']
+        .map((p) => p + ' ' + bytesText(i.parts[p].parameters) + ' parameters, ' +
+          triple(i.parts[p].bytes)).join('; ') : '');
   }
 
   function onField(input) {
@@ -416,9 +420,12 @@ other = "6 GiB"
     list('Unknowns: conditions to confirm', est.unknowns.map((u) => u.id + ': ' + u.needs), 'unknowns');
     list('Assumed because the sheet is silent', est.assumptions, 'assumptions');
     list('Warnings', est.warnings, 'warnings');
-    if (est.kv_pool_bytes !== undefined)
-      list('vLLM KV-cache pool', ['pool ' + triple(est.kv_pool_bytes) + ': ' + bytesText(est.kv_blocks) +
-        ' blocks, ' + bytesText(est.kv_tokens) + ' tokens'], 'kv');
+    if (est.kv_pool_bytes !== undefined) {
+      const fw = page.result && page.result.fields ? page.result.fields['workload.framework'] : null;
+      list((fw === 'sglang' ? 'SGLang' : 'vLLM') + ' KV-cache pool',
+        ['pool ' + triple(est.kv_pool_bytes) + ': ' + bytesText(est.kv_blocks) +
+          (fw === 'sglang' ? ' pages, ' : ' blocks, ') + bytesText(est.kv_tokens) + ' tokens'], 'kv');
+    }
 
     const phases = Object.keys(est.phases);
     const html = [];
@@ -428,7 +435,33 @@ other = "6 GiB"
           (st.first_gpu + st.gpus - 1) + '</h3>');
       html.push(itemsTable(st, phases), phaseTable(st, phases, est), phaseBars(st, phases, est));
     });
+    if (est.host_ram)
+      html.push(hostTable(est.host_ram));
     $('stages').innerHTML = html.join('');
+  }
+
+  /* llama.cpp / Ollama: what stays in host RAM, and its peak */
+  function hostTable(h) {
+    const phases = Object.keys(h.phases);
+    const out = ['<table class="items host"><caption>Host RAM (what llama.cpp keeps off the GPU): peak ',
+      esc(triple(h.peak_bytes)), ' in ', esc(h.peak_phase), '</caption><thead><tr>', th('#'),
+      th('item'), th('basis')];
+    for (const p of phases)
+      out.push(th(PHASE_ABBR[p] || p, 'ph', p));
+    out.push(th('bytes [B]', 'num'), th('[GiB]', 'num'), th('[GB]', 'num'), th('how'), '</tr></thead><tbody>');
+    h.items.forEach((it, i) => {
+      out.push('<tr class="basis-', esc(it.basis), '">', td(i + 1), td(it.id), td(it.basis));
+      for (const p of phases)
+        out.push(td(it.phases.includes(p) ? 'x' : '.', 'ph'));
+      out.push(td(bytesText(it.bytes), 'num'), td(gib(it.bytes), 'num'), td(gb(it.bytes), 'num'),
+        td(it.how, 'how'), '</tr>');
+    });
+    out.push('<tr class="total">', td(''), td('total per phase'), td(''));
+    for (const p of phases)
+      out.push(td(gib(h.phases[p]), 'ph'));
+    out.push(td(bytesText(h.peak_bytes), 'num'), td(gib(h.peak_bytes), 'num'), td(gb(h.peak_bytes), 'num'),
+      td('peak (' + h.peak_phase + ')', 'how'), '</tr></tbody></table>');
+    return out.join('');
   }
 
   /* The tables and bars are built as HTML text (one parse) rather than node by node: an
@@ -542,22 +575,25 @@ other = "6 GiB"
     return new Uint8Array(await file.slice(start, end).arrayBuffer());
   }
 
-  async function readModel(file) {
-    const name = file.name;
+  /* reg(kind, bytes, fileSize, name): page.vp.model (the model file) or page.vp.file (a
+   * file the sheet names beside it); name: the name it is kept under (default: the file's) */
+  async function readModel(file, reg, name) {
+    reg = reg || ((k, b, n, nm) => page.vp.model(k, b, n, nm));
+    name = name || file.name;
     const lower = name.toLowerCase();
     if (lower.endsWith('.safetensors')) {
       const head = await sliceBytes(file, 0, 8);
       if (head.length < 8)
-        return { ans: page.vp.model('safetensors', head, file.size, name), key: 'checkpoint' };
+        return { ans: reg('safetensors', head, file.size, name), key: 'checkpoint' };
       const n = new DataView(head.buffer).getBigUint64(0, true);
       const want = n > 100000000n ? 8 : 8 + Number(n); /* the reader refuses > 100 MB */
-      return { ans: page.vp.model('safetensors', await sliceBytes(file, 0, want), file.size, name), key: 'checkpoint' };
+      return { ans: reg('safetensors', await sliceBytes(file, 0, want), file.size, name), key: 'checkpoint' };
     }
     if (lower.endsWith('.gguf')) {
       /* the header's length is known only by reading it: grow the slice until it is whole */
       let len = Math.min(file.size, 1 << 20), ans;
       for (;;) {
-        ans = page.vp.model('gguf', await sliceBytes(file, 0, len), file.size, name);
+        ans = reg('gguf', await sliceBytes(file, 0, len), file.size, name);
         if (ans.ok || ans.error.status !== 'VP_ETRUNCATED' || len >= file.size || len >= (256 << 20))
           break;
         len = Math.min(file.size, len * 4, 256 << 20);
@@ -568,7 +604,7 @@ other = "6 GiB"
       return { ans: { ok: false, error: { status: 'VP_EUNSUPPORTED', message: 'an index names shard files a page cannot open: choose config.json or one .safetensors shard', line: 0, column: 0 } } };
     if (file.size > 16 << 20)
       return { ans: { ok: false, error: { status: 'VP_ELIMIT', message: 'a config.json over 16 MiB is not a config', line: 0, column: 0 } } };
-    return { ans: page.vp.model('config', await sliceBytes(file, 0, file.size), file.size, name), key: 'config' };
+    return { ans: reg('config', await sliceBytes(file, 0, file.size), file.size, name), key: 'config' };
   }
 
   async function onModelFile(file) {
@@ -587,6 +623,33 @@ other = "6 GiB"
     if (!(named && baseName(named) === file.name))
       text = spliceKey(text, 'model', null, key, JSON.stringify(file.name));
     setText(text);
+  }
+
+  /* The files the sheet names beside the model: [draft] config or checkpoint,
+   * workload.mmproj, workload.lora_adapters. Each is read header only, like the model, and
+   * kept by name in the module; the library looks them up by the paths the sheet gives
+   * (the file's name ends the path) when it runs. */
+  async function onSideFiles(files) {
+    page.vp.file(null);
+    const shown = [], names = [];
+    for (const file of files) {
+      const name = file.webkitRelativePath || file.name;
+      const { ans } = await readModel(file, (k, b, n, nm) => page.vp.file(k, b, n, nm), name);
+      if (ans.ok) {
+        names.push(name);
+        shown.push(name + ': ' + modelText({ name, info: ans.model }).slice(name.length + 2));
+      } else {
+        const e = ans.error;
+        shown.push(name + (e.line ? ':' + e.line + ':' + e.column : '') + ': ' + e.message +
+          ' (not used)');
+      }
+    }
+    page.sideFiles = names;
+    const box = $('side-info');
+    box.textContent = '';
+    for (const line of shown)
+      box.append(el('div', {}, line));
+    recompute();
   }
 
   /* ---- downloads ------------------------------------------------------------------------ */
@@ -633,14 +696,23 @@ other = "6 GiB"
       if (f)
         onModelFile(f).catch((e) => { $('model-info').textContent = String(e); });
     });
+    $('side-files').addEventListener('change', (ev) => {
+      onSideFiles([...(ev.target.files || [])]).catch((e) => { $('side-info').textContent = String(e); });
+    });
     for (const b of document.querySelectorAll('[data-fit]'))
       b.addEventListener('click', () => {
         const ans = page.vp.fit(page.text, b.dataset.fit, page.capacity);
-        $('fit-result').textContent = ans.ok
+        let text = ans.ok
           ? 'largest ' + ans.target + ' that fits ' + triple(ans.capacity_bytes) + ' per GPU (' +
             ans.capacity_from + '): ' + bytesText(ans.value)
           : b.dataset.fit + ': ' + ans.error.message + (ans.error.status === 'VP_EMISSING'
             ? ' (give a capacity: a card or a quantity)' : '');
+        if (ans.ok && ans.target === 'gpu_layers')
+          text += ' of ' + ans.layers_total + ' (' + (ans.output_layer_on_gpu ? 'the output layer and ' : '') +
+            ans.repeating_layers_on_gpu + ' repeating layers on the GPU); GPU peak ' +
+            triple(ans.gpu_peak_bytes) + '; host RAM needed ' + triple(ans.host_ram_bytes) +
+            ' (' + ans.host_ram_phase + ')';
+        $('fit-result').textContent = text;
       });
     $('download-toml').addEventListener('click', () =>
       download('sheet.toml', page.text, 'application/toml'));

@@ -4,6 +4,11 @@
  * the public API (include/vramplan.h), like the command-line tool, and answers with the
  * same JSON shapes as `vramplan estimate --json` and `vramplan plan --json`.
  *
+ * One exception to the public API: the files a sheet names beside its model ([draft],
+ * workload.mmproj, workload.lora_adapters) are opened by the library's own loader
+ * (vp__sheet_load_side_files(), lib/sheet-internal.h), which here asks side_open() for
+ * them instead of the file system: a page has none, only the files the user gave it.
+ *
  * Memory: every string returned is allocated here and freed by the caller with vpw_free().
  * The page writes its inputs into blocks from vpw_alloc(). The only state kept between
  * calls is the model file the user chose (its header bytes), re-read for every run so that
@@ -16,6 +21,8 @@
 #include <string.h>
 
 #include <vramplan.h>
+
+#include "../lib/sheet-internal.h"
 
 #define VPW_EXPORT(name) __attribute__((export_name(#name)))
 
@@ -200,86 +207,20 @@ static vp_status model_read(vp_model **out, int kind, const unsigned char *data,
     }
 }
 
-static const struct {
-    vp_arch_key key;
-    const char *name;
-} arch_keys[] = {
-    { VP_ARCH_VOCAB, "vocab_size" },          { VP_ARCH_HIDDEN, "hidden_size" },
-    { VP_ARCH_LAYERS, "num_layers" },         { VP_ARCH_HEADS, "num_attention_heads" },
-    { VP_ARCH_KV_HEADS, "num_kv_heads" },     { VP_ARCH_HEAD_DIM, "head_dim" },
-    { VP_ARCH_INTERMEDIATE, "intermediate_size" }, { VP_ARCH_EXPERTS, "experts" },
-    { VP_ARCH_EXPERTS_PER_TOKEN, "experts_per_token" },
-    { VP_ARCH_MOE_INTERMEDIATE, "moe_intermediate_size" },
-    { VP_ARCH_MAX_CONTEXT, "max_context" },   { VP_ARCH_KV_LORA_RANK, "kv_lora_rank" },
-    { VP_ARCH_QK_ROPE_DIM, "qk_rope_head_dim" }, { VP_ARCH_SLIDING_WINDOW, "sliding_window" },
-    { VP_ARCH_SLIDING_LAYERS, "sliding_layers" },
-};
-
-static void u64_field(sbuf *b, const char *name, uint64_t v)
-{
-    sb_puts(b, ", ");
-    sb_str(b, name);
-    sb_puts(b, ": ");
-    sb_u64(b, v);
-}
-
-/* The model's figures in the shape of `vramplan inspect --json` (one file: no index). */
+/* The model's figures: the library's writer, as `vramplan inspect --json` prints them. */
 static void model_json(sbuf *b, const vp_model *m)
 {
-    vp_bytes kv;
-    sb_puts(b, "{\"format\": ");
-    sb_str(b, vp_model_format_name(vp_model_get_format(m)));
-    sb_puts(b, ", \"model_type\": ");
-    sb_str(b, vp_model_type(m)[0] ? vp_model_type(m) : NULL);
-    sb_puts(b, ", \"dtype\": ");
-    sb_str(b, vp_model_dtype(m)[0] ? vp_model_dtype(m) : NULL);
-    if (vp_model_dtype(m)[0]) {
-        sb_puts(b, ", \"dtype_basis\": ");
-        sb_str(b, vp_model_dtype_assumed(m) ? "assumed" : "computed");
+    size_t needed = 0;
+    if (vp_model_json(NULL, 0, &needed, m, 0) != VP_EBUFFER) {
+        b->bad = 1;
+        return;
     }
-    sb_puts(b, ", \"quant_method\": ");
-    sb_str(b, vp_model_quant_method(m)[0] ? vp_model_quant_method(m) : NULL);
-    u64_field(b, "parameters", vp_count_value(vp_model_parameters(m)));
-    u64_field(b, "active_parameters", vp_count_value(vp_model_active_parameters(m)));
-    u64_field(b, "weight_bytes", vp_bytes_value(vp_model_role_bytes(m, VP_ROLE_PAYLOAD)));
-    u64_field(b, "quant_metadata_bytes",
-              vp_bytes_value(vp_model_role_bytes(m, VP_ROLE_QUANT_METADATA)));
-    u64_field(b, "unquantized_bytes", vp_bytes_value(vp_model_role_bytes(m, VP_ROLE_UNQUANTIZED)));
-    u64_field(b, "other_bytes", vp_bytes_value(vp_model_role_bytes(m, VP_ROLE_OTHER)));
-    u64_field(b, "total_bytes", vp_bytes_value(vp_model_total_bytes(m)));
-    if (vp_model_kv_bytes_per_token(m, &kv) == VP_OK)
-        u64_field(b, "kv_bytes_per_token", vp_bytes_value(kv));
+    char *t = malloc(needed);
+    if (t == NULL || vp_model_json(t, needed, NULL, m, 0) != VP_OK)
+        b->bad = 1;
     else
-        sb_puts(b, ", \"kv_bytes_per_token\": null");
-    if (vp_model_has_architecture(m)) {
-        int first = 1;
-        sb_puts(b, ", \"architecture\": {");
-        for (size_t i = 0; i < sizeof(arch_keys) / sizeof(arch_keys[0]); i++) {
-            uint64_t v;
-            if (vp_model_arch(m, arch_keys[i].key, &v) == VP_OK) {
-                sb_puts(b, first ? "" : ", ");
-                sb_str(b, arch_keys[i].name);
-                sb_puts(b, ": ");
-                sb_u64(b, v);
-                first = 0;
-            }
-        }
-        sb_puts(b, "}");
-    } else {
-        sb_puts(b, ", \"architecture\": null");
-    }
-    if (vp_model_get_format(m) != VP_FORMAT_CONFIG) {
-        u64_field(b, "tensors", (uint64_t)vp_model_tensor_count(m));
-        sb_puts(b, ", \"dtypes\": {");
-        for (size_t i = 0; i < vp_model_dtype_count(m); i++) {
-            sb_puts(b, i ? ", " : "");
-            sb_str(b, vp_model_dtype_name(m, i));
-            sb_puts(b, ": ");
-            sb_u64(b, vp_bytes_value(vp_model_dtype_bytes(m, i)));
-        }
-        sb_puts(b, "}");
-    }
-    sb_puts(b, "}");
+        sb_put(b, t, needed - 1);
+    free(t);
 }
 
 /*
@@ -322,8 +263,112 @@ char *vpw_model(int kind, unsigned char *data, size_t len, double file_size, con
     return sb_done(&b);
 }
 
+/* ---- the files a sheet names beside the model ---------------------------------------- */
+
+#define SIDE_MAX 64
+
+static struct side {
+    int kind;
+    unsigned char *data;
+    size_t len;
+    uint64_t file_size;
+    char name[512]; /* the file's name, as the browser gives it */
+} sides[SIDE_MAX];
+static size_t n_sides;
+
+static void sides_clear(void)
+{
+    for (size_t i = 0; i < n_sides; i++)
+        free(sides[i].data);
+    memset(sides, 0, sizeof(sides));
+    n_sides = 0;
+}
+
+/* The given file a sheet's path names: the one whose name is the path, or its last
+ * components ("config.json" for "../Qwen3-0.6B/config.json"); the longest such name wins
+ * (names are unique: a file given again under the same name replaces the earlier one). The
+ * library joins the path to the sheet's folder first ("sheet.toml": none), so the path is
+ * as the sheet writes it. */
+static vp_status side_open(vp_model **out, const char *path, void *ctx, vp_error *err)
+{
+    (void)ctx;
+    size_t pl = strlen(path), best = SIZE_MAX, best_len = 0;
+    for (size_t i = 0; i < n_sides; i++) {
+        size_t nl = strlen(sides[i].name);
+        if (nl == 0 || nl > pl || strcmp(path + pl - nl, sides[i].name) != 0 ||
+            (nl < pl && path[pl - nl - 1] != '/'))
+            continue;
+        if (best == SIZE_MAX || nl > best_len) {
+            best = i;
+            best_len = nl;
+        }
+    }
+    vp__where w = { path, 0, 0, 0, false };
+    if (best == SIZE_MAX) {
+        const char *base = strrchr(path, '/');
+        return vp__error_set(err, VP_ENOTFOUND, &w, "not among the files given to the page: "
+                             "add %s with \"Files the sheet names\"", base ? base + 1 : path);
+    }
+    return model_read(out, sides[best].kind, sides[best].data, sides[best].len,
+                      sides[best].file_size, path, err);
+}
+
+/*
+ * Add a file the sheet names beside its model (kind and bytes as vpw_model(); the same
+ * name replaces the earlier one), or forget them all (kind 0). The bytes are read once to
+ * check them. Answer {"ok": true, "model": {…} | null, "files": N} or the reader's error
+ * (the file is then not kept).
+ */
+VPW_EXPORT(vpw_file) char *vpw_file(int kind, unsigned char *data, size_t len, double file_size,
+                                    const char *name);
+char *vpw_file(int kind, unsigned char *data, size_t len, double file_size, const char *name)
+{
+    vp_error err = VP_ERROR_INIT;
+    sbuf b = { 0 };
+    if (kind == MODEL_NONE) {
+        free(data);
+        sides_clear();
+        sb_puts(&b, "{\"ok\": true, \"model\": null, \"files\": 0}");
+        return sb_done(&b);
+    }
+    if (name == NULL || name[0] == '\0' || strlen(name) >= sizeof(sides[0].name)) {
+        free(data);
+        return fail_json(VP_EMISUSE, NULL, "file");
+    }
+    uint64_t fs = file_size > 0 && file_size < 18446744073709551616.0 ? (uint64_t)file_size : 0;
+    vp_model *m = NULL;
+    vp_status st = model_read(&m, kind, data, len, fs, name, &err);
+    if (st != VP_OK) {
+        free(data);
+        return fail_json(st, &err, "file");
+    }
+    size_t i;
+    for (i = 0; i < n_sides; i++)
+        if (strcmp(sides[i].name, name) == 0)
+            break;
+    if (i == SIDE_MAX) {
+        vp_model_free(m);
+        free(data);
+        return fail_json(VP_ELIMIT, NULL, "file");
+    }
+    if (i == n_sides)
+        n_sides++;
+    else
+        free(sides[i].data);
+    sides[i].kind = kind;
+    sides[i].data = data;
+    sides[i].len = len;
+    sides[i].file_size = fs;
+    snprintf(sides[i].name, sizeof(sides[i].name), "%s", name);
+    sb_puts(&b, "{\"ok\": true, \"model\": ");
+    model_json(&b, m);
+    sb_printf(&b, ", \"files\": %llu}", (unsigned long long)n_sides);
+    vp_model_free(m);
+    return sb_done(&b);
+}
+
 /* The sheet with the chosen model attached (the sheet's own [model] paths are not read:
- * a page has no file system). */
+ * a page has no file system) and the files it names beside the model, from those given. */
 static vp_status sheet_open(vp_sheet **out, const char *text, size_t len, vp_error *err)
 {
     vp_sheet *s = NULL;
@@ -340,6 +385,12 @@ static vp_status sheet_open(vp_sheet **out, const char *text, size_t len, vp_err
             vp_sheet_free(s);
             return st;
         }
+    }
+    /* [draft], workload.mmproj, workload.lora_adapters: from the files given, by the
+     * library's rules; a file not given is an error naming the key and the file */
+    if ((st = vp__sheet_load_side_files(s, "sheet.toml", side_open, NULL, err)) != VP_OK) {
+        vp_sheet_free(s);
+        return st;
     }
     *out = s;
     return VP_OK;
@@ -513,6 +564,54 @@ static char *fields_json(const vp_sheet *s)
     return b.p;
 }
 
+/* llama.cpp / Ollama: what stays in host RAM (as the tool's "host_ram" member) */
+static void host_json(sbuf *b, const vp_estimate *e)
+{
+    vp_bytes hp;
+    vp_phase hph;
+    if (vp_estimate_host_peak(e, &hp, &hph) != VP_OK)
+        return;
+    sb_puts(b, ", \"host_ram\": {\"peak_bytes\": ");
+    sb_u64(b, vp_bytes_value(hp));
+    sb_puts(b, ", \"peak_phase\": ");
+    sb_str(b, vp_phase_name(hph));
+    sb_puts(b, ", \"items\": [");
+    for (size_t i = 0; i < vp_estimate_host_item_count(e); i++) {
+        unsigned ph = vp_estimate_host_item_phases(e, i);
+        int first = 1;
+        sb_puts(b, i ? ", {\"id\": " : "{\"id\": ");
+        sb_str(b, vp_estimate_host_item_id(e, i));
+        sb_puts(b, ", \"bytes\": ");
+        sb_u64(b, vp_bytes_value(vp_estimate_host_item_bytes(e, i)));
+        sb_puts(b, ", \"basis\": ");
+        sb_str(b, vp_basis_name(vp_estimate_host_item_basis(e, i)));
+        sb_puts(b, ", \"phases\": [");
+        for (int p = 0; p < VP_PHASE_COUNT; p++)
+            if (ph & (1u << p)) {
+                sb_puts(b, first ? "" : ", ");
+                sb_str(b, vp_phase_name((vp_phase)p));
+                first = 0;
+            }
+        sb_puts(b, "], \"how\": ");
+        sb_str(b, vp_estimate_host_item_how(e, i));
+        sb_puts(b, "}");
+    }
+    sb_puts(b, "], \"phases\": {");
+    int first = 1;
+    for (int p = 0; p < VP_PHASE_COUNT; p++) {
+        vp_bytes x;
+        if (vp_estimate_phase_used(e, (vp_phase)p) &&
+            vp_estimate_host_bytes(e, (vp_phase)p, &x) == VP_OK) {
+            sb_puts(b, first ? "" : ", ");
+            sb_str(b, vp_phase_name((vp_phase)p));
+            sb_puts(b, ": ");
+            sb_u64(b, vp_bytes_value(x));
+            first = 0;
+        }
+    }
+    sb_puts(b, "}}");
+}
+
 static void estimate_json(sbuf *b, const vp_estimate *e, const vp_sheet *s, vp_bytes cap,
                           const char *from)
 {
@@ -651,6 +750,7 @@ static void estimate_json(sbuf *b, const vp_estimate *e, const vp_sheet *s, vp_b
         sb_printf(b, ", \"kv_blocks\": %llu, \"kv_tokens\": %llu", (unsigned long long)blocks,
                   (unsigned long long)tokens);
     }
+    host_json(b, e);
     sb_puts(b, "}");
 }
 
@@ -836,7 +936,8 @@ char *vpw_edit(const char *text, size_t len, const char *edits)
 }
 
 /*
- * The largest value of @p target ("context", "concurrency", "microbatch") with which the
+ * The largest value of @p target ("context", "concurrency", "microbatch", "gpu_layers")
+ * with which the
  * sheet fits @p capacity per GPU (a quantity or a card; "" for the sheet's evidence).
  * Answer {"ok": true, "target": …, "value": N, "capacity_bytes": N} or an error.
  */
@@ -848,6 +949,7 @@ char *vpw_fit(const char *text, size_t len, const char *target, const char *capa
         { "context", VP_FIT_CONTEXT },
         { "concurrency", VP_FIT_CONCURRENCY },
         { "microbatch", VP_FIT_MICROBATCH },
+        { "gpu_layers", VP_FIT_GPU_LAYERS },
     };
     vp_error err = VP_ERROR_INIT;
     vp_sheet *s = NULL;
@@ -882,6 +984,25 @@ char *vpw_fit(const char *text, size_t len, const char *target, const char *capa
         sb_u64(&b, vp_bytes_value(cap));
         sb_puts(&b, ", \"capacity_from\": ");
         sb_str(&b, from);
+        if (targets[t].t == VP_FIT_GPU_LAYERS) {
+            /* as `fit --solve gpu_layers`: the layers' split and the host RAM they leave,
+             * from the estimate vp_fit() left at the answer */
+            uint64_t layers = 0;
+            vp_bytes host = vp_bytes_make(0);
+            vp_phase hph = VP_PHASE_LOAD;
+            if (vp_sheet_model(s) != NULL)
+                vp_model_arch(vp_sheet_model(s), VP_ARCH_LAYERS, &layers);
+            vp_estimate_host_peak(e, &host, &hph);
+            sb_printf(&b, ", \"layers_total\": %llu, \"repeating_layers_on_gpu\": %llu, "
+                      "\"output_layer_on_gpu\": %s, \"gpu_peak_bytes\": ",
+                      (unsigned long long)(layers + 1), (unsigned long long)(v ? v - 1 : 0),
+                      v ? "true" : "false");
+            sb_u64(&b, vp_bytes_value(vp_estimate_peak_bytes(e, 0, NULL)));
+            sb_puts(&b, ", \"host_ram_bytes\": ");
+            sb_u64(&b, vp_bytes_value(host));
+            sb_puts(&b, ", \"host_ram_phase\": ");
+            sb_str(&b, vp_phase_name(hph));
+        }
         sb_puts(&b, "}");
         answer = sb_done(&b);
     }

@@ -124,6 +124,17 @@
           x.vpw_free(p);
       }
     }
+    /* a file's header bytes handed to fn (vpw_model or vpw_file), which owns them */
+    function header(fn, kind, bytes, fileSize, name) {
+      const k = { config: 1, safetensors: 2, gguf: 3 }[kind] || 0;
+      const data = put(bytes || new Uint8Array(0)); /* owned by the module from here */
+      const n = put(enc.encode(name || ''));
+      try {
+        return take(fn(k, data, bytes ? bytes.length : 0, fileSize || 0, n));
+      } finally {
+        x.vpw_free(n);
+      }
+    }
     const api = {
       lastText: null,
       /* estimate (and plan, when the sheet has offers) of a sheet against a capacity */
@@ -134,16 +145,10 @@
       fit: (sheet, target, capacity) => call(x.vpw_fit, sheet, target, capacity),
       cards: () => take(x.vpw_cards()),
       /* kind: 'config' | 'safetensors' | 'gguf' | null (forget); bytes: Uint8Array */
-      model(kind, bytes, fileSize, name) {
-        const k = { config: 1, safetensors: 2, gguf: 3 }[kind] || 0;
-        const data = put(bytes || new Uint8Array(0)); /* owned by the module from here */
-        const n = put(enc.encode(name || ''));
-        try {
-          return take(x.vpw_model(k, data, bytes ? bytes.length : 0, fileSize || 0, n));
-        } finally {
-          x.vpw_free(n);
-        }
-      },
+      model: (kind, bytes, fileSize, name) => header(x.vpw_model, kind, bytes, fileSize, name),
+      /* a file the sheet names beside the model ([draft], mmproj, lora_adapters), looked up
+       * by its name when the sheet is run; kind null forgets them all */
+      file: (kind, bytes, fileSize, name) => header(x.vpw_file, kind, bytes, fileSize, name),
     };
     return api;
   }

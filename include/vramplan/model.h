@@ -469,6 +469,38 @@ VP_API vp_model_part vp_model_tensor_part(const vp_model *m, size_t i);
  */
 VP_API vp_status vp_model_from_repo(vp_model **out, const char *repo, const char *revision,
                                     vp_error *err);
+/** @brief vp_model_json(): add the "tensor_list" member (every tensor's name, dtype,
+ *         shape, bytes and role), as `vramplan inspect --json --tensors`. @since 0.2 */
+#define VP_MODEL_JSON_TENSORS 1u
+
+/**
+ * @brief The model as the JSON object `vramplan inspect --json` prints: format, model
+ *        type, dtype, quantization, exact counts, bytes by role, the vision parts, KV bytes
+ *        per token, the architecture and the stored dtypes, written into a caller's buffer.
+ *
+ * One writer serves the command-line tool (which prints this text and a newline) and the
+ * calculator page, so their shapes are the same. The shape is a contract (docs/cli.md):
+ * members may be added, never changed.
+ *
+ * Buffers, as vp_error_format() and the other JSON writers: the text and its NUL are
+ * written when they fit; @p needed (when not NULL) receives the size the text needs, NUL
+ * included, so a caller whose buffer was short calls again with that size. On any error
+ * nothing partial is left: @p buf holds "" (when @p len > 0).
+ * @param[out] buf the text (UTF-8 as the model's strings are, NUL-terminated) when it fits
+ * @param len the size of @p buf in bytes (0 with @p buf NULL: only measure)
+ * @param[out] needed the bytes the text needs, NUL included; may be NULL
+ * @param m the model
+ * @param flags 0 or #VP_MODEL_JSON_TENSORS
+ * @retval VP_OK the text and its NUL were written
+ * @retval VP_EBUFFER @p len is smaller than @p needed (@p buf holds "")
+ * @retval VP_EMISUSE @p m is NULL, @p buf is NULL with @p len > 0, or an unknown flag
+ * @retval VP_EOVERFLOW the text would be longer than SIZE_MAX bytes
+ * @since 0.2
+ * Ownership: the caller owns @p buf. Thread safety: reads @p m only; distinct threads may
+ * write the JSON of one model at once.
+ */
+VP_API vp_status vp_model_json(char *buf, size_t len, size_t *needed, const vp_model *m,
+                               unsigned int flags);
 /**
  * @brief The supported config.json model types, comma-separated.
  * @return a static string

@@ -3,6 +3,8 @@
 #ifndef VP_FUZZ_MODEL_H
 #define VP_FUZZ_MODEL_H
 #include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include <vramplan.h>
 
@@ -41,5 +43,18 @@ static inline void fuzz_check_model(const vp_model *m)
     }
     if (!vp_model_has_architecture(m))
         FUZZ_ASSERT(k == VP_ENOTFOUND);
+    /* vp_model_json (inspect --json): the size it measures is the size it writes, one
+     * object, no NUL inside, and one byte less is VP_EBUFFER with nothing partial */
+    size_t need = 0;
+    FUZZ_ASSERT(vp_model_json(NULL, 0, &need, m, VP_MODEL_JSON_TENSORS) == VP_EBUFFER);
+    char *j = malloc(need);
+    if (j != NULL) {
+        size_t again = 0;
+        FUZZ_ASSERT(vp_model_json(j, need, &again, m, VP_MODEL_JSON_TENSORS) == VP_OK);
+        FUZZ_ASSERT(again == need && strlen(j) + 1 == need && j[0] == '{' && j[need - 2] == '}');
+        FUZZ_ASSERT(vp_model_json(j, need - 1, NULL, m, VP_MODEL_JSON_TENSORS) == VP_EBUFFER &&
+                    j[0] == '\0');
+        free(j);
+    }
 }
 #endif

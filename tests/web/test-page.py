@@ -10,10 +10,15 @@ and drives headless Chromium over the DevTools protocol.
   with Blob.slice), the page's estimate (and plan, where the sheet has offers) equals
   `vramplan estimate --json` (and `plan --json`): every integer byte-exact, every string
   the same;
+- the files a sheet names beside the model ([draft], lora_adapters) are given with the
+  "files the sheet names" input; one not given is an error naming the key and the file;
+- llama.cpp partial offload (a header-only GGUF of Llama 3.1 8B Q4_K_M, as tests/cli): the
+  estimate with its host_ram member equals the CLI's, the host RAM table is shown, and
+  "most GPU layers" equals `fit --solve gpu_layers`;
 - a form edit rewrites the sheet text and the fragment, and recomputes.
 
 Exit 77 (skipped) when Chromium or the page (the wasm toolchain) is absent.
-Usage: test-page.py WEBDIR|'' VRAMPLAN SOURCE_ROOT
+Usage: test-page.py WEBDIR|'' VRAMPLAN SOURCE_ROOT MAKE_GGUF
 """
 import glob
 import json
@@ -25,6 +30,7 @@ import struct
 import subprocess
 import sys
 import tempfile
+import tomllib
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import cdp  # noqa: E402
@@ -59,6 +65,10 @@ def cli_json(vramplan, *args):
     return json.loads(r.stdout)
 
 
+def bytesgroup(n):
+    return '{:,}'.format(n)
+
+
 def model_path(sheet_path, text):
     m = re.search(r'^\s*(config|checkpoint)\s*=\s*"([^"]+)"', text, re.M)
     if not m:
@@ -66,8 +76,31 @@ def model_path(sheet_path, text):
     return os.path.normpath(os.path.join(os.path.dirname(sheet_path), m.group(2)))
 
 
+def side_files(sheet_path, text):
+    """The files the sheet names beside its model, as (key, path) pairs."""
+    t = tomllib.loads(text)
+    d = os.path.dirname(sheet_path)
+    out = []
+    draft = t.get('draft', {})
+    for k in ('config', 'checkpoint'):
+        if k in draft:
+            out.append(('draft.' + k, draft[k]))
+            break
+    w = t.get('workload', {})
+    if 'mmproj' in w:
+        out.append(('workload.mmproj', w['mmproj']))
+    for a in w.get('lora_adapters', []):
+        out.append(('workload.lora_adapters', a))
+    return [(k, os.path.normpath(os.path.join(d, p))) for k, p in out]
+
+
+def give_side_files(b, paths):
+    b.set_files('#side-files', paths)
+    b.wait('vramplanPage.sideFiles.length === %d' % len(paths))
+
+
 def main():
-    webdir, vramplan, root = sys.argv[1], sys.argv[2], sys.argv[3]
+    webdir, vramplan, root, make_gguf = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4]
     if not webdir or not os.path.exists(os.path.join(webdir, 'vramplan.wasm')):
         print('SKIP: the page is not built (-Dweb: clang, lld, wasi-libc, '
               'libclang-rt-14-dev-wasm32)')
@@ -127,6 +160,17 @@ def main():
             name = os.path.basename(path)
             text = open(path, encoding='utf-8').read()
             loads.append(load(b, srv, n, text))
+            sides = side_files(path, text)
+            if sides:
+                # not given yet: an error naming the key and the file, at the key's line
+                ans = json.loads(b.eval('vramplanPage.raw'))
+                key, first = sides[0]
+                msg = (ans.get('error') or {}).get('message', '')
+                check(not ans.get('ok') and key in msg and os.path.basename(first) in msg and
+                      ans['error'].get('line', 0) > 0 and
+                      b.eval("!document.getElementById('toml-error').hidden"),
+                      '%s: without its %s file the page says so (%r)' % (name, key, msg[:200]))
+                give_side_files(b, [p for _, p in sides])
             model = model_path(path, text)
             if model:
                 b.set_files('#model-file', [model])
@@ -155,6 +199,11 @@ def main():
                     if want.get(k) != got.get(k):
                         print('     %s: cli %s\n     %s: page %s' % (k, json.dumps(want.get(k))[:300],
                                                                     k, json.dumps(got.get(k))[:300]))
+            drafts = sorted(i['id'] for i in want['items'] if i['id'].startswith('draft:'))
+            if drafts:
+                rows = b.eval("[...document.querySelectorAll('table.items tbody tr')].map(r => "
+                              "r.cells[1].textContent).filter(t => t.startsWith('draft:')).sort()")
+                check(rows == drafts, '%s: the items table shows %s' % (name, ', '.join(rows)))
             pw = cli_json(vramplan, 'plan', path, '--json')
             pg = ans['plan']
             for d in (pw, pg):
@@ -210,6 +259,19 @@ def main():
         finally:
             shutil.rmtree(tmpdir, ignore_errors=True)
 
+        # 4b. a vision tower: the model panel shows its parts, as `inspect --json` counts them
+        vis = os.path.join(root, 'tests', 'data', 'configs-written',
+                           'meta-llama__Llama-3.2-11B-Vision', 'config.json')
+        load(b, srv, 70, seed)
+        b.set_files('#model-file', [vis])
+        b.wait('vramplanPage.model !== null && vramplanPage.model.name === "config.json"')
+        want = cli_json(vramplan, 'inspect', vis, '--json')
+        info = json.loads(b.eval('vramplanPage.model.raw'))['model']
+        panel = b.eval("document.getElementById('model-info').textContent")
+        check(info == want and want['vision_type'] and
+              ('vision ' + bytesgroup(want['parts']['vision']['parameters']) + ' parameters') in panel,
+              'vision: the model panel shows the %s tower\'s parts (%r)' % (want['vision_type'], panel[-160:]))
+
         # 5. the largest concurrency for a card, as `vramplan fit`
         vllm = os.path.join(root, 'examples', 'llama-3.1-8b-vllm.toml')
         load(b, srv, 80, open(vllm, encoding='utf-8').read())
@@ -222,6 +284,82 @@ def main():
             return document.getElementById('fit-result').textContent; })()""")
         check(shown.endswith(': %d' % fit['value']) and '84,943,715,696 B' in shown,
               'fit: the largest concurrency on an H100 SXM is the CLI\'s %d (%r)' % (fit['value'], shown))
+
+        # 5b. llama.cpp partial offload and a LoRA adapter beside the model: host RAM items
+        # and peak as the CLI's JSON, the host table, and the most layers that fit 8 GB
+        tmpdir = tempfile.mkdtemp(prefix='vramplan-web-llama-')
+        try:
+            gguf = os.path.join(tmpdir, 'Meta-Llama-3.1-8B-Instruct-Q4_K_M.gguf')
+            subprocess.run([make_gguf, os.path.join(root, 'tests', 'data', 'gguf',
+                                                     'Meta-Llama-3.1-8B-Instruct-Q4_K_M'), gguf],
+                           check=True)
+            adapter = os.path.join(tmpdir, 'lora-tiny-r8.gguf')
+            shutil.copyfile(os.path.join(root, 'tests', 'data', 'serving', 'lora-tiny-r8.gguf'),
+                            adapter)
+            text = open(os.path.join(root, 'examples', 'llama.cpp',
+                                     'llama-3.1-8b-q4km-8gb.toml'), encoding='utf-8').read()
+            text = text.replace('gpu_layers = -1 ', 'gpu_layers = 19 ', 1)
+            text = text.replace('[workload]\n', '[workload]\nlora_adapters = ["lora-tiny-r8.gguf"]\n', 1)
+            spath = os.path.join(tmpdir, 'sheet.toml')
+            with open(spath, 'w', encoding='utf-8') as f:
+                f.write(text)
+            load(b, srv, 85, text)
+            msg = (json.loads(b.eval('vramplanPage.raw')).get('error') or {}).get('message', '')
+            check('workload.lora_adapters' in msg and 'lora-tiny-r8.gguf' in msg,
+                  'llama.cpp: without the adapter file the page names the key and the file (%r)' % msg[:160])
+            give_side_files(b, [adapter])
+            b.set_files('#model-file', [gguf])
+            b.wait('vramplanPage.model !== null && vramplanPage.result.ok === true && '
+                   'JSON.parse(vramplanPage.raw).estimate.host_ram !== undefined', timeout=60)
+            got = json.loads(b.eval('vramplanPage.raw'))['estimate']
+            want = cli_json(vramplan, 'estimate', spath, '--json')
+            for d in (want, got):
+                d.pop('sheet', None)
+            ids = [i['id'] for i in got.get('items', [])]
+            check(got == want and 'host_ram' in want,
+                  'llama.cpp: estimate with host_ram equals the CLI\'s --json (host peak %s B, items %s)'
+                  % (got.get('host_ram', {}).get('peak_bytes'), ', '.join(ids)))
+            if got != want:
+                for k in sorted(set(want) | set(got)):
+                    if want.get(k) != got.get(k):
+                        print('     %s: cli %s\n     %s: page %s' % (k, json.dumps(want.get(k))[:300],
+                                                                    k, json.dumps(got.get(k))[:300]))
+            cap = b.eval("(() => { const c = document.querySelector('table.host caption'); "
+                         "return c ? c.textContent : ''; })()")
+            check('Host RAM' in cap and bytesgroup(want['host_ram']['peak_bytes']) in cap,
+                  'llama.cpp: the host RAM table shows the peak (%r)' % cap)
+            fit = cli_json(vramplan, 'fit', spath, '--solve', 'gpu_layers', '--capacity', '8 GB', '--json')
+            shown = b.eval("""(() => { const c = document.getElementById('capacity');
+                c.value = '8 GB'; c.dispatchEvent(new Event('change'));
+                document.querySelector('[data-fit="gpu_layers"]').click();
+                return document.getElementById('fit-result').textContent; })()""")
+            check(fit['value'] == 19 and ': 19 of 33 ' in shown and
+                  bytesgroup(fit['host_ram_bytes']) in shown,
+                  'fit: the most GPU layers in 8 GB is the CLI\'s %d, with its host RAM (%r)'
+                  % (fit['value'], shown[:200]))
+            # the adapter file's tensors as an item adapter:<stem> (tests/data/serving: 8,192 B)
+            cfg = os.path.join(root, 'tests', 'data', 'configs', 'meta-llama__Meta-Llama-3.1-8B',
+                               'config.json')
+            text = ('[model]\nconfig = "config.json"\n[workload]\nframework = "llama.cpp"\n'
+                    'context = 4096\nlora_adapters = ["lora-tiny-r8.gguf"]\n')
+            spath = os.path.join(tmpdir, 'adapter.toml')
+            with open(spath, 'w', encoding='utf-8') as f:
+                f.write(text)
+            shutil.copyfile(cfg, os.path.join(tmpdir, 'config.json'))
+            load(b, srv, 86, text)
+            give_side_files(b, [adapter])
+            b.set_files('#model-file', [os.path.join(tmpdir, 'config.json')])
+            b.wait('vramplanPage.model !== null && vramplanPage.result.ok === true && '
+                   'JSON.parse(vramplanPage.raw).estimate.weights_only_bytes !== null')
+            got = json.loads(b.eval('vramplanPage.raw'))['estimate']
+            want = cli_json(vramplan, 'estimate', spath, '--json')
+            for d in (want, got):
+                d.pop('sheet', None)
+            ad = [i['bytes'] for i in got['items'] if i['id'] == 'adapter:lora-tiny-r8']
+            check(got == want and ad == [8192],
+                  'lora_adapters: the page\'s estimate equals the CLI\'s, adapter:lora-tiny-r8 = %s B' % ad)
+        finally:
+            shutil.rmtree(tmpdir, ignore_errors=True)
 
         # 6. a form edit: the text, the fragment and the result follow
         load(b, srv, 99, seed)

@@ -77,6 +77,34 @@ class ModelTest(unittest.TestCase):
         self.assertEqual(m.architecture["hidden_size"], 4096)
         self.assertEqual(m.as_dict()["format"], "config")
 
+    def test_as_dict_is_inspect_json(self):
+        # vp_model_json: the CLI's object, vision parts included (Llama 3.2 11B Vision:
+        # 863,567,379 vision-encoder parameters, as `vramplan inspect --json` counts them)
+        m = vramplan.inspect(os.path.join(DATA, "configs-written", "meta-llama__Llama-3.2-11B-Vision",
+                                          "config.json"))
+        d = m.as_dict()
+        self.assertEqual(d["vision_type"], "mllama")
+        self.assertEqual(d["parts"]["vision"]["parameters"], 863_567_379)
+        self.assertEqual(d["parameters"], m.parameters)
+        self.assertEqual(d["kv_bytes_per_token"], m.kv_bytes_per_token.bytes)
+        self.assertIn(d["dtype_basis"], ("computed", "assumed"))
+        self.assertNotIn("tensor_list", d)
+        # a text longer than the first buffer (4 KiB): measured, then written whole
+        import json, struct, tempfile
+        hdr = {"blk.%03d.weight" % i: {"dtype": "BF16", "shape": [4, 4],
+                                       "data_offsets": [32 * i, 32 * i + 32]} for i in range(200)}
+        raw = json.dumps(hdr).encode()
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, "many.safetensors")
+            with open(path, "wb") as f:
+                f.write(struct.pack("<Q", len(raw)) + raw + bytes(32 * 200))
+            d = vramplan.inspect(path).as_dict(tensors=True)
+        self.assertEqual(len(d["tensor_list"]), 200)
+        self.assertEqual(d["tensor_list"][199], {"name": "blk.199.weight", "dtype": "BF16",
+                                                 "shape": [4, 4], "bytes": 32,
+                                                 "role": d["tensor_list"][199]["role"]})
+        self.assertEqual(d["tensors"], 200)
+
     def test_parse_error_position(self):
         with self.assertRaises(vramplan.ParseError) as cm:
             vramplan.Model.from_config('{"model_type": "llama",', "c.json")

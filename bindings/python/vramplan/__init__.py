@@ -406,21 +406,21 @@ class Model(_Owner):
         return {L.vp_model_dtype_name(h, i).decode(): L.vp_model_dtype_bytes(h, i).b
                 for i in range(L.vp_model_dtype_count(h))}
 
-    def as_dict(self):
-        """The fields of `vramplan inspect --json`."""
-        kv = self.kv_bytes_per_token
-        d = {"format": self.format, "model_type": self.model_type, "dtype": self.dtype,
-             "quant_method": self.quant_method, "parameters": self.parameters,
-             "active_parameters": self.active_parameters, "weight_bytes": self.weight_bytes.bytes,
-             "quant_metadata_bytes": self.quant_metadata_bytes.bytes,
-             "unquantized_bytes": self.unquantized_bytes.bytes, "other_bytes": self.other_bytes.bytes,
-             "total_bytes": self.total_bytes.bytes,
-             "kv_bytes_per_token": kv.bytes if kv is not None else None,
-             "architecture": self.architecture}
-        if self.format != "config":
-            d["tensors"] = L.vp_model_tensor_count(self._live)
-            d["dtypes"] = self.dtypes
-        return d
+    def as_dict(self, tensors=False):
+        """The object `vramplan inspect --json` prints (with `tensors`: `--tensors`'s
+        "tensor_list"), written by the library (vp_model_json), so the two are the same."""
+        import json  # on first use: `import vramplan` stays cheap
+        size = 4096
+        need = ctypes.c_size_t(0)
+        while True:
+            buf = ctypes.create_string_buffer(size)
+            try:
+                L.vp_model_json(buf, size, ctypes.byref(need), self._live, 1 if tensors else 0)
+                return json.loads(buf.value.decode("utf-8", "surrogateescape"))
+            except Misuse as exc:
+                if exc.code != _VP_EBUFFER or need.value <= size:
+                    raise
+            size = need.value
 
 
 def inspect(path):

@@ -149,6 +149,7 @@ SIZED = {
     "vp_error_format": (0, 1), "vp_model_from_config": (1, 2), "vp_model_from_gguf": (1, 2),
     "vp_model_from_safetensors": (1, 2), "vp_sheet_get": (2, 3), "vp_sheet_parse": (1, 2),
     "vp_unit_parse": (1, 2), "vp_estimate_json": (0, 1), "vp_plan_json": (0, 1),
+    "vp_model_json": (0, 1),
 }
 
 
@@ -320,6 +321,7 @@ def table(check_status, check_optional):
         ("vp_model_has_architecture", [c_void_p], c_int, None),
         ("vp_model_index_total_size", [c_void_p, POINTER(Bytes_t)], c_int, check_optional),
         ("vp_model_kv_bytes_per_token", [c_void_p, POINTER(Bytes_t)], c_int, check_optional),
+        ("vp_model_json", [OutBuf, SizeT, POINTER(c_size_t), c_void_p, UInt], c_int, check_status),
         ("vp_model_parameters", [c_void_p], Count_t, None),
         ("vp_model_part_bytes", [c_void_p, Int], Bytes_t, None),
         ("vp_model_part_parameters", [c_void_p, Int], Count_t, None),

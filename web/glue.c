@@ -459,50 +459,7 @@ static vp_status capacity_resolve(const vp_sheet *s, const char *cap_text, vp_by
 
 /* ---- the estimate, in the shape of `vramplan estimate --json` ----------------------- */
 
-static void items_json(sbuf *b, const vp_estimate *e, size_t g)
-{
-    sb_puts(b, "[");
-    for (size_t i = 0; i < vp_estimate_item_count(e, g); i++) {
-        unsigned ph = vp_estimate_item_phases(e, g, i);
-        int first = 1;
-        sb_puts(b, i ? ", {\"id\": " : "{\"id\": ");
-        sb_str(b, vp_estimate_item_id(e, g, i));
-        sb_puts(b, ", \"bytes\": ");
-        sb_u64(b, vp_bytes_value(vp_estimate_item_bytes(e, g, i)));
-        sb_puts(b, ", \"basis\": ");
-        sb_str(b, vp_basis_name(vp_estimate_item_basis(e, g, i)));
-        sb_puts(b, ", \"counter\": ");
-        sb_str(b, vp_counter_name(vp_estimate_item_counter(e, g, i)));
-        sb_puts(b, ", \"phases\": [");
-        for (int p = 0; p < VP_PHASE_COUNT; p++)
-            if (ph & (1u << p)) {
-                if (!first)
-                    sb_puts(b, ", ");
-                sb_str(b, vp_phase_name((vp_phase)p));
-                first = 0;
-            }
-        sb_puts(b, "], \"how\": ");
-        sb_str(b, vp_estimate_item_how(e, g, i));
-        sb_puts(b, "}");
-    }
-    sb_puts(b, "]");
-}
 
-static void phases_json(sbuf *b, const vp_estimate *e, size_t g, vp_counter c)
-{
-    int first = 1;
-    sb_puts(b, "{");
-    for (int p = 0; p < VP_PHASE_COUNT; p++)
-        if (vp_estimate_phase_used(e, (vp_phase)p)) {
-            if (!first)
-                sb_puts(b, ", ");
-            sb_str(b, vp_phase_name((vp_phase)p));
-            sb_puts(b, ": ");
-            sb_u64(b, vp_bytes_value(vp_estimate_phase_bytes(e, g, (vp_phase)p, c)));
-            first = 0;
-        }
-    sb_puts(b, "}");
-}
 
 /* A sheet value as JSON: its sheet text is already a JSON scalar (a quoted string with
  * TOML's escapes, which are JSON's for what a sheet holds, an integer, a float, a bool). */
@@ -565,236 +522,29 @@ static char *fields_json(const vp_sheet *s)
 }
 
 /* llama.cpp / Ollama: what stays in host RAM (as the tool's "host_ram" member) */
-static void host_json(sbuf *b, const vp_estimate *e)
-{
-    vp_bytes hp;
-    vp_phase hph;
-    if (vp_estimate_host_peak(e, &hp, &hph) != VP_OK)
-        return;
-    sb_puts(b, ", \"host_ram\": {\"peak_bytes\": ");
-    sb_u64(b, vp_bytes_value(hp));
-    sb_puts(b, ", \"peak_phase\": ");
-    sb_str(b, vp_phase_name(hph));
-    sb_puts(b, ", \"items\": [");
-    for (size_t i = 0; i < vp_estimate_host_item_count(e); i++) {
-        unsigned ph = vp_estimate_host_item_phases(e, i);
-        int first = 1;
-        sb_puts(b, i ? ", {\"id\": " : "{\"id\": ");
-        sb_str(b, vp_estimate_host_item_id(e, i));
-        sb_puts(b, ", \"bytes\": ");
-        sb_u64(b, vp_bytes_value(vp_estimate_host_item_bytes(e, i)));
-        sb_puts(b, ", \"basis\": ");
-        sb_str(b, vp_basis_name(vp_estimate_host_item_basis(e, i)));
-        sb_puts(b, ", \"phases\": [");
-        for (int p = 0; p < VP_PHASE_COUNT; p++)
-            if (ph & (1u << p)) {
-                sb_puts(b, first ? "" : ", ");
-                sb_str(b, vp_phase_name((vp_phase)p));
-                first = 0;
-            }
-        sb_puts(b, "], \"how\": ");
-        sb_str(b, vp_estimate_host_item_how(e, i));
-        sb_puts(b, "}");
-    }
-    sb_puts(b, "], \"phases\": {");
-    int first = 1;
-    for (int p = 0; p < VP_PHASE_COUNT; p++) {
-        vp_bytes x;
-        if (vp_estimate_phase_used(e, (vp_phase)p) &&
-            vp_estimate_host_bytes(e, (vp_phase)p, &x) == VP_OK) {
-            sb_puts(b, first ? "" : ", ");
-            sb_str(b, vp_phase_name((vp_phase)p));
-            sb_puts(b, ": ");
-            sb_u64(b, vp_bytes_value(x));
-            first = 0;
-        }
-    }
-    sb_puts(b, "}}");
-}
 
-static void estimate_json(sbuf *b, const vp_estimate *e, const vp_sheet *s, vp_bytes cap,
-                          const char *from)
-{
-    size_t peak = vp_estimate_peak_gpu(e);
-    vp_phase ph;
-    vp_bytes pk = vp_estimate_peak_bytes(e, peak, &ph), wo, budget, known;
-    vp_count tr;
-    uint64_t blocks, tokens;
-    sb_puts(b, "{\"sheet\": \"sheet.toml\", \"title\": ");
-    sheet_value_json(b, s, "sheet.title", "null");
-    sb_printf(b, ", \"gpus\": %llu, \"task\": ", (unsigned long long)vp_estimate_gpu_count(e));
-    sheet_value_json(b, s, "workload.task", "\"inference\"");
-    if (vp_estimate_trainable(e, &tr) == VP_OK) {
-        sb_puts(b, ", \"trainable_parameters\": ");
-        sb_u64(b, vp_count_value(tr));
-    } else if (vp_estimate_phase_used(e, VP_PHASE_BACKWARD)) {
-        sb_puts(b, ", \"trainable_parameters\": null");
-    }
-    sb_puts(b, ", \"weights_only_bytes\": ");
-    if (vp_estimate_weights_only(e, &wo) == VP_OK)
-        sb_u64(b, vp_bytes_value(wo));
-    else
-        sb_puts(b, "null");
-    int unknown = vp_estimate_peak(e, peak, &known, NULL) == VP_EUNKNOWN;
-    sb_puts(b, ", \"assumptions\": [");
-    for (size_t i = 0; i < vp_estimate_assumption_count(e); i++) {
-        if (i)
-            sb_puts(b, ", ");
-        sb_str(b, vp_estimate_assumption(e, i));
-    }
-    sb_puts(b, "]");
-    if (unknown) {
-        sb_puts(b, ", \"peak_bytes\": null, \"peak_phase\": null");
-    } else {
-        sb_puts(b, ", \"peak_bytes\": ");
-        sb_u64(b, vp_bytes_value(pk));
-        sb_puts(b, ", \"peak_phase\": ");
-        sb_str(b, vp_phase_name(ph));
-    }
-    sb_puts(b, ", \"peak_lower_bound_bytes\": ");
-    if (vp_bytes_value(pk))
-        sb_u64(b, vp_bytes_value(pk));
-    else
-        sb_puts(b, "null");
-    sb_printf(b, ", \"peak_gpu\": %llu, \"counter\": ", (unsigned long long)peak);
-    sb_str(b, vp_counter_name(VP_COUNTER_DEVICE));
-    if (unknown) {
-        sb_puts(b, ", \"allocated_peak_bytes\": null, \"envelope_bytes\": null");
-    } else {
-        sb_puts(b, ", \"allocated_peak_bytes\": ");
-        sb_u64(b, vp_bytes_value(vp_estimate_phase_bytes(e, peak, ph, VP_COUNTER_ALLOCATED)));
-        sb_puts(b, ", \"envelope_bytes\": ");
-        sb_u64(b, vp_bytes_value(vp_estimate_envelope_bytes(e, peak)));
-    }
-    sb_puts(b, ", \"envelope_lower_bound_bytes\": ");
-    if (vp_bytes_value(pk))
-        sb_u64(b, vp_bytes_value(vp_estimate_envelope_bytes(e, peak)));
-    else
-        sb_puts(b, "null");
-    sb_puts(b, ", \"envelope_note\": \"conservative envelope: the sum of every item, not an "
-               "observed peak\"");
-    if (vp_bytes_value(cap)) {
-        int fits = 0;
-        vp_bytes_delta margin = vp_bytes_delta_make(0);
-        vp_phase dph = VP_PHASE_LOAD;
-        vp_status vst = vp_estimate_check_capacity(e, cap, &fits, &margin, &dph);
-        sb_puts(b, ", \"capacity_from\": ");
-        sb_str(b, from[0] ? from : "--capacity");
-        if (vst == VP_OK) {
-            sb_printf(b, ", \"verdict\": {\"fits\": %s, \"margin_bytes\": %lld, \"phase\": ",
-                      fits ? "true" : "false", (long long)vp_bytes_delta_value(margin));
-            sb_str(b, vp_phase_name(dph));
-            sb_puts(b, "}");
-        } else {
-            sb_puts(b, ", \"verdict\": {\"fits\": null, \"margin_bytes\": null, \"phase\": null, "
-                       "\"reason\": ");
-            sb_str(b, vst == VP_EUNKNOWN ? "unknown items" : vp_status_str(vst));
-            sb_puts(b, "}");
-        }
-    }
-    sb_puts(b, ", \"items\": ");
-    items_json(b, e, peak);
-    sb_puts(b, ", \"phases\": ");
-    phases_json(b, e, peak, VP_COUNTER_DEVICE);
-    sb_puts(b, ", \"gpu_order\": \"tensor-parallel ranks fastest, then pipeline stages, then "
-               "replicas\", \"per_stage\": [");
-    for (size_t k = 0; k < vp_estimate_stage_count(e); k++) {
-        size_t g = vp_estimate_stage_gpu(e, k);
-        vp_phase gp;
-        vp_bytes gpk = vp_estimate_peak_bytes(e, g, &gp);
-        sb_printf(b, "%s{\"stage\": %llu, \"first_gpu\": %llu, \"gpus\": %llu", k ? ", " : "",
-                  (unsigned long long)k, (unsigned long long)g,
-                  (unsigned long long)vp_estimate_stage_gpus(e, k));
-        if (unknown) {
-            sb_puts(b, ", \"peak_bytes\": null, \"peak_phase\": null, \"envelope_bytes\": null");
-        } else {
-            sb_puts(b, ", \"peak_bytes\": ");
-            sb_u64(b, vp_bytes_value(gpk));
-            sb_puts(b, ", \"peak_phase\": ");
-            sb_str(b, vp_phase_name(gp));
-            sb_puts(b, ", \"envelope_bytes\": ");
-            sb_u64(b, vp_bytes_value(vp_estimate_envelope_bytes(e, g)));
-        }
-        sb_puts(b, ", \"peak_lower_bound_bytes\": ");
-        sb_u64(b, vp_bytes_value(gpk));
-        sb_puts(b, ", \"items\": ");
-        items_json(b, e, g);
-        sb_puts(b, ", \"phases\": ");
-        phases_json(b, e, g, VP_COUNTER_DEVICE);
-        sb_puts(b, ", \"phases_allocated\": ");
-        phases_json(b, e, g, VP_COUNTER_ALLOCATED);
-        sb_puts(b, "}");
-    }
-    sb_puts(b, "], \"unknowns\": [");
-    for (size_t i = 0; i < vp_estimate_unknown_count(e); i++) {
-        sb_puts(b, i ? ", {\"id\": " : "{\"id\": ");
-        sb_str(b, vp_estimate_unknown_id(e, i));
-        sb_puts(b, ", \"needs\": ");
-        sb_str(b, vp_estimate_unknown_needs(e, i));
-        sb_puts(b, "}");
-    }
-    sb_puts(b, "], \"warnings\": [");
-    for (size_t i = 0; i < vp_estimate_warning_count(e); i++) {
-        if (i)
-            sb_puts(b, ", ");
-        sb_str(b, vp_estimate_warning(e, i));
-    }
-    sb_puts(b, "]");
-    if (vp_bytes_value(cap)) {
-        sb_puts(b, ", \"capacity_bytes\": ");
-        sb_u64(b, vp_bytes_value(cap));
-    }
-    if (vp_estimate_kv_capacity(e, &budget, &blocks, &tokens) == VP_OK) {
-        sb_puts(b, ", \"kv_pool_bytes\": ");
-        sb_u64(b, vp_bytes_value(budget));
-        sb_printf(b, ", \"kv_blocks\": %llu, \"kv_tokens\": %llu", (unsigned long long)blocks,
-                  (unsigned long long)tokens);
-    }
-    host_json(b, e);
-    sb_puts(b, "}");
-}
 
 /* ---- the plan, in the shape of `vramplan plan --json` ------------------------------- */
 
-static void plan_json(sbuf *b, const vp_plan *p, const char *sizing_json)
+
+/* A report of the library (vp_estimate_json(), vp_plan_json()) appended to b: measured,
+ * then written (the same text `vramplan estimate --json` / `plan --json` prints). */
+static vp_status report_put(sbuf *b, const vp_estimate *e, const vp_plan *p, const vp_sheet *s,
+                            const vp_json_options *o)
 {
-    sb_puts(b, "{\"sheet\": \"sheet.toml\", \"candidates\": [");
-    for (size_t i = 0; i < vp_plan_candidate_count(p); i++) {
-        vp_bytes_delta mg;
-        sb_puts(b, i ? ", {\"offer\": " : "{\"offer\": ");
-        sb_str(b, vp_plan_candidate_offer(p, i));
-        sb_puts(b, ", \"verdict\": ");
-        sb_str(b, vp_verdict_name(vp_plan_candidate_verdict(p, i)));
-        sb_puts(b, ", \"rank\": ");
-        if (vp_plan_candidate_rank(p, i))
-            sb_printf(b, "%u", vp_plan_candidate_rank(p, i));
-        else
-            sb_puts(b, "null");
-        sb_puts(b, ", \"total_cost\": ");
-        sb_str(b, vp_plan_candidate_cost(p, i)[0] ? vp_plan_candidate_cost(p, i) : NULL);
-        sb_puts(b, ", \"margin_bytes\": ");
-        if (vp_plan_candidate_margin(p, i, &mg) == VP_OK)
-            sb_printf(b, "%lld", (long long)vp_bytes_delta_value(mg));
-        else
-            sb_puts(b, "null");
-        sb_puts(b, ", \"requirements\": [");
-        for (size_t r = 0; r < vp_plan_requirement_count(p, i); r++) {
-            sb_puts(b, r ? ", {\"id\": " : "{\"id\": ");
-            sb_str(b, vp_plan_requirement_id(p, i, r));
-            sb_puts(b, ", \"verdict\": ");
-            sb_str(b, vp_verdict_name(vp_plan_requirement_verdict(p, i, r)));
-            sb_puts(b, ", \"condition\": ");
-            sb_str(b, vp_plan_requirement_condition(p, i, r));
-            sb_puts(b, ", \"evidence\": ");
-            const char *ev = vp_plan_requirement_evidence(p, i, r);
-            sb_str(b, ev[0] ? ev : NULL);
-            sb_puts(b, "}");
-        }
-        sb_puts(b, "]}");
-    }
-    sb_puts(b, "], \"sizing_sheet\": ");
-    sb_puts(b, sizing_json);
-    sb_puts(b, "}");
+    size_t need = 0;
+    vp_status st = e ? vp_estimate_json(NULL, 0, &need, e, s, o)
+                     : vp_plan_json(NULL, 0, &need, p, s, o);
+    if (st != VP_OK && st != VP_EBUFFER)
+        return st;
+    char *t = malloc(need);
+    if (t == NULL)
+        return VP_ENOMEM;
+    st = e ? vp_estimate_json(t, need, NULL, e, s, o) : vp_plan_json(t, need, NULL, p, s, o);
+    if (st == VP_OK)
+        sb_puts(b, t);
+    free(t);
+    return st;
 }
 
 /*
@@ -813,7 +563,7 @@ char *vpw_run(const char *text, size_t len, const char *capacity)
     vp_sheet *s = NULL;
     vp_estimate *e = NULL;
     vp_plan *p = NULL;
-    char *md = NULL, *js = NULL, *answer = NULL, *fields = NULL;
+    char *md = NULL, *answer = NULL, *fields = NULL;
     char from[320];
     vp_bytes cap;
     vp_status st = sheet_open(&s, text, len, &err);
@@ -837,8 +587,7 @@ char *vpw_run(const char *text, size_t len, const char *capacity)
     size_t offers = vp_sheet_count(s, "offer");
     vp_error perr = VP_ERROR_INIT;
     vp_status pst = vp_plan_new(&p, s, NULL, &perr);
-    if (pst == VP_OK && ((pst = vp_plan_sizing_sheet(p, s, &md, 1)) != VP_OK ||
-                         (pst = vp_plan_sizing_sheet(p, s, &js, 2)) != VP_OK)) {
+    if (pst == VP_OK && (pst = vp_plan_sizing_sheet(p, s, &md, 1)) != VP_OK) {
         vp_plan_free(p);
         p = NULL;
         perr.code = VP_OK; /* out of memory: no message of the plan's own */
@@ -846,12 +595,24 @@ char *vpw_run(const char *text, size_t len, const char *capacity)
     sbuf b = { 0 };
     sb_puts(&b, "{\"ok\": true, \"fields\": ");
     sb_puts(&b, fields);
+    /* the objects `vramplan estimate --json` and `plan --json` print, written by the library */
+    vp_json_options o = VP_JSON_OPTIONS_INIT;
+    o.source = "sheet.toml";
+    o.capacity = cap;
+    o.capacity_from = from[0] ? from : NULL;
     sb_puts(&b, ", \"estimate\": ");
-    estimate_json(&b, e, s, cap, from);
+    if ((st = report_put(&b, e, NULL, s, &o)) != VP_OK) {
+        free(sb_done(&b));
+        answer = fail_json_fields(st, NULL, "estimate", fields);
+        goto out;
+    }
     sb_puts(&b, ", \"plan\": ");
-    if (p != NULL) {
-        plan_json(&b, p, js);
-    } else {
+    if (p != NULL && (pst = report_put(&b, NULL, p, s, &o)) != VP_OK) {
+        vp_plan_free(p);
+        p = NULL;
+        perr.code = VP_OK;
+    }
+    if (p == NULL) {
         sb_puts(&b, "null, \"plan_error\": ");
         sb_error(&b, pst, &perr);
     }
@@ -862,7 +623,6 @@ char *vpw_run(const char *text, size_t len, const char *capacity)
 out:
     free(fields);
     vp_free(md);
-    vp_free(js);
     vp_plan_free(p);
     vp_estimate_free(e);
     vp_sheet_free(s);

@@ -3,86 +3,23 @@
  * writer and its shape cannot drift between them. */
 #include <string.h>
 
-#include "internal.h"
+#include "json-writer.h"
 
-/* The text is counted whole and written while it fits: one pass measures and writes. */
-typedef struct {
-    char *buf;
-    size_t cap, n;
-    int overflow; /* the count passed SIZE_MAX */
-} jw;
-
-static void put(jw *w, const char *s, size_t k)
-{
-    if (w->overflow)
-        return;
-    if (k > SIZE_MAX - 1 - w->n) {
-        w->overflow = 1;
-        return;
-    }
-    if (w->n < w->cap) {
-        size_t room = w->cap - w->n;
-        memcpy(w->buf + w->n, s, k < room ? k : room);
-    }
-    w->n += k;
-}
-
-static void puts_(jw *w, const char *s)
-{
-    put(w, s, strlen(s));
-}
-
-static void u64(jw *w, uint64_t v)
-{
-    char d[24];
-    size_t i = sizeof(d);
-    do {
-        d[--i] = (char)('0' + v % 10);
-        v /= 10;
-    } while (v != 0);
-    put(w, d + i, sizeof(d) - i);
-}
-
-/* JSON string: the escapes the tool has always written (\" \\ \n \r \t, \u00XX for the
- * other control characters), every other byte as it is. */
-static void str(jw *w, const char *s)
-{
-    static const char hex[] = "0123456789abcdef";
-    put(w, "\"", 1);
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        switch (*p) {
-        case '"': put(w, "\\\"", 2); break;
-        case '\\': put(w, "\\\\", 2); break;
-        case '\n': put(w, "\\n", 2); break;
-        case '\r': put(w, "\\r", 2); break;
-        case '\t': put(w, "\\t", 2); break;
-        default:
-            if (*p < 0x20) {
-                char e[6] = { '\\', 'u', '0', '0', hex[*p >> 4], hex[*p & 15] };
-                put(w, e, sizeof(e));
-            } else {
-                put(w, (const char *)p, 1);
-            }
-        }
-    }
-    put(w, "\"", 1);
-}
-
-static void str_or_null(jw *w, const char *s)
+static void str_or_null(vp__jw *w, const char *s)
 {
     if (s[0])
-        str(w, s);
+        vp__jw_str(w, s);
     else
-        puts_(w, "null");
+        vp__jw_raw(w, "null");
 }
 
 /* ", \"key\": v" (or without the comma) */
-static void field(jw *w, const char *key, uint64_t v, int comma)
+static void field(vp__jw *w, const char *key, uint64_t v, int comma)
 {
-    puts_(w, comma ? ", \"" : "\"");
-    puts_(w, key);
-    puts_(w, "\": ");
-    u64(w, v);
+    vp__jw_raw(w, comma ? ", \"" : "\"");
+    vp__jw_raw(w, key);
+    vp__jw_raw(w, "\": ");
+    vp__jw_u64(w, v);
 }
 
 static const char *role_name(vp_tensor_role r)
@@ -111,23 +48,23 @@ static const struct {
     { VP_ARCH_SLIDING_LAYERS, "sliding_layers" },
 };
 
-static void model_json(jw *w, const vp_model *m, int tensors)
+static void model_json(vp__jw *w, const vp_model *m, int tensors)
 {
     vp_bytes kv, total_size;
     size_t read = 0, shards = vp_model_shard_count(m, &read);
-    puts_(w, "{\"format\": ");
-    str(w, vp_model_format_name(vp_model_get_format(m)));
-    puts_(w, ", \"model_type\": ");
+    vp__jw_raw(w, "{\"format\": ");
+    vp__jw_str(w, vp_model_format_name(vp_model_get_format(m)));
+    vp__jw_raw(w, ", \"model_type\": ");
     str_or_null(w, vp_model_type(m));
-    puts_(w, ", \"dtype\": ");
+    vp__jw_raw(w, ", \"dtype\": ");
     if (vp_model_dtype(m)[0]) {
-        str(w, vp_model_dtype(m));
-        puts_(w, vp_model_dtype_assumed(m) ? ", \"dtype_basis\": \"assumed\""
+        vp__jw_str(w, vp_model_dtype(m));
+        vp__jw_raw(w, vp_model_dtype_assumed(m) ? ", \"dtype_basis\": \"assumed\""
                                            : ", \"dtype_basis\": \"computed\"");
     } else {
-        puts_(w, "null");
+        vp__jw_raw(w, "null");
     }
-    puts_(w, ", \"quant_method\": ");
+    vp__jw_raw(w, ", \"quant_method\": ");
     str_or_null(w, vp_model_quant_method(m));
     field(w, "parameters", vp_count_value(vp_model_parameters(m)), 1);
     field(w, "active_parameters", vp_count_value(vp_model_active_parameters(m)), 1);
@@ -140,24 +77,24 @@ static void model_json(jw *w, const vp_model *m, int tensors)
     field(w, "total_bytes", vp_bytes_value(vp_model_total_bytes(m)), 1);
     {   /* a multimodal model's parts (a text-only model: all text) */
         static const char *const part_names[] = { "text", "vision", "projector" };
-        puts_(w, ", \"vision_type\": ");
+        vp__jw_raw(w, ", \"vision_type\": ");
         str_or_null(w, vp_model_vision_type(m));
-        puts_(w, ", \"parts\": {");
+        vp__jw_raw(w, ", \"parts\": {");
         for (int p = 0; p < 3; p++) {
-            puts_(w, p ? ", \"" : "\"");
-            puts_(w, part_names[p]);
-            puts_(w, "\": {");
+            vp__jw_raw(w, p ? ", \"" : "\"");
+            vp__jw_raw(w, part_names[p]);
+            vp__jw_raw(w, "\": {");
             field(w, "parameters", vp_count_value(vp_model_part_parameters(m, (vp_model_part)p)),
                   0);
             field(w, "bytes", vp_bytes_value(vp_model_part_bytes(m, (vp_model_part)p)), 1);
-            puts_(w, "}");
+            vp__jw_raw(w, "}");
         }
-        puts_(w, "}");
+        vp__jw_raw(w, "}");
     }
     if (vp_model_kv_bytes_per_token(m, &kv) == VP_OK)
         field(w, "kv_bytes_per_token", vp_bytes_value(kv), 1);
     else
-        puts_(w, ", \"kv_bytes_per_token\": null");
+        vp__jw_raw(w, ", \"kv_bytes_per_token\": null");
     if (vp_model_index_total_size(m, &total_size) == VP_OK)
         field(w, "index_total_size", vp_bytes_value(total_size), 1);
     if (vp_model_get_format(m) == VP_FORMAT_SAFETENSORS_INDEX) {
@@ -166,7 +103,7 @@ static void model_json(jw *w, const vp_model *m, int tensors)
     }
     if (vp_model_has_architecture(m)) {
         int first = 1;
-        puts_(w, ", \"architecture\": {");
+        vp__jw_raw(w, ", \"architecture\": {");
         for (size_t i = 0; i < sizeof(arch_keys) / sizeof(arch_keys[0]); i++) {
             uint64_t v;
             if (vp_model_arch(m, arch_keys[i].key, &v) == VP_OK) {
@@ -174,44 +111,44 @@ static void model_json(jw *w, const vp_model *m, int tensors)
                 first = 0;
             }
         }
-        puts_(w, "}");
+        vp__jw_raw(w, "}");
     } else {
-        puts_(w, ", \"architecture\": null");
+        vp__jw_raw(w, ", \"architecture\": null");
     }
     if (vp_model_get_format(m) != VP_FORMAT_CONFIG) {
         field(w, "tensors", vp_model_tensor_count(m), 1);
-        puts_(w, ", \"dtypes\": {");
+        vp__jw_raw(w, ", \"dtypes\": {");
         for (size_t i = 0; i < vp_model_dtype_count(m); i++) {
             if (i)
-                puts_(w, ", ");
-            str(w, vp_model_dtype_name(m, i));
-            puts_(w, ": ");
-            u64(w, vp_bytes_value(vp_model_dtype_bytes(m, i)));
+                vp__jw_raw(w, ", ");
+            vp__jw_str(w, vp_model_dtype_name(m, i));
+            vp__jw_raw(w, ": ");
+            vp__jw_u64(w, vp_bytes_value(vp_model_dtype_bytes(m, i)));
         }
-        puts_(w, "}");
+        vp__jw_raw(w, "}");
     }
     if (tensors) {
-        puts_(w, ", \"tensor_list\": [");
+        vp__jw_raw(w, ", \"tensor_list\": [");
         for (size_t i = 0; i < vp_model_tensor_count(m); i++) {
-            puts_(w, i ? ", {\"name\": " : "{\"name\": ");
-            str(w, vp_model_tensor_name(m, i));
-            puts_(w, ", \"dtype\": ");
-            str(w, vp_model_tensor_dtype(m, i));
-            puts_(w, ", \"shape\": [");
+            vp__jw_raw(w, i ? ", {\"name\": " : "{\"name\": ");
+            vp__jw_str(w, vp_model_tensor_name(m, i));
+            vp__jw_raw(w, ", \"dtype\": ");
+            vp__jw_str(w, vp_model_tensor_dtype(m, i));
+            vp__jw_raw(w, ", \"shape\": [");
             for (unsigned d = 0; d < vp_model_tensor_ndim(m, i); d++) {
                 if (d)
-                    puts_(w, ", ");
-                u64(w, vp_model_tensor_dim(m, i, d));
+                    vp__jw_raw(w, ", ");
+                vp__jw_u64(w, vp_model_tensor_dim(m, i, d));
             }
-            puts_(w, "], \"bytes\": ");
-            u64(w, vp_bytes_value(vp_model_tensor_bytes(m, i)));
-            puts_(w, ", \"role\": \"");
-            puts_(w, role_name(vp_model_tensor_role(m, i)));
-            puts_(w, "\"}");
+            vp__jw_raw(w, "], \"bytes\": ");
+            vp__jw_u64(w, vp_bytes_value(vp_model_tensor_bytes(m, i)));
+            vp__jw_raw(w, ", \"role\": \"");
+            vp__jw_raw(w, role_name(vp_model_tensor_role(m, i)));
+            vp__jw_raw(w, "\"}");
         }
-        puts_(w, "]");
+        vp__jw_raw(w, "]");
     }
-    puts_(w, "}");
+    vp__jw_raw(w, "}");
 }
 
 vp_status vp_model_json(char *buf, size_t len, size_t *needed, const vp_model *m,
@@ -223,17 +160,7 @@ vp_status vp_model_json(char *buf, size_t len, size_t *needed, const vp_model *m
         buf[0] = '\0';
     if (m == NULL || (flags & ~(unsigned int)VP_MODEL_JSON_TENSORS) != 0)
         return VP_EMISUSE;
-    jw w = { buf, len, 0, 0 };
+    vp__jw w = { buf, len, 0, 0 };
     model_json(&w, m, (flags & VP_MODEL_JSON_TENSORS) != 0);
-    if (w.overflow)
-        return VP_EOVERFLOW;
-    if (needed != NULL)
-        *needed = w.n + 1;
-    if (w.n + 1 > len) {
-        if (len > 0)
-            buf[0] = '\0'; /* nothing partial */
-        return VP_EBUFFER;
-    }
-    buf[w.n] = '\0';
-    return VP_OK;
+    return vp__jw_finish(&w, needed);
 }

@@ -19,12 +19,24 @@ vp_status vp_json_options_init(vp_json_options *opts, unsigned int version)
 
 /* ---- the estimate ------------------------------------------------------------------- */
 
+/* The names of the phases in the bit set ph, as JSON strings separated by ", ". */
+static void phase_list(vp__jw *w, unsigned ph)
+{
+    int first = 1;
+    for (int p = 0; p < VP_PHASE_COUNT; p++)
+        if (ph & (1u << p)) {
+            vp__jw_raw(w, first ? "\"" : ", \"");
+            vp__jw_raw(w, vp_phase_name((vp_phase)p));
+            vp__jw_raw(w, "\"");
+            first = 0;
+        }
+}
+
 static void items(vp__jw *w, const vp_estimate *e, size_t g)
 {
     vp__jw_raw(w, "[");
     for (size_t i = 0; i < vp_estimate_item_count(e, g); i++) {
         unsigned ph = vp_estimate_item_phases(e, g, i);
-        int first = 1;
         vp__jw_raw(w, i ? ", {\"id\": " : "{\"id\": ");
         vp__jw_str(w, vp_estimate_item_id(e, g, i));
         vp__jw_raw(w, ", \"bytes\": ");
@@ -34,13 +46,7 @@ static void items(vp__jw *w, const vp_estimate *e, size_t g)
         vp__jw_raw(w, "\", \"counter\": \"");
         vp__jw_raw(w, vp_counter_name(vp_estimate_item_counter(e, g, i)));
         vp__jw_raw(w, "\", \"phases\": [");
-        for (int p = 0; p < VP_PHASE_COUNT; p++)
-            if (ph & (1u << p)) {
-                vp__jw_raw(w, first ? "\"" : ", \"");
-                vp__jw_raw(w, vp_phase_name((vp_phase)p));
-                vp__jw_raw(w, "\"");
-                first = 0;
-            }
+        phase_list(w, ph);
         vp__jw_raw(w, "], \"how\": ");
         vp__jw_str(w, vp_estimate_item_how(e, g, i));
         vp__jw_raw(w, "}");
@@ -77,7 +83,6 @@ static void host_ram(vp__jw *w, const vp_estimate *e)
     vp__jw_raw(w, "\", \"items\": [");
     for (size_t i = 0; i < vp_estimate_host_item_count(e); i++) {
         unsigned ph = vp_estimate_host_item_phases(e, i);
-        int first = 1;
         vp__jw_raw(w, i ? ", {\"id\": " : "{\"id\": ");
         vp__jw_str(w, vp_estimate_host_item_id(e, i));
         vp__jw_raw(w, ", \"bytes\": ");
@@ -85,13 +90,7 @@ static void host_ram(vp__jw *w, const vp_estimate *e)
         vp__jw_raw(w, ", \"basis\": \"");
         vp__jw_raw(w, vp_basis_name(vp_estimate_host_item_basis(e, i)));
         vp__jw_raw(w, "\", \"phases\": [");
-        for (int p = 0; p < VP_PHASE_COUNT; p++)
-            if (ph & (1u << p)) {
-                vp__jw_raw(w, first ? "\"" : ", \"");
-                vp__jw_raw(w, vp_phase_name((vp_phase)p));
-                vp__jw_raw(w, "\"");
-                first = 0;
-            }
+        phase_list(w, ph);
         vp__jw_raw(w, "], \"how\": ");
         vp__jw_str(w, vp_estimate_host_item_how(e, i));
         vp__jw_raw(w, "}");

@@ -475,3 +475,30 @@ vp_test_coverage vp_test_check_components(const vp_sheet *s, uint64_t capacity)
     vp_estimate_free(e);
     return cov;
 }
+
+vp_estimate *vp_test_run(const vp_sheet *s, uint64_t capacity)
+{
+    vp_estimate *e = NULL;
+    vp_error err = VP_ERROR_INIT;
+    ck_assert_int_eq(vp_estimate_new(&e), VP_OK);
+    vp_status st = vp_estimate_run(e, s, vp_bytes_make(capacity), &err);
+    ck_assert_msg(st == VP_OK, "%s: %s", vp_status_name(st), err.message);
+    /* every item a component gives is that component's figure */
+    vp_test_check_components(s, capacity);
+    return e;
+}
+
+int vp_test_find_item(const vp_estimate *e, size_t gpu, const char *id)
+{
+    for (size_t i = 0; i < vp_estimate_item_count(e, gpu); i++)
+        if (strcmp(vp_estimate_item_id(e, gpu, i), id) == 0)
+            return (int)i;
+    return -1;
+}
+
+uint64_t vp_test_item_bytes(const vp_estimate *e, size_t gpu, const char *id)
+{
+    int i = vp_test_find_item(e, gpu, id);
+    ck_assert_msg(i >= 0, "no item %s", id);
+    return vp_bytes_value(vp_estimate_item_bytes(e, gpu, (size_t)i));
+}

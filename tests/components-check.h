@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 struct vp_sheet;
+struct vp_estimate;
 
 /* What one check covered. */
 typedef struct {
@@ -27,5 +28,15 @@ typedef struct {
  * Returns what was compared (all zero when the sheet's estimate fails).
  */
 vp_test_coverage vp_test_check_components(const struct vp_sheet *s, uint64_t capacity);
+
+/* The sheet's estimate at `capacity` bytes per GPU (failing the test when it fails), after
+ * vp_test_check_components(); the caller frees it. */
+struct vp_estimate *vp_test_run(const struct vp_sheet *s, uint64_t capacity);
+
+/* The index of the item `id` of GPU `gpu`, or -1. */
+int vp_test_find_item(const struct vp_estimate *e, size_t gpu, const char *id);
+
+/* The bytes of the item `id` of GPU `gpu` (failing the test when there is none). */
+uint64_t vp_test_item_bytes(const struct vp_estimate *e, size_t gpu, const char *id);
 
 #endif

@@ -44,15 +44,6 @@ static uint64_t kv(const vp_model *m, const vp_kv_options *o)
     return vp_bytes_value(b);
 }
 
-static uint64_t item_bytes(const vp_estimate *e, size_t gpu, const char *id)
-{
-    for (size_t i = 0; i < vp_estimate_item_count(e, gpu); i++)
-        if (strcmp(vp_estimate_item_id(e, gpu, i), id) == 0)
-            return vp_bytes_value(vp_estimate_item_bytes(e, gpu, i));
-    ck_abort_msg("no item %s", id);
-    return 0;
-}
-
 /* ---- must show ------------------------------------------------------------------------ */
 
 START_TEST(test_kv_llama_deepseek)
@@ -121,12 +112,12 @@ START_TEST(test_kv_gemma2_windows)
     vp_estimate *e;
     ck_assert_int_eq(vp_estimate_new(&e), VP_OK);
     ck_assert_int_eq(vp_estimate_run(e, s, vp_bytes_make(0), NULL), VP_OK);
-    ck_assert_uint_eq(item_bytes(e, 0, "kv_cache"), plain);
+    ck_assert_uint_eq(vp_test_item_bytes(e, 0, "kv_cache"), plain);
     ck_assert_int_eq(vp_sheet_set(s, "workload.context", "32768", NULL), VP_OK);
     ck_assert_int_eq(vp_sheet_set(s, "workload.framework", "vllm", NULL), VP_OK);
     ck_assert_int_eq(vp_estimate_run(e, s, vp_bytes_make(24 * GIB), NULL), VP_OK);
     /* under 70 GiB vLLM prefills 2,048 tokens per step */
-    ck_assert_uint_eq(item_bytes(e, 0, "kv_cache"), (UINT64_C(21) * 32768 + UINT64_C(21) * 6160) * 8192);
+    ck_assert_uint_eq(vp_test_item_bytes(e, 0, "kv_cache"), (UINT64_C(21) * 32768 + UINT64_C(21) * 6160) * 8192);
     vp_estimate_free(e);
     vp_sheet_free(s);
     vp_model_free(m);

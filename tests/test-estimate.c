@@ -17,33 +17,6 @@
 
 #define GIB ((uint64_t)1 << 30)
 
-static vp_estimate *run(const vp_sheet *s, uint64_t capacity)
-{
-    vp_estimate *e = NULL;
-    vp_error err = VP_ERROR_INIT;
-    ck_assert_int_eq(vp_estimate_new(&e), VP_OK);
-    vp_status st = vp_estimate_run(e, s, vp_bytes_make(capacity), &err);
-    ck_assert_msg(st == VP_OK, "%s: %s", vp_status_name(st), err.message);
-    /* every item a component gives is that component's figure (components-check.h) */
-    vp_test_check_components(s, capacity);
-    return e;
-}
-
-static int find_item(const vp_estimate *e, size_t gpu, const char *id)
-{
-    for (size_t i = 0; i < vp_estimate_item_count(e, gpu); i++)
-        if (strcmp(vp_estimate_item_id(e, gpu, i), id) == 0)
-            return (int)i;
-    return -1;
-}
-
-static uint64_t item_bytes(const vp_estimate *e, size_t gpu, const char *id)
-{
-    int i = find_item(e, gpu, id);
-    ck_assert_msg(i >= 0, "no item %s", id);
-    return vp_bytes_value(vp_estimate_item_bytes(e, gpu, (size_t)i));
-}
-
 /* ---- the seed -------------------------------------------------------------------- */
 
 START_TEST(test_seed)
@@ -54,7 +27,7 @@ START_TEST(test_seed)
     /* examples/seed.toml, through the file reader */
     snprintf(path, sizeof(path), "%s/../../examples/seed.toml", vp_test_data_dir());
     ck_assert_msg(vp_sheet_load(&s, path, &err) == VP_OK, "%s", err.message);
-    vp_estimate *e = run(s, 0);
+    vp_estimate *e = vp_test_run(s, 0);
     vp_bytes wo;
     vp_phase ph;
     char gib[32];
@@ -71,11 +44,11 @@ START_TEST(test_seed)
         act |= strcmp(vp_estimate_unknown_id(e, i), "activations") == 0;
     }
     ck_assert(kv && act);
-    ck_assert_int_lt(find_item(e, 0, "kv_cache"), 0);
+    ck_assert_int_lt(vp_test_find_item(e, 0, "kv_cache"), 0);
     /* framework none: nothing assumed but the named reserve */
     ck_assert_uint_eq(vp_estimate_item_count(e, 0), 2);
-    ck_assert_int_eq(vp_estimate_item_basis(e, 0, (size_t)find_item(e, 0, "weights")), VP_BASIS_COMPUTED);
-    ck_assert_int_eq(vp_estimate_item_basis(e, 0, (size_t)find_item(e, 0, "reserve:other")), VP_BASIS_ASSUMED);
+    ck_assert_int_eq(vp_estimate_item_basis(e, 0, (size_t)vp_test_find_item(e, 0, "weights")), VP_BASIS_COMPUTED);
+    ck_assert_int_eq(vp_estimate_item_basis(e, 0, (size_t)vp_test_find_item(e, 0, "reserve:other")), VP_BASIS_ASSUMED);
     vp_estimate_free(e);
     vp_sheet_free(s);
 }
@@ -97,12 +70,12 @@ START_TEST(test_opt13b_kv)
     vp_sheet *s;
     vp_error err = VP_ERROR_INIT;
     ck_assert_msg(vp_sheet_load(&s, path, &err) == VP_OK, "%s", err.message);
-    vp_estimate *e = run(s, 0);
-    ck_assert_uint_eq(item_bytes(e, 0, "kv_cache"), 819200);
+    vp_estimate *e = vp_test_run(s, 0);
+    ck_assert_uint_eq(vp_test_item_bytes(e, 0, "kv_cache"), 819200);
     /* one 2048-token request: 1.6 GB (1,677,721,600 B) */
     ck_assert_int_eq(vp_sheet_set(s, "workload.context", "2048", NULL), VP_OK);
     ck_assert_int_eq(vp_estimate_run(e, s, vp_bytes_make(0), NULL), VP_OK);
-    ck_assert_uint_eq(item_bytes(e, 0, "kv_cache"), UINT64_C(1677721600));
+    ck_assert_uint_eq(vp_test_item_bytes(e, 0, "kv_cache"), UINT64_C(1677721600));
     vp_estimate_free(e);
     vp_sheet_free(s);
     free(dir);
@@ -115,55 +88,55 @@ START_TEST(test_kv_kinds)
     vp_sheet *s = vp_test_sheet("[workload]\ncontext = 1000\nconcurrency = 2\n"
                              "[layout]\ngpus = 2\ntensor_parallel = 2\n");
     vp_test_attach(s, "configs/meta-llama__Meta-Llama-3.1-70B/config.json");
-    vp_estimate *e = run(s, 0);
+    vp_estimate *e = vp_test_run(s, 0);
     ck_assert_uint_eq(vp_estimate_gpu_count(e), 2);
-    ck_assert_uint_eq(item_bytes(e, 1, "kv_cache"), UINT64_C(2000) * 327680 / 2);
+    ck_assert_uint_eq(vp_test_item_bytes(e, 1, "kv_cache"), UINT64_C(2000) * 327680 / 2);
     vp_estimate_free(e);
     vp_sheet_free(s);
     /* MLA: the latent cache is replicated on every GPU (DeepSeek-V3, 70,272 B/token) */
     s = vp_test_sheet("[workload]\ncontext = 1000\nweights = \"bf16\"\n[layout]\ngpus = 8\ntensor_parallel = 8\n");
     vp_test_attach(s, "configs/deepseek-ai__DeepSeek-V3/config.json");
-    e = run(s, 0);
-    ck_assert_uint_eq(item_bytes(e, 7, "kv_cache"), UINT64_C(1000) * 70272);
+    e = vp_test_run(s, 0);
+    ck_assert_uint_eq(vp_test_item_bytes(e, 7, "kv_cache"), UINT64_C(1000) * 70272);
     vp_estimate_free(e);
     vp_sheet_free(s);
     /* fp8 cache: half */
     s = vp_test_sheet("[workload]\ncontext = 1000\nkv_cache = \"fp8\"\n");
     vp_test_attach(s, "configs/meta-llama__Meta-Llama-3.1-8B/config.json");
-    e = run(s, 0);
-    ck_assert_uint_eq(item_bytes(e, 0, "kv_cache"), UINT64_C(1000) * 65536);
+    e = vp_test_run(s, 0);
+    ck_assert_uint_eq(vp_test_item_bytes(e, 0, "kv_cache"), UINT64_C(1000) * 65536);
     vp_estimate_free(e);
     vp_sheet_free(s);
     /* sliding windows: Gemma-3-1B at 32k: 22 local layers keep 512 tokens, 4 keep all
      * (2·1·256·2 = 1,024 B per token per layer) */
     s = vp_test_sheet("[workload]\ncontext = 32768\n");
     vp_test_attach(s, "configs/google__gemma-3-1b-it/config.mlc_preset.json");
-    e = run(s, 0);
-    ck_assert_uint_eq(item_bytes(e, 0, "kv_cache"), (UINT64_C(4) * 32768 + UINT64_C(22) * 512) * 1024);
+    e = vp_test_run(s, 0);
+    ck_assert_uint_eq(vp_test_item_bytes(e, 0, "kv_cache"), (UINT64_C(4) * 32768 + UINT64_C(22) * 512) * 1024);
     vp_estimate_free(e);
     vp_sheet_free(s);
     /* hybrid: Jamba keeps K+V in its 4 attention layers and a constant Mamba state in the
      * other 28: (3 × 8192 conv + 8192 × 16 SSM) values × 2 B per layer per sequence */
     s = vp_test_sheet("[workload]\ncontext = 1000\nconcurrency = 2\n");
     vp_test_attach(s, "configs-written/ai21labs__Jamba-v0.1/config.json");
-    e = run(s, 0);
+    e = vp_test_run(s, 0);
     uint64_t state = UINT64_C(28) * (3 * 8192 + 8192 * 16) * 2;
-    ck_assert_uint_eq(item_bytes(e, 0, "kv_cache"), 2 * (UINT64_C(1000) * 16384 + state));
+    ck_assert_uint_eq(vp_test_item_bytes(e, 0, "kv_cache"), 2 * (UINT64_C(1000) * 16384 + state));
     ck_assert_int_eq(vp_sheet_set(s, "workload.context", "100000", NULL), VP_OK);
     ck_assert_int_eq(vp_estimate_run(e, s, vp_bytes_make(0), NULL), VP_OK);
-    ck_assert_uint_eq(item_bytes(e, 0, "kv_cache"), 2 * (UINT64_C(100000) * 16384 + state));
+    ck_assert_uint_eq(vp_test_item_bytes(e, 0, "kv_cache"), 2 * (UINT64_C(100000) * 16384 + state));
     vp_estimate_free(e);
     vp_sheet_free(s);
     /* pipeline parallel splits layers: vLLM gives the remainder of 32 / 3 to the stages
      * before the last one (get_pp_indices): 11, 11, 10 */
     s = vp_test_sheet("[workload]\ncontext = 100\n[layout]\ngpus = 3\npipeline_parallel = 3\n");
     vp_test_attach(s, "configs/meta-llama__Meta-Llama-3.1-8B/config.json");
-    e = run(s, 0);
-    ck_assert_uint_eq(item_bytes(e, 0, "kv_cache"), UINT64_C(100) * 4096 * 11);
-    ck_assert_uint_eq(item_bytes(e, 1, "kv_cache"), UINT64_C(100) * 4096 * 11);
-    ck_assert_uint_eq(item_bytes(e, 2, "kv_cache"), UINT64_C(100) * 4096 * 10);
+    e = vp_test_run(s, 0);
+    ck_assert_uint_eq(vp_test_item_bytes(e, 0, "kv_cache"), UINT64_C(100) * 4096 * 11);
+    ck_assert_uint_eq(vp_test_item_bytes(e, 1, "kv_cache"), UINT64_C(100) * 4096 * 11);
+    ck_assert_uint_eq(vp_test_item_bytes(e, 2, "kv_cache"), UINT64_C(100) * 4096 * 10);
     /* the embeddings live on the first stage, lm_head on the last */
-    ck_assert_uint_gt(item_bytes(e, 0, "weights"), item_bytes(e, 1, "weights") - 1);
+    ck_assert_uint_gt(vp_test_item_bytes(e, 0, "weights"), vp_test_item_bytes(e, 1, "weights") - 1);
     vp_estimate_free(e);
     vp_sheet_free(s);
 }
@@ -174,10 +147,10 @@ START_TEST(test_reserve_replaces_assumed)
     vp_sheet *s = vp_test_sheet("[workload]\ncontext = 4096\nframework = \"transformers\"\n"
                              "[reserve]\ncuda_context = \"1 GiB\"\n");
     vp_test_attach(s, "configs/meta-llama__Meta-Llama-3.1-8B/config.json");
-    vp_estimate *e = run(s, 0);
-    ck_assert_int_lt(find_item(e, 0, "cuda_context"), 0);
-    ck_assert_uint_eq(item_bytes(e, 0, "reserve:cuda_context"), GIB);
-    ck_assert_uint_gt(item_bytes(e, 0, "allocator_slack"), 0);
+    vp_estimate *e = vp_test_run(s, 0);
+    ck_assert_int_lt(vp_test_find_item(e, 0, "cuda_context"), 0);
+    ck_assert_uint_eq(vp_test_item_bytes(e, 0, "reserve:cuda_context"), GIB);
+    ck_assert_uint_gt(vp_test_item_bytes(e, 0, "allocator_slack"), 0);
     /* counters: allocated ≤ reserved ≤ device used, per phase */
     for (int p = 0; p < 3; p++) {
         uint64_t a = vp_bytes_value(vp_estimate_phase_bytes(e, 0, (vp_phase)p, VP_COUNTER_ALLOCATED));
@@ -215,7 +188,7 @@ START_TEST(test_bad_layouts)
     ck_assert_uint_eq(vp_estimate_warning_count(e), 2);
     ck_assert_ptr_nonnull(strstr(vp_estimate_warning(e, 0), "131072"));
     ck_assert_ptr_nonnull(strstr(vp_estimate_warning(e, 1), "workload.framework"));
-    ck_assert_uint_eq(item_bytes(e, 0, "kv_cache"), UINT64_C(200000) * 131072);
+    ck_assert_uint_eq(vp_test_item_bytes(e, 0, "kv_cache"), UINT64_C(200000) * 131072);
     vp_sheet_free(s);
     /* overflow at the sheet's limits: 2^32 tokens × 2^24 sequences × 2^17 B per token */
     s = vp_test_sheet("[workload]\ncontext = 4294967296\nconcurrency = 16777216\n");
@@ -375,14 +348,14 @@ START_TEST(test_vllm_calibration)
         snprintf(captext, sizeof(captext), "%s GiB", f[col[9]]);
         vp_bytes cap;
         ck_assert_int_eq(vp_bytes_parse(&cap, captext, strlen(captext), NULL), VP_OK);
-        vp_estimate *e = run(s, vp_bytes_value(cap));
+        vp_estimate *e = vp_test_run(s, vp_bytes_value(cap));
         uint64_t tokens = 0;
         ck_assert_int_eq(vp_estimate_kv_capacity(e, NULL, NULL, &tokens), VP_OK);
         /* weights: the log line is the first worker's; under pipeline parallelism that is
          * a later stage, compared here with stage 1 */
         size_t g = atoi(f[col[3]]) > 1 ? (size_t)atoi(f[col[2]]) : 0;
-        uint64_t w = item_bytes(e, g, "weights");
-        int qi = find_item(e, g, "quant_metadata"), ui = find_item(e, g, "unquantized_modules");
+        uint64_t w = vp_test_item_bytes(e, g, "weights");
+        int qi = vp_test_find_item(e, g, "quant_metadata"), ui = vp_test_find_item(e, g, "unquantized_modules");
         if (qi >= 0)
             w += vp_bytes_value(vp_estimate_item_bytes(e, g, (size_t)qi));
         if (ui >= 0)
@@ -412,7 +385,6 @@ START_TEST(test_vllm_calibration)
 }
 END_TEST
 
-
 /* ---- hostile sheets: every item counted, nothing wraps, no per-GPU work ---------------- */
 
 static vp_status run_status(const vp_sheet *s, vp_estimate **out, vp_error *err)
@@ -431,11 +403,11 @@ START_TEST(test_many_reserves_all_counted)
     for (int i = 0; i < 40; i++)
         n += (size_t)snprintf(text + n, sizeof(text) - n, "r%02d = \"1 GiB\"\n", i);
     vp_sheet *s = vp_test_sheet(text);
-    vp_estimate *e = run(s, 0);
+    vp_estimate *e = vp_test_run(s, 0);
     ck_assert_uint_eq(vp_estimate_item_count(e, 0), 41);
     ck_assert_uint_eq(vp_bytes_value(vp_estimate_peak_bytes(e, 0, NULL)),
                       UINT64_C(14000000000) + 40 * GIB);
-    ck_assert_uint_eq(item_bytes(e, 0, "reserve:r39"), GIB);
+    ck_assert_uint_eq(vp_test_item_bytes(e, 0, "reserve:r39"), GIB);
     vp_estimate_free(e);
     vp_sheet_free(s);
 }
@@ -454,12 +426,12 @@ START_TEST(test_long_reserve_ids_whole)
     snprintf(text, sizeof(text), "[model]\nparameters = 1_000_000_000\n[workload]\n"
              "weights = \"bf16\"\n[reserve]\n%s = \"3 GiB\"\n%s = \"5 GiB\"\n", a, b);
     vp_sheet *s = vp_test_sheet(text);
-    vp_estimate *e = run(s, 0);
+    vp_estimate *e = vp_test_run(s, 0);
     char id[80];
     snprintf(id, sizeof(id), "reserve:%s", b);
-    ck_assert_uint_eq(item_bytes(e, 0, id), 5 * GIB);
+    ck_assert_uint_eq(vp_test_item_bytes(e, 0, id), 5 * GIB);
     snprintf(id, sizeof(id), "reserve:%s", a);
-    ck_assert_uint_eq(item_bytes(e, 0, id), 3 * GIB);
+    ck_assert_uint_eq(vp_test_item_bytes(e, 0, id), 3 * GIB);
     uint64_t peak = vp_bytes_value(vp_estimate_peak_bytes(e, 0, NULL));
     ck_assert_uint_eq(peak, UINT64_C(2000000000) + 8 * GIB);
     ck_assert_uint_ge(vp_bytes_value(vp_estimate_envelope_bytes(e, 0)), peak);
@@ -524,7 +496,7 @@ START_TEST(test_envelope_at_least_peak)
     for (size_t k = 0; k < sizeof(sheets) / sizeof(sheets[0]); k++) {
         vp_sheet *s = vp_test_sheet(sheets[k]);
         vp_test_attach(s, "configs/meta-llama__Meta-Llama-3.1-8B/config.json");
-        vp_estimate *e = run(s, 0);
+        vp_estimate *e = vp_test_run(s, 0);
         for (size_t g = 0; g < vp_estimate_gpu_count(e); g++) {
             uint64_t env = vp_bytes_value(vp_estimate_envelope_bytes(e, g));
             for (int p = 0; p < VP_PHASE_COUNT; p++) {
@@ -552,7 +524,7 @@ START_TEST(test_many_gpus_by_group)
                                 "context = 4096\n[layout]\ngpus = 1048576\ntensor_parallel = 2\n"
                                 "pipeline_parallel = 4\n");
     vp_test_attach(s, "configs/meta-llama__Meta-Llama-3.1-8B/config.json");
-    vp_estimate *e = run(s, 0);
+    vp_estimate *e = vp_test_run(s, 0);
     ck_assert_uint_eq(vp_estimate_gpu_count(e), 1048576);
     ck_assert_uint_eq(vp_estimate_stage_count(e), 4);
     ck_assert_uint_eq(vp_estimate_stage_gpu(e, 3), 6);

@@ -20,32 +20,6 @@
 #define MIB ((uint64_t)1 << 20)
 #define GIB ((uint64_t)1 << 30)
 
-static vp_estimate *run(const vp_sheet *s, uint64_t capacity)
-{
-    vp_estimate *e = NULL;
-    vp_error err = VP_ERROR_INIT;
-    ck_assert_int_eq(vp_estimate_new(&e), VP_OK);
-    vp_status st = vp_estimate_run(e, s, vp_bytes_make(capacity), &err);
-    ck_assert_msg(st == VP_OK, "%s: %s", vp_status_name(st), err.message);
-    vp_test_check_components(s, capacity);
-    return e;
-}
-
-static int find_item(const vp_estimate *e, size_t gpu, const char *id)
-{
-    for (size_t i = 0; i < vp_estimate_item_count(e, gpu); i++)
-        if (strcmp(vp_estimate_item_id(e, gpu, i), id) == 0)
-            return (int)i;
-    return -1;
-}
-
-static uint64_t item_bytes(const vp_estimate *e, size_t gpu, const char *id)
-{
-    int i = find_item(e, gpu, id);
-    ck_assert_msg(i >= 0, "no item %s", id);
-    return vp_bytes_value(vp_estimate_item_bytes(e, gpu, (size_t)i));
-}
-
 static bool has_unknown(const vp_estimate *e, const char *id)
 {
     for (size_t i = 0; i < vp_estimate_unknown_count(e); i++)
@@ -119,7 +93,7 @@ START_TEST(test_sglang_pool_default)
                                 "concurrency = 8\n");
     vp_test_attach(s, "configs/meta-llama__Meta-Llama-3.1-8B/config.json");
     uint64_t cap = (uint64_t)(79.11 * (double)GIB);
-    vp_estimate *e = run(s, cap);
+    vp_estimate *e = vp_test_run(s, cap);
     uint64_t T = cap - 512 * MIB;
     uint64_t stat = T / 1000 * 834 + T % 1000 * 834 / 1000;
     uint64_t want = (stat - UINT64_C(16060522496)) / 131072;
@@ -139,8 +113,8 @@ START_TEST(test_sglang_pool_default)
         said |= strncmp(vp_estimate_assumption(e, i), "framework profile: sglang (", 27) == 0;
     ck_assert_msg(said, "the SGLang profile is not named");
     /* SGLang's own reserve: 512 MiB + 256 graphs × 2 MiB; prefill in 8192-token chunks */
-    ck_assert_uint_eq(item_bytes(e, 0, "workspace"), 512 * MIB + 256 * 2 * MIB);
-    ck_assert_uint_eq(item_bytes(e, 0, "cuda_context"), 512 * MIB);
+    ck_assert_uint_eq(vp_test_item_bytes(e, 0, "workspace"), 512 * MIB + 256 * 2 * MIB);
+    ck_assert_uint_eq(vp_test_item_bytes(e, 0, "cuda_context"), 512 * MIB);
     /* the workload's KV (8 × 8192 tokens) fits the pool: the verdict is the pool's */
     int fits = -1;
     vp_bytes_delta margin;
@@ -160,7 +134,7 @@ START_TEST(test_sglang_pages_and_cap)
     vp_sheet *s = vp_test_sheet("[workload]\nframework = \"sglang\"\nmem_fraction_static = 0.9\n"
                                 "page_size = 64\ncontext = 4096\n");
     vp_test_attach(s, "configs/meta-llama__Meta-Llama-3.1-8B/config.json");
-    vp_estimate *e = run(s, 80 * GIB);
+    vp_estimate *e = vp_test_run(s, 80 * GIB);
     uint64_t T = 80 * GIB - 512 * MIB;
     uint64_t want = (T / 10 * 9 + T % 10 * 9 / 10 - UINT64_C(16060522496)) / 131072 / 64 * 64;
     uint64_t pages, tokens;
@@ -175,19 +149,19 @@ START_TEST(test_sglang_pages_and_cap)
     s = vp_test_sheet("[workload]\nframework = \"sglang\"\nmem_fraction_static = 0.9\n"
                       "context = 4096\n[reserve]\ncuda_context = \"1 GiB\"\nother = \"2 GiB\"\n");
     vp_test_attach(s, "configs/meta-llama__Meta-Llama-3.1-8B/config.json");
-    e = run(s, 80 * GIB);
+    e = vp_test_run(s, 80 * GIB);
     T = 79 * GIB;
     ck_assert_int_eq(vp_estimate_kv_capacity(e, NULL, NULL, &tokens), VP_OK);
     ck_assert_uint_eq(tokens, (T / 10 * 9 - UINT64_C(16060522496) - 2 * GIB) / 131072);
-    ck_assert_uint_eq(item_bytes(e, 0, "reserve:cuda_context"), GIB);
-    ck_assert_int_eq(find_item(e, 0, "cuda_context"), -1);
+    ck_assert_uint_eq(vp_test_item_bytes(e, 0, "reserve:cuda_context"), GIB);
+    ck_assert_int_eq(vp_test_find_item(e, 0, "cuda_context"), -1);
     vp_estimate_free(e);
     vp_sheet_free(s);
 
     s = vp_test_sheet("[workload]\nframework = \"sglang\"\nmem_fraction_static = 0.9\n"
                       "max_total_tokens = 100000\ncontext = 4096\n");
     vp_test_attach(s, "configs/meta-llama__Meta-Llama-3.1-8B/config.json");
-    e = run(s, 80 * GIB);
+    e = vp_test_run(s, 80 * GIB);
     ck_assert_int_eq(vp_estimate_kv_capacity(e, NULL, NULL, &tokens), VP_OK);
     ck_assert_uint_eq(tokens, 100000);
     vp_estimate_free(e);
@@ -201,7 +175,7 @@ START_TEST(test_sglang_no_room)
     vp_sheet *s = vp_test_sheet("[workload]\nframework = \"sglang\"\nmem_fraction_static = 0.5\n"
                                 "context = 4096\n");
     vp_test_attach(s, "configs/meta-llama__Meta-Llama-3.1-8B/config.json");
-    vp_estimate *e = run(s, 24 * GIB); /* 0.5 × 23.5 GiB < 14.96 GiB of weights */
+    vp_estimate *e = vp_test_run(s, 24 * GIB); /* 0.5 × 23.5 GiB < 14.96 GiB of weights */
     uint64_t tokens = 1;
     ck_assert_int_eq(vp_estimate_kv_capacity(e, NULL, NULL, &tokens), VP_OK);
     ck_assert_uint_eq(tokens, 0);
@@ -227,12 +201,12 @@ START_TEST(test_sglang_mla_tp)
                                 "context = 32768\nconcurrency = 8\n[layout]\ntensor_parallel = 8\n");
     vp_test_attach(s, "configs/deepseek-ai__DeepSeek-V3/config.json");
     uint64_t cap = 143771 * MIB;
-    vp_estimate *e = run(s, cap);
-    uint64_t W = item_bytes(e, 0, "weights");
-    int q = find_item(e, 0, "quant_metadata"), u = find_item(e, 0, "unquantized_modules");
+    vp_estimate *e = vp_test_run(s, cap);
+    uint64_t W = vp_test_item_bytes(e, 0, "weights");
+    int q = vp_test_find_item(e, 0, "quant_metadata"), u = vp_test_find_item(e, 0, "unquantized_modules");
     W += q >= 0 ? vp_bytes_value(vp_estimate_item_bytes(e, 0, (size_t)q)) : 0;
     W += u >= 0 ? vp_bytes_value(vp_estimate_item_bytes(e, 0, (size_t)u)) : 0;
-    ck_assert_uint_eq(item_bytes(e, 0, "comm_buffers"), GIB);
+    ck_assert_uint_eq(vp_test_item_bytes(e, 0, "comm_buffers"), GIB);
     uint64_t T = cap - 512 * MIB - GIB;
     uint64_t tokens;
     vp_bytes budget;
@@ -240,7 +214,7 @@ START_TEST(test_sglang_mla_tp)
     ck_assert_uint_eq(tokens, (T / 10 * 9 + T % 10 * 9 / 10 - W) / 70272);
     ck_assert_uint_eq(vp_bytes_value(budget), tokens * 70272);
     /* the workload's KV: 32,768 × 8 tokens × 70,272 B on each of the 8 GPUs */
-    ck_assert_uint_eq(item_bytes(e, 0, "kv_cache"), UINT64_C(32768) * 8 * 70272);
+    ck_assert_uint_eq(vp_test_item_bytes(e, 0, "kv_cache"), UINT64_C(32768) * 8 * 70272);
     vp_estimate_free(e);
     vp_sheet_free(s);
 }
@@ -349,7 +323,7 @@ START_TEST(test_sglang_calibration)
         uint64_t start = 512 * MIB + (cases[c].tp > 1 ? GIB : 0);
         uint64_t cap = r->begin_free > 0 ? (uint64_t)(r->begin_free * (double)GIB) + start
                                          : (uint64_t)(79.11 * (double)GIB);
-        vp_estimate *e = run(s, cap);
+        vp_estimate *e = vp_test_run(s, cap);
         uint64_t tokens;
         ck_assert_int_eq(vp_estimate_kv_capacity(e, NULL, NULL, &tokens), VP_OK);
         double err = 100.0 * ((double)tokens - (double)r->tokens) / (double)r->tokens;
@@ -399,9 +373,9 @@ START_TEST(test_draft_model_vllm)
              vp_test_path(path, sizeof(path), "configs/Qwen__Qwen3-0.6B/config.json"));
     vp_sheet *s = load_text(text);
     uint64_t cap = (uint64_t)(79.19 * (double)GIB);
-    vp_estimate *e0 = run(plain, cap), *e = run(s, cap);
-    uint64_t dw = item_bytes(e, 0, "draft:weights"), dkv = item_bytes(e, 0, "draft:kv_cache");
-    uint64_t look = item_bytes(e, 0, "draft:lookahead_kv");
+    vp_estimate *e0 = vp_test_run(plain, cap), *e = vp_test_run(s, cap);
+    uint64_t dw = vp_test_item_bytes(e, 0, "draft:weights"), dkv = vp_test_item_bytes(e, 0, "draft:kv_cache");
+    uint64_t look = vp_test_item_bytes(e, 0, "draft:lookahead_kv");
     ck_assert_uint_eq(dw, UINT64_C(1192099840));
     ck_assert_uint_eq(dkv, UINT64_C(15039725568));
     ck_assert_uint_eq(look, UINT64_C(9437184));
@@ -426,11 +400,11 @@ START_TEST(test_draft_unknowns)
     vp_sheet *s = vp_test_sheet("[workload]\nframework = \"vllm\"\ncontext = 4096\n"
                                 "[draft]\nparameters = 1_000_000_000\nweights = \"bf16\"\n");
     vp_test_attach(s, "configs/meta-llama__Meta-Llama-3.1-8B/config.json");
-    vp_estimate *e = run(s, 80 * GIB);
-    ck_assert_uint_eq(item_bytes(e, 0, "draft:weights"), UINT64_C(2000000000));
+    vp_estimate *e = vp_test_run(s, 80 * GIB);
+    ck_assert_uint_eq(vp_test_item_bytes(e, 0, "draft:weights"), UINT64_C(2000000000));
     ck_assert(has_unknown(e, "draft:kv_cache"));
     ck_assert(has_unknown(e, "draft:lookahead_kv"));
-    ck_assert_int_eq(find_item(e, 0, "draft:kv_cache"), -1);
+    ck_assert_int_eq(vp_test_find_item(e, 0, "draft:kv_cache"), -1);
     vp_bytes peak;
     ck_assert_int_eq(vp_estimate_peak(e, 0, &peak, NULL), VP_EUNKNOWN);
     vp_estimate_free(e);
@@ -453,14 +427,14 @@ START_TEST(test_draft_sglang)
              vp_test_path(path, sizeof(path), "configs/Qwen__Qwen3-0.6B/config.json"));
     vp_sheet *s = load_text(text);
     uint64_t cap = 81559 * MIB;
-    vp_estimate *e = run(s, cap);
-    uint64_t tokens, W = item_bytes(e, 0, "weights");
+    vp_estimate *e = vp_test_run(s, cap);
+    uint64_t tokens, W = vp_test_item_bytes(e, 0, "weights");
     ck_assert_int_eq(vp_estimate_kv_capacity(e, NULL, NULL, &tokens), VP_OK);
     uint64_t T = cap - 512 * MIB;
     ck_assert_uint_eq(tokens, (T / 1000 * 760 + T % 1000 * 760 / 1000 - W) / (36 * 4096));
-    ck_assert_uint_eq(item_bytes(e, 0, "draft:kv_cache"), tokens * 28 * 4096);
+    ck_assert_uint_eq(vp_test_item_bytes(e, 0, "draft:kv_cache"), tokens * 28 * 4096);
     /* the target verifies 3 tokens per sequence: 3 × 4 × 36 × 4,096 */
-    ck_assert_uint_eq(item_bytes(e, 0, "draft:lookahead_kv"), UINT64_C(3) * 4 * 36 * 4096);
+    ck_assert_uint_eq(vp_test_item_bytes(e, 0, "draft:lookahead_kv"), UINT64_C(3) * 4 * 36 * 4096);
     vp_estimate_free(e);
     vp_sheet_free(s);
 }
@@ -489,8 +463,8 @@ START_TEST(test_lora_slots)
     vp_sheet *s = vp_test_sheet(text);
     vp_test_attach(s, "configs/meta-llama__Meta-Llama-3.1-8B/config.json");
     uint64_t cap = (uint64_t)(79.19 * (double)GIB);
-    vp_estimate *e0 = run(s0, cap), *e = run(s, cap);
-    ck_assert_uint_eq(item_bytes(e, 0, "lora_slots"), UINT64_C(335544320));
+    vp_estimate *e0 = vp_test_run(s0, cap), *e = vp_test_run(s, cap);
+    ck_assert_uint_eq(vp_test_item_bytes(e, 0, "lora_slots"), UINT64_C(335544320));
     vp_bytes b0, b1;
     ck_assert_int_eq(vp_estimate_kv_capacity(e0, &b0, NULL, NULL), VP_OK);
     ck_assert_int_eq(vp_estimate_kv_capacity(e, &b1, NULL, NULL), VP_OK);
@@ -502,8 +476,8 @@ START_TEST(test_lora_slots)
              "tensor_parallel = 2\n", base);
     s = vp_test_sheet(text);
     vp_test_attach(s, "configs/meta-llama__Meta-Llama-3.1-8B/config.json");
-    e = run(s, cap);
-    ck_assert_uint_eq(item_bytes(e, 0, "lora_slots"), UINT64_C(226492416));
+    e = vp_test_run(s, cap);
+    ck_assert_uint_eq(vp_test_item_bytes(e, 0, "lora_slots"), UINT64_C(226492416));
     vp_estimate_free(e);
     vp_sheet_free(s);
 
@@ -512,15 +486,15 @@ START_TEST(test_lora_slots)
              "lora_targets = [\"q_proj\", \"v_proj\"]\n", base);
     s = vp_test_sheet(text);
     vp_test_attach(s, "configs/meta-llama__Meta-Llama-3.1-8B/config.json");
-    e = run(s, cap);
-    ck_assert_uint_eq(item_bytes(e, 0, "lora_slots"), UINT64_C(212992) * 32 * 2 * 4);
+    e = vp_test_run(s, cap);
+    ck_assert_uint_eq(vp_test_item_bytes(e, 0, "lora_slots"), UINT64_C(212992) * 32 * 2 * 4);
     vp_estimate_free(e);
     vp_sheet_free(s);
 
     /* without module shapes the slots are an unknown naming model.config */
     s = vp_test_sheet("[model]\nparameters = 8_000_000_000\n[workload]\nframework = \"vllm\"\n"
                       "max_loras = 2\n");
-    e = run(s, cap);
+    e = vp_test_run(s, cap);
     ck_assert(has_unknown(e, "lora_slots"));
     vp_estimate_free(e);
     vp_sheet_free(s);
@@ -535,12 +509,12 @@ START_TEST(test_serving_keys_in_training)
     vp_sheet *s = vp_test_sheet("[workload]\ntask = \"lora\"\nlora_rank = 16\ncontext = 1024\n"
                                 "max_loras = 4\n");
     vp_test_attach(s, "configs/meta-llama__Meta-Llama-3.1-8B/config.json");
-    vp_estimate *e = run(s, 0);
+    vp_estimate *e = vp_test_run(s, 0);
     bool warned = false;
     for (size_t i = 0; i < vp_estimate_warning_count(e); i++)
         warned |= strstr(vp_estimate_warning(e, i), "max_loras") != NULL;
     ck_assert(warned);
-    ck_assert_int_eq(find_item(e, 0, "lora_slots"), -1);
+    ck_assert_int_eq(vp_test_find_item(e, 0, "lora_slots"), -1);
     vp_estimate_free(e);
     vp_sheet_free(s);
 }
@@ -557,8 +531,8 @@ START_TEST(test_llamacpp_adapters)
              vp_test_path(cfg, sizeof(cfg), "configs/meta-llama__Meta-Llama-3.1-8B/config.json"),
              path, path);
     vp_sheet *s = load_text(text);
-    vp_estimate *e = run(s, 0);
-    int first = find_item(e, 0, "adapter:lora-tiny-r8");
+    vp_estimate *e = vp_test_run(s, 0);
+    int first = vp_test_find_item(e, 0, "adapter:lora-tiny-r8");
     ck_assert_int_ge(first, 0);
     ck_assert_uint_eq(vp_bytes_value(vp_estimate_item_bytes(e, 0, (size_t)first)), 8192);
     /* the same file twice: two items, both counted */

@@ -442,6 +442,20 @@ static const vp_phase mo_phase[MO_COUNT] = {
                   MO(MO_STEP) | MO(MO_EVAL))
 #define MO_BWD_LAYER (MO(MO_BWD_TOP) | MO(MO_BWD_BOTTOM))
 
+/* The moments of a set of phases (the inverse of mo_phase[]): load, step, eval and export
+ * keep their bit (MO_LOAD = VP_PHASE_LOAD, MO_STEP .. MO_EXPORT = VP_PHASE_OPTIMIZER_STEP
+ * .. VP_PHASE_EXPORT), the forward pass is MO_FWD, the backward pass its three moments. */
+_Static_assert(MO_LOAD == (int)VP_PHASE_LOAD && MO_STEP == (int)VP_PHASE_OPTIMIZER_STEP &&
+               MO_EVAL == (int)VP_PHASE_EVAL && MO_EXPORT == (int)VP_PHASE_EXPORT,
+               "moments_of() keeps these phases' bits");
+static unsigned moments_of(unsigned phases)
+{
+    return (phases & (PH(VP_PHASE_LOAD) | PH(VP_PHASE_OPTIMIZER_STEP) | PH(VP_PHASE_EVAL) |
+                      PH(VP_PHASE_EXPORT))) |
+           (phases & PH(VP_PHASE_FORWARD) ? MO(MO_FWD) : 0u) |
+           (phases & PH(VP_PHASE_BACKWARD) ? MO(MO_BWD_LOSS) | MO_BWD_LAYER : 0u);
+}
+
 static unsigned mo_phases(unsigned moments)
 {
     return (moments & MO(MO_LOAD) ? PH(VP_PHASE_LOAD) : 0) |
@@ -1106,15 +1120,17 @@ static void stage_peak(stage *S, unsigned phases_used, unsigned live)
 }
 
 /* One pass over the items when their sum fits in 64 bits (then no partial sum can wrap):
- * the totals per phase and counter, the sums per built-in id and phase, the unique ids;
- * stage_totals_checked() otherwise, and for ids that repeat outside the built-in ones. */
+ * the totals per phase and counter, and the envelope. When every built-in id is used once
+ * on the stage (inference), an id's largest phase is its item's bytes, so the envelope is
+ * the sum of the live items; ids used more than once (training: one item per moment) are
+ * summed per phase in a second pass. stage_totals_checked() when the sum does not fit, and
+ * for ids that repeat outside the built-in ones. */
 static bool stage_totals(stage *S, unsigned phases_used)
 {
-    uint64_t all = 0, uniq = 0;
+    uint64_t all = 0, env = 0;
     bool ovf = false, moments = S->moments, others = false;
     unsigned live = 0;
-    uint64_t by_code[ID_CODES][VP_PHASE_COUNT];
-    uint32_t present = 0;
+    uint32_t seen = 0, rep = 0; /* the built-in ids seen, and those seen more than once */
     memset(S->total, 0, sizeof(S->total));
     for (size_t i = 0; i < S->n; i++) {
         const item *it = &S->items[i];
@@ -1125,28 +1141,17 @@ static bool stage_totals(stage *S, unsigned phases_used)
         if (k == 0 || k >= ID_CODES) { /* (a code is below ID_CODES: said for the compiler) */
             if (!it->unique)
                 others = true;
-            else if (ph)
-                uniq += b; /* part of `all`: checked with it */
-            for (; !moments && ph != 0; ph &= ph - 1)
-                S->total[vp__ctz(ph)][it->counter] += b;
-            continue;
+        } else {
+            rep |= seen & (UINT32_C(1) << k);
+            seen |= UINT32_C(1) << k;
         }
+        if (ph != 0 && (k != 0 || it->unique))
+            env += b; /* part of `all`: checked with it */
+        if (moments)
+            continue;
         uint64_t *tc = &S->total[0][it->counter];
-        if (S->probe) { /* the totals only */
-            for (; !moments && ph != 0; ph &= ph - 1)
-                tc[(size_t)vp__ctz(ph) * (VP_COUNTER_DEVICE + 1)] += b;
-            continue;
-        }
-        if (!(present & (UINT32_C(1) << k))) {
-            memset(by_code[k], 0, sizeof(by_code[k]));
-            present |= UINT32_C(1) << k;
-        }
-        for (; ph != 0; ph &= ph - 1) {
-            int p = vp__ctz(ph);
-            if (!moments)
-                tc[(size_t)p * (VP_COUNTER_DEVICE + 1)] += b;
-            by_code[k][p] += b;
-        }
+        for (; ph != 0; ph &= ph - 1)
+            tc[(size_t)vp__ctz(ph) * (VP_COUNTER_DEVICE + 1)] += b;
     }
     if (ovf || others)
         return stage_totals_checked(S, phases_used);
@@ -1159,36 +1164,58 @@ static bool stage_totals(stage *S, unsigned phases_used)
         }
     } else {
         /* training: a phase total is its largest moment; an item without moments is live
-         * in every moment of its phases */
-        uint64_t mt[MO_COUNT][VP_COUNTER_DEVICE + 1];
+         * in every moment of its phases. Items live in every moment (the weights, the
+         * context) are added once to `base`, not moment by moment. */
+        uint64_t mt[MO_COUNT][VP_COUNTER_DEVICE + 1], base[VP_COUNTER_DEVICE + 1] = { 0 };
         memset(mt, 0, sizeof(mt));
         for (size_t i = 0; i < S->n; i++) {
             const item *it = &S->items[i];
-            unsigned set = it->moments;
-            if (set == 0)
-                for (int mo = 0; mo < MO_COUNT; mo++)
-                    if (it->phases & PH(mo_phase[mo]))
-                        set |= MO(mo);
+            unsigned set = it->moments ? it->moments : moments_of(it->phases);
+            if (set == MO(MO_COUNT) - 1) {
+                base[it->counter] += it->bytes;
+                continue;
+            }
             uint64_t b = it->bytes, *col = &mt[0][it->counter];
             for (; set != 0; set &= set - 1)
                 col[(size_t)vp__ctz(set) * (VP_COUNTER_DEVICE + 1)] += b;
         }
         for (int mo = 0; mo < MO_COUNT; mo++) {
-            mt[mo][VP_COUNTER_RESERVED] += mt[mo][VP_COUNTER_ALLOCATED];
-            mt[mo][VP_COUNTER_DEVICE] += mt[mo][VP_COUNTER_RESERVED];
+            mt[mo][VP_COUNTER_ALLOCATED] += base[VP_COUNTER_ALLOCATED];
+            mt[mo][VP_COUNTER_RESERVED] += base[VP_COUNTER_RESERVED] + mt[mo][VP_COUNTER_ALLOCATED];
+            mt[mo][VP_COUNTER_DEVICE] += base[VP_COUNTER_DEVICE] + mt[mo][VP_COUNTER_RESERVED];
+            uint64_t *t = S->total[mo_phase[mo]];
             for (int c = 0; c <= VP_COUNTER_DEVICE; c++)
-                if (mt[mo][c] > S->total[mo_phase[mo]][c])
-                    S->total[mo_phase[mo]][c] = mt[mo][c];
+                if (mt[mo][c] > t[c])
+                    t[c] = mt[mo][c];
         }
     }
     stage_peak(S, phases_used, live & ALL_PHASES);
-    uint64_t env = uniq; /* at most `all`: each id's largest phase is at most its items' sum */
-    for (uint32_t left = present; left != 0; left &= left - 1) {
-        const uint64_t *row = by_code[vp__ctz(left)];
-        uint64_t mx = 0;
-        for (int p = 0; p < VP_PHASE_COUNT; p++) /* a whole row: zeroed when first seen */
-            mx = row[p] > mx ? row[p] : mx;
-        env += mx;
+    if (rep && !S->probe) {
+        /* built-in ids used more than once: an id's share of the envelope is its largest
+         * phase total, not the sum of its items (at most that sum: no wrap) */
+        uint64_t by_code[ID_CODES][VP_PHASE_COUNT];
+        uint32_t present = 0;
+        for (size_t i = 0; i < S->n; i++) {
+            const item *it = &S->items[i];
+            unsigned ph = it->phases & ALL_PHASES, k = it->code;
+            if (k == 0 || k >= ID_CODES || !(rep & (UINT32_C(1) << k)))
+                continue;
+            if (ph)
+                env -= it->bytes; /* counted whole above */
+            if (!(present & (UINT32_C(1) << k))) {
+                memset(by_code[k], 0, sizeof(by_code[k]));
+                present |= UINT32_C(1) << k;
+            }
+            for (; ph != 0; ph &= ph - 1)
+                by_code[k][vp__ctz(ph)] += it->bytes;
+        }
+        for (uint32_t left = present; left != 0; left &= left - 1) {
+            const uint64_t *row = by_code[vp__ctz(left)];
+            uint64_t mx = 0;
+            for (unsigned ph = live & ALL_PHASES; ph != 0; ph &= ph - 1)
+                mx = row[vp__ctz(ph)] > mx ? row[vp__ctz(ph)] : mx;
+            env += mx;
+        }
     }
     S->envelope = env;
     return !ovf;

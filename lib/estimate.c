@@ -111,6 +111,11 @@ typedef struct {
     char needs[200];
 } note;
 
+/* Sentences that other texts quote: the weights' sentence and the precision recipe of a
+ * training run. They are captured like any text; a text that quotes one holds a pointer to
+ * its storage in the estimate, and every accessor writes them before the text it returns. */
+enum { PART_WEIGHTS, PART_RECIPE, PARTS };
+
 struct vp_estimate {
     int n_stages;
     int n_init;             /* stages whose storage is initialized */
@@ -130,6 +135,7 @@ struct vp_estimate {
     ltext *warning;         /* inline_warning, or grown (owned) */
     vp__strbuf nsb;         /* the strings the warnings and assumptions captured (owned) */
     note unknown[MAX_NOTES];
+    ltext part[PARTS];      /* sentences other texts quote (written before any text is read) */
     ltext assumption[MAX_ASSUMPTIONS];
     ltext inline_warning[INLINE_WARNINGS];
     item inline_items[INLINE_ITEMS];
@@ -260,6 +266,28 @@ static void add_assumption_(vp_estimate *e, const vp__targ *a, size_t n, uint32_
         return;
     }
     text_set(t, &e->nsb, a, n, copy);
+}
+
+/* Capture part k (a sentence other texts quote as VP__LIT(part)); its storage. */
+#define part_set(e, k, ...) part_set_((e), (k), VP__TEXT_ARGS(__VA_ARGS__))
+static const unsigned char *part_set_(vp_estimate *e, int k, const vp__targ *a, size_t n,
+                                      uint32_t copy)
+{
+    ltext *t = &e->part[k];
+    if (e->probing) {
+        t->lazy = false;
+        t->text[0] = '\0';
+    } else {
+        text_set(t, &e->nsb, a, n, copy);
+    }
+    return (const unsigned char *)t->text;
+}
+
+/* Write the parts before a text that may quote them is written. */
+static void parts_ready(const vp_estimate *e)
+{
+    for (int k = 0; k < PARTS; k++)
+        (void)text_get(&e->part[k], &e->nsb);
 }
 
 /* A new item of the stage: its id (code, or id for another one) and numbers; the text is
@@ -528,7 +556,7 @@ typedef struct {
     const vp__fmt *f;
     const vp__wsums *ws;
     vp_basis wbasis;
-    const char *whow;
+    const unsigned char *whow;  /* the weights' sentence: part PART_WEIGHTS, or "" */
 } train_in;
 
 static const char *opt_name(int o)
@@ -622,14 +650,16 @@ static vp_status compute_training(vp_estimate *e, const train_in *in, vp_error *
                      w->optimizer == VP_OPTIMIZER_PAGED_ADAMW_8BIT;
     bool paged = w->optimizer == VP_OPTIMIZER_PAGED_ADAMW ||
                  w->optimizer == VP_OPTIMIZER_PAGED_ADAMW_8BIT;
-    char recipe[160] = "";
+    const unsigned char *recipe = LIT("");
     if (full)
-        text_now(recipe, "%s weights and gradients, %s, states in %s",
-                 dtype_name(wbytes), master ? "fp32 master copy" : "no master copy",
-                 eight_bit ? "8-bit" : dtype_name(sbytes));
+        recipe = part_set(e, PART_RECIPE, "%s weights and gradients, %s, states in %s",
+                          LIT(dtype_name(wbytes)),
+                          LIT(master ? "fp32 master copy" : "no master copy"),
+                          LIT(eight_bit ? "8-bit" : dtype_name(sbytes)));
     else if (!e->st[0].quiet)
-        text_now(recipe, "frozen %s base, fp32 adapters, states in %s",
-                 quantized ? fmt->name : dtype_name(wbytes), eight_bit ? "8-bit" : dtype_name(sbytes));
+        recipe = part_set(e, PART_RECIPE, "frozen %s base, fp32 adapters, states in %s",
+                          quantized ? fmt->name : dtype_name(wbytes),
+                          LIT(eight_bit ? "8-bit" : dtype_name(sbytes)));
     if (full && !w->master_set && !w->od_bytes && w->optimizer != VP_OPTIMIZER_NONE &&
         w->optimizer != VP_OPTIMIZER_SGD)
         add_warning(e, "precision recipe assumed for %s: %s (%s); master_weights and "
@@ -1379,6 +1409,10 @@ static vp_status compute(vp_estimate *e, const vp__wl *w, uint64_t capacity, boo
     /* reset without touching the item arrays; stages are set up when first used */
     e->n_stages = 0;
     e->n_unknown = e->n_warning = e->n_assumption = 0;
+    for (int k = 0; k < PARTS; k++) {
+        e->part[k].lazy = false;
+        e->part[k].text[0] = '\0';
+    }
     e->nsb.n = 0;
     for (uint64_t s = (uint64_t)e->n_init; s < w->pp && s < MAX_STAGES; s++) {
         stage *S = &e->st[s];
@@ -1445,22 +1479,22 @@ static vp_status compute(vp_estimate *e, const vp__wl *w, uint64_t capacity, boo
      * with the item for inference (see below) */
     bool twhow = how && w->task != TASK_INFERENCE;
     const char *wname = NULL;           /* VP__W_LAYERS: the format's name */
-    char whow[160] = "";
+    const unsigned char *whow = LIT("");
     if (ws.kind == VP__W_LAYERS) {
         wname = w->have_format ? w->fmt.name : (m->quant[0] ? m->quant : m->dtype);
         if (twhow)
-            text_now(whow, "Σ tensors of %s in %s%s", m->model_type, wname,
+            whow = part_set(e, PART_WEIGHTS, "Σ tensors of %s in %s%s", m->model_type, wname,
                      LIT(w->tp > 1 ? ", split over tensor_parallel" : ""));
     } else if (ws.kind == VP__W_CHECKPOINT) {
         wbasis = w->tp > 1 || w->pp > 1 ? VP_BASIS_ESTIMATED : VP_BASIS_COMPUTED;
         if (twhow)
-            text_now(whow, "stored tensor bytes of the %s checkpoint%s",
-                     vp_model_format_name(m->format),
+            whow = part_set(e, PART_WEIGHTS, "stored tensor bytes of the %s checkpoint%s",
+                     LIT(vp_model_format_name(m->format)),
                      LIT(w->tp > 1 || w->pp > 1 ? ", divided evenly over the GPUs" : ""));
     } else if (ws.kind == VP__W_NOMINAL) {
         wbasis = fmt->method == VP__Q_NONE ? VP_BASIS_COMPUTED : VP_BASIS_ESTIMATED;
         if (twhow)
-            text_now(whow, "%llu parameters × %llu bits%s",
+            whow = part_set(e, PART_WEIGHTS, "%llu parameters × %llu bits%s",
                      (unsigned long long)params,
                      (unsigned long long)vp__nominal_bits(fmt, dtype_bytes),
                      LIT(fmt->method == VP__Q_NONE ? ""
@@ -1810,6 +1844,10 @@ vp_status vp_estimate_new(vp_estimate **out)
     e->weights_only_known = e->vllm_known = e->trainable_known = false;
     e->weights_only = e->vllm_budget = e->vllm_blocks = e->vllm_tokens = e->trainable = 0;
     e->n_unknown = e->n_warning = e->n_assumption = 0;
+    for (int k = 0; k < PARTS; k++) {
+        e->part[k].lazy = false;
+        e->part[k].text[0] = '\0';
+    }
     e->warning = e->inline_warning;
     e->cap_warning = INLINE_WARNINGS;
     e->nsb.p = NULL;
@@ -2006,7 +2044,10 @@ vp_counter vp_estimate_item_counter(const vp_estimate *e, size_t gpu, size_t i)
 const char *vp_estimate_item_how(const vp_estimate *e, size_t gpu, size_t i)
 {
     const stage *s = stage_of(e, gpu);
-    return s != NULL && i < s->n ? text_get(&s->items[i].how, &s->sb) : NULL;
+    if (s == NULL || i >= s->n)
+        return NULL;
+    parts_ready(e);
+    return text_get(&s->items[i].how, &s->sb);
 }
 
 vp_bytes vp_estimate_phase_bytes(const vp_estimate *e, size_t gpu, vp_phase phase,
@@ -2091,7 +2132,10 @@ size_t vp_estimate_assumption_count(const vp_estimate *e)
 
 const char *vp_estimate_assumption(const vp_estimate *e, size_t i)
 {
-    return e && i < (size_t)e->n_assumption ? text_get(&e->assumption[i], &e->nsb) : NULL;
+    if (e == NULL || i >= (size_t)e->n_assumption)
+        return NULL;
+    parts_ready(e);
+    return text_get(&e->assumption[i], &e->nsb);
 }
 
 /* The GPUs of one stage are identical: the first GPU of the stage with the largest peak. */
@@ -2155,7 +2199,10 @@ const char *vp_estimate_unknown_needs(const vp_estimate *e, size_t i)
 size_t vp_estimate_warning_count(const vp_estimate *e) { return e ? (size_t)e->n_warning : 0; }
 const char *vp_estimate_warning(const vp_estimate *e, size_t i)
 {
-    return e && i < (size_t)e->n_warning ? text_get(&e->warning[i], &e->nsb) : NULL;
+    if (e == NULL || i >= (size_t)e->n_warning)
+        return NULL;
+    parts_ready(e);
+    return text_get(&e->warning[i], &e->nsb);
 }
 
 vp_status vp_estimate_trainable(const vp_estimate *e, vp_count *out)

@@ -189,7 +189,7 @@ static void text_set(ltext *t, vp__strbuf *sb, const vp__targ *a, size_t n, uint
 {
     t->lazy = vp__text_capture(&t->cap, sb, a, n, copy);
     if (!t->lazy)
-        vp__text_format(t->text, sizeof(t->text), a[0].v.s, a + 1, n - 1);
+        vp__text_format(t->text, sizeof(t->text), a[0].s, a + 1, n - 1);
 }
 
 /* The text, written on first access (the estimate's own storage: not const in fact). */
@@ -208,7 +208,7 @@ static const char *text_get(const ltext *t, const vp__strbuf *sb)
 static void text_now_(char *out, size_t cap, const vp__targ *a, size_t n, uint32_t copy)
 {
     (void)copy;
-    vp__text_format(out, cap, a[0].v.s, a + 1, n - 1);
+    vp__text_format(out, cap, a[0].s, a + 1, n - 1);
 }
 
 #define add_warning(e, ...) add_warning_((e), VP__TEXT_ARGS(__VA_ARGS__))

@@ -20,37 +20,31 @@
 #include "internal.h"
 
 /* One argument: a number (integers of any type, as unsigned long long), a string or a
- * double; k says which. */
-typedef struct {
-    union {
-        unsigned long long u;
-        const char *s;
-        double d;
-    } v;
-    unsigned char k;
+ * double. Which one is the format's to say, as for printf: eight bytes, so that a call
+ * site's arguments are one array of words and a capture copies them as they are. */
+typedef union {
+    unsigned long long u;
+    const char *s;
+    double d;
 } vp__targ;
-
-enum { VP__TA_U, VP__TA_S, VP__TA_D, VP__TA_LIT };
+_Static_assert(sizeof(vp__targ) == sizeof(uint64_t), "an argument is one word of a capture");
 
 static inline vp__targ vp__ta_u(unsigned long long u)
 {
     vp__targ a;
-    a.v.u = u;
-    a.k = VP__TA_U;
+    a.u = u;
     return a;
 }
 static inline vp__targ vp__ta_s(const char *s)
 {
-    vp__targ a;
-    a.v.s = s;
-    a.k = VP__TA_S;
+    vp__targ a = { 0 }; /* a narrower pointer leaves no byte undefined */
+    a.s = s;
     return a;
 }
 static inline vp__targ vp__ta_d(double d)
 {
     vp__targ a;
-    a.v.d = d;
-    a.k = VP__TA_D;
+    a.d = d;
     return a;
 }
 
@@ -60,9 +54,8 @@ static inline vp__targ vp__ta_d(double d)
 #define VP__LIT(x) ((const unsigned char *)(x))
 static inline vp__targ vp__ta_lit(const unsigned char *s)
 {
-    vp__targ a;
-    a.v.s = (const char *)s;
-    a.k = VP__TA_LIT;
+    vp__targ a = { 0 };
+    a.s = (const char *)s;
     return a;
 }
 
@@ -172,8 +165,8 @@ static inline bool vp__text_capture(vp__tcap *c, vp__strbuf *sb, const vp__targ 
 {
     if (n == 0 || n - 1 > VP__TEXT_MAX)
         return false;
-    for (size_t i = 1; i < n; i++)
-        c->v[i - 1] = a[i].v.u; /* numbers, doubles' bits, static strings' pointers */
+    for (size_t i = 1; i < n; i++) /* numbers, doubles' bits, static strings' pointers */
+        c->v[i - 1] = a[i].u;
     uint32_t strs = 0;
     copy &= ~(UINT32_C(1) << (n - 1)); /* the format is kept as a pointer */
     for (; copy != 0; copy &= copy - 1) {
@@ -187,14 +180,14 @@ static inline bool vp__text_capture(vp__tcap *c, vp__strbuf *sb, const vp__targ 
         }
 #endif
         uint64_t v = 0;
-        if (a[i].v.s != NULL && (v = vp__text_keep(sb, a[i].v.s)) == 0)
+        if (a[i].s != NULL && (v = vp__text_keep(sb, a[i].s)) == 0)
             return false;
         c->v[i - 1] = v;
         strs |= UINT32_C(1) << (i - 1);
     }
     c->n = (unsigned char)(n - 1);
     c->strs = strs;
-    c->fmt = a[0].v.s;
+    c->fmt = a[0].s;
     return true;
 }
 /* Write a captured text into out (cap bytes), as vsnprintf would. */

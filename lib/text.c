@@ -48,13 +48,10 @@ void vp__text_render(char *out, size_t cap, const vp__tcap *c, const vp__strbuf 
         return;
     }
     for (unsigned i = 0; i < c->n; i++) {
-        if (c->strs & (UINT32_C(1) << i)) {
-            a[i].k = VP__TA_S;
-            a[i].v.s = c->v[i] == 0 ? NULL : c->v[i] == 1 ? "" : sb->p + (c->v[i] - 2);
-        } else {
-            a[i].k = VP__TA_U;
-            a[i].v.u = c->v[i];
-        }
+        if (c->strs & (UINT32_C(1) << i))
+            a[i].s = c->v[i] == 0 ? NULL : c->v[i] == 1 ? "" : sb->p + (c->v[i] - 2);
+        else
+            a[i].u = c->v[i];
     }
     vp__text_format(out, cap, c->fmt, a, c->n);
 }
@@ -90,13 +87,13 @@ static size_t put_general(char *out, size_t room, const char *spec, size_t slen,
     char conv = spec[slen - 1];
     char l1 = slen >= 2 ? spec[slen - 2] : 0, l2 = slen >= 3 ? spec[slen - 3] : 0;
     int r;
-    unsigned long long u = a ? a->v.u : 0;
+    unsigned long long u = a ? a->u : 0;
     switch (conv) {
     case 's':
-        r = snprintf(out, room + 1, f, a ? a->v.s : "");
+        r = snprintf(out, room + 1, f, a ? a->s : "");
         break;
     case 'f': case 'F': case 'e': case 'E': case 'g': case 'G': case 'a': case 'A':
-        r = snprintf(out, room + 1, f, a ? a->v.d : 0.0);
+        r = snprintf(out, room + 1, f, a ? a->d : 0.0);
         break;
     case 'd': case 'i':
         if (l1 == 'l' && l2 == 'l')
@@ -184,21 +181,21 @@ void vp__text_format(char *out, size_t cap, const char *f, const vp__targ *a, si
         bool wide = ll || (lm == 1 && (len[0] == 'l' || len[0] == 'z' || len[0] == 'j' ||
                                        len[0] == 't'));
         if (plain && lm == 0 && conv == 's') {
-            const char *s = x && x->v.s ? x->v.s : "(null)";
+            const char *s = x && x->s ? x->s : "(null)";
             size_t k = strlen(s);
             if (k > room - n)
                 k = room - n;
             memcpy(out + n, s, k);
             n += k;
         } else if (plain && (lm == 0 || wide) && conv == 'u') {
-            unsigned long long v = x ? x->v.u : 0;
+            unsigned long long v = x ? x->u : 0;
             if (lm == 0)
                 v = (unsigned)v;
             else if (!ll && sizeof(long) < sizeof(long long) && len[0] == 'l')
                 v = (unsigned long)v;
             n += put_digits(out + n, room - n, v, false);
         } else if (plain && (lm == 0 || ll) && (conv == 'd' || conv == 'i')) {
-            long long v = x ? (long long)x->v.u : 0;
+            long long v = x ? (long long)x->u : 0;
             if (lm == 0)
                 v = (int)v;
             n += put_digits(out + n, room - n,

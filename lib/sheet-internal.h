@@ -25,7 +25,9 @@ typedef struct vp__entry {
     char key[VP__MAX_KEY];
     const vp__field *field;
     char *text;                  /* the value as sheet text (owned; NULL in scope values) */
-    char str[VP__MAX_TEXT];      /* string kinds: the decoded string */
+    char *str;                   /* string kinds: the decoded string, at most
+                                  * VP__MAX_TEXT - 1 bytes (owned; the static "" when the
+                                  * value is no string or an empty one) */
     uint64_t u;                  /* INT, UINT0; DURATION in minutes */
     int64_t i;                   /* MONEY in millionths; DATE as a day number */
     uint64_t num, den;           /* FRACTION */

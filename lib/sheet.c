@@ -183,12 +183,26 @@ static bool is_plain_table(const char *name)
     return false;
 }
 
+/* The fields of one table: they are contiguous in schema[] (one run per table). */
+static const vp__field *table_fields(const char *table, size_t *n)
+{
+    size_t lo = 0, N = sizeof(schema) / sizeof(schema[0]);
+    while (lo < N && (schema[lo].table[0] != table[0] || strcmp(schema[lo].table, table) != 0))
+        lo++;
+    size_t hi = lo;
+    while (hi < N && strcmp(schema[hi].table, table) == 0)
+        hi++;
+    *n = hi - lo;
+    return schema + lo;
+}
+
 static const vp__field *lookup_field(const vp__field *tab, size_t n, const char *table,
                                      const char *key)
 {
     for (size_t i = 0; i < n; i++)
-        if (strcmp(tab[i].table, table) == 0 &&
-            (strcmp(tab[i].key, key) == 0 || strcmp(tab[i].key, "*") == 0))
+        if (tab[i].table[0] == table[0] && strcmp(tab[i].table, table) == 0 &&
+            ((tab[i].key[0] == key[0] && strcmp(tab[i].key, key) == 0) ||
+             (tab[i].key[0] == '*' && tab[i].key[1] == '\0')))
             return &tab[i];
     return NULL;
 }
@@ -281,6 +295,9 @@ static const char weight_formats[] =
 
 /* ---- value helpers ------------------------------------------------------------------ */
 
+/* The string of an entry that holds none (never written, never freed). */
+static const char no_str[1] = "";
+
 static char *dup_str(const char *s, size_t n)
 {
     char *d = malloc(n + 1);
@@ -310,6 +327,20 @@ static char short_escape(unsigned char c)
  * (U+0001..U+001F and DEL) escaped, so the text is one line of printable characters. */
 static char *quote(const char *s)
 {
+    size_t plain = 0; /* the leading bytes that need no escape: usually all of them */
+    const unsigned char *u = (const unsigned char *)s;
+    while (u[plain] >= 0x20 && u[plain] != '"' && u[plain] != '\\' && u[plain] != 0x7F)
+        plain++;
+    if (u[plain] == '\0') {
+        char *q = malloc(plain + 3);
+        if (q != NULL) {
+            q[0] = '"';
+            memcpy(q + 1, s, plain);
+            q[plain + 1] = '"';
+            q[plain + 2] = '\0';
+        }
+        return q;
+    }
     size_t n = 2;
     for (const unsigned char *p = (const unsigned char *)s; *p; p++)
         n += short_escape(*p) ? 2 : (*p < 0x20 || *p == 0x7F) ? 6 : 1;
@@ -494,7 +525,11 @@ static vp_status want(const vctx *c, const vp__tnode *v, int type, const char *k
 static vp_status fill_scope(const vctx *c, const vp__tnode *v, vp__entry *e)
 {
     e->n_sub = 0;
-    e->sub = calloc(VP__MAX_SUB, sizeof(*e->sub));
+    size_t keys = 0; /* the scope's keys, counted up to one beyond the limit */
+    for (uint32_t i = v->first; i != VP__T_NONE && keys <= VP__MAX_SUB; i = c->doc->nodes[i].next)
+        keys++;
+    /* at most VP__MAX_SUB kept: one more is the error below */
+    e->sub = calloc(keys < VP__MAX_SUB ? (keys ? keys : 1) : VP__MAX_SUB, sizeof(*e->sub));
     if (e->sub == NULL)
         return vfail(c, v, VP_ENOMEM, "out of memory");
     for (uint32_t i = v->first; i != VP__T_NONE; i = c->doc->nodes[i].next) {
@@ -513,7 +548,7 @@ static vp_status fill_scope(const vctx *c, const vp__tnode *v, vp__entry *e)
                                  "task, weights, context, concurrency, microbatch, gpu, "
                                  "truncated%s", k, near_text(hint, sizeof(hint), &n, "\"", "\""));
         }
-        if (e->n_sub >= VP__MAX_SUB)
+        if (e->n_sub >= VP__MAX_SUB || (size_t)e->n_sub >= keys)
             return vfail(c, s, VP_ELIMIT, "too many scope keys");
         vp__entry *sub = &e->sub[e->n_sub];
         memset(sub, 0, sizeof(*sub));
@@ -530,7 +565,12 @@ static vp_status fill(const vctx *c, const vp__tnode *v, const vp__field *f, con
 {
     vp_status st;
     const char *str = v->type == VP__T_STRING ? vp__toml_str(c->doc, v) : NULL;
-    snprintf(e->key, sizeof(e->key), "%s", key);
+    e->str = (char *)no_str;
+    size_t kl = strlen(key); /* checked by every caller: below VP__MAX_KEY */
+    if (kl >= sizeof(e->key))
+        kl = sizeof(e->key) - 1;
+    memcpy(e->key, key, kl);
+    e->key[kl] = '\0';
     e->field = f;
     e->line = v->line;
     e->column = v->column;
@@ -698,8 +738,15 @@ static vp_status fill(const vctx *c, const vp__tnode *v, const vp__field *f, con
             return st;
         break;
     }
-    if (str != NULL)
-        snprintf(e->str, sizeof(e->str), "%s", str);
+    if (str != NULL && str[0] != '\0') {
+        /* whole: a longer string was refused above */
+        size_t n = strlen(str);
+        char *p = malloc(n + 1);
+        if (p == NULL)
+            return vfail(c, v, VP_ENOMEM, "out of memory");
+        memcpy(p, str, n + 1);
+        e->str = p;
+    }
     return VP_OK;
 }
 
@@ -711,9 +758,15 @@ static char *entry_text(const vp__toml *doc, const vp__tnode *v, const char *src
     case VP__T_STRING:
         return quote(vp__toml_str(doc, v));
     case VP__T_INT: {
-        char b[32];
-        snprintf(b, sizeof(b), "%lld", (long long)v->i);
-        return dup_str(b, strlen(b));
+        char b[24], *p = b + sizeof(b); /* the decimal digits, written from the end */
+        unsigned long long u = v->i < 0 ? 0ULL - (unsigned long long)v->i
+                                        : (unsigned long long)v->i;
+        do
+            *--p = (char)('0' + u % 10);
+        while ((u /= 10) != 0);
+        if (v->i < 0)
+            *--p = '-';
+        return dup_str(p, (size_t)(b + sizeof(b) - p));
     }
     case VP__T_FLOAT: {
         /* the literal as written */
@@ -793,9 +846,15 @@ static char *entry_text(const vp__toml *doc, const vp__tnode *v, const char *src
 static void entry_free(vp__entry *e)
 {
     free(e->text);
+    if (e->str != no_str)
+        free(e->str);
+    for (int i = 0; e->sub != NULL && i < e->n_sub; i++)
+        entry_free(&e->sub[i]);
     free(e->sub);
     e->text = NULL;
+    e->str = (char *)no_str;
     e->sub = NULL;
+    e->n_sub = 0;
 }
 
 static void section_free(vp__section *s)
@@ -857,13 +916,21 @@ static vp_status load_table(vp_sheet *sh, const vp__toml *doc, const vp__tnode *
                             const char *name, bool array, const char *src, vp_error *err)
 {
     vctx c = { doc, err };
+    size_t n_fields;
+    const vp__field *fields = table_fields(name, &n_fields);
     vp__section *sec = add_section(sh, name, array, tab->line);
     if (sec == NULL)
         return vp__error_set(err, VP_ENOMEM, NULL, "out of memory");
+    if (tab->count > 0) { /* the table's keys: its entries in one block of that size */
+        sec->e = malloc((size_t)tab->count * sizeof(*sec->e));
+        if (sec->e == NULL)
+            return vp__error_set(err, VP_ENOMEM, NULL, "out of memory");
+        sec->cap = tab->count;
+    }
     for (uint32_t i = tab->first; i != VP__T_NONE; i = doc->nodes[i].next) {
         const vp__tnode *v = &doc->nodes[i];
         const char *key = vp__toml_key(doc, v);
-        const vp__field *f = lookup_field(schema, sizeof(schema) / sizeof(schema[0]), name, key);
+        const vp__field *f = lookup_field(fields, n_fields, name, key);
         if (f == NULL) {
             vp__where w = vp__toml_key_where(doc, v);
             near n = near_start(key);

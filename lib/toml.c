@@ -157,6 +157,30 @@ static bool read_string(tp *t, uint32_t *off, uint32_t *len)
     size_t n = 0, cap = sizeof(stackbuf);
     bool ok = false;
     for (;;) {
+        /* a run of bytes that are themselves: copied at once (most strings are one run) */
+        const unsigned char *r = t->p;
+        while (r < t->end && *r >= 0x20 && *r != q && *r != '\\' && *r != 0x7F)
+            r++;
+        if (r > t->p) {
+            size_t k = (size_t)(r - t->p);
+            if (n + k > cap) {
+                size_t nc = cap;
+                while (nc < n + k)
+                    nc *= 2;
+                char *nb = buf == stackbuf ? malloc(nc) : realloc(buf, nc);
+                if (nb == NULL) {
+                    fail(t, VP_ENOMEM, t->p, "out of memory");
+                    goto out;
+                }
+                if (buf == stackbuf)
+                    memcpy(nb, stackbuf, n);
+                buf = nb;
+                cap = nc;
+            }
+            memcpy(buf + n, t->p, k);
+            n += k;
+            t->p = r;
+        }
         if (t->p >= t->end || *t->p == '\n' || *t->p == '\r') {
             fail(t, VP_EPARSE, open, "unterminated string");
             goto out;

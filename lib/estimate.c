@@ -36,7 +36,7 @@
 #define add_sat vp__add_sat
 
 /* An item id: the longest is "reserve:" + a sheet key (at most 63 bytes): ids are whole. */
-#define ID_SIZE (sizeof("reserve:") + sizeof(((vp__entry *)0)->key))
+#define ID_SIZE (sizeof("reserve:") + VP__MAX_KEY)
 
 /* A text written on first access (lazy) or at once. */
 typedef struct {

@@ -22,7 +22,8 @@ typedef struct {
 #define VP__MAX_SUB 9            /* scope = { ... }: one value per scope key, all 9 of them */
 
 typedef struct vp__entry {
-    char key[VP__MAX_KEY];
+    char *key;                   /* at most VP__MAX_KEY - 1 bytes: the field's own name
+                                  * (static), or an owned copy under a wildcard field */
     const vp__field *field;
     char *text;                  /* the value as sheet text (owned; NULL in scope values) */
     char *str;                   /* string kinds: the decoded string, at most

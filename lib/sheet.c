@@ -566,12 +566,18 @@ static vp_status fill(const vctx *c, const vp__tnode *v, const vp__field *f, con
     vp_status st;
     const char *str = v->type == VP__T_STRING ? vp__toml_str(c->doc, v) : NULL;
     e->str = (char *)no_str;
-    size_t kl = strlen(key); /* checked by every caller: below VP__MAX_KEY */
-    if (kl >= sizeof(e->key))
-        kl = sizeof(e->key) - 1;
-    memcpy(e->key, key, kl);
-    e->key[kl] = '\0';
     e->field = f;
+    if (f->key[0] == '*' && f->key[1] == '\0') { /* a name of the user's: a copy */
+        size_t kl = strlen(key); /* checked by every caller: below VP__MAX_KEY */
+        if (kl >= VP__MAX_KEY)
+            kl = VP__MAX_KEY - 1;
+        if ((e->key = dup_str(key, kl)) == NULL) {
+            e->key = (char *)no_str;
+            return vfail(c, v, VP_ENOMEM, "out of memory");
+        }
+    } else { /* the field's own name */
+        e->key = (char *)(uintptr_t)f->key;
+    }
     e->line = v->line;
     e->column = v->column;
     e->offset = v->offset;
@@ -845,6 +851,9 @@ static char *entry_text(const vp__toml *doc, const vp__tnode *v, const char *src
 
 static void entry_free(vp__entry *e)
 {
+    if (e->key != NULL && e->key != no_str && (e->field == NULL || e->key != e->field->key))
+        free(e->key);
+    e->key = NULL;
     free(e->text);
     if (e->str != no_str)
         free(e->str);

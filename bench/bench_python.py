@@ -5,11 +5,14 @@
   (min and median over rounds; the difference is the binding's).
 - Per call, the binding against the same C calls made through bare ctypes (no argtypes, no
   checks, arguments built once): `estimate(sheet)` against vp_estimate_new + run + free,
-  `Estimate.as_dict()` and `Plan.candidates` against the vp_estimate_json() / vp_plan_json()
-  call that fills a buffer, and the per-item accessors they replaced.
+  `Estimate.as_dict()` and `Plan.candidates` against the vp_estimate_take_snapshot() /
+  vp_plan_take_snapshot() call that fills the same block (the C side of the same work), and,
+  for comparison in the same run, what they did before (the JSON report parsed by
+  json.loads: vp_estimate_json() / vp_plan_json() + json.loads) and the per-item accessors.
 
 Targets (issue 16): import < 25 ms; estimate() <= 3 us over the C call; as_dict() and
-candidates a few us over the C call. Run from the source tree after building:
+candidates a few us over the C call. The C column of "estimate(sheet).as_dict()" is the
+estimate alone (new + run + free); "before" rows show the JSON call as their C column. Run from the source tree after building:
 
     VRAMPLAN_LIBRARY=build-rel/lib/libvramplan.so.0 PYTHONPATH=bindings/python \\
         python3 bench/bench_python.py
@@ -127,14 +130,53 @@ def main():
     def c_candidates():
         pjson(buf, len(buf), needp, p._h, None, no_sizing)
 
+    esnap, psnap = raw.vp_estimate_take_snapshot, raw.vp_plan_take_snapshot
+    for f in (esnap, psnap):
+        f.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_size_t, ctypes.c_void_p,
+                      ctypes.c_void_p]
+    e.as_dict()
+    eblock = e._snap_args[0]
+    hs = ctypes.sizeof(_types.EstimateSnapshot_t)
+    eat = ctypes.byref(eblock, hs)
+
+    def c_snapshot():
+        esnap(eblock, eat, len(eblock) - hs, needp, e._h)
+
+    p.candidates
+    pblock = p._snap_args[0]
+    phs = ctypes.sizeof(_types.PlanSnapshot_t)
+    pat = ctypes.byref(pblock, phs)
+
+    def c_plan_snapshot():
+        psnap(pblock, pat, len(pblock) - phs, needp, p._h)
+
+    import json
+
+    def json_as_dict():  # the binding before: vp_estimate_json() + json.loads
+        d = vramplan._report(vramplan.L.vp_estimate_json, e, sh, None)
+        d.setdefault("trainable_parameters", None)
+        return d
+
+    def json_candidates():
+        return vramplan._report(vramplan.L.vp_plan_json, p, None, no_sizing)["candidates"]
+
+    assert json_as_dict() == e.as_dict() and json_candidates() == p.candidates
+    json.loads("{}")
+
+    def fresh_as_dict():  # a new estimate each time: its texts written on first read
+        vramplan.estimate(sheet).as_dict()
+
     def py_items():  # the per-item accessors as_dict() used before
         return [e.items(g) for _, g, _ in e.stages()]
 
     print("per call (us of CPU time, min / median of %d rounds)" % ROUNDS)
     rows = [
         ("estimate(sheet)", py_estimate, c_estimate, 20000),
-        ("Estimate.as_dict()", e.as_dict, c_as_dict, 5000),
-        ("Plan.candidates (10 offers)", lambda: p.candidates, c_candidates, 5000),
+        ("Estimate.as_dict()", e.as_dict, c_snapshot, 5000),
+        ("  before: JSON + json.loads", json_as_dict, c_as_dict, 5000),
+        ("estimate(sheet).as_dict()", fresh_as_dict, c_estimate, 3000),
+        ("Plan.candidates (10 offers)", lambda: p.candidates, c_plan_snapshot, 3000),
+        ("  before: JSON + json.loads", json_candidates, c_candidates, 3000),
     ]
     print("  %-28s %17s %17s %17s" % ("", "binding", "C through ctypes", "over the C call"))
     for label, fn, cfn, n in rows:

@@ -19,7 +19,7 @@
  * again or freed, and several snapshots may be kept side by side. Its size depends on the
  * content; vp_estimate_take_snapshot() and vp_plan_take_snapshot() say how many bytes they
  * need (call once with a zero-length buffer to learn it, or keep a buffer that is usually
- * large enough and grow it on #VP_EBUFFER). Any alignment of the block is accepted: the
+ * large enough and grow it on VP_EBUFFER). Any alignment of the block is accepted: the
  * records start at the first suitably aligned byte, and the size reported includes the
  * padding that may take.
  *
@@ -176,7 +176,7 @@ typedef struct vp_estimate_snapshot {
  * @param buf the block for the records and strings; any alignment; may be NULL when @p len
  *        is 0
  * @param len bytes of @p buf
- * @param[out] needed the bytes the snapshot needs (also on #VP_EBUFFER); may be NULL
+ * @param[out] needed the bytes the snapshot needs (also on VP_EBUFFER); may be NULL
  * @param e the estimate (after a successful run; before, the snapshot is empty)
  * @retval VP_OK the snapshot is written
  * @retval VP_EBUFFER @p len is smaller than *@p needed; nothing written but *@p needed
@@ -253,7 +253,7 @@ typedef struct vp_plan_snapshot {
  * @param[in,out] out in: its @c version; out: the snapshot (untouched on error)
  * @param buf the block; any alignment; may be NULL when @p len is 0
  * @param len bytes of @p buf
- * @param[out] needed the bytes the snapshot needs (also on #VP_EBUFFER); may be NULL
+ * @param[out] needed the bytes the snapshot needs (also on VP_EBUFFER); may be NULL
  * @param p the plan
  * @retval VP_OK the snapshot is written
  * @retval VP_EBUFFER @p len is smaller than *@p needed; nothing written but *@p needed

@@ -176,7 +176,7 @@ class ReportTest(unittest.TestCase):
         self.assertEqual(got[3]["offer"], 'odd "id" \\ \x01')
         self.assertIn("evidence 0: device_report", [r["evidence"] for r in got[0]["requirements"]])
         # a block that starts too small grows once
-        p._snap_size, p._snap = 16, None
+        p._snap_size, p._snap_args = 16, None
         self.assertEqual(p.candidates, want)
         self.assertGreater(p._snap_size, 16)
 

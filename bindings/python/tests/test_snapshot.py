@@ -15,6 +15,7 @@ import shutil
 import struct
 import subprocess
 import tempfile
+import threading
 import unittest
 
 import vramplan
@@ -129,9 +130,9 @@ class SnapshotTest(unittest.TestCase):
         e._snap_size = 1
         self.same(e.as_dict(), want, "grown")
         self.assertGreater(e._snap_size, 1)
-        n = len(e._snap)
+        block = e._snap_args[0]
         self.same(e.as_dict(), want, "kept")
-        self.assertEqual(len(e._snap), n)
+        self.assertIs(e._snap_args[0], block)
 
     def test_plan(self):
         s = vramplan.Sheet.load(os.path.join(EX, "seed-plan.toml"))
@@ -147,8 +148,28 @@ class SnapshotTest(unittest.TestCase):
         self.assertEqual(len(got), 11)
         self.assertEqual(got[-1]["offer"], 'odd "id" \\ \x01 – ünïcode')
         self.assertIsNot(p.candidates, got)
-        p._snap_size, p._snap = 1, None
+        p._snap_size, p._snap_args = 1, None
         self.same(p.candidates, got, "grown")
+
+        # one plan read by several threads at once: each gets whole, equal lists
+        results, errors = [], []
+
+        def work():
+            try:
+                for _ in range(50):
+                    results.append(p.candidates)
+            except Exception as exc:  # reported below
+                errors.append(exc)
+
+        threads = [threading.Thread(target=work) for _ in range(4)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        self.assertEqual(errors, [])
+        self.assertEqual(len(results), 200)
+        for r in results:
+            self.assertEqual(r, got)
 
     def test_plan_adopted(self):
         # the seed short-list with evidence for every requirement (as tests/test-plan.c):

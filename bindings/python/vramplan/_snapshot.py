@@ -22,12 +22,25 @@ from ._types import (BASES, COUNTERS, PHASES, SNAPSHOT_FORMATS, VERDICTS,
                      SnapshotCandidate_t, SnapshotItem_t, SnapshotRequirement_t,
                      SnapshotStage_t)
 
+
+
+def _skip_pointers(fmt):
+    """A record format that steps over the pointers (their strings come from the text): no
+    Python int made for each, which is most of the cost of reading a record."""
+    skip = "0P%dx" % ctypes.sizeof(ctypes.c_void_p)
+    return "".join(skip if c == "P" and not fmt[i - 1].isdigit() else c
+                   for i, c in enumerate(fmt))
+
+
 _E_HEAD = struct.Struct(SNAPSHOT_FORMATS[EstimateSnapshot_t])
 _STAGE = struct.Struct(SNAPSHOT_FORMATS[SnapshotStage_t])
-_ITEM = struct.Struct(SNAPSHOT_FORMATS[SnapshotItem_t])
+_ITEM = struct.Struct(_skip_pointers(SNAPSHOT_FORMATS[SnapshotItem_t]))
 _P_HEAD = struct.Struct(SNAPSHOT_FORMATS[PlanSnapshot_t])
-_CAND = struct.Struct(SNAPSHOT_FORMATS[SnapshotCandidate_t])
-_REQ = struct.Struct(SNAPSHOT_FORMATS[SnapshotRequirement_t])
+_CAND = struct.Struct(_skip_pointers(SNAPSHOT_FORMATS[SnapshotCandidate_t]))
+_REQ = struct.Struct(_skip_pointers(SNAPSHOT_FORMATS[SnapshotRequirement_t]))
+assert (_ITEM.size, _CAND.size, _REQ.size) == (
+    ctypes.sizeof(SnapshotItem_t), ctypes.sizeof(SnapshotCandidate_t),
+    ctypes.sizeof(SnapshotRequirement_t))
 _VERSION = struct.Struct("@I")
 _EBUFFER = -5
 
@@ -57,24 +70,31 @@ def _function(lib, name):
 
 
 def _take(fn, obj, head, version, raise_status):
-    """The snapshot of obj (its C handle obj._h) in obj's own block: the header at its start,
-    the records and text after it. The block is kept for the next call and grows when the
-    library says it needs more (VP_EBUFFER, with the size)."""
-    buf = getattr(obj, "_snap", None)
+    """The snapshot of obj (its C handle obj._h): (block, call arguments). The header lies at
+    the block's start, the records and text after it. The block is taken from obj while in
+    use (dict.pop holds the GIL, so a second thread reading the same plan at once gets a
+    block of its own) and given back by _give() once read; it grows when the library says
+    it needs more (VP_EBUFFER, with the size)."""
+    args = obj.__dict__.pop("_snap_args", None)
+    if args is not None and fn(*args) == 0:
+        return args
     hs = head.size
     need = ctypes.c_size_t()
+    size = max(obj._snap_size, hs + 512)  # never smaller than the header and a record
     while True:
-        if buf is None:  # never smaller than the header and one record
-            buf = (ctypes.c_char * max(obj._snap_size, hs + 512))()
-            _VERSION.pack_into(buf, 0, version)
-        rc = fn(buf, ctypes.byref(buf, hs), len(buf) - hs, ctypes.byref(need), obj._h)
+        buf = (ctypes.c_char * size)()
+        _VERSION.pack_into(buf, 0, version)
+        args = (buf, ctypes.byref(buf, hs), size - hs, ctypes.byref(need), obj._h)
+        rc = fn(*args)
         if rc == 0:
-            obj._snap = buf
-            return buf
-        if rc != _EBUFFER or need.value <= len(buf) - hs:
+            return args
+        if rc != _EBUFFER or need.value <= size - hs:
             raise_status(rc)
-        obj._snap_size = need.value + hs
-        buf = None
+        size = obj._snap_size = need.value + hs
+
+
+def _give(obj, args):
+    obj._snap_args = args
 
 
 def _texts(buf, base, ptr, size):
@@ -85,7 +105,7 @@ def _texts(buf, base, ptr, size):
 
 def _items(recs, texts, t):
     out = []
-    for _id, _how, b, basis, counter, ph, _r in recs:
+    for b, basis, counter, ph, _r in recs:
         out.append({"id": texts[t], "bytes": b, "basis": BASES[basis],
                     "counter": COUNTERS[counter], "phases": list(_PH[ph]), "how": texts[t + 1]})
         t += 2
@@ -95,8 +115,9 @@ def _items(recs, texts, t):
 def estimate_dict(lib, est, head, raise_status):
     """The dict of vp_estimate_json() (no capacity, no source) for Estimate est; head is
     (title, task) of its sheet, or None without a sheet."""
-    buf = _take(_function(lib, "vp_estimate_take_snapshot"), est, _E_HEAD,
-                VP_ESTIMATE_SNAPSHOT_VERSION, raise_status)
+    args = _take(_function(lib, "vp_estimate_take_snapshot"), est, _E_HEAD,
+                 VP_ESTIMATE_SNAPSHOT_VERSION, raise_status)
+    buf = args[0]
     base = ctypes.addressof(buf)
     (_v, flags, used, peak_phase, gpus, peak_gpu, peak_stage, peak, envelope, trainable,
      weights_only, kv_pool, kv_blocks, kv_tokens, host_peak, host_peak_phase, host_phases,
@@ -182,7 +203,7 @@ def estimate_dict(lib, est, head, raise_status):
         hb = (h0, h1, h2, h3, h4, h5, h6, h7)
         t = 2 * n_items
         host = []
-        for _id, _how, b, basis, _c, ph, _r in _ITEM.iter_unpack(buf[at:at + n_host * _ITEM.size]):
+        for b, basis, _c, ph, _r in _ITEM.iter_unpack(buf[at:at + n_host * _ITEM.size]):
             host.append({"id": texts[t], "bytes": b, "basis": BASES[basis],
                          "phases": list(_PH[ph]), "how": texts[t + 1]})
             t += 2
@@ -191,13 +212,15 @@ def estimate_dict(lib, est, head, raise_status):
                            "phases": {p: hb[i] for i, p in used_ph if host_phases >> i & 1}}
     if "trainable_parameters" not in out:
         out["trainable_parameters"] = None
+    _give(est, args)
     return out
 
 
 def candidates(lib, plan, raise_status):
     """The "candidates" list of vp_plan_json() for Plan plan."""
-    buf = _take(_function(lib, "vp_plan_take_snapshot"), plan, _P_HEAD,
-                VP_PLAN_SNAPSHOT_VERSION, raise_status)
+    args = _take(_function(lib, "vp_plan_take_snapshot"), plan, _P_HEAD,
+                 VP_PLAN_SNAPSHOT_VERSION, raise_status)
+    buf = args[0]
     base = ctypes.addressof(buf)
     _v, n_cand, p_cand, n_req, p_req, p_text, text_size = _P_HEAD.unpack_from(buf, 0)
     texts = _texts(buf, base, p_text, text_size)
@@ -206,16 +229,17 @@ def candidates(lib, plan, raise_status):
     at = p_cand - base
     out = []
     t = 0
-    for _o, _c, margin, verdict, rank, margin_known, _r, first, count in \
+    for margin, verdict, rank, margin_known, _r, first, count in \
             _CAND.iter_unpack(buf[at:at + n_cand * _CAND.size]):
         offer, cost = texts[t], texts[t + 1]
         t += 2
         rl = []
-        for _i, _cd, _e, v, _rr in reqs[first:first + count]:
+        for v, _rr in reqs[first:first + count]:
             rl.append({"id": texts[t], "verdict": VERDICTS[v], "condition": texts[t + 1],
                        "evidence": texts[t + 2] or None})
             t += 3
         out.append({"offer": offer, "verdict": VERDICTS[verdict], "rank": rank or None,
                     "total_cost": cost or None,
                     "margin_bytes": margin if margin_known else None, "requirements": rl})
+    _give(plan, args)
     return out

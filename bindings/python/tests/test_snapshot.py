@@ -89,6 +89,37 @@ class SnapshotTest(unittest.TestCase):
         d = e.as_dict()
         self.assertEqual(d["items"], d["per_stage"][d["peak_gpu"]]["items"])
 
+    def test_items_per_gpu(self):
+        # Estimate.items(g) for every GPU equals what the per-item accessors give
+        L = vramplan.L
+        m = vramplan.inspect(CONFIG)
+        ests = [vramplan.estimate(os.path.join(EX, n)) for n in sorted(os.listdir(EX))
+                if n.endswith(".toml")]
+        ests += [vramplan.estimate_workload(m, "80 GB", context=4096, concurrency=4,
+                                            framework="vllm", **kw)
+                 for kw in ({"tp": 2, "pp": 2, "gpus": 8}, {"pp": 4, "gpus": 4},
+                            {"tp": 4, "pp": 2, "gpus": 8})]
+        for e in ests:
+            for g in range(e.gpu_count):
+                want = []
+                for i in range(L.vp_estimate_item_count(e._h, g)):
+                    mask = L.vp_estimate_item_phases(e._h, g, i)
+                    want.append({
+                        "id": L.vp_estimate_item_id(e._h, g, i).decode(),
+                        "bytes": vramplan.Bytes(L.vp_estimate_item_bytes(e._h, g, i).b),
+                        "basis": vramplan.BASES[L.vp_estimate_item_basis(e._h, g, i)],
+                        "counter": vramplan.COUNTERS[L.vp_estimate_item_counter(e._h, g, i)],
+                        "phases": [p for k, p in enumerate(vramplan.PHASES) if mask & (1 << k)],
+                        "how": L.vp_estimate_item_how(e._h, g, i).decode()})
+                got = e.items(g)
+                self.assertEqual(got, want, g)
+                self.assertEqual(repr(got), repr(want))
+            self.assertEqual(e.items(), e.items(e.peak_gpu))
+        with self.assertRaises(IndexError):
+            ests[-1].items(8)
+        self.assertEqual(ests[-1].items(7)[0]["bytes"] + vramplan.Bytes(0),
+                         ests[-1].items(7)[0]["bytes"])
+
     def test_unknown_peak(self):
         e = vramplan.estimate(os.path.join(EX, "seed.toml"))
         d = e.as_dict()

@@ -638,19 +638,9 @@ class Estimate:
         return g
 
     def items(self, gpu=None):
-        g = self._gpu(gpu)
-        out = []
-        for i in range(L.vp_estimate_item_count(self._h, g)):
-            mask = L.vp_estimate_item_phases(self._h, g, i)
-            out.append({
-                "id": L.vp_estimate_item_id(self._h, g, i).decode(),
-                "bytes": Bytes(L.vp_estimate_item_bytes(self._h, g, i).b),
-                "basis": BASES[L.vp_estimate_item_basis(self._h, g, i)],
-                "counter": COUNTERS[L.vp_estimate_item_counter(self._h, g, i)],
-                "phases": [p for k, p in enumerate(PHASES) if mask & (1 << k)],
-                "how": L.vp_estimate_item_how(self._h, g, i).decode(),
-            })
-        return out
+        """The items of GPU `gpu` (None: the peak GPU): dicts of id, bytes (Bytes), basis,
+        counter, phases and how, read from one snapshot (vp_estimate_take_snapshot())."""
+        return _snapshot.items(_lib_handle, self, self._gpu(gpu), _raise_status, _bytes_of)
 
     def host_items(self):
         """Host-RAM items (llama.cpp / Ollama partial offload; [] for other profiles)."""
@@ -1099,6 +1089,16 @@ def estimate_workload(model=None, capacity=None, how=True, **workload):
     L.vp_estimate_run_workload(est._h, _model_h(model), ctypes.byref(wl.w),
                                Bytes_t(_bytes_or_parse(capacity).bytes), ctypes.byref(_err()))
     return est
+
+
+def _bytes_of(b):
+    """Bytes of an int the library gave (0 .. 2^64 − 1 by its type): no checks to make."""
+    o = _new_bytes(Bytes)
+    o._b = b
+    return o
+
+
+_new_bytes = object.__new__
 
 
 def _card_h(name):

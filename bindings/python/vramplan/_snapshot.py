@@ -33,6 +33,10 @@ def _skip_pointers(fmt):
 
 
 _E_HEAD = struct.Struct(SNAPSHOT_FORMATS[EstimateSnapshot_t])
+#: the index of each header field in _E_HEAD's tuple (host_phase_bytes: its first)
+_EI = {}
+for _name, _ctype in EstimateSnapshot_t._fields_:
+    _EI[_name] = len(_EI) + 7 * ("host_phase_bytes" in _EI)
 _STAGE = struct.Struct(SNAPSHOT_FORMATS[SnapshotStage_t])
 _ITEM = struct.Struct(_skip_pointers(SNAPSHOT_FORMATS[SnapshotItem_t]))
 _P_HEAD = struct.Struct(SNAPSHOT_FORMATS[PlanSnapshot_t])
@@ -242,4 +246,32 @@ def candidates(lib, plan, raise_status):
                     "total_cost": cost or None,
                     "margin_bytes": margin if margin_known else None, "requirements": rl})
     _give(plan, args)
+    return out
+
+
+def items(lib, est, gpu, raise_status, make_bytes):
+    """Estimate.items(gpu): the items of GPU `gpu` (an index already checked) with Bytes
+    values, from one snapshot: the GPU's group holds the same items (snapshot.h)."""
+    args = _take(_function(lib, "vp_estimate_take_snapshot"), est, _E_HEAD,
+                 VP_ESTIMATE_SNAPSHOT_VERSION, raise_status)
+    buf = args[0]
+    base = ctypes.addressof(buf)
+    head = _E_HEAD.unpack_from(buf, 0)
+    n_stages, p_stages, p_items, p_text, text_size = (head[_EI[n]] for n in (
+        "stage_count", "stages", "items", "text", "text_size"))
+    k = 0
+    if n_stages > 1:  # tensor-parallel ranks fastest, then stages (estimate.h)
+        tp = _STAGE.unpack_from(buf, p_stages - base + _STAGE.size)[0]
+        k = (gpu // tp) % n_stages if tp else 0
+    st = _STAGE.unpack_from(buf, p_stages - base + k * _STAGE.size)
+    first, count = st[2], st[3]
+    texts = _texts(buf, base, p_text, text_size)
+    at = p_items - base + first * _ITEM.size
+    out = []
+    t = 2 * first
+    for b, basis, counter, ph, _r in _ITEM.iter_unpack(buf[at:at + count * _ITEM.size]):
+        out.append({"id": texts[t], "bytes": make_bytes(b), "basis": BASES[basis],
+                    "counter": COUNTERS[counter], "phases": list(_PH[ph]), "how": texts[t + 1]})
+        t += 2
+    _give(est, args)
     return out

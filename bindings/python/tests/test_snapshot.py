@@ -88,6 +88,14 @@ class SnapshotTest(unittest.TestCase):
         e = vramplan.estimate_workload(m, None, context=4096, pp=4, gpus=4)
         d = e.as_dict()
         self.assertEqual(d["items"], d["per_stage"][d["peak_gpu"]]["items"])
+        # the C records are as large as their mirrors: the library lays them back to back
+        from vramplan import _snapshot
+        values = _snapshot._E_HEAD.unpack_from(e._snap_args[0])
+        head = {n: values[i] for n, i in _snapshot._EI.items()}
+        self.assertEqual(head["items"] - head["stages"],
+                         4 * ctypes.sizeof(_types.SnapshotStage_t))
+        self.assertEqual(head["host_items"] - head["items"],
+                         head["item_count"] * ctypes.sizeof(_types.SnapshotItem_t))
 
     def test_items_per_gpu(self):
         # Estimate.items(g) for every GPU equals what the per-item accessors give

@@ -48,10 +48,22 @@ assert (_ITEM.size, _CAND.size, _REQ.size) == (
 _VERSION = struct.Struct("@I")
 _EBUFFER = -5
 
+class _Masks(dict):
+    """mask -> what `make` gives for it, computed on first use (import stays cheap)."""
+
+    def __init__(self, make):
+        super().__init__()
+        self._make = make
+
+    def __missing__(self, mask):
+        v = self[mask] = self._make(mask)
+        return v
+
+
 #: phase names of each phase mask (tuples: each dict gets its own list)
-_PH = tuple(tuple(p for k, p in enumerate(PHASES) if m & (1 << k)) for m in range(256))
+_PH = _Masks(lambda m: tuple(p for k, p in enumerate(PHASES) if m >> k & 1))
 #: (index, name) of the phases of each mask
-_USED = tuple(tuple((k, p) for k, p in enumerate(PHASES) if m & (1 << k)) for m in range(256))
+_USED = _Masks(lambda m: tuple((k, p) for k, p in enumerate(PHASES) if m >> k & 1))
 _BACKWARD = 1 << PHASES.index("backward")
 _DEVICE, _ALLOCATED = 8 + 8 * COUNTERS.index("device_used"), 8 + 8 * COUNTERS.index("allocated")
 _NOTE = "conservative envelope: the sum of every item, not an observed peak"

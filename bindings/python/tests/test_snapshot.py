@@ -258,6 +258,18 @@ class SnapshotTest(unittest.TestCase):
             e = vramplan.estimate(s, "8 GB")
             d = e.as_dict()
             self.same(d, json_estimate(e), "host")
+            L = vramplan.L
+            want = []
+            for i in range(L.vp_estimate_host_item_count(e._h)):
+                mask = L.vp_estimate_host_item_phases(e._h, i)
+                want.append({
+                    "id": L.vp_estimate_host_item_id(e._h, i).decode(),
+                    "bytes": vramplan.Bytes(L.vp_estimate_host_item_bytes(e._h, i).b),
+                    "basis": vramplan.BASES[L.vp_estimate_host_item_basis(e._h, i)],
+                    "phases": [p for k, p in enumerate(vramplan.PHASES) if mask & (1 << k)],
+                    "how": L.vp_estimate_host_item_how(e._h, i).decode()})
+            self.assertEqual(e.host_items(), want)
+            self.assertGreater(len(want), 2)
             host = {i["id"]: i["bytes"] for i in d["host_ram"]["items"]}
             self.assertEqual(host["kv_cache"], 14 * 128 * 2**20)
             self.assertEqual(d["host_ram"]["peak_bytes"], sum(host.values()))

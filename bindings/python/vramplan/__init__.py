@@ -643,18 +643,9 @@ class Estimate:
         return _snapshot.items(_lib_handle, self, self._gpu(gpu), _raise_status, _bytes_of)
 
     def host_items(self):
-        """Host-RAM items (llama.cpp / Ollama partial offload; [] for other profiles)."""
-        out = []
-        for i in range(L.vp_estimate_host_item_count(self._h)):
-            mask = L.vp_estimate_host_item_phases(self._h, i)
-            out.append({
-                "id": L.vp_estimate_host_item_id(self._h, i).decode(),
-                "bytes": Bytes(L.vp_estimate_host_item_bytes(self._h, i).b),
-                "basis": BASES[L.vp_estimate_host_item_basis(self._h, i)],
-                "phases": [p for k, p in enumerate(PHASES) if mask & (1 << k)],
-                "how": L.vp_estimate_host_item_how(self._h, i).decode(),
-            })
-        return out
+        """Host-RAM items (llama.cpp / Ollama partial offload; [] for other profiles): dicts of
+        id, bytes (Bytes), basis, phases and how, from one snapshot."""
+        return _snapshot.host_items(_lib_handle, self, _raise_status, _bytes_of)
 
     def host_peak(self):
         """(Bytes, phase) of the largest host-RAM total, or None without host placement."""

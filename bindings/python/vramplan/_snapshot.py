@@ -287,3 +287,25 @@ def items(lib, est, gpu, raise_status, make_bytes):
         t += 2
     _give(est, args)
     return out
+
+
+def host_items(lib, est, raise_status, make_bytes):
+    """Estimate.host_items(): the host-RAM items with Bytes values, from one snapshot."""
+    args = _take(_function(lib, "vp_estimate_take_snapshot"), est, _E_HEAD,
+                 VP_ESTIMATE_SNAPSHOT_VERSION, raise_status)
+    buf = args[0]
+    base = ctypes.addressof(buf)
+    head = _E_HEAD.unpack_from(buf, 0)
+    n_items, n_host, p_host, p_text, text_size = (head[_EI[n]] for n in (
+        "item_count", "host_item_count", "host_items", "text", "text_size"))
+    out = []
+    if n_host:
+        texts = _texts(buf, base, p_text, text_size)
+        at = p_host - base
+        t = 2 * n_items
+        for b, basis, _c, ph, _r in _ITEM.iter_unpack(buf[at:at + n_host * _ITEM.size]):
+            out.append({"id": texts[t], "bytes": make_bytes(b), "basis": BASES[basis],
+                        "phases": list(_PH[ph]), "how": texts[t + 1]})
+            t += 2
+    _give(est, args)
+    return out

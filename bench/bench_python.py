@@ -26,7 +26,7 @@ import sys
 import time
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
-ROUNDS = 7
+ROUNDS = 9
 
 
 def fresh(code, env):
@@ -50,6 +50,18 @@ def per_call(fn, n):
         for _ in range(n):
             fn()
         out.append((time.process_time() - t0) / n)
+    return out
+
+
+def interleaved(fns):
+    """per_call() of several (function, n) pairs, one round of each in turn."""
+    out = [[] for _ in fns]
+    for _ in range(ROUNDS):
+        for k, (fn, n) in enumerate(fns):
+            t0 = time.process_time()
+            for _ in range(n):
+                fn()
+            out[k].append((time.process_time() - t0) / n)
     return out
 
 
@@ -191,25 +203,37 @@ def main():
     assert accessor_items() == py_items()
 
     print("per call (us of CPU time, min / median of %d rounds)" % ROUNDS)
-    rows = [
-        ("estimate(sheet)", py_estimate, c_estimate, 20000),
-        ("Estimate.as_dict()", e.as_dict, c_snapshot, 5000),
-        ("  before: JSON + json.loads", json_as_dict, c_as_dict, 5000),
-        ("estimate(sheet).as_dict()", fresh_as_dict, c_estimate, 3000),
-        ("Plan.candidates (10 offers)", lambda: p.candidates, c_plan_snapshot, 3000),
-        ("  before: JSON + json.loads", json_candidates, c_candidates, 3000),
+    # each group's functions run round by round in turn, so that a busy machine slows them
+    # alike: the "before" rows are comparable with the rows above them
+    groups = [
+        [("estimate(sheet)", py_estimate, c_estimate, 20000)],
+        [("Estimate.as_dict()", e.as_dict, c_snapshot, 5000),
+         ("  before: JSON + json.loads", json_as_dict, c_as_dict, 5000)],
+        [("estimate(sheet).as_dict()", fresh_as_dict, c_estimate, 3000)],
+        [("Plan.candidates (10 offers)", lambda: p.candidates, c_plan_snapshot, 3000),
+         ("  before: JSON + json.loads", json_candidates, c_candidates, 3000)],
+        [("Estimate.items() per stage", py_items, None, 2000),
+         ("  before: per-item accessors", accessor_items, None, 2000)],
     ]
-    print("  %-28s %17s %17s %17s" % ("", "binding", "C through ctypes", "over the C call"))
-    for label, fn, cfn, n in rows:
-        b, c = per_call(fn, n), per_call(cfn, n)
-        print("  %-28s %s %s %8.2f %8.2f" % (label, mm(b, 1e6), mm(c, 1e6),
-                                              (min(b) - min(c)) * 1e6,
-                                              (statistics.median(b) - statistics.median(c)) * 1e6))
-    for label, fn in (("Estimate.items() per stage", py_items),
-                      ("  before: per-item accessors", accessor_items)):
-        it = per_call(fn, 2000)
-        print("  %-28s %s" % (label, mm(it, 1e6)))
-
+    print("  %-28s %17s %17s %17s %13s" % ("", "binding", "C through ctypes", "over the C call",
+                                           "after/before"))
+    for group in groups:
+        fns = [(fn, n) for _, fn, _, n in group] + [(cfn, n) for _, _, cfn, n in group if cfn]
+        times = interleaved(fns)
+        first = times[0]
+        for k, (label, fn, cfn, n) in enumerate(group):
+            b = times[k]
+            line = "  %-28s %s" % (label, mm(b, 1e6))
+            if cfn:
+                c = times[len(group) + k]
+                line += " %s %8.2f %8.2f" % (mm(c, 1e6), (min(b) - min(c)) * 1e6,
+                                              (statistics.median(b) - statistics.median(c)) * 1e6)
+            else:
+                line += " " * 36
+            if k:  # the first row of the group over this one
+                line += " %6.2f %6.2f" % (min(first) / min(b),
+                                          statistics.median(first) / statistics.median(b))
+            print(line)
 
 if __name__ == "__main__":
     main()

@@ -5,11 +5,14 @@
   (min and median over rounds; the difference is the binding's).
 - Per call, the binding against the same C calls made through bare ctypes (no argtypes, no
   checks, arguments built once): `estimate(sheet)` against vp_estimate_new + run + free,
-  `Estimate.as_dict()` and `Plan.candidates` against the vp_estimate_json() / vp_plan_json()
-  call that fills a buffer, and the per-item accessors they replaced.
+  `Estimate.as_dict()` and `Plan.candidates` against the vp_estimate_take_snapshot() /
+  vp_plan_take_snapshot() call that fills the same block (the C side of the same work), and,
+  for comparison in the same run, what they did before (the JSON report parsed by
+  json.loads: vp_estimate_json() / vp_plan_json() + json.loads) and the per-item accessors.
 
 Targets (issue 16): import < 25 ms; estimate() <= 3 us over the C call; as_dict() and
-candidates a few us over the C call. Run from the source tree after building:
+candidates a few us over the C call. The C column of "estimate(sheet).as_dict()" is the
+estimate alone (new + run + free); "before" rows show the JSON call as their C column. Run from the source tree after building:
 
     VRAMPLAN_LIBRARY=build-rel/lib/libvramplan.so.0 PYTHONPATH=bindings/python \\
         python3 bench/bench_python.py
@@ -23,7 +26,7 @@ import sys
 import time
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
-ROUNDS = 7
+ROUNDS = 9
 
 
 def fresh(code, env):
@@ -47,6 +50,18 @@ def per_call(fn, n):
         for _ in range(n):
             fn()
         out.append((time.process_time() - t0) / n)
+    return out
+
+
+def interleaved(fns):
+    """per_call() of several (function, n) pairs, one round of each in turn."""
+    out = [[] for _ in fns]
+    for _ in range(ROUNDS):
+        for k, (fn, n) in enumerate(fns):
+            t0 = time.process_time()
+            for _ in range(n):
+                fn()
+            out[k].append((time.process_time() - t0) / n)
     return out
 
 
@@ -127,25 +142,98 @@ def main():
     def c_candidates():
         pjson(buf, len(buf), needp, p._h, None, no_sizing)
 
-    def py_items():  # the per-item accessors as_dict() used before
+    esnap, psnap = raw.vp_estimate_take_snapshot, raw.vp_plan_take_snapshot
+    for f in (esnap, psnap):
+        f.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_size_t, ctypes.c_void_p,
+                      ctypes.c_void_p]
+    e.as_dict()
+    eblock = e._snap_args[0]
+    hs = ctypes.sizeof(_types.EstimateSnapshot_t)
+    eat = ctypes.byref(eblock, hs)
+
+    def c_snapshot():
+        esnap(eblock, eat, len(eblock) - hs, needp, e._h)
+
+    p.candidates
+    pblock = p._snap_args[0]
+    phs = ctypes.sizeof(_types.PlanSnapshot_t)
+    pat = ctypes.byref(pblock, phs)
+
+    def c_plan_snapshot():
+        psnap(pblock, pat, len(pblock) - phs, needp, p._h)
+
+    import json
+
+    def json_as_dict():  # the binding before: vp_estimate_json() + json.loads
+        d = vramplan._report(vramplan.L.vp_estimate_json, e, sh, None)
+        d.setdefault("trainable_parameters", None)
+        return d
+
+    def json_candidates():
+        return vramplan._report(vramplan.L.vp_plan_json, p, None, no_sizing)["candidates"]
+
+    assert json_as_dict() == e.as_dict() and json_candidates() == p.candidates
+    json.loads("{}")
+
+    def fresh_as_dict():  # a new estimate each time: its texts written on first read
+        vramplan.estimate(sheet).as_dict()
+
+    def py_items():  # Estimate.items() of every GPU group
         return [e.items(g) for _, g, _ in e.stages()]
 
-    print("per call (us of CPU time, min / median of %d rounds)" % ROUNDS)
-    rows = [
-        ("estimate(sheet)", py_estimate, c_estimate, 20000),
-        ("Estimate.as_dict()", e.as_dict, c_as_dict, 5000),
-        ("Plan.candidates (10 offers)", lambda: p.candidates, c_candidates, 5000),
-    ]
-    print("  %-28s %17s %17s %17s" % ("", "binding", "C through ctypes", "over the C call"))
-    for label, fn, cfn, n in rows:
-        b, c = per_call(fn, n), per_call(cfn, n)
-        print("  %-28s %s %s %8.2f %8.2f" % (label, mm(b, 1e6), mm(c, 1e6),
-                                              (min(b) - min(c)) * 1e6,
-                                              (statistics.median(b) - statistics.median(c)) * 1e6))
-    it = per_call(py_items, 2000)
-    print("  %-28s %s   (the per-item accessors, for comparison)" % ("Estimate.items() per stage",
-                                                                    mm(it, 1e6)))
+    L = vramplan.L
+    PH = _types.PHASES
 
+    def accessor_items():  # what Estimate.items() did before: the per-item accessors
+        out = []
+        for _, g, _ in e.stages():
+            items = []
+            for i in range(L.vp_estimate_item_count(e._h, g)):
+                mask = L.vp_estimate_item_phases(e._h, g, i)
+                items.append({
+                    "id": L.vp_estimate_item_id(e._h, g, i).decode(),
+                    "bytes": vramplan.Bytes(L.vp_estimate_item_bytes(e._h, g, i).b),
+                    "basis": _types.BASES[L.vp_estimate_item_basis(e._h, g, i)],
+                    "counter": _types.COUNTERS[L.vp_estimate_item_counter(e._h, g, i)],
+                    "phases": [p for k, p in enumerate(PH) if mask & (1 << k)],
+                    "how": L.vp_estimate_item_how(e._h, g, i).decode()})
+            out.append(items)
+        return out
+
+    assert accessor_items() == py_items()
+
+    print("per call (us of CPU time, min / median of %d rounds)" % ROUNDS)
+    # each group's functions run round by round in turn, so that a busy machine slows them
+    # alike: the "before" rows are comparable with the rows above them
+    groups = [
+        [("estimate(sheet)", py_estimate, c_estimate, 20000)],
+        [("Estimate.as_dict()", e.as_dict, c_snapshot, 5000),
+         ("  before: JSON + json.loads", json_as_dict, c_as_dict, 5000)],
+        [("estimate(sheet).as_dict()", fresh_as_dict, c_estimate, 3000)],
+        [("Plan.candidates (10 offers)", lambda: p.candidates, c_plan_snapshot, 3000),
+         ("  before: JSON + json.loads", json_candidates, c_candidates, 3000)],
+        [("Estimate.items() per stage", py_items, None, 2000),
+         ("  before: per-item accessors", accessor_items, None, 2000)],
+    ]
+    print("  %-28s %17s %17s %17s %13s" % ("", "binding", "C through ctypes", "over the C call",
+                                           "after/before"))
+    for group in groups:
+        fns = [(fn, n) for _, fn, _, n in group] + [(cfn, n) for _, _, cfn, n in group if cfn]
+        times = interleaved(fns)
+        first = times[0]
+        for k, (label, fn, cfn, n) in enumerate(group):
+            b = times[k]
+            line = "  %-28s %s" % (label, mm(b, 1e6))
+            if cfn:
+                c = times[len(group) + k]
+                line += " %s %8.2f %8.2f" % (mm(c, 1e6), (min(b) - min(c)) * 1e6,
+                                              (statistics.median(b) - statistics.median(c)) * 1e6)
+            else:
+                line += " " * 36
+            if k:  # the first row of the group over this one
+                line += " %6.2f %6.2f" % (min(first) / min(b),
+                                          statistics.median(first) / statistics.median(b))
+            print(line)
 
 if __name__ == "__main__":
     main()

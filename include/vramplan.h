@@ -21,6 +21,7 @@
 #include <vramplan/estimate.h>
 #include <vramplan/plan.h>
 #include <vramplan/report.h>
+#include <vramplan/snapshot.h>
 #include <vramplan/evidence.h>
 #include <vramplan/cards.h>
 

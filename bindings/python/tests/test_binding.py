@@ -116,7 +116,7 @@ class ModelTest(unittest.TestCase):
 
 
 class ReportTest(unittest.TestCase):
-    """as_dict() and candidates come from one JSON text of the library: they must say what
+    """as_dict() and candidates come from one snapshot of the library: they must say what
     the per-item accessors say, for every example sheet."""
 
     def test_as_dict_matches_accessors(self):
@@ -175,10 +175,10 @@ class ReportTest(unittest.TestCase):
         self.assertEqual(got, want)
         self.assertEqual(got[3]["offer"], 'odd "id" \\ \x01')
         self.assertIn("evidence 0: device_report", [r["evidence"] for r in got[0]["requirements"]])
-        # a buffer that starts too small grows once
-        p._json_size = 16
+        # a block that starts too small grows once
+        p._snap_size, p._snap_args = 16, None
         self.assertEqual(p.candidates, want)
-        self.assertGreater(p._json_size, 16)
+        self.assertGreater(p._snap_size, 16)
 
 
 class SheetEstimateTest(unittest.TestCase):

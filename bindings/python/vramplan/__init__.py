@@ -26,7 +26,7 @@ import contextlib
 import ctypes
 import os
 
-from . import _ffi, _lib, _toml
+from . import _ffi, _lib, _snapshot, _toml
 from ._ffi import cstr as _cstr, in_range as _in_range, integer as _integer
 from ._types import (ARCH_KEYS, BASES, COUNTERS, FORMATS, PHASES, ROLES, UNITS, VERDICTS,
                      BitsPerValue_t, Bytes_t, BytesDelta_t, Count_t, Error_t)
@@ -93,6 +93,10 @@ def _report(fn, obj, sheet_h, opts):
         if rc != _VP_EBUFFER or need.value <= n:
             _ffi._raise(L, rc, ())
         n = obj._json_size = need.value
+
+
+def _raise_status(rc):
+    _ffi._raise(L, rc, ())
 
 
 def version():
@@ -503,8 +507,20 @@ class Sheet(_Owner):
             return "{ " + ", ".join(parts) + " }"
         return str(value)
 
+    def _report_head(self):
+        """(title, task) as the JSON reports give them (the sheet's text of sheet.title and
+        workload.task read as JSON; None and "inference" when unset), kept until the sheet
+        changes: every change goes through _set_text() or unset()."""
+        head = self.__dict__.get("_head")
+        if head is None:
+            title, task = self.get("sheet.title"), self.get("workload.task")
+            head = self._head = (None if title is None else _json_loads(title),
+                                 "inference" if task is None else _json_loads(task))
+        return head
+
     def _set_text(self, key, text):
         """vp_sheet_set: the one place a value's text reaches the library."""
+        self._head = None
         L.vp_sheet_set(self._h, _cstr(key, "a sheet key"), _cstr(text, "the value of " + str(key)),
                        ctypes.byref(_err()))
 
@@ -520,6 +536,7 @@ class Sheet(_Owner):
     __setitem__ = set
 
     def unset(self, key):
+        self._head = None
         return L.vp_sheet_unset(self._h, _cstr(key, "a sheet key")) == 0
 
     def count(self, table):
@@ -554,6 +571,7 @@ class Sheet(_Owner):
             for key in reversed(done):
                 with contextlib.suppress(VramplanError):
                     L.vp_sheet_unset(self._h, _cstr(key))
+            self._head = None
             raise
         return idx
 
@@ -588,7 +606,8 @@ def _sheet(s):
 class Estimate:
     """Items per GPU with basis, phases and counter; peaks per phase; envelope; unknowns."""
 
-    _json_size = 8192  # the JSON text's size, learnt per object (as_dict)
+    _json_size = 8192  # the JSON text's size, learnt per object (_report)
+    _snap_size = 8192  # the snapshot's block, learnt per object (as_dict)
 
     def __init__(self, sheet, capacity=None):
         self._sheet = _sheet(sheet)
@@ -619,33 +638,14 @@ class Estimate:
         return g
 
     def items(self, gpu=None):
-        g = self._gpu(gpu)
-        out = []
-        for i in range(L.vp_estimate_item_count(self._h, g)):
-            mask = L.vp_estimate_item_phases(self._h, g, i)
-            out.append({
-                "id": L.vp_estimate_item_id(self._h, g, i).decode(),
-                "bytes": Bytes(L.vp_estimate_item_bytes(self._h, g, i).b),
-                "basis": BASES[L.vp_estimate_item_basis(self._h, g, i)],
-                "counter": COUNTERS[L.vp_estimate_item_counter(self._h, g, i)],
-                "phases": [p for k, p in enumerate(PHASES) if mask & (1 << k)],
-                "how": L.vp_estimate_item_how(self._h, g, i).decode(),
-            })
-        return out
+        """The items of GPU `gpu` (None: the peak GPU): dicts of id, bytes (Bytes), basis,
+        counter, phases and how, read from one snapshot (vp_estimate_take_snapshot())."""
+        return _snapshot.items(_lib_handle, self, self._gpu(gpu), _raise_status, _bytes_of)
 
     def host_items(self):
-        """Host-RAM items (llama.cpp / Ollama partial offload; [] for other profiles)."""
-        out = []
-        for i in range(L.vp_estimate_host_item_count(self._h)):
-            mask = L.vp_estimate_host_item_phases(self._h, i)
-            out.append({
-                "id": L.vp_estimate_host_item_id(self._h, i).decode(),
-                "bytes": Bytes(L.vp_estimate_host_item_bytes(self._h, i).b),
-                "basis": BASES[L.vp_estimate_host_item_basis(self._h, i)],
-                "phases": [p for k, p in enumerate(PHASES) if mask & (1 << k)],
-                "how": L.vp_estimate_host_item_how(self._h, i).decode(),
-            })
-        return out
+        """Host-RAM items (llama.cpp / Ollama partial offload; [] for other profiles): dicts of
+        id, bytes (Bytes), basis, phases and how, from one snapshot."""
+        return _snapshot.host_items(_lib_handle, self, _raise_status, _bytes_of)
 
     def host_peak(self):
         """(Bytes, phase) of the largest host-RAM total, or None without host placement."""
@@ -727,11 +727,12 @@ class Estimate:
         """The estimate as `vramplan estimate --json` prints it (vp_estimate_json(): one
         implementation for both), without its "sheet" path: peak_bytes, peak_phase (None when
         an item is unknown: see peak_lower_bound_bytes), envelope_bytes, items of the peak GPU
-        and per_stage, phases, unknowns, warnings, trainable_parameters, … Built by one C
-        call and one json.loads."""
-        d = _report(L.vp_estimate_json, self, self._sheet._h if self._sheet else None, None)
-        d.setdefault("trainable_parameters", None)
-        return d
+        and per_stage, phases, unknowns, warnings, trainable_parameters, … Built from one C
+        call (vp_estimate_take_snapshot()): the same dict as json.loads of
+        vp_estimate_json()'s text, a fraction of the cost."""
+        return _snapshot.estimate_dict(_lib_handle, self,
+                                       self._sheet._report_head() if self._sheet else None,
+                                       _raise_status)
 
 
 def estimate(sheet, capacity=None):
@@ -760,7 +761,8 @@ def fit(sheet, solve, capacity):
 class Plan:
     """The sheet's offers classified per requirement on evidence (fit, to_confirm, excluded)."""
 
-    _json_size = 16384  # the JSON text's size, learnt per object (candidates)
+    _json_size = 16384  # the JSON text's size, learnt per object (_report)
+    _snap_size = 16384  # the snapshot's block, learnt per object (candidates)
 
     def __init__(self, sheet, rank=None):
         self._sheet = _sheet(sheet)
@@ -777,9 +779,9 @@ class Plan:
     @property
     def candidates(self):
         """Each offer: offer, verdict, rank, total_cost, margin_bytes and its requirements
-        (id, verdict, condition, evidence), as `vramplan plan --json` lists them
-        (vp_plan_json(): one C call and one json.loads)."""
-        return _report(L.vp_plan_json, self, None, ctypes.byref(_NO_SIZING))["candidates"]
+        (id, verdict, condition, evidence), as `vramplan plan --json` lists them, built from
+        one C call (vp_plan_take_snapshot())."""
+        return _snapshot.candidates(_lib_handle, self, _raise_status)
 
     def sizing_sheet(self, fmt="text"):
         out = ctypes.c_void_p()
@@ -1078,6 +1080,16 @@ def estimate_workload(model=None, capacity=None, how=True, **workload):
     L.vp_estimate_run_workload(est._h, _model_h(model), ctypes.byref(wl.w),
                                Bytes_t(_bytes_or_parse(capacity).bytes), ctypes.byref(_err()))
     return est
+
+
+def _bytes_of(b):
+    """Bytes of an int the library gave (0 .. 2^64 − 1 by its type): no checks to make."""
+    o = _new_bytes(Bytes)
+    o._b = b
+    return o
+
+
+_new_bytes = object.__new__
 
 
 def _card_h(name):

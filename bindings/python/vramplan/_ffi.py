@@ -24,7 +24,8 @@ from ctypes import Array, POINTER, c_char, c_char_p, c_double, c_int, c_int64, c
 
 from ._types import ActivationsOptions_t, BitsPerValue_t, Bytes_t, BytesDelta_t, \
     ClassifyOptions_t, Count_t, Error_t, Evidence_t, JsonOptions_t, KvOptions_t, LoraOptions_t, \
-    OptimizerOptions_t, Requirement_t, VerdictDetail_t, WeightsOptions_t, Workload_t
+    OptimizerOptions_t, Requirement_t, VerdictDetail_t, WeightsOptions_t, Workload_t, \
+    EstimateSnapshot_t, PlanSnapshot_t
 from .errors import SizeOverflow, error_class
 
 
@@ -149,7 +150,8 @@ SIZED = {
     "vp_error_format": (0, 1), "vp_model_from_config": (1, 2), "vp_model_from_gguf": (1, 2),
     "vp_model_from_safetensors": (1, 2), "vp_sheet_get": (2, 3), "vp_sheet_parse": (1, 2),
     "vp_unit_parse": (1, 2), "vp_estimate_json": (0, 1), "vp_plan_json": (0, 1),
-    "vp_model_json": (0, 1),
+    "vp_model_json": (0, 1), "vp_estimate_take_snapshot": (1, 2),
+    "vp_plan_take_snapshot": (1, 2),
 }
 
 
@@ -288,6 +290,7 @@ def table(check_status, check_optional):
         ("vp_estimate_stage_count", [c_void_p], c_size_t, None),
         ("vp_estimate_stage_gpu", [c_void_p, SizeT], c_size_t, None),
         ("vp_estimate_stage_gpus", [c_void_p, SizeT], c_size_t, None),
+        ("vp_estimate_take_snapshot", [POINTER(EstimateSnapshot_t), OutBuf, SizeT, POINTER(c_size_t), c_void_p], c_int, None),
         ("vp_estimate_trainable", [c_void_p, POINTER(Count_t)], c_int, check_optional),
         ("vp_estimate_unknown_count", [c_void_p], c_size_t, None),
         ("vp_estimate_unknown_id", [c_void_p, SizeT], c_char_p, None),
@@ -358,6 +361,7 @@ def table(check_status, check_optional):
         ("vp_plan_requirement_evidence", [c_void_p, SizeT, SizeT], c_char_p, None),
         ("vp_plan_requirement_id", [c_void_p, SizeT, SizeT], c_char_p, None),
         ("vp_plan_requirement_verdict", [c_void_p, SizeT, SizeT], c_int, None),
+        ("vp_plan_take_snapshot", [POINTER(PlanSnapshot_t), OutBuf, SizeT, POINTER(c_size_t), c_void_p], c_int, None),
         ("vp_plan_sizing_sheet", [c_void_p, c_void_p, POINTER(c_void_p), Int], c_int, check_status),
         ("vp_quant_metadata_bytes", [POINTER(Bytes_t), c_void_p, POINTER(WeightsOptions_t), POINTER(Error_t)], c_int, check_status),
         ("vp_sheet_attach_model", [c_void_p, c_void_p], c_int, check_status),
@@ -420,7 +424,8 @@ class Bound:
 def bind(lib):
     """The library with its functions bound lazily (Bound). An ImportError when the library
     lacks a function of the newest version node the binding uses (an older library)."""
-    missing = [n for n in ("vp_plan_json", "vp_estimate_json", "vp_json_options_init")
+    missing = [n for n in ("vp_plan_json", "vp_estimate_json", "vp_json_options_init",
+                           "vp_estimate_take_snapshot", "vp_plan_take_snapshot")
                if not hasattr(lib, n)]
     if missing:
         raise ImportError("this binding needs libvramplan >= 0.2 with: " + ", ".join(missing))

@@ -194,3 +194,82 @@ class JsonOptions_t(_Versioned):
     """vp_json_options, version 1 (since 0.2)."""
     _fields_ = [("version", ctypes.c_uint), ("source", _charp), ("capacity", Bytes_t),
                 ("capacity_from", _charp), ("flags", ctypes.c_uint)]
+
+
+# Snapshots (vramplan/snapshot.h, since 0.2): the whole estimate or plan written by one call.
+# The ctypes mirrors give the layout; the binding reads the records with the struct formats
+# below (native sizes and alignment, as the C compiler lays them out), which
+# tests/test_snapshot.py checks against the mirrors field by field.
+
+VP_ESTIMATE_SNAPSHOT_VERSION = 1
+VP_PLAN_SNAPSHOT_VERSION = 1
+VP_SNAPSHOT_PEAK_KNOWN = 0x1
+VP_SNAPSHOT_TRAINABLE = 0x2
+VP_SNAPSHOT_WEIGHTS_ONLY = 0x4
+VP_SNAPSHOT_KV_POOL = 0x8
+VP_SNAPSHOT_HOST = 0x10
+
+_ptr, _sz, _uint = ctypes.c_void_p, ctypes.c_size_t, ctypes.c_uint
+
+
+class SnapshotItem_t(ctypes.Structure):
+    """vp_snapshot_item."""
+    _fields_ = [("id", _ptr), ("how", _ptr), ("bytes", ctypes.c_uint64), ("basis", ctypes.c_int),
+                ("counter", ctypes.c_int), ("phases", _uint), ("reserved", _uint)]
+
+
+class SnapshotStage_t(ctypes.Structure):
+    """vp_snapshot_stage."""
+    _fields_ = [("first_gpu", _sz), ("gpus", _sz), ("first_item", _sz), ("item_count", _sz),
+                ("peak", ctypes.c_uint64), ("envelope", ctypes.c_uint64),
+                ("peak_phase", ctypes.c_int), ("reserved", _uint),
+                ("phase_bytes", (ctypes.c_uint64 * 8) * 3)]
+
+
+class EstimateSnapshot_t(ctypes.Structure):
+    """vp_estimate_snapshot, version 1 (an output; the caller sets the version)."""
+    _fields_ = [("version", _uint), ("flags", _uint), ("phases_used", _uint),
+                ("peak_phase", ctypes.c_int), ("gpus", _sz), ("peak_gpu", _sz),
+                ("peak_stage", _sz), ("peak", ctypes.c_uint64), ("envelope", ctypes.c_uint64),
+                ("trainable", ctypes.c_uint64), ("weights_only", ctypes.c_uint64),
+                ("kv_pool", ctypes.c_uint64), ("kv_blocks", ctypes.c_uint64),
+                ("kv_tokens", ctypes.c_uint64), ("host_peak", ctypes.c_uint64),
+                ("host_peak_phase", ctypes.c_int), ("host_phases", _uint),
+                ("host_phase_bytes", ctypes.c_uint64 * 8), ("stage_count", _sz),
+                ("stages", _ptr), ("item_count", _sz), ("items", _ptr),
+                ("host_item_count", _sz), ("host_items", _ptr), ("assumption_count", _sz),
+                ("assumptions", _ptr), ("unknown_count", _sz), ("unknown_ids", _ptr),
+                ("unknown_needs", _ptr), ("warning_count", _sz), ("warnings", _ptr),
+                ("text", _ptr), ("text_size", _sz)]
+
+
+class SnapshotRequirement_t(ctypes.Structure):
+    """vp_snapshot_requirement."""
+    _fields_ = [("id", _ptr), ("condition", _ptr), ("evidence", _ptr),
+                ("verdict", ctypes.c_int), ("reserved", _uint)]
+
+
+class SnapshotCandidate_t(ctypes.Structure):
+    """vp_snapshot_candidate."""
+    _fields_ = [("offer", _ptr), ("cost", _ptr), ("margin", ctypes.c_int64),
+                ("verdict", ctypes.c_int), ("rank", _uint), ("margin_known", ctypes.c_int),
+                ("reserved", _uint), ("first_requirement", _sz), ("requirement_count", _sz)]
+
+
+class PlanSnapshot_t(ctypes.Structure):
+    """vp_plan_snapshot, version 1."""
+    _fields_ = [("version", _uint), ("candidate_count", _sz), ("candidates", _ptr),
+                ("requirement_count", _sz), ("requirements", _ptr), ("text", _ptr),
+                ("text_size", _sz)]
+
+
+#: struct formats of the records, field for field (P pointer, N size_t, Q uint64, q int64,
+#: i int or enum, I unsigned int); a trailing "0P" pads as the C struct's size is padded.
+SNAPSHOT_FORMATS = {
+    SnapshotItem_t: "@PPQiiII0P",
+    SnapshotStage_t: "@NNNNQQiI24Q0P",
+    EstimateSnapshot_t: "@IIIiNNNQQQQQQQQiI8QNPNPNPNPNPPNPPN0P",
+    SnapshotRequirement_t: "@PPPiI0P",
+    SnapshotCandidate_t: "@PPqiIiINN0P",
+    PlanSnapshot_t: "@INPNPPN0P",
+}

@@ -45,6 +45,7 @@ void vp__jlex_init(vp__jlex *lx, const void *text, size_t len, const char *sourc
     lx->status = VP_OK;
     lx->offset_base = offset_base;
     lx->values = 0;
+    lx->max_values = VP__LIM_JSON_VALUES;
 }
 
 vp_status vp__jlex_fail(vp__jlex *lx, vp_status code, const unsigned char *at,
@@ -74,7 +75,7 @@ vp_status vp__jlex_fail_char(vp__jlex *lx, vp_status code, const char *what)
 bool vp__jlex_count_limit(vp__jlex *lx, const unsigned char *at)
 {
     vp__jlex_fail(lx, VP_ELIMIT, at, "more than %llu JSON values (the reader's limit)",
-                  (unsigned long long)VP__LIM_JSON_VALUES);
+                  (unsigned long long)lx->max_values);
     return false;
 }
 

@@ -37,7 +37,9 @@ typedef struct vp__jlex {
     vp_status status;     /* the first error; every later one is ignored */
     uint64_t offset_base; /* added to the byte offset of an error (a safetensors header:
                              8); lines and columns count from start */
-    uint64_t values;      /* values read so far (VP__LIM_JSON_VALUES) */
+    uint64_t values;      /* values read so far */
+    uint64_t max_values;  /* at most this many: VP__LIM_JSON_VALUES, unless the reader
+                             builds no tree and sets its own (a safetensors header) */
 } vp__jlex;
 
 void vp__jlex_init(vp__jlex *lx, const void *text, size_t len, const char *source,
@@ -157,11 +159,11 @@ static inline bool vp__jnum_uint(const vp__jnum *n, uint64_t *out)
     return true;
 }
 
-/* One more value starting at `at`: VP_ELIMIT beyond VP__LIM_JSON_VALUES. */
+/* One more value starting at `at`: VP_ELIMIT beyond lx->max_values. */
 bool vp__jlex_count_limit(vp__jlex *lx, const unsigned char *at);
 static inline bool vp__jlex_count(vp__jlex *lx, const unsigned char *at)
 {
-    if (lx->values >= VP__LIM_JSON_VALUES)
+    if (lx->values >= lx->max_values)
         return vp__jlex_count_limit(lx, at);
     lx->values++;
     return true;

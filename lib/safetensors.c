@@ -257,7 +257,7 @@ static bool tensor_fast(st_reader *r, tensor_info *t)
     /* the values the general steps count: the object, dtype, shape and its elements,
      * data_offsets and its two; at the limit, they name the value beyond it */
     uint64_t values = 6 + t->n_dims;
-    if (r->lx.values > VP__LIM_JSON_VALUES - values)
+    if (r->lx.values > r->lx.max_values - values)
         return false;
     r->lx.values += values;
     t->offs_array = true;
@@ -592,6 +592,7 @@ static uint32_t tensor_at(const st_reader *r, size_t i)
     vp__jkeys keys;
     memset(&keys, 0, sizeof(keys));
     vp__jlex_init(&lx, r->lx.start, (size_t)(r->lx.end - r->lx.start), r->source, 8, NULL);
+    lx.max_values = VP__LIM_ST_VALUES;
     uint32_t pos = 0;
     bool first = true;
     size_t k = 0;
@@ -886,6 +887,7 @@ static bool names_checked(st_reader *r)
     vp__jkeys keys;
     memset(&keys, 0, sizeof(keys));
     vp__jlex_init(&lx, r->lx.start, (size_t)(r->lx.end - r->lx.start), r->source, 8, r->err);
+    lx.max_values = VP__LIM_ST_VALUES;
     bool ok = vp__jlex_open(&lx, 1), first = true;
     while (ok) {
         vp__jstr key;
@@ -1018,6 +1020,7 @@ vp_status vp__safetensors_read(vp_model *m, const unsigned char *data, size_t le
     st_reader r;
     memset(&r, 0, sizeof(r));
     vp__jlex_init(&r.lx, data + 8, hlen, source, 8, err);
+    r.lx.max_values = VP__LIM_ST_VALUES; /* no tree: the tensor limit bounds what is kept */
     r.m = m;
     r.source = source;
     r.err = err;

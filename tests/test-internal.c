@@ -131,6 +131,67 @@ START_TEST(test_safetensors_tensor_limit)
 }
 END_TEST
 
+/* A safetensors header is read without a JSON tree, so the tree's value limit
+ * (VP__LIM_JSON_VALUES) does not cap it: 600,000 tensors of 8 values each (4.8 million,
+ * beyond 2^22) read; its own limit, VP__LIM_ST_VALUES (2^24), is VP_ELIMIT at the first
+ * value beyond, with the header's byte offset. */
+START_TEST(test_safetensors_value_limit)
+{
+    enum { N = 600000 };
+    size_t cap = 8 + (size_t)N * 96 + 16;
+    char *file = malloc(cap);
+    ck_assert_ptr_nonnull(file);
+    size_t at = 8;
+    file[at++] = '{';
+    for (int i = 0; i < N; i++)
+        at += (size_t)snprintf(file + at, cap - at,
+                               "%s\"t%d\":{\"dtype\":\"U8\",\"shape\":[1,1],"
+                               "\"data_offsets\":[%d,%d]}", i ? "," : "", i, i, i + 1);
+    file[at++] = '}';
+    for (int i = 0; i < 8; i++)
+        file[i] = (char)((uint64_t)(at - 8) >> (8 * i));
+    vp_model *m = NULL;
+    vp_error e = VP_ERROR_INIT;
+    vp_status st = vp_model_from_safetensors(&m, file, at, at + N, "big.safetensors", &e);
+    ck_assert_msg(st == VP_OK, "%s", e.message);
+    ck_assert_uint_eq(vp_model_tensor_count(m), N);
+    ck_assert_str_eq(vp_model_tensor_name(m, N - 1), "t599999");
+    vp_model_free(m);
+    free(file);
+
+    /* {"m":{"s":[0,0,...]}}: the object, the member's object, the array and its zeros */
+    size_t zeros = (size_t)VP__LIM_ST_VALUES - 3; /* exactly the limit */
+    cap = 8 + 16 + 2 * zeros + 16;
+    file = malloc(cap);
+    ck_assert_ptr_nonnull(file);
+    static const char head[] = "{\"m\":{\"s\":[";
+    memcpy(file + 8, head, sizeof(head) - 1);
+    at = 8 + sizeof(head) - 1;
+    for (size_t i = 0; i < zeros; i++) {
+        file[at++] = '0';
+        file[at++] = ',';
+    }
+    size_t last = at - 2; /* the last zero */
+    memcpy(file + at - 1, "]}}", 3);
+    at += 2;
+    for (int i = 0; i < 8; i++)
+        file[i] = (char)((uint64_t)(at - 8) >> (8 * i));
+    /* within the limit: the JSON passes, the tensor's missing members are the error */
+    st = vp_model_from_safetensors(&m, file, at, at, "v.safetensors", &e);
+    ck_assert_msg(st == VP_EFORMAT, "%s: %s", vp_status_name(st), e.message);
+    /* one zero more: VP_ELIMIT at it */
+    memcpy(file + last + 1, ",0]}}", 5);
+    at += 2;
+    for (int i = 0; i < 8; i++)
+        file[i] = (char)((uint64_t)(at - 8) >> (8 * i));
+    st = vp_model_from_safetensors(&m, file, at, at, "v.safetensors", &e);
+    ck_assert_int_eq(st, VP_ELIMIT);
+    ck_assert_uint_eq(e.byte_offset, last + 2);
+    ck_assert_msg(strstr(e.message, "16777216") != NULL, "%s", e.message);
+    free(file);
+}
+END_TEST
+
 /* The JSON reader's memory is a small constant times its input: nodes and strings of
  * the cheapest documents of each shape (2 or 3 bytes per value) take at most 16 bytes per
  * byte of input, growth margin included. */
@@ -371,6 +432,7 @@ Suite *vp_test_suite(void)
     VP_ADD_TEST(s, test_kv_bytes_checked);
     VP_ADD_TEST(s, test_jamba_state_checked);
     VP_ADD_TEST(s, test_safetensors_tensor_limit);
+    VP_ADD_TEST(s, test_safetensors_value_limit);
     VP_ADD_LOOP_TEST(s, test_json_memory_per_byte, sizeof(json_shapes) / sizeof(json_shapes[0]));
     VP_ADD_TEST(s, test_json_value_limit);
     VP_ADD_TEST(s, test_json_string_limit);

@@ -588,7 +588,7 @@ bool vp__jkeys_reserve(vp__jlex *lx, vp__jkeys *k, size_t n)
     return grow((void **)&k->keys, &k->cap, k->n + n, sizeof(*k->keys)) || out_of_memory(lx);
 }
 
-bool vp__jkeys_push(vp__jlex *lx, vp__jkeys *k, const vp__jstr *s, const unsigned char *at)
+bool vp__jkeys_push_any(vp__jlex *lx, vp__jkeys *k, const vp__jstr *s, const unsigned char *at)
 {
     if (!grow((void **)&k->keys, &k->cap, k->n + 1, sizeof(*k->keys)))
         return out_of_memory(lx);
@@ -820,10 +820,12 @@ static uint32_t new_node(parser *ps, vp__json_type type, const unsigned char *at
         return VP__JSON_NONE;
     if (d->n_nodes == d->cap_nodes) {
         /* first guess from the input: about one value per 16 bytes (a safetensors header
-         * has one per 15); then growth by half, up to the limit */
+         * has one per 15; real config.json files one per 20 to 30), so that a document
+         * rarely grows its nodes (a copy, and fresh pages touched twice); pages of the
+         * guess that no node reaches are never touched. Then growth by half, up to the
+         * limit. */
         size_t guess = (size_t)(ps->lx.end - ps->lx.start) / 16;
-        size_t cap = d->cap_nodes ? d->cap_nodes + d->cap_nodes / 2
-                                  : guess < 64 ? 64 : guess > 65536 ? 65536 : guess;
+        size_t cap = d->cap_nodes ? d->cap_nodes + d->cap_nodes / 2 : guess < 64 ? 64 : guess;
         if (cap > VP__LIM_JSON_VALUES)
             cap = (size_t)VP__LIM_JSON_VALUES;
         vp__json_node *n = realloc(d->nodes, cap * sizeof(*n));
@@ -881,6 +883,68 @@ static uint32_t pool_put(parser *ps, const vp__jstr *s)
     return (uint32_t)(d->n_pool - need + sizeof(len));
 }
 
+/* A string at p ('"') without escapes, controls or non-ASCII bytes: read as
+ * vp__jlex_string() reads it, p past its closing quote; false, nothing consumed, for
+ * anything else (then vp__jlex_string() reads it, with its checks and errors). */
+static inline bool plain_string(vp__jlex *lx, const unsigned char *q, vp__jstr *s)
+{
+    const unsigned char *raw = q + 1, *e = vp__jplain_run(raw, lx->end);
+    if (e >= lx->end || *e != '"' || (uint64_t)(e - raw) > VP__LIM_STRING)
+        return false;
+    s->raw = raw;
+    s->raw_len = s->len = (size_t)(e - raw);
+    s->escaped = false;
+    lx->p = e + 1;
+    return true;
+}
+
+/* vp__jlex_object_next() with the common member read inline: `, "key" :` (any spaces, a
+ * key of plain characters); anything else, from the same place, by the general step. */
+static inline int object_next(vp__jlex *lx, bool *first, vp__jstr *key,
+                              const unsigned char **key_at)
+{
+    vp__jlex_ws(lx);
+    const unsigned char *p = lx->p, *end = lx->end;
+    if (p < end && (*first ? *p == '"' : *p == ',')) {
+        if (!*first) {
+            lx->p = p + 1;
+            vp__jlex_ws(lx);
+        }
+        const unsigned char *q = lx->p;
+        if (q < end && *q == '"' && plain_string(lx, q, key)) {
+            vp__jlex_ws(lx);
+            if (lx->p < end && *lx->p == ':') {
+                lx->p++;
+                vp__jlex_ws(lx);
+                *key_at = q;
+                *first = false;
+                return 1;
+            }
+        }
+        lx->p = p; /* the general step, from the same place */
+    }
+    return vp__jlex_object_next(lx, first, key, key_at);
+}
+
+/* vp__jlex_array_next(), inline. */
+static inline int array_next(vp__jlex *lx, bool *first)
+{
+    vp__jlex_ws(lx);
+    const unsigned char *p = lx->p;
+    if (p < lx->end && *p != ']') {
+        if (*first) { /* a value follows (or the error the value's step reports) */
+            *first = false;
+            return 1;
+        }
+        if (*p == ',') {
+            lx->p = p + 1;
+            vp__jlex_ws(lx);
+            return 1;
+        }
+    }
+    return vp__jlex_array_next(lx, first);
+}
+
 /* An open array or object: its node, its last child so far, where its keys start. */
 typedef struct {
     uint32_t node;
@@ -918,7 +982,7 @@ static bool parse_document(parser *ps)
         } else if (c == '"') {
             node = new_node(ps, VP__JSON_STRING, at);
             vp__jstr s;
-            if (node == VP__JSON_NONE || !vp__jlex_string(lx, &s) ||
+            if (node == VP__JSON_NONE || (!plain_string(lx, at, &s) && !vp__jlex_string(lx, &s)) ||
                 (d->nodes[node].str = pool_put(ps, &s)) == VP__JSON_NONE)
                 return false;
         } else if (c == '-' || (c >= '0' && c <= '9')) {
@@ -967,7 +1031,7 @@ static bool parse_document(parser *ps)
             if (d->nodes[top->node].type == VP__JSON_OBJECT) {
                 vp__jstr key;
                 const unsigned char *key_at;
-                r = vp__jlex_object_next(lx, &top->first, &key, &key_at);
+                r = object_next(lx, &top->first, &key, &key_at);
                 if (r > 0 && (!vp__jkeys_push(lx, &ps->keys, &key, key_at) ||
                               (pending_key = pool_put(ps, &key)) == VP__JSON_NONE))
                     return false;
@@ -975,7 +1039,7 @@ static bool parse_document(parser *ps)
                     return false;
             } else {
                 pending_key = VP__JSON_NONE;
-                r = vp__jlex_array_next(lx, &top->first);
+                r = array_next(lx, &top->first);
             }
             if (r < 0)
                 return false;

@@ -206,7 +206,20 @@ void vp__jkeys_free(vp__jkeys *k);
 /* Room for n more keys. */
 bool vp__jkeys_reserve(vp__jlex *lx, vp__jkeys *k, size_t n);
 /* Appends a key read by vp__jlex_string(). */
-bool vp__jkeys_push(vp__jlex *lx, vp__jkeys *k, const vp__jstr *s, const unsigned char *at);
+bool vp__jkeys_push_any(vp__jlex *lx, vp__jkeys *k, const vp__jstr *s, const unsigned char *at);
+static inline bool vp__jkeys_push(vp__jlex *lx, vp__jkeys *k, const vp__jstr *s,
+                                  const unsigned char *at)
+{
+    if (k->n < k->cap && !s->escaped) { /* most keys: no escape, room left */
+        vp__jkey *e = &k->keys[k->n++];
+        e->at = (uint32_t)(at - lx->start);
+        e->key = (uint32_t)(s->raw - lx->start);
+        e->len = (uint32_t)s->len;
+        e->hash = 0; /* taken by the check, when the object has more than 8 keys */
+        return true;
+    }
+    return vp__jkeys_push_any(lx, k, s, at);
+}
 /* Checks keys[from ..] (one object's, in document order) for a repeat and drops them:
  * VP_EDUPLICATE at the earliest key that repeats an earlier one. *dup receives its
  * index (relative to from) when dup is not NULL, and then nothing is reported. */

@@ -813,29 +813,36 @@ typedef struct {
     vp__jkeys keys;
 } parser;
 
-static uint32_t new_node(parser *ps, vp__json_type type, const unsigned char *at)
+/* Room for one more node (growth by half from the first guess); false when memory runs
+ * out. */
+static bool grow_nodes(parser *ps, const unsigned char *at)
+{
+    vp__json *d = ps->doc;
+    /* first guess from the input: about one value per 16 bytes (a safetensors header has
+     * one per 15; real config.json files one per 20 to 30), so that a document rarely
+     * grows its nodes (a copy, and fresh pages touched twice); pages of the guess that no
+     * node reaches are never touched. Then growth by half, up to the limit. */
+    size_t guess = (size_t)(ps->lx.end - ps->lx.start) / 16;
+    size_t cap = d->cap_nodes ? d->cap_nodes + d->cap_nodes / 2 : guess < 64 ? 64 : guess;
+    if (cap > VP__LIM_JSON_VALUES)
+        cap = (size_t)VP__LIM_JSON_VALUES;
+    vp__json_node *n = realloc(d->nodes, cap * sizeof(*n));
+    if (n == NULL) {
+        vp__jlex_fail(&ps->lx, VP_ENOMEM, at, "out of memory");
+        return false;
+    }
+    d->nodes = n;
+    d->cap_nodes = cap;
+    return true;
+}
+
+static inline uint32_t new_node(parser *ps, vp__json_type type, const unsigned char *at)
 {
     vp__json *d = ps->doc;
     if (!vp__jlex_count(&ps->lx, at))
         return VP__JSON_NONE;
-    if (d->n_nodes == d->cap_nodes) {
-        /* first guess from the input: about one value per 16 bytes (a safetensors header
-         * has one per 15; real config.json files one per 20 to 30), so that a document
-         * rarely grows its nodes (a copy, and fresh pages touched twice); pages of the
-         * guess that no node reaches are never touched. Then growth by half, up to the
-         * limit. */
-        size_t guess = (size_t)(ps->lx.end - ps->lx.start) / 16;
-        size_t cap = d->cap_nodes ? d->cap_nodes + d->cap_nodes / 2 : guess < 64 ? 64 : guess;
-        if (cap > VP__LIM_JSON_VALUES)
-            cap = (size_t)VP__LIM_JSON_VALUES;
-        vp__json_node *n = realloc(d->nodes, cap * sizeof(*n));
-        if (n == NULL) {
-            vp__jlex_fail(&ps->lx, VP_ENOMEM, at, "out of memory");
-            return VP__JSON_NONE;
-        }
-        d->nodes = n;
-        d->cap_nodes = cap;
-    }
+    if (d->n_nodes == d->cap_nodes && !grow_nodes(ps, at))
+        return VP__JSON_NONE;
     uint32_t i = (uint32_t)d->n_nodes++;
     vp__json_node *n = &d->nodes[i];
     n->type = (uint8_t)type;
@@ -846,17 +853,16 @@ static uint32_t new_node(parser *ps, vp__json_type type, const unsigned char *at
     return i;
 }
 
-/* Stores a string in the pool: its length (uint32), its decoded bytes, a NUL; returns the
- * offset of the bytes, or VP__JSON_NONE when memory runs out. */
-static uint32_t pool_put(parser *ps, const vp__jstr *s)
+/* pool_put() for any string: the pool grown when needed, escapes decoded. */
+static uint32_t pool_put_any(parser *ps, const vp__jstr *s)
 {
     vp__json *d = ps->doc;
     size_t need = sizeof(uint32_t) + s->len + 1;
-    if (d->cap_pool - d->n_pool < need + 16) { /* 16: room for a short string's words */
+    if (d->cap_pool - d->n_pool < need + 32) { /* 32: room for a short string's words */
         /* first the input's size (the decoded strings of most documents fit: pages not
          * written are never touched), then growth by half; offsets are 32-bit */
         size_t cap = d->cap_pool ? d->cap_pool : (size_t)(ps->lx.end - ps->lx.start) + 256;
-        while (cap - d->n_pool < need + 16) {
+        while (cap - d->n_pool < need + 32) {
             if (cap > (size_t)UINT32_MAX / 3) {
                 vp__jlex_fail(&ps->lx, VP_ELIMIT, ps->lx.p, "JSON strings too large");
                 return VP__JSON_NONE;
@@ -874,10 +880,26 @@ static uint32_t pool_put(parser *ps, const vp__jstr *s)
     uint32_t len = (uint32_t)s->len;
     char *at = d->pool + d->n_pool;
     memcpy(at, &len, sizeof(len));
-    if (!s->escaped && len <= 16 && ps->lx.end - s->raw >= 16)
-        memcpy(at + sizeof(len), s->raw, 16); /* most keys: two words, no call */
-    else
-        vp__jstr_decode(s, at + sizeof(len));
+    vp__jstr_decode(s, at + sizeof(len));
+    at[sizeof(len) + len] = '\0';
+    d->n_pool += need;
+    return (uint32_t)(d->n_pool - need + sizeof(len));
+}
+
+/* Stores a string in the pool: its length (uint32), its decoded bytes, a NUL; returns the
+ * offset of the bytes, or VP__JSON_NONE when memory runs out. Most strings (no escape, at
+ * most 32 bytes, room left) are copied as four words without a call. */
+static inline uint32_t pool_put(parser *ps, const vp__jstr *s)
+{
+    vp__json *d = ps->doc;
+    size_t need = sizeof(uint32_t) + s->len + 1;
+    if (s->escaped || s->len > 32 || d->cap_pool - d->n_pool < need + 32 ||
+        ps->lx.end - s->raw < 32)
+        return pool_put_any(ps, s);
+    uint32_t len = (uint32_t)s->len;
+    char *at = d->pool + d->n_pool;
+    memcpy(at, &len, sizeof(len));
+    memcpy(at + sizeof(len), s->raw, 32);
     at[sizeof(len) + len] = '\0';
     d->n_pool += need;
     return (uint32_t)(d->n_pool - need + sizeof(len));
@@ -924,6 +946,42 @@ static inline int object_next(vp__jlex *lx, bool *first, vp__jstr *key,
         lx->p = p; /* the general step, from the same place */
     }
     return vp__jlex_object_next(lx, first, key, key_at);
+}
+
+/* A number at p in its common forms, read as vp__jlex_number() reads it: an integer of at
+ * most 19 digits, or one with a fraction and no exponent; false, nothing consumed, for
+ * anything else (then vp__jlex_number() reads it, with its checks and errors). */
+static inline bool plain_number(vp__jlex *lx, vp__jnum *n)
+{
+    const unsigned char *p = lx->p, *end = lx->end;
+    bool negative = p < end && *p == '-';
+    p += negative;
+    if (p >= end || (unsigned)(*p - '0') > 9)
+        return false;
+    const unsigned char *s = p, *lim = end - p > 19 ? p + 19 : end;
+    uint64_t v = 0;
+    while (p < lim && (unsigned)(*p - '0') <= 9)
+        v = v * 10u + (uint64_t)(*p++ - '0');
+    if ((*s == '0' && p - s > 1) || (p < end && (unsigned)(*p - '0') <= 9))
+        return false; /* a leading zero, or a 20th digit */
+    bool is_int = true;
+    if (p < end && *p == '.') {
+        if (end - p < 2 || (unsigned)(p[1] - '0') > 9)
+            return false;
+        p += 2;
+        while (p < end && (unsigned)(*p - '0') <= 9)
+            p++;
+        is_int = false;
+        v = 0;
+    }
+    if (p < end && (*p == 'e' || *p == 'E'))
+        return false;
+    n->value = v;
+    n->is_int = is_int;
+    n->negative = negative;
+    n->overflow = false;
+    lx->p = p;
+    return true;
 }
 
 /* vp__jlex_array_next(), inline. */
@@ -988,7 +1046,7 @@ static bool parse_document(parser *ps)
         } else if (c == '-' || (c >= '0' && c <= '9')) {
             node = new_node(ps, VP__JSON_NUMBER, at);
             vp__jnum n;
-            if (node == VP__JSON_NONE || !vp__jlex_number(lx, &n))
+            if (node == VP__JSON_NONE || (!plain_number(lx, &n) && !vp__jlex_number(lx, &n)))
                 return false;
             d->nodes[node].is_int = n.is_int;
             d->nodes[node].negative = n.negative;

@@ -97,6 +97,25 @@ def main():
     for k, v in invalid.items():
         put("json", "invalid-" + k, v)
     put("json", "invalid-utf8", b'{"a": "\xc0\xaf"}')
+    # the tree reader's inline steps and where they hand over to the general ones: members
+    # with spaces around ':', keys and strings with escapes, controls or UTF-8 at 8-, 16- and
+    # 32-byte boundaries, numbers at the limits (19 and 20 digits, leading zeros, fractions
+    # with and without digits, exponents), arrays with a comma before ']'
+    inline = {
+        "members": '{"a" : 1 ,\n  "b":[1 , 2],"c"\t:\r\n"x" , "d":{} ,"e":[ ]}',
+        "member-no-colon": '{"a":1, "b" 2}', "member-comma-end": '{"a":1 , }',
+        "key-escapes": '{"abcdefg\\"":1, "abcdefgh\\u00e9":2, "abcdefghijklmno\\n":3}',
+        "key-utf8": '{"abcdefg\u00e9":1, "abcdefghijklmnop\u00e9":2}',
+        "str-boundaries": '["abcdefghijklmnopqrstuvwxyz012345", "abcdefghijklmnopqrstuvwxyz0123456",'
+                          ' "abcdefghijklmnopqrstuvwxyz01234\\"", "abcdefghijklmnopqrstuvwxyz01234\u00e9"]',
+        "str-ctrl-late": '["abcdefghijklmnopqrstuvwxyz0123\x01"]',
+        "numbers": "[0, -0, 1234567890123456789, 12345678901234567890, 18446744073709551615, "
+                   "18446744073709551616, 0.5, -0.25, 1.0e5, 1E-5, 500000.0, 1e-05, 0.02]",
+        "number-bad": "[1.]", "number-bad2": "[00]", "number-bad3": "[1.5e]", "number-bad4": "[-]",
+        "array-comma-end": "[1 , 2 , ]", "array-empty-comma": "[,]",
+    }
+    for k, v in inline.items():
+        put("json", "inline-" + k, v)
     put("config", "bad-type", '{"model_type": "bert"}')
     put("config", "bad-heads", '{"model_type": "llama", "vocab_size": 10, "hidden_size": 64, '
         '"num_hidden_layers": 2, "num_attention_heads": 8, "num_key_value_heads": 3, '

@@ -677,7 +677,8 @@ static vp_status check_spans(st_reader *r, size_t first, uint64_t header_len)
  * the text, or NAME_DECODED and the offset of a decoded record in `dec` for a name with
  * escapes), in document order. Once the header is read they are partitioned by the top
  * bits of their hash (one counting pass, one stable scatter) into buckets of about a
- * thousand, and each bucket is checked with a hash table that stays in the first-level
+ * thousand (at most 256 of them: a scatter to more places at once missed the caches), and
+ * each bucket is checked with a hash table that stays in the first- or second-level
  * cache. One table over all the names would be visited at random: for 500,000 names it
  * spans 10 MB, and its cache and TLB misses were a sixth of the parse.
  */
@@ -798,7 +799,7 @@ static bool names_partitioned(st_reader *r, uint32_t *dup)
 {
     size_t n = r->n_names;
     unsigned bits = 0;
-    while (bits < 16 && (n >> bits) > 1024)
+    while (bits < 8 && (n >> bits) > 1024) /* at most 256 streams for the scatter */
         bits++;
     size_t buckets = (size_t)1 << bits, largest = 0;
     size_t *start = calloc(buckets + 1, sizeof(*start));
@@ -930,9 +931,11 @@ static vp_status read_header(st_reader *r, uint64_t header_len)
 {
     vp__jlex *lx = &r->lx;
     size_t first = r->m->n_tensors;
-    /* room for the tensors a header of this size usually holds (100 to 130 bytes each, a
-     * third of them the name), reserved once; more grows it */
-    size_t hlen = (size_t)(lx->end - lx->start), guess = hlen / 100 + 1;
+    /* room for the tensors a header of this size can hold in the usual layout (60 to 130
+     * bytes each, a third of them the name), reserved once so that a large header never
+     * grows its arrays by copies (what is reserved and not used is never touched, and is
+     * given back when the checkpoint is finished); more grows it */
+    size_t hlen = (size_t)(lx->end - lx->start), guess = hlen / 64 + 1;
     r->first = first;
     if (vp__model_reserve(r->m, guess, hlen / 8 * 3) != VP_OK || !names_reserve(r, guess)) {
         vp__where w0 = { r->source, 0, 0, 0, true };

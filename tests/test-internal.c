@@ -192,6 +192,43 @@ START_TEST(test_safetensors_value_limit)
 }
 END_TEST
 
+/* The string scan's three ways (bytes, 8-byte words, 16-byte SSE2 vectors) stop at the
+ * same byte: for every start and end of buffers where one byte that ends a run ('"', '\\',
+ * a control, a byte >= 0x80, or none) sits at every position among plain bytes, so that the
+ * word and vector paths and their tails all meet it. */
+START_TEST(test_json_plain_run)
+{
+    static const unsigned char stops[] = { '"', '\\', 0x00, 0x1F, 0x7F, 0x80, 0xC3, 0xFF, ' ' };
+    unsigned char buf[48];
+    int checked = 0, bad = 0;
+    for (size_t k = 0; k < sizeof(stops); k++)
+        for (size_t at = 0; at < sizeof(buf); at++) {
+            for (size_t i = 0; i < sizeof(buf); i++)
+                buf[i] = (unsigned char)('a' + i % 26);
+            buf[at] = stops[k];
+            for (size_t from = 0; from < sizeof(buf); from++)
+                for (size_t to = from; to <= sizeof(buf); to++) {
+                    const unsigned char *p = buf + from, *e = buf + to;
+                    const unsigned char *want = vp__jplain_run_bytes(p, e);
+                    /* 0x7F and ' ' are plain: the run goes to the end */
+                    const unsigned char *stop = stops[k] == 0x7F || stops[k] == ' ' ||
+                                                        at < from || at >= to ? e : buf + at;
+                    bad += want != stop;
+#if VP__SWAR
+                    bad += vp__jplain_run_swar(p, e) != want;
+#endif
+#if VP__JSSE2
+                    bad += vp__jplain_run_sse2(p, e) != want;
+#endif
+                    bad += vp__jplain_run(p, e) != want;
+                    checked++;
+                }
+        }
+    ck_assert_int_eq(bad, 0); /* (one assertion: Check records each one it passes) */
+    ck_assert_int_gt(checked, 0);
+}
+END_TEST
+
 /* The JSON reader's memory is a small constant times its input: nodes and strings of
  * the cheapest documents of each shape (2 or 3 bytes per value) take at most 16 bytes per
  * byte of input, growth margin included. */
@@ -435,6 +472,7 @@ Suite *vp_test_suite(void)
     VP_ADD_TEST(s, test_safetensors_value_limit);
     VP_ADD_LOOP_TEST(s, test_json_memory_per_byte, sizeof(json_shapes) / sizeof(json_shapes[0]));
     VP_ADD_TEST(s, test_json_value_limit);
+    VP_ADD_TEST(s, test_json_plain_run);
     VP_ADD_TEST(s, test_json_string_limit);
     VP_ADD_TEST(s, test_json_integers);
     VP_ADD_TEST(s, test_checkpoint_total_checked);

@@ -95,6 +95,10 @@ typedef struct {
     size_t n_spans, cap_spans;
     bool sorted;               /* the spans so far are in (begin, end) order */
     uint64_t last_begin, last_end;
+    /* the second data offset the fast path read last: its digits and value */
+    const unsigned char *prev;
+    size_t prev_len;
+    uint64_t prev_value;
 } st_reader;
 
 static void late(st_reader *r, vp_status code, const unsigned char *at, const char *fmt, ...)
@@ -188,6 +192,17 @@ static inline bool same_bytes(const unsigned char *p, const char *lit, size_t n)
     return ((a ^ b) | (c ^ d) | (e ^ f)) == 0;
 }
 
+/* The n bytes at p and q are the same (8 <= n <= 16): two 8-byte loads each. */
+static inline bool same_run(const unsigned char *p, const unsigned char *q, size_t n)
+{
+    uint64_t a, b, c, d;
+    memcpy(&a, p, 8);
+    memcpy(&b, q, 8);
+    memcpy(&c, p + n - 8, 8);
+    memcpy(&d, q + n - 8, 8);
+    return ((a ^ b) | (c ^ d)) == 0;
+}
+
 #define LIT(p, end, s) ((size_t)((end) - (p)) >= sizeof(s) - 1 && same_bytes((p), s, sizeof(s) - 1))
 
 /* {"dtype":"BF16","shape":[4096,4096],"data_offsets":[0,33554432]} exactly (no spaces,
@@ -200,9 +215,17 @@ static bool tensor_fast(st_reader *r, tensor_info *t)
         return false;
     p += 10;
     const unsigned char *dt = p;
+#if VP__SWAR
+    /* the closing quote among the next 8 bytes, all before it plain (no escape, control or
+     * non-ASCII byte): the general steps would read the same string */
+    if (end - dt < 8)
+        return false;
+    p = vp__jplain_run_swar(dt, dt + 8);
+#else
     while (p < end && p - dt < 8 &&
            ((*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || *p == '_'))
         p++;
+#endif
     size_t dl = (size_t)(p - dt);
     if (dl >= 8 || !LIT(p, end, "\",\"shape\":["))
         return false;
@@ -251,9 +274,25 @@ static bool tensor_fast(st_reader *r, tensor_info *t)
         return false;
     t->offs_at = p + 16;
     p += 17;
-    if (!fast_uint(&p, end, &t->offs[0]) || p >= end || *p++ != ',' ||
-        !fast_uint(&p, end, &t->offs[1]) || end - p < 2 || p[0] != ']' || p[1] != '}')
+    /* a tensor starts where the one before it ended (every writer's layout): its first
+     * offset is then the same digits as the last one read, taken again without reading
+     * them (8 to 16 of them, followed by ','; the last one was accepted by fast_uint()) */
+    size_t pl = r->prev_len;
+    if (pl >= 8 && pl <= 16 && (size_t)(end - p) > pl && p[pl] == ',' &&
+        same_run(p, r->prev, pl)) {
+        t->offs[0] = r->prev_value;
+        p += pl;
+    } else if (!fast_uint(&p, end, &t->offs[0])) {
         return false;
+    }
+    if (p >= end || *p != ',')
+        return false;
+    const unsigned char *last = ++p;
+    if (!fast_uint(&p, end, &t->offs[1]) || end - p < 2 || p[0] != ']' || p[1] != '}')
+        return false;
+    r->prev = last;
+    r->prev_len = (size_t)(p - last);
+    r->prev_value = t->offs[1];
     /* the values the general steps count: the object, dtype, shape and its elements,
      * data_offsets and its two; at the limit, they name the value beyond it */
     uint64_t values = 6 + t->n_dims;

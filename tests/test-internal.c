@@ -229,6 +229,55 @@ START_TEST(test_json_plain_run)
 }
 END_TEST
 
+/* Data offsets of 8 to 17 digits in the writers' layout, where the streamed reader takes a
+ * tensor's first offset again from the digits of the one before it: the sizes come out
+ * exact; a first offset of the same length but other digits is read, and is a gap. */
+static vp_status offsets_header(const uint64_t (*spans)[2], size_t n, vp_model **m,
+                                vp_error *e)
+{
+    static char file[1024];
+    size_t at = 8;
+    file[at++] = '{';
+    for (size_t i = 0; i < n; i++)
+        at += (size_t)snprintf(file + at, sizeof(file) - at,
+                               "%s\"t%zu\":{\"dtype\":\"U8\",\"shape\":[%llu],"
+                               "\"data_offsets\":[%llu,%llu]}", i ? "," : "", i,
+                               (unsigned long long)(spans[i][1] - spans[i][0]),
+                               (unsigned long long)spans[i][0], (unsigned long long)spans[i][1]);
+    file[at++] = '}';
+    for (int i = 0; i < 8; i++)
+        file[i] = (char)((uint64_t)(at - 8) >> (8 * i));
+    return vp_model_from_safetensors(m, file, at, at + spans[n - 1][1], "o.safetensors", e);
+}
+
+START_TEST(test_safetensors_long_offsets)
+{
+    static const uint64_t run[][2] = {
+        { 0, UINT64_C(12345678) },
+        { UINT64_C(12345678), UINT64_C(23456789012) },
+        { UINT64_C(23456789012), UINT64_C(1234567890123456) },
+        { UINT64_C(1234567890123456), UINT64_C(12345678901234567) },
+        { UINT64_C(12345678901234567), UINT64_C(12345678901234568) },
+    };
+    vp_model *m = NULL;
+    vp_error e = VP_ERROR_INIT;
+    ck_assert_msg(offsets_header(run, 5, &m, &e) == VP_OK, "%s", e.message);
+    ck_assert_uint_eq(vp_model_tensor_count(m), 5);
+    for (size_t i = 0; i < 5; i++)
+        ck_assert_uint_eq(vp_bytes_value(vp_model_tensor_bytes(m, i)), run[i][1] - run[i][0]);
+    ck_assert_uint_eq(vp_bytes_value(vp_model_total_bytes(m)), UINT64_C(12345678901234568));
+    vp_model_free(m);
+    static const uint64_t gap[][2] = { { 0, UINT64_C(12345678) },
+                                       { UINT64_C(12345679), UINT64_C(22345679) } };
+    ck_assert_int_eq(offsets_header(gap, 2, &m, &e), VP_EFORMAT);
+    ck_assert_msg(strstr(e.message, "a gap before tensor \"t1\"") != NULL, "%s", e.message);
+    static const uint64_t longer[][2] = { { 0, UINT64_C(12345678) },
+                                          { UINT64_C(123456789), UINT64_C(223456789) } };
+    ck_assert_int_eq(offsets_header(longer, 2, &m, &e), VP_EFORMAT);
+    ck_assert_msg(strstr(e.message, "a gap before tensor \"t1\"") != NULL, "%s", e.message);
+}
+END_TEST
+
 /* The JSON reader's memory is a small constant times its input: nodes and strings of
  * the cheapest documents of each shape (2 or 3 bytes per value) take at most 16 bytes per
  * byte of input, growth margin included. */
@@ -470,6 +519,7 @@ Suite *vp_test_suite(void)
     VP_ADD_TEST(s, test_jamba_state_checked);
     VP_ADD_TEST(s, test_safetensors_tensor_limit);
     VP_ADD_TEST(s, test_safetensors_value_limit);
+    VP_ADD_TEST(s, test_safetensors_long_offsets);
     VP_ADD_LOOP_TEST(s, test_json_memory_per_byte, sizeof(json_shapes) / sizeof(json_shapes[0]));
     VP_ADD_TEST(s, test_json_value_limit);
     VP_ADD_TEST(s, test_json_plain_run);

@@ -154,6 +154,25 @@ def main():
         return struct.pack("<Q", len(h)) + h + b"\0" * payload
     put("safetensors", "run-then-overlap", st_raw([("a", 0, 4), ("b", 4, 8), ("c", 4, 6)], 8))
     put("safetensors", "run-then-unsorted", st_raw([("a", 0, 4), ("c", 8, 12), ("b", 4, 8)], 12))
+    # the fast path's data offsets of 8 to 16 digits taken again from the tensor before (the
+    # same digits), or read (other digits of the same length, a longer run, 17 digits); the
+    # data section is short, so each is also an offset outside it
+    def st_offs(pairs, dtype="U8"):
+        h = ("{" + ",".join('"t%d":{"dtype":"%s","shape":[%d],"data_offsets":[%d,%d]}'
+                            % (i, dtype, e - b, b, e) for i, (b, e) in enumerate(pairs)) + "}").encode()
+        return struct.pack("<Q", len(h)) + h + b"\0" * 16
+    put("safetensors", "offsets-run", st_offs([(0, 12345678), (12345678, 23456789012),
+                                               (23456789012, 1234567890123456),
+                                               (1234567890123456, 12345678901234567)]))
+    put("safetensors", "offsets-same-length", st_offs([(0, 12345678), (12345679, 22345678)]))
+    put("safetensors", "offsets-longer", st_offs([(0, 12345678), (123456789, 223456789)]))
+    put("safetensors", "offsets-shorter", st_offs([(0, 123456789), (12345678, 123456789)]))
+    # dtypes the fast path reads as a word: plain but not capitals (an unknown dtype, as the
+    # general steps say), 7 and 8 bytes, an escape, a control, UTF-8
+    for k, dt in {"lower": "bf16", "space": "F 16", "seven": "F8_E4M3", "eight": "F8_E4M3X",
+                  "escape": "BF\\u0031\\u0036", "ctrl": "BF\x0116", "utf8": "BF\u00e9"}.items():
+        h = ('{"a":{"dtype":"%s","shape":[2],"data_offsets":[0,2]}}' % dt).encode()
+        put("safetensors", "dtype-" + k, struct.pack("<Q", len(h)) + h + b"\0" * 2)
     # names: more than a thousand (partitioned into buckets), with and without a repeat;
     # names whose hashes share a slot (the check gives up and sorts)
     many = [("model.layers.%d.w" % i, i, i + 1) for i in range(2500)]

@@ -252,18 +252,25 @@ static vp_status offsets_header(const uint64_t (*spans)[2], size_t n, vp_model *
 
 START_TEST(test_safetensors_long_offsets)
 {
+    /* 8 digits twice; 9 after 9 and 16 after 16 (the last offset read as two words); 11,
+     * 17 */
     static const uint64_t run[][2] = {
         { 0, UINT64_C(12345678) },
-        { UINT64_C(12345678), UINT64_C(23456789012) },
+        { UINT64_C(12345678), UINT64_C(23456789) },
+        { UINT64_C(23456789), UINT64_C(123456789) },
+        { UINT64_C(123456789), UINT64_C(987654321) },
+        { UINT64_C(987654321), UINT64_C(23456789012) },
         { UINT64_C(23456789012), UINT64_C(1234567890123456) },
-        { UINT64_C(1234567890123456), UINT64_C(12345678901234567) },
+        { UINT64_C(1234567890123456), UINT64_C(9876543210987654) },
+        { UINT64_C(9876543210987654), UINT64_C(12345678901234567) },
         { UINT64_C(12345678901234567), UINT64_C(12345678901234568) },
     };
+    enum { N = sizeof(run) / sizeof(run[0]) };
     vp_model *m = NULL;
     vp_error e = VP_ERROR_INIT;
-    ck_assert_msg(offsets_header(run, 5, &m, &e) == VP_OK, "%s", e.message);
-    ck_assert_uint_eq(vp_model_tensor_count(m), 5);
-    for (size_t i = 0; i < 5; i++)
+    ck_assert_msg(offsets_header(run, N, &m, &e) == VP_OK, "%s", e.message);
+    ck_assert_uint_eq(vp_model_tensor_count(m), N);
+    for (size_t i = 0; i < N; i++)
         ck_assert_uint_eq(vp_bytes_value(vp_model_tensor_bytes(m, i)), run[i][1] - run[i][0]);
     ck_assert_uint_eq(vp_bytes_value(vp_model_total_bytes(m)), UINT64_C(12345678901234568));
     vp_model_free(m);

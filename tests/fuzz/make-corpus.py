@@ -167,6 +167,13 @@ def main():
     put("safetensors", "offsets-same-length", st_offs([(0, 12345678), (12345679, 22345678)]))
     put("safetensors", "offsets-longer", st_offs([(0, 12345678), (123456789, 223456789)]))
     put("safetensors", "offsets-shorter", st_offs([(0, 123456789), (12345678, 123456789)]))
+    # a last offset of as many digits as the one before it, read as two words: digits, a
+    # fraction, an exponent, a leading zero, a letter among them
+    for k, last in {"digits": "223456789", "fraction": "22345678.9", "exponent": "2234567e8",
+                    "zero": "023456789", "letter": "22345x789", "sixteen": "1234567890123457"}.items():
+        h = ('{"a":{"dtype":"U8","shape":[123456789],"data_offsets":[0,123456789]},'
+             '"b":{"dtype":"U8","shape":[100000000],"data_offsets":[123456789,%s]}}' % last).encode()
+        put("safetensors", "offsets-last-" + k, struct.pack("<Q", len(h)) + h + b"\0" * 16)
     # dtypes the fast path reads as a word: plain but not capitals (an unknown dtype, as the
     # general steps say), 7 and 8 bytes, an escape, a control, UTF-8
     for k, dt in {"lower": "bf16", "space": "F 16", "seven": "F8_E4M3", "eight": "F8_E4M3X",

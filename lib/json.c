@@ -674,16 +674,25 @@ static bool find_duplicate(vp__jlex *lx, vp__jkeys *k, vp__jkey *e, size_t n,
      * a probe compares the bytes of another key only when the whole hash matches */
     uint64_t *slot = k->scratch;
     memset(slot, 0, cap * sizeof(*slot));
-    /* the hashes, in one pass over keys that were just read (still in the cache) */
-    for (size_t j = 0; j < n; j++)
-        e[j].hash = vp__json_hash(key_bytes(lx, k, &e[j]), KEY_LEN(&e[j]));
+    /* a table beyond the first-level cache: the hashes first, in one pass over keys that
+     * were just read (still in the cache), so that each slot can be asked for 8 keys
+     * ahead; a smaller one (most objects): each hash taken as its key is inserted */
+    bool large = cap > 4096;
+    if (large)
+        for (size_t j = 0; j < n; j++)
+            e[j].hash = vp__json_hash(key_bytes(lx, k, &e[j]), KEY_LEN(&e[j]));
     size_t budget = n * 8; /* expected probes at load 1/2: about n / 2 */
     for (size_t j = 0; j < n; j++) {
+        uint32_t lj = KEY_LEN(&e[j]), h;
+        if (large) {
 #if defined(__GNUC__)
-        if (j + 8 < n) /* the slots are visited at random: ask for the one 8 keys ahead */
-            __builtin_prefetch(&slot[e[j + 8].hash & (cap - 1)]);
+            if (j + 8 < n) /* the slots are visited at random: the one 8 keys ahead */
+                __builtin_prefetch(&slot[e[j + 8].hash & (cap - 1)]);
 #endif
-        uint32_t lj = KEY_LEN(&e[j]), h = e[j].hash;
+            h = e[j].hash;
+        } else {
+            h = vp__json_hash(key_bytes(lx, k, &e[j]), lj);
+        }
         for (size_t at = (size_t)h & (cap - 1);; at = (at + 1) & (cap - 1)) {
             if (slot[at] == 0) {
                 slot[at] = (uint64_t)h << 32 | (uint64_t)(j + 1);

@@ -914,49 +914,6 @@ static inline uint32_t pool_put(parser *ps, const vp__jstr *s)
     return (uint32_t)(d->n_pool - need + sizeof(len));
 }
 
-/* A string at p ('"') without escapes, controls or non-ASCII bytes: read as
- * vp__jlex_string() reads it, p past its closing quote; false, nothing consumed, for
- * anything else (then vp__jlex_string() reads it, with its checks and errors). */
-static inline bool plain_string(vp__jlex *lx, const unsigned char *q, vp__jstr *s)
-{
-    const unsigned char *raw = q + 1, *e = vp__jplain_run(raw, lx->end);
-    if (e >= lx->end || *e != '"' || (uint64_t)(e - raw) > VP__LIM_STRING)
-        return false;
-    s->raw = raw;
-    s->raw_len = s->len = (size_t)(e - raw);
-    s->escaped = false;
-    lx->p = e + 1;
-    return true;
-}
-
-/* vp__jlex_object_next() with the common member read inline: `, "key" :` (any spaces, a
- * key of plain characters); anything else, from the same place, by the general step. */
-static inline int object_next(vp__jlex *lx, bool *first, vp__jstr *key,
-                              const unsigned char **key_at)
-{
-    vp__jlex_ws(lx);
-    const unsigned char *p = lx->p, *end = lx->end;
-    if (p < end && (*first ? *p == '"' : *p == ',')) {
-        if (!*first) {
-            lx->p = p + 1;
-            vp__jlex_ws(lx);
-        }
-        const unsigned char *q = lx->p;
-        if (q < end && *q == '"' && plain_string(lx, q, key)) {
-            vp__jlex_ws(lx);
-            if (lx->p < end && *lx->p == ':') {
-                lx->p++;
-                vp__jlex_ws(lx);
-                *key_at = q;
-                *first = false;
-                return 1;
-            }
-        }
-        lx->p = p; /* the general step, from the same place */
-    }
-    return vp__jlex_object_next(lx, first, key, key_at);
-}
-
 /* A number at p in its common forms, read as vp__jlex_number() reads it: an integer of at
  * most 19 digits, or one with a fraction and no exponent; false, nothing consumed, for
  * anything else (then vp__jlex_number() reads it, with its checks and errors). */
@@ -1049,7 +1006,8 @@ static bool parse_document(parser *ps)
         } else if (c == '"') {
             node = new_node(ps, VP__JSON_STRING, at);
             vp__jstr s;
-            if (node == VP__JSON_NONE || (!plain_string(lx, at, &s) && !vp__jlex_string(lx, &s)) ||
+            if (node == VP__JSON_NONE ||
+                (!vp__jlex_plain_string(lx, at, &s) && !vp__jlex_string(lx, &s)) ||
                 (d->nodes[node].str = pool_put(ps, &s)) == VP__JSON_NONE)
                 return false;
         } else if (c == '-' || (c >= '0' && c <= '9')) {
@@ -1098,7 +1056,7 @@ static bool parse_document(parser *ps)
             if (d->nodes[top->node].type == VP__JSON_OBJECT) {
                 vp__jstr key;
                 const unsigned char *key_at;
-                r = object_next(lx, &top->first, &key, &key_at);
+                r = vp__jlex_member(lx, &top->first, &key, &key_at);
                 if (r > 0 && (!vp__jkeys_push(lx, &ps->keys, &key, key_at) ||
                               (pending_key = pool_put(ps, &key)) == VP__JSON_NONE))
                     return false;

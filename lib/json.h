@@ -228,6 +228,49 @@ int vp__jlex_array_next(vp__jlex *lx, bool *first);
 int vp__jlex_object_next(vp__jlex *lx, bool *first, vp__jstr *key,
                          const unsigned char **key_at);
 
+/* A string at p ('"') without escapes, controls or non-ASCII bytes: read as
+ * vp__jlex_string() reads it, p past its closing quote; false, nothing consumed, for
+ * anything else (then vp__jlex_string() reads it, with its checks and errors). */
+static inline bool vp__jlex_plain_string(vp__jlex *lx, const unsigned char *q, vp__jstr *s)
+{
+    const unsigned char *raw = q + 1, *e = vp__jplain_run(raw, lx->end);
+    if (e >= lx->end || *e != '"' || (uint64_t)(e - raw) > VP__LIM_STRING)
+        return false;
+    s->raw = raw;
+    s->raw_len = s->len = (size_t)(e - raw);
+    s->escaped = false;
+    lx->p = e + 1;
+    return true;
+}
+
+/* vp__jlex_object_next() with the common member read inline: `, "key" :` (any spaces, a
+ * key of plain characters); anything else, from the same place, by the general step. */
+static inline int vp__jlex_member(vp__jlex *lx, bool *first, vp__jstr *key,
+                                  const unsigned char **key_at)
+{
+    vp__jlex_ws(lx);
+    const unsigned char *p = lx->p, *end = lx->end;
+    if (p < end && (*first ? *p == '"' : *p == ',')) {
+        if (!*first) {
+            lx->p = p + 1;
+            vp__jlex_ws(lx);
+        }
+        const unsigned char *q = lx->p;
+        if (q < end && *q == '"' && vp__jlex_plain_string(lx, q, key)) {
+            vp__jlex_ws(lx);
+            if (lx->p < end && *lx->p == ':') {
+                lx->p++;
+                vp__jlex_ws(lx);
+                *key_at = q;
+                *first = false;
+                return 1;
+            }
+        }
+        lx->p = p; /* the general step, from the same place */
+    }
+    return vp__jlex_object_next(lx, first, key, key_at);
+}
+
 /* The keys of open objects, for the duplicate check: a key's bytes lie in the text
  * (without escapes) or, decoded, in `decoded`. Offsets are 32-bit: the lexer reads at
  * most UINT32_MAX bytes. */

@@ -1360,7 +1360,7 @@ static bool index_weight_map(index_reader *r)
     for (;;) {
         vp__jstr key, file;
         const unsigned char *key_at;
-        int more = vp__jlex_object_next(lx, &first, &key, &key_at);
+        int more = vp__jlex_member(lx, &first, &key, &key_at);
         if (more < 0)
             return false;
         if (more == 0)
@@ -1373,7 +1373,8 @@ static bool index_weight_map(index_reader *r)
         if (!is_string) {
             if (!vp__jlex_skip(lx, 3, &r->keys))
                 return false;
-        } else if (!vp__jlex_count(lx, at) || !vp__jlex_string(lx, &file)) {
+        } else if (!vp__jlex_count(lx, at) ||
+                   (!vp__jlex_plain_string(lx, at, &file) && !vp__jlex_string(lx, &file))) {
             return false;
         }
         if (r->bad_at != NULL || r->count > VP__LIM_TENSORS)

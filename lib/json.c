@@ -974,6 +974,7 @@ typedef struct {
     uint32_t node;
     uint32_t last;
     bool first;
+    bool object;          /* the node's type, kept here: tested after every value */
     size_t keys_from;
 } open_container;
 
@@ -1039,6 +1040,7 @@ static bool parse_document(parser *ps)
             stack[depth].node = node;
             stack[depth].last = VP__JSON_NONE;
             stack[depth].first = true;
+            stack[depth].object = c == '{';
             stack[depth].keys_from = ps->keys.n;
             depth++;
         }
@@ -1053,7 +1055,7 @@ static bool parse_document(parser *ps)
             }
             open_container *top = &stack[depth - 1];
             int r;
-            if (d->nodes[top->node].type == VP__JSON_OBJECT) {
+            if (top->object) {
                 vp__jstr key;
                 const unsigned char *key_at;
                 r = vp__jlex_member(lx, &top->first, &key, &key_at);

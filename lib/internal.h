@@ -93,6 +93,8 @@ static inline bool vp__mul_u64(uint64_t *out, uint64_t a, uint64_t b)
 #define VP__LIM_INDEX_FILE  ((size_t)64 << 20)  /* *.index.json: about 100 B per tensor, so
                                                    10 MB for 100k tensors */
 #define VP__LIM_ST_HEADER   ((size_t)100000000) /* safetensors header (the format's limit) */
+#define VP__LIM_ST_VALUES   (UINT64_C(1) << 24) /* JSON values in one safetensors header, read
+                                                   without a tree: 2^20 tensors of 8 dims */
 #define VP__LIM_GGUF_HEADER ((size_t)256 << 20) /* GGUF metadata and tensor infos */
 
 /* ceil(a / b) for b > 0, without overflow. */

@@ -45,6 +45,7 @@ void vp__jlex_init(vp__jlex *lx, const void *text, size_t len, const char *sourc
     lx->status = VP_OK;
     lx->offset_base = offset_base;
     lx->values = 0;
+    lx->max_values = VP__LIM_JSON_VALUES;
 }
 
 vp_status vp__jlex_fail(vp__jlex *lx, vp_status code, const unsigned char *at,
@@ -74,7 +75,7 @@ vp_status vp__jlex_fail_char(vp__jlex *lx, vp_status code, const char *what)
 bool vp__jlex_count_limit(vp__jlex *lx, const unsigned char *at)
 {
     vp__jlex_fail(lx, VP_ELIMIT, at, "more than %llu JSON values (the reader's limit)",
-                  (unsigned long long)VP__LIM_JSON_VALUES);
+                  (unsigned long long)lx->max_values);
     return false;
 }
 
@@ -587,7 +588,7 @@ bool vp__jkeys_reserve(vp__jlex *lx, vp__jkeys *k, size_t n)
     return grow((void **)&k->keys, &k->cap, k->n + n, sizeof(*k->keys)) || out_of_memory(lx);
 }
 
-bool vp__jkeys_push(vp__jlex *lx, vp__jkeys *k, const vp__jstr *s, const unsigned char *at)
+bool vp__jkeys_push_any(vp__jlex *lx, vp__jkeys *k, const vp__jstr *s, const unsigned char *at)
 {
     if (!grow((void **)&k->keys, &k->cap, k->n + 1, sizeof(*k->keys)))
         return out_of_memory(lx);
@@ -673,16 +674,25 @@ static bool find_duplicate(vp__jlex *lx, vp__jkeys *k, vp__jkey *e, size_t n,
      * a probe compares the bytes of another key only when the whole hash matches */
     uint64_t *slot = k->scratch;
     memset(slot, 0, cap * sizeof(*slot));
-    /* the hashes, in one pass over keys that were just read (still in the cache) */
-    for (size_t j = 0; j < n; j++)
-        e[j].hash = vp__json_hash(key_bytes(lx, k, &e[j]), KEY_LEN(&e[j]));
+    /* a table beyond the first-level cache: the hashes first, in one pass over keys that
+     * were just read (still in the cache), so that each slot can be asked for 8 keys
+     * ahead; a smaller one (most objects): each hash taken as its key is inserted */
+    bool large = cap > 4096;
+    if (large)
+        for (size_t j = 0; j < n; j++)
+            e[j].hash = vp__json_hash(key_bytes(lx, k, &e[j]), KEY_LEN(&e[j]));
     size_t budget = n * 8; /* expected probes at load 1/2: about n / 2 */
     for (size_t j = 0; j < n; j++) {
+        uint32_t lj = KEY_LEN(&e[j]), h;
+        if (large) {
 #if defined(__GNUC__)
-        if (j + 8 < n) /* the slots are visited at random: ask for the one 8 keys ahead */
-            __builtin_prefetch(&slot[e[j + 8].hash & (cap - 1)]);
+            if (j + 8 < n) /* the slots are visited at random: the one 8 keys ahead */
+                __builtin_prefetch(&slot[e[j + 8].hash & (cap - 1)]);
 #endif
-        uint32_t lj = KEY_LEN(&e[j]), h = e[j].hash;
+            h = e[j].hash;
+        } else {
+            h = vp__json_hash(key_bytes(lx, k, &e[j]), lj);
+        }
         for (size_t at = (size_t)h & (cap - 1);; at = (at + 1) & (cap - 1)) {
             if (slot[at] == 0) {
                 slot[at] = (uint64_t)h << 32 | (uint64_t)(j + 1);
@@ -812,27 +822,36 @@ typedef struct {
     vp__jkeys keys;
 } parser;
 
-static uint32_t new_node(parser *ps, vp__json_type type, const unsigned char *at)
+/* Room for one more node (growth by half from the first guess); false when memory runs
+ * out. */
+static bool grow_nodes(parser *ps, const unsigned char *at)
+{
+    vp__json *d = ps->doc;
+    /* first guess from the input: about one value per 16 bytes (a safetensors header has
+     * one per 15; real config.json files one per 20 to 30), so that a document rarely
+     * grows its nodes (a copy, and fresh pages touched twice); pages of the guess that no
+     * node reaches are never touched. Then growth by half, up to the limit. */
+    size_t guess = (size_t)(ps->lx.end - ps->lx.start) / 16;
+    size_t cap = d->cap_nodes ? d->cap_nodes + d->cap_nodes / 2 : guess < 64 ? 64 : guess;
+    if (cap > VP__LIM_JSON_VALUES)
+        cap = (size_t)VP__LIM_JSON_VALUES;
+    vp__json_node *n = realloc(d->nodes, cap * sizeof(*n));
+    if (n == NULL) {
+        vp__jlex_fail(&ps->lx, VP_ENOMEM, at, "out of memory");
+        return false;
+    }
+    d->nodes = n;
+    d->cap_nodes = cap;
+    return true;
+}
+
+static inline uint32_t new_node(parser *ps, vp__json_type type, const unsigned char *at)
 {
     vp__json *d = ps->doc;
     if (!vp__jlex_count(&ps->lx, at))
         return VP__JSON_NONE;
-    if (d->n_nodes == d->cap_nodes) {
-        /* first guess from the input: about one value per 16 bytes (a safetensors header
-         * has one per 15); then growth by half, up to the limit */
-        size_t guess = (size_t)(ps->lx.end - ps->lx.start) / 16;
-        size_t cap = d->cap_nodes ? d->cap_nodes + d->cap_nodes / 2
-                                  : guess < 64 ? 64 : guess > 65536 ? 65536 : guess;
-        if (cap > VP__LIM_JSON_VALUES)
-            cap = (size_t)VP__LIM_JSON_VALUES;
-        vp__json_node *n = realloc(d->nodes, cap * sizeof(*n));
-        if (n == NULL) {
-            vp__jlex_fail(&ps->lx, VP_ENOMEM, at, "out of memory");
-            return VP__JSON_NONE;
-        }
-        d->nodes = n;
-        d->cap_nodes = cap;
-    }
+    if (d->n_nodes == d->cap_nodes && !grow_nodes(ps, at))
+        return VP__JSON_NONE;
     uint32_t i = (uint32_t)d->n_nodes++;
     vp__json_node *n = &d->nodes[i];
     n->type = (uint8_t)type;
@@ -843,17 +862,16 @@ static uint32_t new_node(parser *ps, vp__json_type type, const unsigned char *at
     return i;
 }
 
-/* Stores a string in the pool: its length (uint32), its decoded bytes, a NUL; returns the
- * offset of the bytes, or VP__JSON_NONE when memory runs out. */
-static uint32_t pool_put(parser *ps, const vp__jstr *s)
+/* pool_put() for any string: the pool grown when needed, escapes decoded. */
+static uint32_t pool_put_any(parser *ps, const vp__jstr *s)
 {
     vp__json *d = ps->doc;
     size_t need = sizeof(uint32_t) + s->len + 1;
-    if (d->cap_pool - d->n_pool < need + 16) { /* 16: room for a short string's words */
+    if (d->cap_pool - d->n_pool < need + 32) { /* 32: room for a short string's words */
         /* first the input's size (the decoded strings of most documents fit: pages not
          * written are never touched), then growth by half; offsets are 32-bit */
         size_t cap = d->cap_pool ? d->cap_pool : (size_t)(ps->lx.end - ps->lx.start) + 256;
-        while (cap - d->n_pool < need + 16) {
+        while (cap - d->n_pool < need + 32) {
             if (cap > (size_t)UINT32_MAX / 3) {
                 vp__jlex_fail(&ps->lx, VP_ELIMIT, ps->lx.p, "JSON strings too large");
                 return VP__JSON_NONE;
@@ -871,13 +889,84 @@ static uint32_t pool_put(parser *ps, const vp__jstr *s)
     uint32_t len = (uint32_t)s->len;
     char *at = d->pool + d->n_pool;
     memcpy(at, &len, sizeof(len));
-    if (!s->escaped && len <= 16 && ps->lx.end - s->raw >= 16)
-        memcpy(at + sizeof(len), s->raw, 16); /* most keys: two words, no call */
-    else
-        vp__jstr_decode(s, at + sizeof(len));
+    vp__jstr_decode(s, at + sizeof(len));
     at[sizeof(len) + len] = '\0';
     d->n_pool += need;
     return (uint32_t)(d->n_pool - need + sizeof(len));
+}
+
+/* Stores a string in the pool: its length (uint32), its decoded bytes, a NUL; returns the
+ * offset of the bytes, or VP__JSON_NONE when memory runs out. Most strings (no escape, at
+ * most 32 bytes, room left) are copied as four words without a call. */
+static inline uint32_t pool_put(parser *ps, const vp__jstr *s)
+{
+    vp__json *d = ps->doc;
+    size_t need = sizeof(uint32_t) + s->len + 1;
+    if (s->escaped || s->len > 32 || d->cap_pool - d->n_pool < need + 32 ||
+        ps->lx.end - s->raw < 32)
+        return pool_put_any(ps, s);
+    uint32_t len = (uint32_t)s->len;
+    char *at = d->pool + d->n_pool;
+    memcpy(at, &len, sizeof(len));
+    memcpy(at + sizeof(len), s->raw, 32);
+    at[sizeof(len) + len] = '\0';
+    d->n_pool += need;
+    return (uint32_t)(d->n_pool - need + sizeof(len));
+}
+
+/* A number at p in its common forms, read as vp__jlex_number() reads it: an integer of at
+ * most 19 digits, or one with a fraction and no exponent; false, nothing consumed, for
+ * anything else (then vp__jlex_number() reads it, with its checks and errors). */
+static inline bool plain_number(vp__jlex *lx, vp__jnum *n)
+{
+    const unsigned char *p = lx->p, *end = lx->end;
+    bool negative = p < end && *p == '-';
+    p += negative;
+    if (p >= end || (unsigned)(*p - '0') > 9)
+        return false;
+    const unsigned char *s = p, *lim = end - p > 19 ? p + 19 : end;
+    uint64_t v = 0;
+    while (p < lim && (unsigned)(*p - '0') <= 9)
+        v = v * 10u + (uint64_t)(*p++ - '0');
+    if ((*s == '0' && p - s > 1) || (p < end && (unsigned)(*p - '0') <= 9))
+        return false; /* a leading zero, or a 20th digit */
+    bool is_int = true;
+    if (p < end && *p == '.') {
+        if (end - p < 2 || (unsigned)(p[1] - '0') > 9)
+            return false;
+        p += 2;
+        while (p < end && (unsigned)(*p - '0') <= 9)
+            p++;
+        is_int = false;
+        v = 0;
+    }
+    if (p < end && (*p == 'e' || *p == 'E'))
+        return false;
+    n->value = v;
+    n->is_int = is_int;
+    n->negative = negative;
+    n->overflow = false;
+    lx->p = p;
+    return true;
+}
+
+/* vp__jlex_array_next(), inline. */
+static inline int array_next(vp__jlex *lx, bool *first)
+{
+    vp__jlex_ws(lx);
+    const unsigned char *p = lx->p;
+    if (p < lx->end && *p != ']') {
+        if (*first) { /* a value follows (or the error the value's step reports) */
+            *first = false;
+            return 1;
+        }
+        if (*p == ',') {
+            lx->p = p + 1;
+            vp__jlex_ws(lx);
+            return 1;
+        }
+    }
+    return vp__jlex_array_next(lx, first);
 }
 
 /* An open array or object: its node, its last child so far, where its keys start. */
@@ -885,6 +974,7 @@ typedef struct {
     uint32_t node;
     uint32_t last;
     bool first;
+    bool object;          /* the node's type, kept here: tested after every value */
     size_t keys_from;
 } open_container;
 
@@ -917,13 +1007,14 @@ static bool parse_document(parser *ps)
         } else if (c == '"') {
             node = new_node(ps, VP__JSON_STRING, at);
             vp__jstr s;
-            if (node == VP__JSON_NONE || !vp__jlex_string(lx, &s) ||
+            if (node == VP__JSON_NONE ||
+                (!vp__jlex_plain_string(lx, at, &s) && !vp__jlex_string(lx, &s)) ||
                 (d->nodes[node].str = pool_put(ps, &s)) == VP__JSON_NONE)
                 return false;
         } else if (c == '-' || (c >= '0' && c <= '9')) {
             node = new_node(ps, VP__JSON_NUMBER, at);
             vp__jnum n;
-            if (node == VP__JSON_NONE || !vp__jlex_number(lx, &n))
+            if (node == VP__JSON_NONE || (!plain_number(lx, &n) && !vp__jlex_number(lx, &n)))
                 return false;
             d->nodes[node].is_int = n.is_int;
             d->nodes[node].negative = n.negative;
@@ -949,6 +1040,7 @@ static bool parse_document(parser *ps)
             stack[depth].node = node;
             stack[depth].last = VP__JSON_NONE;
             stack[depth].first = true;
+            stack[depth].object = c == '{';
             stack[depth].keys_from = ps->keys.n;
             depth++;
         }
@@ -963,10 +1055,10 @@ static bool parse_document(parser *ps)
             }
             open_container *top = &stack[depth - 1];
             int r;
-            if (d->nodes[top->node].type == VP__JSON_OBJECT) {
+            if (top->object) {
                 vp__jstr key;
                 const unsigned char *key_at;
-                r = vp__jlex_object_next(lx, &top->first, &key, &key_at);
+                r = vp__jlex_member(lx, &top->first, &key, &key_at);
                 if (r > 0 && (!vp__jkeys_push(lx, &ps->keys, &key, key_at) ||
                               (pending_key = pool_put(ps, &key)) == VP__JSON_NONE))
                     return false;
@@ -974,7 +1066,7 @@ static bool parse_document(parser *ps)
                     return false;
             } else {
                 pending_key = VP__JSON_NONE;
-                r = vp__jlex_array_next(lx, &top->first);
+                r = array_next(lx, &top->first);
             }
             if (r < 0)
                 return false;

@@ -27,6 +27,9 @@
 #include <string.h>
 
 #include "internal.h"
+#if defined(__SSE2__)
+#  include <emmintrin.h> /* SSE2: every x86-64, guarded; the word and byte scans elsewhere */
+#endif
 
 /* ---- the lexer ----------------------------------------------------------------------- */
 
@@ -37,7 +40,9 @@ typedef struct vp__jlex {
     vp_status status;     /* the first error; every later one is ignored */
     uint64_t offset_base; /* added to the byte offset of an error (a safetensors header:
                              8); lines and columns count from start */
-    uint64_t values;      /* values read so far (VP__LIM_JSON_VALUES) */
+    uint64_t values;      /* values read so far */
+    uint64_t max_values;  /* at most this many: VP__LIM_JSON_VALUES, unless the reader
+                             builds no tree and sets its own (a safetensors header) */
 } vp__jlex;
 
 void vp__jlex_init(vp__jlex *lx, const void *text, size_t len, const char *source,
@@ -92,11 +97,21 @@ static const unsigned char vp__jspecial[128] = {
 };
 
 /* The first byte at or after p that ends a run of plain string characters ('"', '\\', a
- * control character or a byte >= 0x80), or end. */
-static inline const unsigned char *vp__jplain_run(const unsigned char *p,
-                                                  const unsigned char *end)
+ * control character or a byte >= 0x80), or end. Three ways, the same answer (a white-box
+ * test compares them): byte by byte (any target), eight bytes at a time in a word (where
+ * the words are little-endian), sixteen at a time where SSE2 is there (every x86-64). */
+static inline const unsigned char *vp__jplain_run_bytes(const unsigned char *p,
+                                                        const unsigned char *end)
 {
+    while (p < end && *p < 0x80 && !vp__jspecial[*p])
+        p++;
+    return p;
+}
+
 #if VP__SWAR
+static inline const unsigned char *vp__jplain_run_swar(const unsigned char *p,
+                                                       const unsigned char *end)
+{
     const uint64_t ones = UINT64_C(0x0101010101010101), high = UINT64_C(0x8080808080808080);
     while (end - p >= 8) {
         uint64_t w;
@@ -110,10 +125,43 @@ static inline const unsigned char *vp__jplain_run(const unsigned char *p,
             return p + (__builtin_ctzll(m) >> 3);
         p += 8;
     }
+    return vp__jplain_run_bytes(p, end);
+}
 #endif
-    while (p < end && *p < 0x80 && !vp__jspecial[*p])
-        p++;
-    return p;
+
+#if VP__SWAR && defined(__SSE2__)
+#  define VP__JSSE2 1
+/* A signed compare below 0x20 flags the controls and every byte >= 0x80 (negative). */
+static inline const unsigned char *vp__jplain_run_sse2(const unsigned char *p,
+                                                       const unsigned char *end)
+{
+    const __m128i quote = _mm_set1_epi8('"'), slash = _mm_set1_epi8('\\'),
+                  space = _mm_set1_epi8(0x20);
+    while (end - p >= 16) {
+        __m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
+        __m128i m = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, slash)),
+                                 _mm_cmplt_epi8(v, space));
+        unsigned bits = (unsigned)_mm_movemask_epi8(m);
+        if (bits != 0)
+            return p + __builtin_ctz(bits);
+        p += 16;
+    }
+    return vp__jplain_run_swar(p, end);
+}
+#else
+#  define VP__JSSE2 0
+#endif
+
+static inline const unsigned char *vp__jplain_run(const unsigned char *p,
+                                                  const unsigned char *end)
+{
+#if VP__JSSE2
+    return vp__jplain_run_sse2(p, end);
+#elif VP__SWAR
+    return vp__jplain_run_swar(p, end);
+#else
+    return vp__jplain_run_bytes(p, end);
+#endif
 }
 
 /* A string as read: its bytes in the text (between the quotes), its decoded length, and
@@ -157,11 +205,11 @@ static inline bool vp__jnum_uint(const vp__jnum *n, uint64_t *out)
     return true;
 }
 
-/* One more value starting at `at`: VP_ELIMIT beyond VP__LIM_JSON_VALUES. */
+/* One more value starting at `at`: VP_ELIMIT beyond lx->max_values. */
 bool vp__jlex_count_limit(vp__jlex *lx, const unsigned char *at);
 static inline bool vp__jlex_count(vp__jlex *lx, const unsigned char *at)
 {
-    if (lx->values >= VP__LIM_JSON_VALUES)
+    if (lx->values >= lx->max_values)
         return vp__jlex_count_limit(lx, at);
     lx->values++;
     return true;
@@ -179,6 +227,49 @@ int vp__jlex_array_next(vp__jlex *lx, bool *first);
  * -1 on error. The caller checks the keys for duplicates when the object closes. */
 int vp__jlex_object_next(vp__jlex *lx, bool *first, vp__jstr *key,
                          const unsigned char **key_at);
+
+/* A string at p ('"') without escapes, controls or non-ASCII bytes: read as
+ * vp__jlex_string() reads it, p past its closing quote; false, nothing consumed, for
+ * anything else (then vp__jlex_string() reads it, with its checks and errors). */
+static inline bool vp__jlex_plain_string(vp__jlex *lx, const unsigned char *q, vp__jstr *s)
+{
+    const unsigned char *raw = q + 1, *e = vp__jplain_run(raw, lx->end);
+    if (e >= lx->end || *e != '"' || (uint64_t)(e - raw) > VP__LIM_STRING)
+        return false;
+    s->raw = raw;
+    s->raw_len = s->len = (size_t)(e - raw);
+    s->escaped = false;
+    lx->p = e + 1;
+    return true;
+}
+
+/* vp__jlex_object_next() with the common member read inline: `, "key" :` (any spaces, a
+ * key of plain characters); anything else, from the same place, by the general step. */
+static inline int vp__jlex_member(vp__jlex *lx, bool *first, vp__jstr *key,
+                                  const unsigned char **key_at)
+{
+    vp__jlex_ws(lx);
+    const unsigned char *p = lx->p, *end = lx->end;
+    if (p < end && (*first ? *p == '"' : *p == ',')) {
+        if (!*first) {
+            lx->p = p + 1;
+            vp__jlex_ws(lx);
+        }
+        const unsigned char *q = lx->p;
+        if (q < end && *q == '"' && vp__jlex_plain_string(lx, q, key)) {
+            vp__jlex_ws(lx);
+            if (lx->p < end && *lx->p == ':') {
+                lx->p++;
+                vp__jlex_ws(lx);
+                *key_at = q;
+                *first = false;
+                return 1;
+            }
+        }
+        lx->p = p; /* the general step, from the same place */
+    }
+    return vp__jlex_object_next(lx, first, key, key_at);
+}
 
 /* The keys of open objects, for the duplicate check: a key's bytes lie in the text
  * (without escapes) or, decoded, in `decoded`. Offsets are 32-bit: the lexer reads at
@@ -204,7 +295,20 @@ void vp__jkeys_free(vp__jkeys *k);
 /* Room for n more keys. */
 bool vp__jkeys_reserve(vp__jlex *lx, vp__jkeys *k, size_t n);
 /* Appends a key read by vp__jlex_string(). */
-bool vp__jkeys_push(vp__jlex *lx, vp__jkeys *k, const vp__jstr *s, const unsigned char *at);
+bool vp__jkeys_push_any(vp__jlex *lx, vp__jkeys *k, const vp__jstr *s, const unsigned char *at);
+static inline bool vp__jkeys_push(vp__jlex *lx, vp__jkeys *k, const vp__jstr *s,
+                                  const unsigned char *at)
+{
+    if (k->n < k->cap && !s->escaped) { /* most keys: no escape, room left */
+        vp__jkey *e = &k->keys[k->n++];
+        e->at = (uint32_t)(at - lx->start);
+        e->key = (uint32_t)(s->raw - lx->start);
+        e->len = (uint32_t)s->len;
+        e->hash = 0; /* taken by the check, when the object has more than 8 keys */
+        return true;
+    }
+    return vp__jkeys_push_any(lx, k, s, at);
+}
 /* Checks keys[from ..] (one object's, in document order) for a repeat and drops them:
  * VP_EDUPLICATE at the earliest key that repeats an earlier one. *dup receives its
  * index (relative to from) when dup is not NULL, and then nothing is reported. */

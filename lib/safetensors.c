@@ -95,6 +95,10 @@ typedef struct {
     size_t n_spans, cap_spans;
     bool sorted;               /* the spans so far are in (begin, end) order */
     uint64_t last_begin, last_end;
+    /* the second data offset the fast path read last: its digits and value */
+    const unsigned char *prev;
+    size_t prev_len;
+    uint64_t prev_value;
 } st_reader;
 
 static void late(st_reader *r, vp_status code, const unsigned char *at, const char *fmt, ...)
@@ -188,6 +192,17 @@ static inline bool same_bytes(const unsigned char *p, const char *lit, size_t n)
     return ((a ^ b) | (c ^ d) | (e ^ f)) == 0;
 }
 
+/* The n bytes at p and q are the same (8 <= n <= 16): two 8-byte loads each. */
+static inline bool same_run(const unsigned char *p, const unsigned char *q, size_t n)
+{
+    uint64_t a, b, c, d;
+    memcpy(&a, p, 8);
+    memcpy(&b, q, 8);
+    memcpy(&c, p + n - 8, 8);
+    memcpy(&d, q + n - 8, 8);
+    return ((a ^ b) | (c ^ d)) == 0;
+}
+
 #define LIT(p, end, s) ((size_t)((end) - (p)) >= sizeof(s) - 1 && same_bytes((p), s, sizeof(s) - 1))
 
 /* {"dtype":"BF16","shape":[4096,4096],"data_offsets":[0,33554432]} exactly (no spaces,
@@ -200,9 +215,17 @@ static bool tensor_fast(st_reader *r, tensor_info *t)
         return false;
     p += 10;
     const unsigned char *dt = p;
+#if VP__SWAR
+    /* the closing quote among the next 8 bytes, all before it plain (no escape, control or
+     * non-ASCII byte): the general steps would read the same string */
+    if (end - dt < 8)
+        return false;
+    p = vp__jplain_run_swar(dt, dt + 8);
+#else
     while (p < end && p - dt < 8 &&
            ((*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || *p == '_'))
         p++;
+#endif
     size_t dl = (size_t)(p - dt);
     if (dl >= 8 || !LIT(p, end, "\",\"shape\":["))
         return false;
@@ -251,13 +274,48 @@ static bool tensor_fast(st_reader *r, tensor_info *t)
         return false;
     t->offs_at = p + 16;
     p += 17;
-    if (!fast_uint(&p, end, &t->offs[0]) || p >= end || *p++ != ',' ||
-        !fast_uint(&p, end, &t->offs[1]) || end - p < 2 || p[0] != ']' || p[1] != '}')
+    /* a tensor starts where the one before it ended (every writer's layout): its first
+     * offset is then the same digits as the last one read, taken again without reading
+     * them (8 to 16 of them, followed by ','; the last one was accepted by fast_uint()) */
+    size_t pl = r->prev_len;
+    if (pl >= 8 && pl <= 16 && (size_t)(end - p) > pl && p[pl] == ',' &&
+        same_run(p, r->prev, pl)) {
+        t->offs[0] = r->prev_value;
+        p += pl;
+    } else if (!fast_uint(&p, end, &t->offs[0])) {
         return false;
+    }
+    if (p >= end || *p != ',')
+        return false;
+    const unsigned char *last = ++p;
+#if EIGHT_DIGITS
+    /* the last offset, when it has as many digits as the one before it (9 to 16): two
+     * words checked and converted at once, its end known before they are (no wait on a
+     * digit count that the next steps need) */
+    static const uint64_t pow10[9] = { 1, 10, 100, 1000, 10000, 100000, 1000000, 10000000,
+                                       100000000 };
+    uint64_t w1, w2;
+    if (pl >= 9 && pl <= 16 && end - p >= 18 && p[pl] == ']' && *p != '0' &&
+        (memcpy(&w1, p, 8), memcpy(&w2, p + 8, 8), true)) {
+        unsigned sh = (unsigned)(8 * (16 - pl)); /* the bytes past the digits out, '0' in */
+        uint64_t w = w2 << sh | (UINT64_C(0x3030303030303030) >> (63 - sh)) >> 1;
+        if (!eight_digits(w1) || !eight_digits(w))
+            return false;
+        t->offs[1] = eight_digits_value(w1) * pow10[pl - 8] + eight_digits_value(w);
+        p += pl;
+    } else
+#endif
+    if (!fast_uint(&p, end, &t->offs[1]))
+        return false;
+    if (end - p < 2 || p[0] != ']' || p[1] != '}')
+        return false;
+    r->prev = last;
+    r->prev_len = (size_t)(p - last);
+    r->prev_value = t->offs[1];
     /* the values the general steps count: the object, dtype, shape and its elements,
      * data_offsets and its two; at the limit, they name the value beyond it */
     uint64_t values = 6 + t->n_dims;
-    if (r->lx.values > VP__LIM_JSON_VALUES - values)
+    if (r->lx.values > r->lx.max_values - values)
         return false;
     r->lx.values += values;
     t->offs_array = true;
@@ -592,6 +650,7 @@ static uint32_t tensor_at(const st_reader *r, size_t i)
     vp__jkeys keys;
     memset(&keys, 0, sizeof(keys));
     vp__jlex_init(&lx, r->lx.start, (size_t)(r->lx.end - r->lx.start), r->source, 8, NULL);
+    lx.max_values = VP__LIM_ST_VALUES;
     uint32_t pos = 0;
     bool first = true;
     size_t k = 0;
@@ -676,7 +735,8 @@ static vp_status check_spans(st_reader *r, size_t first, uint64_t header_len)
  * the text, or NAME_DECODED and the offset of a decoded record in `dec` for a name with
  * escapes), in document order. Once the header is read they are partitioned by the top
  * bits of their hash (one counting pass, one stable scatter) into buckets of about a
- * thousand, and each bucket is checked with a hash table that stays in the first-level
+ * thousand (at most 256 of them: a scatter to more places at once missed the caches), and
+ * each bucket is checked with a hash table that stays in the first- or second-level
  * cache. One table over all the names would be visited at random: for 500,000 names it
  * spans 10 MB, and its cache and TLB misses were a sixth of the parse.
  */
@@ -797,7 +857,7 @@ static bool names_partitioned(st_reader *r, uint32_t *dup)
 {
     size_t n = r->n_names;
     unsigned bits = 0;
-    while (bits < 16 && (n >> bits) > 1024)
+    while (bits < 8 && (n >> bits) > 1024) /* at most 256 streams for the scatter */
         bits++;
     size_t buckets = (size_t)1 << bits, largest = 0;
     size_t *start = calloc(buckets + 1, sizeof(*start));
@@ -886,6 +946,7 @@ static bool names_checked(st_reader *r)
     vp__jkeys keys;
     memset(&keys, 0, sizeof(keys));
     vp__jlex_init(&lx, r->lx.start, (size_t)(r->lx.end - r->lx.start), r->source, 8, r->err);
+    lx.max_values = VP__LIM_ST_VALUES;
     bool ok = vp__jlex_open(&lx, 1), first = true;
     while (ok) {
         vp__jstr key;
@@ -928,9 +989,11 @@ static vp_status read_header(st_reader *r, uint64_t header_len)
 {
     vp__jlex *lx = &r->lx;
     size_t first = r->m->n_tensors;
-    /* room for the tensors a header of this size usually holds (100 to 130 bytes each, a
-     * third of them the name), reserved once; more grows it */
-    size_t hlen = (size_t)(lx->end - lx->start), guess = hlen / 100 + 1;
+    /* room for the tensors a header of this size can hold in the usual layout (60 to 130
+     * bytes each, a third of them the name), reserved once so that a large header never
+     * grows its arrays by copies (what is reserved and not used is never touched, and is
+     * given back when the checkpoint is finished); more grows it */
+    size_t hlen = (size_t)(lx->end - lx->start), guess = hlen / 64 + 1;
     r->first = first;
     if (vp__model_reserve(r->m, guess, hlen / 8 * 3) != VP_OK || !names_reserve(r, guess)) {
         vp__where w0 = { r->source, 0, 0, 0, true };
@@ -1018,6 +1081,7 @@ vp_status vp__safetensors_read(vp_model *m, const unsigned char *data, size_t le
     st_reader r;
     memset(&r, 0, sizeof(r));
     vp__jlex_init(&r.lx, data + 8, hlen, source, 8, err);
+    r.lx.max_values = VP__LIM_ST_VALUES; /* no tree: the tensor limit bounds what is kept */
     r.m = m;
     r.source = source;
     r.err = err;
@@ -1296,7 +1360,7 @@ static bool index_weight_map(index_reader *r)
     for (;;) {
         vp__jstr key, file;
         const unsigned char *key_at;
-        int more = vp__jlex_object_next(lx, &first, &key, &key_at);
+        int more = vp__jlex_member(lx, &first, &key, &key_at);
         if (more < 0)
             return false;
         if (more == 0)
@@ -1309,7 +1373,8 @@ static bool index_weight_map(index_reader *r)
         if (!is_string) {
             if (!vp__jlex_skip(lx, 3, &r->keys))
                 return false;
-        } else if (!vp__jlex_count(lx, at) || !vp__jlex_string(lx, &file)) {
+        } else if (!vp__jlex_count(lx, at) ||
+                   (!vp__jlex_plain_string(lx, at, &file) && !vp__jlex_string(lx, &file))) {
             return false;
         }
         if (r->bad_at != NULL || r->count > VP__LIM_TENSORS)

@@ -131,6 +131,160 @@ START_TEST(test_safetensors_tensor_limit)
 }
 END_TEST
 
+/* A safetensors header is read without a JSON tree, so the tree's value limit
+ * (VP__LIM_JSON_VALUES) does not cap it: 600,000 tensors of 8 values each (4.8 million,
+ * beyond 2^22) read; its own limit, VP__LIM_ST_VALUES (2^24), is VP_ELIMIT at the first
+ * value beyond, with the header's byte offset. */
+START_TEST(test_safetensors_value_limit)
+{
+    enum { N = 600000 };
+    size_t cap = 8 + (size_t)N * 96 + 16;
+    char *file = malloc(cap);
+    ck_assert_ptr_nonnull(file);
+    size_t at = 8;
+    file[at++] = '{';
+    for (int i = 0; i < N; i++)
+        at += (size_t)snprintf(file + at, cap - at,
+                               "%s\"t%d\":{\"dtype\":\"U8\",\"shape\":[1,1],"
+                               "\"data_offsets\":[%d,%d]}", i ? "," : "", i, i, i + 1);
+    file[at++] = '}';
+    for (int i = 0; i < 8; i++)
+        file[i] = (char)((uint64_t)(at - 8) >> (8 * i));
+    vp_model *m = NULL;
+    vp_error e = VP_ERROR_INIT;
+    vp_status st = vp_model_from_safetensors(&m, file, at, at + N, "big.safetensors", &e);
+    ck_assert_msg(st == VP_OK, "%s", e.message);
+    ck_assert_uint_eq(vp_model_tensor_count(m), N);
+    ck_assert_str_eq(vp_model_tensor_name(m, N - 1), "t599999");
+    vp_model_free(m);
+    free(file);
+
+    /* {"m":{"s":[0,0,...]}}: the object, the member's object, the array and its zeros */
+    size_t zeros = (size_t)VP__LIM_ST_VALUES - 3; /* exactly the limit */
+    cap = 8 + 16 + 2 * zeros + 16;
+    file = malloc(cap);
+    ck_assert_ptr_nonnull(file);
+    static const char head[] = "{\"m\":{\"s\":[";
+    memcpy(file + 8, head, sizeof(head) - 1);
+    at = 8 + sizeof(head) - 1;
+    for (size_t i = 0; i < zeros; i++) {
+        file[at++] = '0';
+        file[at++] = ',';
+    }
+    size_t last = at - 2; /* the last zero */
+    memcpy(file + at - 1, "]}}", 3);
+    at += 2;
+    for (int i = 0; i < 8; i++)
+        file[i] = (char)((uint64_t)(at - 8) >> (8 * i));
+    /* within the limit: the JSON passes, the tensor's missing members are the error */
+    st = vp_model_from_safetensors(&m, file, at, at, "v.safetensors", &e);
+    ck_assert_msg(st == VP_EFORMAT, "%s: %s", vp_status_name(st), e.message);
+    /* one zero more: VP_ELIMIT at it */
+    memcpy(file + last + 1, ",0]}}", 5);
+    at += 2;
+    for (int i = 0; i < 8; i++)
+        file[i] = (char)((uint64_t)(at - 8) >> (8 * i));
+    st = vp_model_from_safetensors(&m, file, at, at, "v.safetensors", &e);
+    ck_assert_int_eq(st, VP_ELIMIT);
+    ck_assert_uint_eq(e.byte_offset, last + 2);
+    ck_assert_msg(strstr(e.message, "16777216") != NULL, "%s", e.message);
+    free(file);
+}
+END_TEST
+
+/* The string scan's three ways (bytes, 8-byte words, 16-byte SSE2 vectors) stop at the
+ * same byte: for every start and end of buffers where one byte that ends a run ('"', '\\',
+ * a control, a byte >= 0x80, or none) sits at every position among plain bytes, so that the
+ * word and vector paths and their tails all meet it. */
+START_TEST(test_json_plain_run)
+{
+    static const unsigned char stops[] = { '"', '\\', 0x00, 0x1F, 0x7F, 0x80, 0xC3, 0xFF, ' ' };
+    unsigned char buf[48];
+    int checked = 0, bad = 0;
+    for (size_t k = 0; k < sizeof(stops); k++)
+        for (size_t at = 0; at < sizeof(buf); at++) {
+            for (size_t i = 0; i < sizeof(buf); i++)
+                buf[i] = (unsigned char)('a' + i % 26);
+            buf[at] = stops[k];
+            for (size_t from = 0; from < sizeof(buf); from++)
+                for (size_t to = from; to <= sizeof(buf); to++) {
+                    const unsigned char *p = buf + from, *e = buf + to;
+                    const unsigned char *want = vp__jplain_run_bytes(p, e);
+                    /* 0x7F and ' ' are plain: the run goes to the end */
+                    const unsigned char *stop = stops[k] == 0x7F || stops[k] == ' ' ||
+                                                        at < from || at >= to ? e : buf + at;
+                    bad += want != stop;
+#if VP__SWAR
+                    bad += vp__jplain_run_swar(p, e) != want;
+#endif
+#if VP__JSSE2
+                    bad += vp__jplain_run_sse2(p, e) != want;
+#endif
+                    bad += vp__jplain_run(p, e) != want;
+                    checked++;
+                }
+        }
+    ck_assert_int_eq(bad, 0); /* (one assertion: Check records each one it passes) */
+    ck_assert_int_gt(checked, 0);
+}
+END_TEST
+
+/* Data offsets of 8 to 17 digits in the writers' layout, where the streamed reader takes a
+ * tensor's first offset again from the digits of the one before it: the sizes come out
+ * exact; a first offset of the same length but other digits is read, and is a gap. */
+static vp_status offsets_header(const uint64_t (*spans)[2], size_t n, vp_model **m,
+                                vp_error *e)
+{
+    static char file[1024];
+    size_t at = 8;
+    file[at++] = '{';
+    for (size_t i = 0; i < n; i++)
+        at += (size_t)snprintf(file + at, sizeof(file) - at,
+                               "%s\"t%zu\":{\"dtype\":\"U8\",\"shape\":[%llu],"
+                               "\"data_offsets\":[%llu,%llu]}", i ? "," : "", i,
+                               (unsigned long long)(spans[i][1] - spans[i][0]),
+                               (unsigned long long)spans[i][0], (unsigned long long)spans[i][1]);
+    file[at++] = '}';
+    for (int i = 0; i < 8; i++)
+        file[i] = (char)((uint64_t)(at - 8) >> (8 * i));
+    return vp_model_from_safetensors(m, file, at, at + spans[n - 1][1], "o.safetensors", e);
+}
+
+START_TEST(test_safetensors_long_offsets)
+{
+    /* 8 digits twice; 9 after 9 and 16 after 16 (the last offset read as two words); 11,
+     * 17 */
+    static const uint64_t run[][2] = {
+        { 0, UINT64_C(12345678) },
+        { UINT64_C(12345678), UINT64_C(23456789) },
+        { UINT64_C(23456789), UINT64_C(123456789) },
+        { UINT64_C(123456789), UINT64_C(987654321) },
+        { UINT64_C(987654321), UINT64_C(23456789012) },
+        { UINT64_C(23456789012), UINT64_C(1234567890123456) },
+        { UINT64_C(1234567890123456), UINT64_C(9876543210987654) },
+        { UINT64_C(9876543210987654), UINT64_C(12345678901234567) },
+        { UINT64_C(12345678901234567), UINT64_C(12345678901234568) },
+    };
+    enum { N = sizeof(run) / sizeof(run[0]) };
+    vp_model *m = NULL;
+    vp_error e = VP_ERROR_INIT;
+    ck_assert_msg(offsets_header(run, N, &m, &e) == VP_OK, "%s", e.message);
+    ck_assert_uint_eq(vp_model_tensor_count(m), N);
+    for (size_t i = 0; i < N; i++)
+        ck_assert_uint_eq(vp_bytes_value(vp_model_tensor_bytes(m, i)), run[i][1] - run[i][0]);
+    ck_assert_uint_eq(vp_bytes_value(vp_model_total_bytes(m)), UINT64_C(12345678901234568));
+    vp_model_free(m);
+    static const uint64_t gap[][2] = { { 0, UINT64_C(12345678) },
+                                       { UINT64_C(12345679), UINT64_C(22345679) } };
+    ck_assert_int_eq(offsets_header(gap, 2, &m, &e), VP_EFORMAT);
+    ck_assert_msg(strstr(e.message, "a gap before tensor \"t1\"") != NULL, "%s", e.message);
+    static const uint64_t longer[][2] = { { 0, UINT64_C(12345678) },
+                                          { UINT64_C(123456789), UINT64_C(223456789) } };
+    ck_assert_int_eq(offsets_header(longer, 2, &m, &e), VP_EFORMAT);
+    ck_assert_msg(strstr(e.message, "a gap before tensor \"t1\"") != NULL, "%s", e.message);
+}
+END_TEST
+
 /* The JSON reader's memory is a small constant times its input: nodes and strings of
  * the cheapest documents of each shape (2 or 3 bytes per value) take at most 16 bytes per
  * byte of input, growth margin included. */
@@ -371,8 +525,11 @@ Suite *vp_test_suite(void)
     VP_ADD_TEST(s, test_kv_bytes_checked);
     VP_ADD_TEST(s, test_jamba_state_checked);
     VP_ADD_TEST(s, test_safetensors_tensor_limit);
+    VP_ADD_TEST(s, test_safetensors_value_limit);
+    VP_ADD_TEST(s, test_safetensors_long_offsets);
     VP_ADD_LOOP_TEST(s, test_json_memory_per_byte, sizeof(json_shapes) / sizeof(json_shapes[0]));
     VP_ADD_TEST(s, test_json_value_limit);
+    VP_ADD_TEST(s, test_json_plain_run);
     VP_ADD_TEST(s, test_json_string_limit);
     VP_ADD_TEST(s, test_json_integers);
     VP_ADD_TEST(s, test_checkpoint_total_checked);

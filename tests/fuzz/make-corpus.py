@@ -97,6 +97,25 @@ def main():
     for k, v in invalid.items():
         put("json", "invalid-" + k, v)
     put("json", "invalid-utf8", b'{"a": "\xc0\xaf"}')
+    # the tree reader's inline steps and where they hand over to the general ones: members
+    # with spaces around ':', keys and strings with escapes, controls or UTF-8 at 8-, 16- and
+    # 32-byte boundaries, numbers at the limits (19 and 20 digits, leading zeros, fractions
+    # with and without digits, exponents), arrays with a comma before ']'
+    inline = {
+        "members": '{"a" : 1 ,\n  "b":[1 , 2],"c"\t:\r\n"x" , "d":{} ,"e":[ ]}',
+        "member-no-colon": '{"a":1, "b" 2}', "member-comma-end": '{"a":1 , }',
+        "key-escapes": '{"abcdefg\\"":1, "abcdefgh\\u00e9":2, "abcdefghijklmno\\n":3}',
+        "key-utf8": '{"abcdefg\u00e9":1, "abcdefghijklmnop\u00e9":2}',
+        "str-boundaries": '["abcdefghijklmnopqrstuvwxyz012345", "abcdefghijklmnopqrstuvwxyz0123456",'
+                          ' "abcdefghijklmnopqrstuvwxyz01234\\"", "abcdefghijklmnopqrstuvwxyz01234\u00e9"]',
+        "str-ctrl-late": '["abcdefghijklmnopqrstuvwxyz0123\x01"]',
+        "numbers": "[0, -0, 1234567890123456789, 12345678901234567890, 18446744073709551615, "
+                   "18446744073709551616, 0.5, -0.25, 1.0e5, 1E-5, 500000.0, 1e-05, 0.02]",
+        "number-bad": "[1.]", "number-bad2": "[00]", "number-bad3": "[1.5e]", "number-bad4": "[-]",
+        "array-comma-end": "[1 , 2 , ]", "array-empty-comma": "[,]",
+    }
+    for k, v in inline.items():
+        put("json", "inline-" + k, v)
     put("config", "bad-type", '{"model_type": "bert"}')
     put("config", "bad-heads", '{"model_type": "llama", "vocab_size": 10, "hidden_size": 64, '
         '"num_hidden_layers": 2, "num_attention_heads": 8, "num_key_value_heads": 3, '
@@ -135,6 +154,32 @@ def main():
         return struct.pack("<Q", len(h)) + h + b"\0" * payload
     put("safetensors", "run-then-overlap", st_raw([("a", 0, 4), ("b", 4, 8), ("c", 4, 6)], 8))
     put("safetensors", "run-then-unsorted", st_raw([("a", 0, 4), ("c", 8, 12), ("b", 4, 8)], 12))
+    # the fast path's data offsets of 8 to 16 digits taken again from the tensor before (the
+    # same digits), or read (other digits of the same length, a longer run, 17 digits); the
+    # data section is short, so each is also an offset outside it
+    def st_offs(pairs, dtype="U8"):
+        h = ("{" + ",".join('"t%d":{"dtype":"%s","shape":[%d],"data_offsets":[%d,%d]}'
+                            % (i, dtype, e - b, b, e) for i, (b, e) in enumerate(pairs)) + "}").encode()
+        return struct.pack("<Q", len(h)) + h + b"\0" * 16
+    put("safetensors", "offsets-run", st_offs([(0, 12345678), (12345678, 23456789012),
+                                               (23456789012, 1234567890123456),
+                                               (1234567890123456, 12345678901234567)]))
+    put("safetensors", "offsets-same-length", st_offs([(0, 12345678), (12345679, 22345678)]))
+    put("safetensors", "offsets-longer", st_offs([(0, 12345678), (123456789, 223456789)]))
+    put("safetensors", "offsets-shorter", st_offs([(0, 123456789), (12345678, 123456789)]))
+    # a last offset of as many digits as the one before it, read as two words: digits, a
+    # fraction, an exponent, a leading zero, a letter among them
+    for k, last in {"digits": "223456789", "fraction": "22345678.9", "exponent": "2234567e8",
+                    "zero": "023456789", "letter": "22345x789", "sixteen": "1234567890123457"}.items():
+        h = ('{"a":{"dtype":"U8","shape":[123456789],"data_offsets":[0,123456789]},'
+             '"b":{"dtype":"U8","shape":[100000000],"data_offsets":[123456789,%s]}}' % last).encode()
+        put("safetensors", "offsets-last-" + k, struct.pack("<Q", len(h)) + h + b"\0" * 16)
+    # dtypes the fast path reads as a word: plain but not capitals (an unknown dtype, as the
+    # general steps say), 7 and 8 bytes, an escape, a control, UTF-8
+    for k, dt in {"lower": "bf16", "space": "F 16", "seven": "F8_E4M3", "eight": "F8_E4M3X",
+                  "escape": "BF\\u0031\\u0036", "ctrl": "BF\x0116", "utf8": "BF\u00e9"}.items():
+        h = ('{"a":{"dtype":"%s","shape":[2],"data_offsets":[0,2]}}' % dt).encode()
+        put("safetensors", "dtype-" + k, struct.pack("<Q", len(h)) + h + b"\0" * 2)
     # names: more than a thousand (partitioned into buckets), with and without a repeat;
     # names whose hashes share a slot (the check gives up and sorts)
     many = [("model.layers.%d.w" % i, i, i + 1) for i in range(2500)]

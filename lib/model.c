@@ -1579,24 +1579,14 @@ static bool is_other_buffer(const char *name, size_t n)
  * short names than strstr. */
 static bool has_quant_state(const char *name, size_t n)
 {
-    size_t i = 0;
-#if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    /* eight bytes at a time: the '.' among them (a zero byte of w ^ "........"; a borrow
-     * may flag a byte above a true one, so each flag is checked) */
-    const uint64_t ones = UINT64_C(0x0101010101010101), high = UINT64_C(0x8080808080808080);
-    for (; i + 13 <= n; i += 8) { /* the word and a match starting in it lie in name */
-        uint64_t w;
-        memcpy(&w, name + i, 8);
-        w ^= ones * '.';
-        for (uint64_t m = (w - ones) & ~w & high; m != 0; m &= m - 1) {
-            size_t at = i + ((size_t)__builtin_ctzll(m) >> 3);
-            if (at + 13 <= n && name[at + 1] == 'q' && memcmp(name + at, ".quant_state.", 13) == 0)
-                return true;
-        }
-    }
-#endif
-    for (; i + 13 <= n; i++)
-        if (name[i] == '.' && name[i + 1] == 'q' && memcmp(name + i, ".quant_state.", 13) == 0)
+    if (n < 13)
+        return false;
+    /* each 'q' that may start "quant_state." (memchr: the C library scans many bytes at a
+     * time), preceded by '.' */
+    const char *last = name + n - 12;
+    for (const char *p = name + 1; p <= last && (p = memchr(p, 'q', (size_t)(last - p) + 1)) != NULL;
+         p++)
+        if (p[-1] == '.' && memcmp(p - 1, ".quant_state.", 13) == 0)
             return true;
     return false;
 }

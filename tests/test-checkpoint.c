@@ -155,6 +155,33 @@ START_TEST(test_safetensors_roles)
 }
 END_TEST
 
+START_TEST(test_safetensors_quant_state_names)
+{
+    /* ".quant_state." anywhere in a name marks bitsandbytes metadata: at the very start, at
+     * the very end, in the middle; a near miss does not */
+    static const st_tensor t[] = {
+        { ".quant_state.", "U8", 1, { 8 } },
+        { "w.quant_state.", "U8", 1, { 8 } },
+        { "model.layers.0.mlp.down_proj.weight.quant_state.bitsandbytes__fp4", "U8", 1, { 8 } },
+        { "model.layers.0.mlp.down_proj.weight", "U8", 2, { 64, 1 } },
+        { "model.quant_statE.weight", "BF16", 1, { 4 } },
+        { "quant_state.weight", "BF16", 1, { 4 } },
+        { "model.q.quant_stat", "BF16", 1, { 4 } },
+    };
+    vp_buf b = { 0 };
+    build_safetensors(&b, t, sizeof(t) / sizeof(t[0]));
+    vp_model *m = NULL;
+    ck_assert_int_eq(vp_model_from_safetensors(&m, b.data, b.len, b.len, NULL, NULL), VP_OK);
+    for (size_t i = 0; i < 3; i++)
+        ck_assert_int_eq(vp_model_tensor_role(m, i), VP_ROLE_QUANT_METADATA);
+    for (size_t i = 3; i < sizeof(t) / sizeof(t[0]); i++)
+        ck_assert_int_ne(vp_model_tensor_role(m, i), VP_ROLE_QUANT_METADATA);
+    ck_assert_uint_eq(vp_bytes_value(vp_model_role_bytes(m, VP_ROLE_QUANT_METADATA)), 24);
+    vp_model_free(m);
+    vp_buf_free(&b);
+}
+END_TEST
+
 static void write_st(const char *dir, const char *name, const st_tensor *t, size_t n)
 {
     char path[512];
@@ -1434,6 +1461,7 @@ Suite *vp_test_suite(void)
     Suite *s = suite_create("checkpoint");
     VP_ADD_TEST(s, test_safetensors_every_dtype);
     VP_ADD_TEST(s, test_safetensors_roles);
+    VP_ADD_TEST(s, test_safetensors_quant_state_names);
     VP_ADD_TEST(s, test_index_with_shards);
     VP_ADD_TEST(s, test_safetensors_bad);
     VP_ADD_TEST(s, test_safetensors_truncations);

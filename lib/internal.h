@@ -182,6 +182,21 @@ typedef struct vp__ltlist {
     int n;
 } vp__ltlist;
 
+/* Logical tensors alike in everything a weight sum reads (shape, count, kind, place,
+ * skip), `mult` of them: a format's sum over the groups equals the sum over the tensors
+ * (weights.c, vp__model_cache()). */
+typedef struct vp__wgroup {
+    uint64_t rows, cols, count;
+    uint64_t numel;         /* rows × cols */
+    uint64_t values;        /* rows × cols × count */
+    uint32_t mult;          /* tensors in the group */
+    uint8_t kind;           /* vp__lkind */
+    uint8_t cat;            /* 0 decoder layers, 1 first stage (embeddings), 2 last stage */
+    bool split;             /* tensor parallelism splits it */
+    bool skip;              /* modules_to_not_convert */
+    bool numel_fits, values_fit; /* numel, values fit in 64 bits (else 0) */
+} vp__wgroup;
+
 /* A weight storage format (docs/estimate.md, weight formats). */
 typedef enum {
     VP__Q_NONE, VP__Q_BNB4, VP__Q_BNB8, VP__Q_GPTQ, VP__Q_AWQ, VP__Q_FP8, VP__Q_MXFP4,
@@ -270,6 +285,17 @@ struct vp_model {
     /* the last path component of each logical tensor's name ("q_proj"), for LoRA targets */
     int lt_last_ok;
     const char *lt_last[VP__MAX_LT];
+    /* the logical tensors grouped (weights.c), so that any format's sums take a few
+     * multiply-adds: per class of quantized kinds (weights.c qclass()), the groups it
+     * quantizes and the split groups it keeps plain (bit g: wg[g]), the values of the
+     * unsplit plain ones per place (wg_fixed), and whether all that fits (else the sums
+     * walk lt). wg_experts: the model has MoE experts (MXFP4 asks). */
+    int wg_n;
+    bool wg_experts;
+    bool wg_ok[5];
+    uint64_t wg_quant[5], wg_split[5];
+    uint64_t wg_fixed[5][3];
+    vp__wgroup wg[VP__MAX_LT];
 };
 
 /* model.c */

@@ -1,0 +1,210 @@
+/*
+ * White-box tests of the weight sums' fast paths (lib/weights.c): a model's logical tensors
+ * grouped once (vp__model_cache()) so that any format's sum takes a few multiply-adds per
+ * group. Every figure and every overflow must be the tensor-by-tensor walk's
+ * (vp__weights_sum()), for every real config.json under tests/data/configs, many formats
+ * (the model's own, the named ones, GPTQ/AWQ with any group, fp8 blocks, MXFP4, NVFP4),
+ * several tensor-parallel degrees, and hand-made models whose counts do not fit.
+ */
+#include <dirent.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../lib/internal.h"
+#include "ck-util.h"
+
+static const char *const formats[] = {
+    "bf16", "fp16", "fp32", "fp8", "int8", "w8a8", "fp8-block128", "nf4", "fp4", "nf4-dq",
+    "fp4-dq", "int8-bnb", "mxfp4", "nvfp4", "gptq-int4-g128", "gptq-int4-g64",
+    "gptq-int4-g32", "gptq-int3-g128", "gptq-int8-g4096", "gptq-int2-g1", "gptq-int4-g100",
+    "gptq-int5-g7", "awq-int4-g128", "awq-int4-g64", "awq-int4-g33", "awq-int4-g1",
+};
+static const uint64_t tps[] = { 1, 2, 3, 4, 6, 8, 16, 64 };
+
+/* vp__model_weights() for q (NULL: the model's own) at tp against the walk. */
+static void check_one(const vp_model *m, const vp__qformat *q, uint64_t tp, const char *what)
+{
+    uint64_t l1[4], f1[4], e1[4], l2[4], f2[4], e2[4];
+    const vp__qformat *qq = q != NULL ? q : &m->q;
+    uint64_t dtype = qq->dtype_bytes ? qq->dtype_bytes : m->arch.dtype_bytes;
+    vp_status st = vp__model_weights(m, q, tp, l1, f1, e1);
+    bool ok = vp__weights_sum(&m->lt, qq, dtype, tp, l2, f2, e2, NULL, NULL);
+    ck_assert_msg((st == VP_OK) == ok, "%s tp %llu: status %d, walk %d", what,
+                  (unsigned long long)tp, (int)st, (int)ok);
+    if (!ok)
+        return;
+    for (int r = 0; r < 3; r++) {
+        ck_assert_msg(l1[r] == l2[r] && f1[r] == f2[r] && e1[r] == e2[r],
+                      "%s tp %llu role %d: %llu/%llu/%llu, walk %llu/%llu/%llu", what,
+                      (unsigned long long)tp, r, (unsigned long long)l1[r],
+                      (unsigned long long)f1[r], (unsigned long long)e1[r],
+                      (unsigned long long)l2[r], (unsigned long long)f2[r],
+                      (unsigned long long)e2[r]);
+    }
+}
+
+/* Every format at every degree, with the unquantized modules in the model's dtype and in
+ * fp32 (training over a quantized base). */
+static size_t check_model(const vp_model *m, const char *name)
+{
+    size_t n = 0;
+    char what[160];
+    for (size_t k = 0; k < sizeof(tps) / sizeof(tps[0]); k++) {
+        snprintf(what, sizeof(what), "%s own format", name);
+        check_one(m, NULL, tps[k], what);
+        n++;
+        for (size_t f = 0; f < sizeof(formats) / sizeof(formats[0]); f++) {
+            vp__qformat q;
+            ck_assert_int_eq(vp__qformat_parse(&q, formats[f]), VP_OK);
+            for (uint64_t unq = 0; unq <= 4; unq += 4) {
+                q.dtype_bytes = unq ? unq : q.dtype_bytes;
+                snprintf(what, sizeof(what), "%s %s unq %llu", name, formats[f],
+                         (unsigned long long)unq);
+                check_one(m, &q, tps[k], what);
+                n++;
+            }
+        }
+    }
+    return n;
+}
+
+START_TEST(test_groups_equal_walk_real_configs)
+{
+    char dir[1024], path[1400];
+    vp_test_path(dir, sizeof(dir), "configs");
+    DIR *d = opendir(dir);
+    ck_assert_ptr_nonnull(d);
+    struct dirent *de;
+    size_t models = 0, grouped = 0, checks = 0;
+    while ((de = readdir(d)) != NULL) {
+        if (de->d_name[0] == '.')
+            continue;
+        snprintf(path, sizeof(path), "%s/%s/config.json", dir, de->d_name);
+        FILE *fp = fopen(path, "rb");
+        if (fp == NULL)
+            continue;
+        fclose(fp);
+        vp_model *m;
+        if (vp_model_from_path(&m, path, NULL) != VP_OK)
+            continue; /* the readers' own tests cover the files they refuse */
+        if (m->has_lt) {
+            models++;
+            grouped += m->wg_n < m->lt.n; /* some tensors alike: the groups are fewer */
+            ck_assert_int_gt(m->wg_n, 0);
+            checks += check_model(m, de->d_name);
+        }
+        vp_model_free(m);
+    }
+    closedir(d);
+    ck_assert_uint_ge(models, 35);   /* the real configs were found and read */
+    ck_assert_uint_ge(grouped, 30);  /* and most of them group (q/o, k/v, gate/up …) */
+    ck_assert_uint_ge(checks, models * 400);
+}
+END_TEST
+
+/* A model by hand: n tensors of the given shapes in the decoder layers. */
+static vp_model *hand_model(const uint64_t (*shape)[3], const vp__lkind *kind, int n)
+{
+    vp_model *m = calloc(1, sizeof(*m));
+    ck_assert_ptr_nonnull(m);
+    m->has_arch = 1;
+    m->arch.dtype_bytes = 2;
+    m->arch.layers = 1;
+    m->has_lt = 1;
+    for (int i = 0; i < n; i++) {
+        vp__ltensor *t = &m->lt.t[i];
+        t->name = "model.layers.*.mlp.down_proj";
+        t->kind = kind[i];
+        t->rows = shape[i][0];
+        t->cols = shape[i][1];
+        t->count = t->active = shape[i][2];
+        t->per_layer = kind[i] != VP__K_EMBED && kind[i] != VP__K_LM_HEAD;
+    }
+    m->lt.n = n;
+    vp__model_cache(m);
+    return m;
+}
+
+/* Counts that do not fit: the grouped sums overflow exactly where the walk does, and give
+ * its figures where it does not (a 4-bit payload fits where the values do not). */
+START_TEST(test_groups_overflow_as_walk)
+{
+    static const uint64_t big = UINT64_C(1) << 40;
+    static const struct {
+        uint64_t shape[3][3];
+        vp__lkind kind[3];
+        int n;
+    } cases[] = {
+        /* rows × cols does not fit */
+        { { { big, big, 1 }, { 8, 8, 1 }, { 8, 8, 1 } },
+          { VP__K_LINEAR, VP__K_NORM, VP__K_EMBED }, 3 },
+        /* rows × cols × count does not fit, for a linear (quantized) and a norm (plain) */
+        { { { UINT64_C(1) << 31, UINT64_C(1) << 31, UINT64_C(1) << 3 }, { 8, 1, 4 }, { 8, 8, 1 } },
+          { VP__K_LINEAR, VP__K_NORM, VP__K_EMBED }, 3 },
+        { { { 8, 8, 2 }, { UINT64_C(1) << 31, UINT64_C(1) << 31, UINT64_C(1) << 3 }, { 8, 8, 1 } },
+          { VP__K_LINEAR, VP__K_NORM, VP__K_EMBED }, 3 },
+        /* each fits, the sum of equal tensors does not (a group of two) */
+        { { { UINT64_C(1) << 31, UINT64_C(1) << 31, UINT64_C(1) << 1 },
+            { UINT64_C(1) << 31, UINT64_C(1) << 31, UINT64_C(1) << 1 }, { 8, 8, 1 } },
+          { VP__K_LINEAR, VP__K_LINEAR, VP__K_EMBED }, 3 },
+        { { { UINT64_C(1) << 31, UINT64_C(1) << 30, 3 }, { UINT64_C(1) << 31, UINT64_C(1) << 30, 3 },
+            { UINT64_C(1) << 31, UINT64_C(1) << 30, 1 } },
+          { VP__K_NORM, VP__K_NORM, VP__K_EMBED }, 3 },
+        /* split plain tensors whose bytes fit only after the division */
+        { { { UINT64_C(1) << 31, UINT64_C(1) << 31, 2 }, { UINT64_C(1) << 31, UINT64_C(1) << 31, 2 },
+            { 8, 8, 1 } },
+          { VP__K_EMBED, VP__K_LM_HEAD, VP__K_NORM }, 3 },
+    };
+    for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+        vp_model *m = hand_model(cases[c].shape, cases[c].kind, cases[c].n);
+        char name[32];
+        snprintf(name, sizeof(name), "case %zu", c);
+        (void)check_model(m, name);
+        free(m);
+    }
+}
+END_TEST
+
+/* The parser: every name and the canonical bits/group texts as before, the rest refused;
+ * a non-canonical number (sign, leading zeros, spaces) still read as sscanf reads it. */
+START_TEST(test_qformat_parse)
+{
+    vp__qformat q;
+    ck_assert_int_eq(vp__qformat_parse(&q, "gptq-int4-g64"), VP_OK);
+    ck_assert_int_eq(q.method, VP__Q_GPTQ);
+    ck_assert_uint_eq(q.bits, 4);
+    ck_assert_uint_eq(q.group, 64);
+    ck_assert_str_eq(q.name, "gptq-int4-g64");
+    ck_assert_int_eq(vp__qformat_parse(&q, "gptq-int04-g0128"), VP_OK);
+    ck_assert_uint_eq(q.group, 128);
+    ck_assert_int_eq(vp__qformat_parse(&q, "awq-int4-g+32"), VP_OK);
+    ck_assert_uint_eq(q.group, 32);
+    ck_assert_int_eq(vp__qformat_parse(&q, "fp8-block128"), VP_OK);
+    ck_assert_uint_eq(q.block_rows, 128);
+    ck_assert_int_eq(vp__qformat_parse(&q, "float32"), VP_OK);
+    ck_assert_uint_eq(q.dtype_bytes, 4);
+    ck_assert_int_eq(vp__qformat_parse(&q, "nf4-dq"), VP_OK);
+    ck_assert(q.double_quant);
+    static const char *const bad[] = { "", "fp", "fp32x", "bf1", "gptq-int9-g64",
+                                       "gptq-int4-g0", "gptq-int4-g4097", "gptq-int4",
+                                       "gptq-int4-g64x", "awq-int3-g64", "awq-int4-", "gguf-q4",
+                                       "nf4-dqq", "FP8" };
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+        ck_assert_msg(vp__qformat_parse(&q, bad[i]) == VP_EUNSUPPORTED, "%s", bad[i]);
+    /* a long text: its name is cut, never overrun */
+    ck_assert_int_eq(vp__qformat_parse(&q, "gptq-int4-g000000000000000064"), VP_OK);
+    ck_assert_uint_eq(q.group, 64);
+    ck_assert_uint_eq(strlen(q.name), sizeof(q.name) - 1);
+}
+END_TEST
+
+Suite *vp_test_suite(void)
+{
+    Suite *s = suite_create("weights");
+    VP_ADD_TEST(s, test_groups_equal_walk_real_configs);
+    VP_ADD_TEST(s, test_groups_overflow_as_walk);
+    VP_ADD_TEST(s, test_qformat_parse);
+    return s;
+}

@@ -285,6 +285,15 @@ struct vp_model {
     /* the last path component of each logical tensor's name ("q_proj"), for LoRA targets */
     int lt_last_ok;
     const char *lt_last[VP__MAX_LT];
+    /* LoRA targets (optimizer.c vp__lora_cache()): the distinct last path components of
+     * the linear and expert tensors, each with the tensors it names (bit j: lt.t[j]), and
+     * every such tensor (ln_linear, "all-linear"); ln_ok: computed */
+    int ln_ok, ln_n;
+    const char *ln_name[VP__MAX_LT];
+    uint64_t ln_mask[VP__MAX_LT];
+    uint64_t ln_linear;
+    uint64_t ln_rc[VP__MAX_LT];      /* (rows + cols) × count of lt.t[j], when it fits */
+    uint64_t ln_rc_ok;               /* bit j: ln_rc[j] fits */
     /* the logical tensors grouped (weights.c), so that any format's sums take a few
      * multiply-adds: per class of quantized kinds (weights.c qclass()), the groups it
      * quantizes and the split groups it keeps plain (bit g: wg[g]), the values of the

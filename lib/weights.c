@@ -517,6 +517,7 @@ void vp__model_cache(vp_model *m)
     m->wfmt_ok = 0;
     m->big_ok = 0;
     m->lt_last_ok = 0;
+    m->ln_ok = 0;
     m->wg_n = 0;
     if (!m->has_lt)
         return;
@@ -526,6 +527,7 @@ void vp__model_cache(vp_model *m)
         m->lt_last[j] = last ? last + 1 : m->lt.t[j].name;
     }
     m->lt_last_ok = 1;
+    vp__lora_cache(m);
     uint64_t dtype = m->q.dtype_bytes ? m->q.dtype_bytes : m->arch.dtype_bytes;
     m->wsum_ok = sum_tps(&m->lt, &m->q, dtype, m->wsum);
     /* the common named formats (a caller's "bf16", "fp8", "nf4", "nf4-dq" …) */
@@ -766,15 +768,6 @@ vp_status vp__layout_check(const vp__arch *a, uint64_t tp, uint64_t pp, const vp
                              "tensor_parallel = %llu and the %llu KV heads do not divide",
                              (unsigned long long)tp, (unsigned long long)a->kv_heads);
     return VP_OK;
-}
-
-bool vp__dtype_bytes(int dtype, uint64_t *bytes)
-{
-    static const uint64_t b[] = { 0, 4, 2, 2, 1 };
-    if (dtype < VP_DTYPE_AUTO || dtype > VP_DTYPE_FP8)
-        return false;
-    *bytes = b[dtype];
-    return true;
 }
 
 /* ---- the component --------------------------------------------------------------------- */

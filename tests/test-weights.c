@@ -4,7 +4,9 @@
  * group. Every figure and every overflow must be the tensor-by-tensor walk's
  * (vp__weights_sum()), for every real config.json under tests/data/configs, many formats
  * (the model's own, the named ones, GPTQ/AWQ with any group, fp8 blocks, MXFP4, NVFP4),
- * several tensor-parallel degrees, and hand-made models whose counts do not fit.
+ * several tensor-parallel degrees, and hand-made models whose counts do not fit. The same
+ * for LoRA's trainable count (lib/optimizer.c): the model's module names noted once against
+ * the tensor-by-tensor match.
  */
 #include <dirent.h>
 #include <stdint.h>
@@ -12,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../lib/internal.h"
+#include "../lib/components-internal.h"
 #include "ck-util.h"
 
 static const char *const formats[] = {
@@ -101,6 +103,80 @@ START_TEST(test_groups_equal_walk_real_configs)
     ck_assert_uint_ge(models, 35);   /* the real configs were found and read */
     ck_assert_uint_ge(grouped, 30);  /* and most of them group (q/o, k/v, gate/up …) */
     ck_assert_uint_ge(checks, models * 400);
+}
+END_TEST
+
+/* vp__lora_count() from the noted names against the walk (ln_ok cleared), for target lists
+ * that hit, miss, fuse (qkv_proj, gate_up_proj) and ranks that are wide or overflow. */
+static size_t check_lora(vp_model *m, const char *name)
+{
+    static const char *const t_all[] = { "all-linear" };
+    static const char *const t_attn[] = { "q_proj", "k_proj", "v_proj", "o_proj", "c_attn" };
+    static const char *const t_fused[] = { "qkv_proj", "gate_up_proj", "dense" };
+    static const char *const t_mlp[] = { "down_proj", "fc1", "no_such_module", "w1", "w2" };
+    static const char *const t_none[] = { "no_such_module" };
+    static const struct { const char *const *t; size_t n; } lists[] = {
+        { NULL, 0 }, { t_all, 1 }, { t_attn, 5 }, { t_fused, 3 }, { t_mlp, 5 }, { t_none, 1 },
+    };
+    static const uint64_t ranks[] = { 1, 16, 64, 100000, UINT64_C(1) << 40, UINT64_C(1) << 62 };
+    size_t n = 0;
+    for (size_t l = 0; l < sizeof(lists) / sizeof(lists[0]); l++)
+        for (size_t r = 0; r < sizeof(ranks) / sizeof(ranks[0]); r++) {
+            bool hit1[8], hit2[8], ovf1 = false, ovf2 = false;
+            uint64_t c1 = 7, c2 = 9, w1 = 3, w2 = 5;
+            ck_assert(m->ln_ok);
+            bool a1 = vp__lora_count(m, ranks[r], lists[l].t, lists[l].n, &c1, hit1, &w1, &ovf1);
+            m->ln_ok = 0;
+            bool a2 = vp__lora_count(m, ranks[r], lists[l].t, lists[l].n, &c2, hit2, &w2, &ovf2);
+            m->ln_ok = 1;
+            ck_assert_msg(a1 == a2 && c1 == c2 && w1 == w2 && ovf1 == ovf2,
+                          "%s list %zu rank %llu: %d %llu %llx %d, walk %d %llu %llx %d", name, l,
+                          (unsigned long long)ranks[r], a1, (unsigned long long)c1,
+                          (unsigned long long)w1, ovf1, a2, (unsigned long long)c2,
+                          (unsigned long long)w2, ovf2);
+            for (size_t i = 0; i < (lists[l].n ? lists[l].n : 2); i++)
+                ck_assert_msg(hit1[i] == hit2[i], "%s list %zu target %zu", name, l, i);
+            n++;
+        }
+    return n;
+}
+
+START_TEST(test_lora_names_equal_walk)
+{
+    char dir[1024], path[1400];
+    vp_test_path(dir, sizeof(dir), "configs");
+    DIR *d = opendir(dir);
+    ck_assert_ptr_nonnull(d);
+    struct dirent *de;
+    size_t models = 0, checks = 0;
+    while ((de = readdir(d)) != NULL) {
+        if (de->d_name[0] == '.')
+            continue;
+        snprintf(path, sizeof(path), "%s/%s/config.json", dir, de->d_name);
+        vp_model *m;
+        if (vp_model_from_path(&m, path, NULL) != VP_OK)
+            continue;
+        if (m->has_lt) {
+            models++;
+            ck_assert_int_gt(m->ln_n, 0);
+            checks += check_lora(m, de->d_name);
+        }
+        vp_model_free(m);
+    }
+    closedir(d);
+    ck_assert_uint_ge(models, 35);
+    ck_assert_uint_ge(checks, models * 36);
+    /* Llama-3.1-8B, rank 16 on q_proj and v_proj (PEFT's default): 16 × 32 layers × ((4096 +
+     * 4096) + (1024 + 4096)) = 6,815,744 trainable values */
+    vp_model *m;
+    ck_assert_int_eq(vp_model_from_path(&m, vp_test_path(path, sizeof(path),
+                     "configs/meta-llama__Meta-Llama-3.1-8B/config.json"), NULL), VP_OK);
+    bool hit[2], ovf = false;
+    uint64_t count, wide;
+    ck_assert(vp__lora_count(m, 16, NULL, 0, &count, hit, &wide, &ovf));
+    ck_assert_uint_eq(count, UINT64_C(6815744));
+    ck_assert(!ovf && wide == 0 && hit[0] && hit[1]);
+    vp_model_free(m);
 }
 END_TEST
 
@@ -206,5 +282,6 @@ Suite *vp_test_suite(void)
     VP_ADD_TEST(s, test_groups_equal_walk_real_configs);
     VP_ADD_TEST(s, test_groups_overflow_as_walk);
     VP_ADD_TEST(s, test_qformat_parse);
+    VP_ADD_TEST(s, test_lora_names_equal_walk);
     return s;
 }

@@ -6,6 +6,7 @@
 #define VRAMPLAN_INTERNAL_H
 
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -197,6 +198,19 @@ typedef struct vp__wgroup {
     bool numel_fits, values_fit; /* numel, values fit in 64 bits (else 0) */
 } vp__wgroup;
 
+/* A memo of the weight sums of formats a model was recently asked about (weights.c): the
+ * one part of a model that changes after it is read, so that a caller's repeated format
+ * costs a lookup whatever it is. A seqlock per slot, on C11 atomics: readers never wait
+ * and never write; a writer that finds the slot busy does not store. A const vp_model *
+ * may so be shared by any number of threads (docs/threading). */
+#define VP__WMEMO_SLOTS 8
+#define VP__WMEMO_KEY 9
+typedef struct vp__wmemo_slot {
+    _Atomic uint32_t seq;                    /* even: stable (0: empty); odd: being written */
+    _Atomic uint64_t key[VP__WMEMO_KEY];     /* the format's fields that a sum reads, tp */
+    _Atomic uint64_t val[9];                 /* layers, first, last × 3 roles */
+} vp__wmemo_slot;
+
 /* A weight storage format (docs/estimate.md, weight formats). */
 typedef enum {
     VP__Q_NONE, VP__Q_BNB4, VP__Q_BNB8, VP__Q_GPTQ, VP__Q_AWQ, VP__Q_FP8, VP__Q_MXFP4,
@@ -305,6 +319,7 @@ struct vp_model {
     uint64_t wg_quant[5], wg_split[5];
     uint64_t wg_fixed[5][3];
     vp__wgroup wg[VP__MAX_LT];
+    vp__wmemo_slot wmemo[VP__WMEMO_SLOTS];
 };
 
 /* model.c */

@@ -511,6 +511,66 @@ static bool sum_groups(const vp_model *m, const vp__qformat *q, uint64_t dtype_b
     return true;
 }
 
+/* ---- the memo of recent formats ------------------------------------------------------- */
+
+static void memo_key(uint64_t k[VP__WMEMO_KEY], const vp__qformat *q, uint64_t dtype,
+                     uint64_t tp)
+{
+    k[0] = (uint64_t)q->method | (uint64_t)q->double_quant << 8 | (uint64_t)q->per_channel << 9 |
+           (uint64_t)q->packed << 10 | (uint64_t)q->asym << 11;
+    k[1] = q->bits;
+    k[2] = q->group;
+    k[3] = q->block_rows;
+    k[4] = q->block_cols;
+    k[5] = dtype;
+    k[6] = q->scale_bytes;
+    k[7] = q->extra;
+    k[8] = tp;
+}
+
+static vp__wmemo_slot *memo_slot(const vp_model *m, const uint64_t k[VP__WMEMO_KEY])
+{
+    uint64_t h = 0;
+    for (int i = 0; i < VP__WMEMO_KEY; i++)
+        h = (h ^ k[i]) * UINT64_C(0x9e3779b97f4a7c15);
+    /* the memo is written through a const model: its atomics are what may change */
+    return (vp__wmemo_slot *)&m->wmemo[h >> 61];
+}
+
+/* The sums of key k when its slot holds them (a consistent copy: the slot's sequence the
+ * same before and after, and even). */
+static bool memo_get(vp__wmemo_slot *sl, const uint64_t k[VP__WMEMO_KEY], uint64_t v[9])
+{
+    uint32_t s1 = atomic_load_explicit(&sl->seq, memory_order_acquire);
+    if (s1 == 0 || (s1 & 1))
+        return false;
+    uint64_t diff = 0;
+    for (int i = 0; i < VP__WMEMO_KEY; i++)
+        diff |= atomic_load_explicit(&sl->key[i], memory_order_relaxed) ^ k[i];
+    if (diff != 0)
+        return false;
+    for (int i = 0; i < 9; i++)
+        v[i] = atomic_load_explicit(&sl->val[i], memory_order_relaxed);
+    atomic_thread_fence(memory_order_acquire);
+    return atomic_load_explicit(&sl->seq, memory_order_relaxed) == s1;
+}
+
+static void memo_put(vp__wmemo_slot *sl, const uint64_t k[VP__WMEMO_KEY], const uint64_t v[9])
+{
+    uint32_t s = atomic_load_explicit(&sl->seq, memory_order_relaxed);
+    if ((s & 1) || !atomic_compare_exchange_strong_explicit(&sl->seq, &s, s + 1,
+                                                            memory_order_relaxed,
+                                                            memory_order_relaxed))
+        return; /* another thread writes it: this one's sums are not kept */
+    atomic_thread_fence(memory_order_release);
+    for (int i = 0; i < VP__WMEMO_KEY; i++)
+        atomic_store_explicit(&sl->key[i], k[i], memory_order_relaxed);
+    for (int i = 0; i < 9; i++)
+        atomic_store_explicit(&sl->val[i], v[i], memory_order_relaxed);
+    /* s + 2 never wraps to 0 in practice (2^31 writes of one slot); 0 means empty */
+    atomic_store_explicit(&sl->seq, s + 2 ? s + 2 : 2, memory_order_release);
+}
+
 void vp__model_cache(vp_model *m)
 {
     m->wsum_ok = 0;
@@ -519,6 +579,8 @@ void vp__model_cache(vp_model *m)
     m->lt_last_ok = 0;
     m->ln_ok = 0;
     m->wg_n = 0;
+    for (int i = 0; i < VP__WMEMO_SLOTS; i++) /* the sums change with the tensors */
+        atomic_store_explicit(&m->wmemo[i].seq, 0, memory_order_relaxed);
     if (!m->has_lt)
         return;
     group_tensors(m);
@@ -595,11 +657,32 @@ vp_status vp__model_weights(const vp_model *m, const vp__qformat *fmt, uint64_t 
         memcpy(last, c[2], sizeof(c[2]));
         return VP_OK;
     }
+    /* any other format: the memo of recent ones, else a sum over the groups (kept) */
+    uint64_t k[VP__WMEMO_KEY], v[9];
+    memo_key(k, q, dtype, tp ? tp : 1);
+    vp__wmemo_slot *sl = memo_slot(m, k);
+    if (memo_get(sl, k, v)) {
+        for (int r = 0; r < 3; r++) {
+            layers[r] = v[r];
+            first[r] = v[3 + r];
+            last[r] = v[6 + r];
+        }
+        layers[3] = first[3] = last[3] = 0;
+        return VP_OK;
+    }
     bool walk = m->wg_n == 0;
     bool ok = !walk && sum_groups(m, q, dtype, tp ? tp : 1, layers, first, last, &walk);
     if (walk)
         ok = vp__weights_sum(&m->lt, q, dtype, tp ? tp : 1, layers, first, last, NULL, NULL);
-    return ok ? VP_OK : VP_EOVERFLOW;
+    if (!ok)
+        return VP_EOVERFLOW;
+    for (int r = 0; r < 3; r++) {
+        v[r] = layers[r];
+        v[3 + r] = first[r];
+        v[6 + r] = last[r];
+    }
+    memo_put(sl, k, v);
+    return VP_OK;
 }
 
 /* "<digits>-g<digits>" and nothing else, each number of 1 to 9 digits: what

@@ -6,9 +6,11 @@
  * (the model's own, the named ones, GPTQ/AWQ with any group, fp8 blocks, MXFP4, NVFP4),
  * several tensor-parallel degrees, and hand-made models whose counts do not fit. The same
  * for LoRA's trainable count (lib/optimizer.c): the model's module names noted once against
- * the tensor-by-tensor match.
+ * the tensor-by-tensor match. And the memo of recent formats a model keeps: many formats in a
+ * row, again and again, give the walk's bytes; threads sharing one model read it at once.
  */
 #include <dirent.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -180,6 +182,94 @@ START_TEST(test_lora_names_equal_walk)
 }
 END_TEST
 
+/* The memo of recent formats (more formats than slots, so that they evict each other),
+ * three times over: every answer is the walk's, and the memo holds sums afterwards. */
+START_TEST(test_memo_many_formats_in_a_row)
+{
+    char path[1024];
+    vp_model *m;
+    ck_assert_int_eq(vp_model_from_path(&m, vp_test_path(path, sizeof(path),
+                     "configs/meta-llama__Meta-Llama-3.1-8B/config.json"), NULL), VP_OK);
+    for (int pass = 0; pass < 3; pass++)
+        (void)check_model(m, "Llama-3.1-8B");
+    int kept = 0;
+    for (int i = 0; i < VP__WMEMO_SLOTS; i++) {
+        uint32_t seq = atomic_load(&m->wmemo[i].seq);
+        ck_assert_uint_eq(seq & 1, 0); /* nothing left half written */
+        kept += seq != 0;
+    }
+    ck_assert_int_ge(kept, VP__WMEMO_SLOTS / 2);
+    /* re-reading the tensors empties it */
+    vp__model_cache(m);
+    for (int i = 0; i < VP__WMEMO_SLOTS; i++)
+        ck_assert_uint_eq(atomic_load(&m->wmemo[i].seq), 0);
+    vp_model_free(m);
+}
+END_TEST
+
+/* Threads sharing one const model, each asking the public function for many formats and
+ * degrees in its own order (so that they write and read the same slots at once): every
+ * answer equals the one a fresh model gave before the threads started. */
+#define T_THREADS 4
+#define T_CASES (sizeof(formats) / sizeof(formats[0]) * 3)
+typedef struct {
+    const vp_model *m;
+    const uint64_t (*want)[3];
+    int seed, bad;
+} t_arg;
+
+static void *t_run(void *p)
+{
+    t_arg *a = p;
+    static const uint64_t t3[] = { 1, 2, 8 };
+    for (int it = 0; it < 4000; it++) {
+        size_t c = ((size_t)it * 7 + (size_t)a->seed * 13) % T_CASES;
+        vp_weights_options o = VP_WEIGHTS_OPTIONS_INIT;
+        o.format = formats[c / 3];
+        o.tensor_parallel = t3[c % 3];
+        vp_bytes pay, meta, unq;
+        if (vp_weights_bytes(&pay, &meta, &unq, a->m, &o, NULL) != VP_OK ||
+            pay.b != a->want[c][0] || meta.b != a->want[c][1] || unq.b != a->want[c][2])
+            a->bad++;
+    }
+    return NULL;
+}
+
+START_TEST(test_memo_threads_share_a_model)
+{
+    char path[1024];
+    static const uint64_t t3[] = { 1, 2, 8 };
+    static uint64_t want[T_CASES][3];
+    vp_test_path(path, sizeof(path), "configs/meta-llama__Meta-Llama-3.1-8B/config.json");
+    for (size_t c = 0; c < T_CASES; c++) {
+        vp_model *fresh;
+        ck_assert_int_eq(vp_model_from_path(&fresh, path, NULL), VP_OK);
+        vp_weights_options o = VP_WEIGHTS_OPTIONS_INIT;
+        o.format = formats[c / 3];
+        o.tensor_parallel = t3[c % 3];
+        vp_bytes pay, meta, unq;
+        ck_assert_int_eq(vp_weights_bytes(&pay, &meta, &unq, fresh, &o, NULL), VP_OK);
+        want[c][0] = pay.b;
+        want[c][1] = meta.b;
+        want[c][2] = unq.b;
+        vp_model_free(fresh);
+    }
+    vp_model *m;
+    ck_assert_int_eq(vp_model_from_path(&m, path, NULL), VP_OK);
+    pthread_t th[T_THREADS];
+    t_arg args[T_THREADS];
+    for (int i = 0; i < T_THREADS; i++) {
+        args[i] = (t_arg){ m, (const uint64_t (*)[3])want, i, 0 };
+        ck_assert_int_eq(pthread_create(&th[i], NULL, t_run, &args[i]), 0);
+    }
+    for (int i = 0; i < T_THREADS; i++) {
+        ck_assert_int_eq(pthread_join(th[i], NULL), 0);
+        ck_assert_int_eq(args[i].bad, 0);
+    }
+    vp_model_free(m);
+}
+END_TEST
+
 /* A model by hand: n tensors of the given shapes in the decoder layers. */
 static vp_model *hand_model(const uint64_t (*shape)[3], const vp__lkind *kind, int n)
 {
@@ -283,5 +373,7 @@ Suite *vp_test_suite(void)
     VP_ADD_TEST(s, test_groups_overflow_as_walk);
     VP_ADD_TEST(s, test_qformat_parse);
     VP_ADD_TEST(s, test_lora_names_equal_walk);
+    VP_ADD_TEST(s, test_memo_many_formats_in_a_row);
+    VP_ADD_TEST(s, test_memo_threads_share_a_model);
     return s;
 }

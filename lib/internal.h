@@ -204,7 +204,7 @@ typedef struct vp__wgroup {
  * and never write; a writer that finds the slot busy does not store. A const vp_model *
  * may so be shared by any number of threads (docs/threading). */
 #define VP__WMEMO_SLOTS 8
-#define VP__WMEMO_KEY 9
+#define VP__WMEMO_KEY 4
 typedef struct vp__wmemo_slot {
     _Atomic uint32_t seq;                    /* even: stable (0: empty); odd: being written */
     _Atomic uint64_t key[VP__WMEMO_KEY];     /* the format's fields that a sum reads, tp */

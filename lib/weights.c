@@ -513,26 +513,27 @@ static bool sum_groups(const vp_model *m, const vp__qformat *q, uint64_t dtype_b
 
 /* ---- the memo of recent formats ------------------------------------------------------- */
 
-static void memo_key(uint64_t k[VP__WMEMO_KEY], const vp__qformat *q, uint64_t dtype,
+/* The key of a sum: every format field a sum reads, the dtype and tp, packed in four words;
+ * false when a field is too wide to pack (such a sum is not kept). */
+static bool memo_key(uint64_t k[VP__WMEMO_KEY], const vp__qformat *q, uint64_t dtype,
                      uint64_t tp)
 {
+    const uint64_t b16 = 0xffff, b32 = 0xffffffff;
+    if (q->bits > b16 || dtype > b16 || tp > b16 || q->block_rows > b32 ||
+        q->block_cols > b32 || q->scale_bytes > b32 || q->extra > b32)
+        return false;
     k[0] = (uint64_t)q->method | (uint64_t)q->double_quant << 8 | (uint64_t)q->per_channel << 9 |
-           (uint64_t)q->packed << 10 | (uint64_t)q->asym << 11;
-    k[1] = q->bits;
-    k[2] = q->group;
-    k[3] = q->block_rows;
-    k[4] = q->block_cols;
-    k[5] = dtype;
-    k[6] = q->scale_bytes;
-    k[7] = q->extra;
-    k[8] = tp;
+           (uint64_t)q->packed << 10 | (uint64_t)q->asym << 11 | q->bits << 16 | dtype << 32 |
+           tp << 48;
+    k[1] = q->group;
+    k[2] = q->block_rows | q->block_cols << 32;
+    k[3] = q->scale_bytes | q->extra << 32;
+    return true;
 }
 
 static vp__wmemo_slot *memo_slot(const vp_model *m, const uint64_t k[VP__WMEMO_KEY])
 {
-    uint64_t h = 0;
-    for (int i = 0; i < VP__WMEMO_KEY; i++)
-        h = (h ^ k[i]) * UINT64_C(0x9e3779b97f4a7c15);
+    uint64_t h = (k[0] ^ k[1] << 20 ^ k[2] ^ k[3] << 7) * UINT64_C(0x9e3779b97f4a7c15);
     /* the memo is written through a const model: its atomics are what may change */
     return (vp__wmemo_slot *)&m->wmemo[h >> 61];
 }
@@ -544,10 +545,10 @@ static bool memo_get(vp__wmemo_slot *sl, const uint64_t k[VP__WMEMO_KEY], uint64
     uint32_t s1 = atomic_load_explicit(&sl->seq, memory_order_acquire);
     if (s1 == 0 || (s1 & 1))
         return false;
-    uint64_t diff = 0;
-    for (int i = 0; i < VP__WMEMO_KEY; i++)
-        diff |= atomic_load_explicit(&sl->key[i], memory_order_relaxed) ^ k[i];
-    if (diff != 0)
+    if (((atomic_load_explicit(&sl->key[0], memory_order_relaxed) ^ k[0]) |
+         (atomic_load_explicit(&sl->key[1], memory_order_relaxed) ^ k[1]) |
+         (atomic_load_explicit(&sl->key[2], memory_order_relaxed) ^ k[2]) |
+         (atomic_load_explicit(&sl->key[3], memory_order_relaxed) ^ k[3])) != 0)
         return false;
     for (int i = 0; i < 9; i++)
         v[i] = atomic_load_explicit(&sl->val[i], memory_order_relaxed);
@@ -659,9 +660,9 @@ vp_status vp__model_weights(const vp_model *m, const vp__qformat *fmt, uint64_t 
     }
     /* any other format: the memo of recent ones, else a sum over the groups (kept) */
     uint64_t k[VP__WMEMO_KEY], v[9];
-    memo_key(k, q, dtype, tp ? tp : 1);
-    vp__wmemo_slot *sl = memo_slot(m, k);
-    if (memo_get(sl, k, v)) {
+    bool keyed = memo_key(k, q, dtype, tp ? tp : 1);
+    vp__wmemo_slot *sl = keyed ? memo_slot(m, k) : NULL;
+    if (keyed && memo_get(sl, k, v)) {
         for (int r = 0; r < 3; r++) {
             layers[r] = v[r];
             first[r] = v[3 + r];
@@ -681,7 +682,8 @@ vp_status vp__model_weights(const vp_model *m, const vp__qformat *fmt, uint64_t 
         v[3 + r] = first[r];
         v[6 + r] = last[r];
     }
-    memo_put(sl, k, v);
+    if (keyed)
+        memo_put(sl, k, v);
     return VP_OK;
 }
 

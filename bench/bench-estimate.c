@@ -216,6 +216,27 @@ static int gradients(ctx *c)
     return r;
 }
 
+/* a different format each call, cycling through more formats than the model's memo of
+ * recent formats holds (none of them among the formats summed when the model is read) */
+static const char *const cycle_formats[] = {
+    "gptq-int4-g64", "gptq-int3-g128", "gptq-int8-g32", "awq-int4-g64", "fp8-block128",
+    "int8-bnb", "mxfp4", "nvfp4", "gptq-int2-g16", "awq-int4-g32", "gptq-int4-g256",
+    "gptq-int6-g100", "awq-int4-g96", "gptq-int5-g48", "gptq-int4-g1024", "gptq-int7-g8",
+    "gptq-int4-g512", "awq-int4-g256", "gptq-int3-g64", "gptq-int8-g2048",
+};
+#define N_CYCLE (sizeof(cycle_formats) / sizeof(cycle_formats[0]))
+
+static int weights_cycle(ctx *c)
+{
+    static unsigned k;
+    vp_weights_options o = *(const vp_weights_options *)c->opts;
+    vp_bytes a, b, d;
+    o.format = cycle_formats[k++ % N_CYCLE];
+    int r = vp_weights_bytes(&a, &b, &d, c->m, &o, NULL);
+    c->sink += a.b + b.b;
+    return r;
+}
+
 static int lora(ctx *c)
 {
     vp_count n;
@@ -339,6 +360,12 @@ int main(int argc, char **argv)
     wg.tensor_parallel = 2;
     vp_weights_options wg64 = wg;
     wg64.format = "gptq-int4-g64";
+    vp_weights_options wg3 = wg;
+    wg3.format = "gptq-int3-g32";
+    vp_weights_options wa64 = wg;
+    wa64.format = "awq-int4-g64";
+    vp_weights_options wfb = wg;
+    wfb.format = "fp8-block128";
     vp_activations_options ai = VP_ACTIVATIONS_OPTIONS_INIT;
     ai.tokens = 4096;
     ai.sequences = 8;
@@ -360,7 +387,11 @@ int main(int argc, char **argv)
         { "vp_weights_bytes (the model's bf16)", weights, &wo },
         { "vp_weights_bytes (nf4-dq, TP 2)", weights, &wq },
         { "vp_weights_bytes (gptq-int4-g128, TP 2)", weights, &wg },
-        { "vp_weights_bytes (gptq-int4-g64, TP 2: not cached)", weights, &wg64 },
+        { "vp_weights_bytes (gptq-int4-g64, TP 2, not summed at load)", weights, &wg64 },
+        { "vp_weights_bytes (gptq-int3-g32, TP 2, not summed at load)", weights, &wg3 },
+        { "vp_weights_bytes (awq-int4-g64, TP 2, not summed at load)", weights, &wa64 },
+        { "vp_weights_bytes (fp8-block128, TP 2, not summed at load)", weights, &wfb },
+        { "vp_weights_bytes (20 formats in turn, TP 2)", weights_cycle, &wg },
         { "vp_quant_metadata_bytes (nf4-dq, TP 2)", quant_meta, &wq },
         { "vp_activations_bytes (prefill 4k x 8)", activations, &ai },
         { "vp_activations_bytes (LoRA, full checkpointing)", activations, &at },

@@ -122,7 +122,14 @@ vp_status vp__fmt_parse(vp__fmt *f, const vp_model *m, const char *text, uint64_
 vp_status vp__layout_check(const vp__arch *a, uint64_t tp, uint64_t pp, const vp__where *wh,
                            vp_error *err);
 /* dtype enum → bytes (0 for AUTO); false for a value outside the enumeration. */
-bool vp__dtype_bytes(int dtype, uint64_t *bytes);
+static inline bool vp__dtype_bytes(int dtype, uint64_t *bytes)
+{
+    static const uint64_t b[] = { 0, 4, 2, 2, 1 };
+    if (dtype < VP_DTYPE_AUTO || dtype > VP_DTYPE_FP8)
+        return false;
+    *bytes = b[dtype];
+    return true;
+}
 
 /* ---- weights (weights.c) ------------------------------------------------------------ */
 
@@ -256,6 +263,8 @@ uint64_t vp__trainable_share(uint64_t trainable, const vp__arch *a, uint64_t tp,
  * tensor j. False when no target matches. */
 bool vp__lora_count(const vp_model *m, uint64_t rank, const char *const *targets, size_t nt,
                     uint64_t *count, bool *hit, uint64_t *wide, bool *ovf);
+/* What vp__lora_count() reads of a model, noted once (m->ln_*: after m->lt_last). */
+void vp__lora_cache(vp_model *m);
 
 /* Activation bytes saved per transformer layer: vp__act_layer_bytes() in internal.h. */
 

@@ -6,6 +6,7 @@
 #define VRAMPLAN_INTERNAL_H
 
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -184,6 +185,34 @@ typedef struct vp__ltlist {
     int n;
 } vp__ltlist;
 
+/* Logical tensors alike in everything a weight sum reads (shape, count, kind, place,
+ * skip), `mult` of them: a format's sum over the groups equals the sum over the tensors
+ * (weights.c, vp__model_cache()). */
+typedef struct vp__wgroup {
+    uint64_t rows, cols, count;
+    uint64_t numel;         /* rows × cols */
+    uint64_t values;        /* rows × cols × count */
+    uint32_t mult;          /* tensors in the group */
+    uint8_t kind;           /* vp__lkind */
+    uint8_t cat;            /* 0 decoder layers, 1 first stage (embeddings), 2 last stage */
+    bool split;             /* tensor parallelism splits it */
+    bool skip;              /* modules_to_not_convert */
+    bool numel_fits, values_fit; /* numel, values fit in 64 bits (else 0) */
+} vp__wgroup;
+
+/* A memo of the weight sums of formats a model was recently asked about (weights.c): the
+ * one part of a model that changes after it is read, so that a caller's repeated format
+ * costs a lookup whatever it is. A seqlock per slot, on C11 atomics: readers never wait
+ * and never write; a writer that finds the slot busy does not store. A const vp_model *
+ * may so be shared by any number of threads (docs/threading). */
+#define VP__WMEMO_SLOTS 8
+#define VP__WMEMO_KEY 4
+typedef struct vp__wmemo_slot {
+    _Atomic uint32_t seq;                    /* even: stable (0: empty); odd: being written */
+    _Atomic uint64_t key[VP__WMEMO_KEY];     /* the format's fields that a sum reads, tp */
+    _Atomic uint64_t val[9];                 /* layers, first, last × 3 roles */
+} vp__wmemo_slot;
+
 /* A weight storage format (docs/estimate.md, weight formats). */
 typedef enum {
     VP__Q_NONE, VP__Q_BNB4, VP__Q_BNB8, VP__Q_GPTQ, VP__Q_AWQ, VP__Q_FP8, VP__Q_MXFP4,
@@ -272,6 +301,27 @@ struct vp_model {
     /* the last path component of each logical tensor's name ("q_proj"), for LoRA targets */
     int lt_last_ok;
     const char *lt_last[VP__MAX_LT];
+    /* LoRA targets (optimizer.c vp__lora_cache()): the distinct last path components of
+     * the linear and expert tensors, each with the tensors it names (bit j: lt.t[j]), and
+     * every such tensor (ln_linear, "all-linear"); ln_ok: computed */
+    int ln_ok, ln_n;
+    const char *ln_name[VP__MAX_LT];
+    uint64_t ln_mask[VP__MAX_LT];
+    uint64_t ln_linear;
+    uint64_t ln_rc[VP__MAX_LT];      /* (rows + cols) × count of lt.t[j], when it fits */
+    uint64_t ln_rc_ok;               /* bit j: ln_rc[j] fits */
+    /* the logical tensors grouped (weights.c), so that any format's sums take a few
+     * multiply-adds: per class of quantized kinds (weights.c qclass()), the groups it
+     * quantizes and the split groups it keeps plain (bit g: wg[g]), the values of the
+     * unsplit plain ones per place (wg_fixed), and whether all that fits (else the sums
+     * walk lt). wg_experts: the model has MoE experts (MXFP4 asks). */
+    int wg_n;
+    bool wg_experts;
+    bool wg_ok[5];
+    uint64_t wg_quant[5], wg_split[5];
+    uint64_t wg_fixed[5][3];
+    vp__wgroup wg[VP__MAX_LT];
+    vp__wmemo_slot wmemo[VP__WMEMO_SLOTS];
 };
 
 /* model.c */

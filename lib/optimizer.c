@@ -101,6 +101,9 @@ void vp__optimizer(vp__optres *o, const vp__optreq *r, bool *ovf)
 
 /* ---- LoRA ------------------------------------------------------------------------------ */
 
+static bool lora_count_walk(const vp_model *m, uint64_t rank, const char *const *targets,
+                            size_t nt, uint64_t *count, bool *hit_t, uint64_t *wide, bool *ovf);
+
 /* Does LoRA target `target` name a module whose last path component is `last`? */
 static bool lora_hits_last(const char *target, const char *last)
 {
@@ -113,8 +116,112 @@ static bool lora_hits_last(const char *target, const char *last)
     return false;
 }
 
+void vp__lora_cache(vp_model *m)
+{
+    m->ln_ok = 0;
+    m->ln_n = 0;
+    m->ln_linear = 0;
+    m->ln_rc_ok = 0;
+    if (!m->lt_last_ok)
+        return;
+    for (int j = 0; j < m->lt.n; j++) {
+        const vp__ltensor *t = &m->lt.t[j];
+        if (t->kind != VP__K_LINEAR && t->kind != VP__K_EXPERT)
+            continue;
+        const char *last = m->lt_last[j];
+        int k;
+        for (k = 0; k < m->ln_n; k++)
+            if (strcmp(m->ln_name[k], last) == 0)
+                break;
+        if (k == m->ln_n) {
+            m->ln_name[k] = last;
+            m->ln_mask[k] = 0;
+            m->ln_n++;
+        }
+        m->ln_mask[k] |= UINT64_C(1) << j;
+        m->ln_linear |= UINT64_C(1) << j;
+        uint64_t rc;
+        if (!vp__add_u64(&rc, t->rows, t->cols) && !vp__mul_u64(&rc, rc, t->count)) {
+            m->ln_rc[j] = rc;
+            m->ln_rc_ok |= UINT64_C(1) << j;
+        }
+    }
+    m->ln_ok = 1;
+}
+
+/* The linear tensors (bit j: lt.t[j]) whose last path component is `name`. */
+static uint64_t lora_named(const vp_model *m, const char *name)
+{
+    for (int k = 0; k < m->ln_n; k++)
+        if (m->ln_name[k][0] == name[0] && strcmp(m->ln_name[k], name) == 0)
+            return m->ln_mask[k];
+    return 0;
+}
+
+/* The linear tensors target t names: lora_hits_last() over every tensor at once. */
+static uint64_t lora_target_mask(const vp_model *m, const char *t)
+{
+    if (t[0] == 'a' && strcmp(t, "all-linear") == 0)
+        return m->ln_linear;
+    uint64_t mask = lora_named(m, t);
+    if (t[0] == 'q' && strcmp(t, "qkv_proj") == 0)
+        mask |= lora_named(m, "q_proj") | lora_named(m, "k_proj") | lora_named(m, "v_proj");
+    else if (t[0] == 'g' && strcmp(t, "gate_up_proj") == 0)
+        mask |= lora_named(m, "gate_proj") | lora_named(m, "up_proj");
+    return mask;
+}
+
 bool vp__lora_count(const vp_model *m, uint64_t rank, const char *const *targets, size_t nt,
                     uint64_t *count, bool *hit_t, uint64_t *wide, bool *ovf)
+{
+    if (m->ln_ok) {
+        /* the tensors each target names, from the model's distinct module names */
+        static const char *const deflt[] = { "q_proj", "v_proj" }; /* PEFT's Llama default */
+        if (targets == NULL || nt == 0) {
+            targets = deflt;
+            nt = 2;
+        }
+        uint64_t hit = 0, any = 0;
+        for (size_t i = 0; i < nt; i++) {
+            uint64_t mask = lora_target_mask(m, targets[i]);
+            hit_t[i] = mask != 0;
+            hit |= mask;
+        }
+        any = hit;
+        *count = 0;
+        *wide = 0;
+        /* rank × Σ (rows + cols) × count when nothing overflows (the sum below, exactly) */
+        uint64_t sum = 0, total;
+        bool fits = (hit & ~m->ln_rc_ok) == 0;
+        for (uint64_t b = hit; fits && b != 0; b &= b - 1) {
+            int j = vp__ctz(b);
+            const vp__ltensor *t = &m->lt.t[j];
+            fits = !vp__add_u64(&sum, sum, m->ln_rc[j]);
+            if (rank > (t->rows < t->cols ? t->rows : t->cols))
+                *wide |= UINT64_C(1) << j;
+        }
+        if (fits && !vp__mul_u64(&total, sum, rank)) {
+            *count = total;
+            return any != 0;
+        }
+        *wide = 0;
+        for (; hit != 0; hit &= hit - 1) {
+            int j = vp__ctz(hit);
+            const vp__ltensor *t = &m->lt.t[j];
+            uint64_t mn = t->rows < t->cols ? t->rows : t->cols;
+            if (rank > mn)
+                *wide |= UINT64_C(1) << j;
+            *count = add_sat(*count, mul_sat(mul_sat(rank, add_sat(t->rows, t->cols, ovf), ovf),
+                                             t->count, ovf), ovf);
+        }
+        return any != 0;
+    }
+    return lora_count_walk(m, rank, targets, nt, count, hit_t, wide, ovf);
+}
+
+/* vp__lora_count() tensor by tensor (a model whose names were not noted). */
+static bool lora_count_walk(const vp_model *m, uint64_t rank, const char *const *targets,
+                            size_t nt, uint64_t *count, bool *hit_t, uint64_t *wide, bool *ovf)
 {
     static const char *const deflt[] = { "q_proj", "v_proj" }; /* PEFT's Llama default */
     bool all_linear[VP__LIM_TARGETS];

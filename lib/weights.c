@@ -14,21 +14,27 @@
 
 /* ---- module sums --------------------------------------------------------------------- */
 
-static bool quantized(const vp__qformat *q, const vp__ltensor *t, bool has_experts)
+/* Is a tensor of this kind quantized by q? */
+static inline bool quantized_kind(const vp__qformat *q, int kind, bool skip, bool has_experts)
 {
-    if (q->method == VP__Q_NONE || t->skip)
+    if (q->method == VP__Q_NONE || skip)
         return false;
     switch (q->method) {
     case VP__Q_MXFP4:
         /* gpt-oss: only the MoE experts; a dense model: its linears */
-        return has_experts ? t->kind == VP__K_EXPERT : t->kind == VP__K_LINEAR;
+        return has_experts ? kind == VP__K_EXPERT : kind == VP__K_LINEAR;
     case VP__Q_BNB4:
     case VP__Q_BNB8:
         /* bitsandbytes replaces every nn.Linear except lm_head (routers are Linear) */
-        return t->kind == VP__K_LINEAR || t->kind == VP__K_EXPERT || t->kind == VP__K_ROUTER;
+        return kind == VP__K_LINEAR || kind == VP__K_EXPERT || kind == VP__K_ROUTER;
     default:
-        return t->kind == VP__K_LINEAR || t->kind == VP__K_EXPERT;
+        return kind == VP__K_LINEAR || kind == VP__K_EXPERT;
     }
+}
+
+static bool quantized(const vp__qformat *q, const vp__ltensor *t, bool has_experts)
+{
+    return quantized_kind(q, (int)t->kind, t->skip, has_experts);
 }
 
 /* acc += a * b * c, checked */
@@ -55,12 +61,19 @@ static bool add_mul(uint64_t *acc, uint64_t a, uint64_t b)
 
 /* Bytes of one instance of quantized tensor t: payload and metadata (docs/estimate.md, weight formats).
  * Checked: a module can hold up to 2^64 − 1 values, so no product may be trusted. */
-static bool quant_bytes(const vp__qformat *q, const vp__ltensor *t, uint64_t *payload, uint64_t *meta)
+#if defined(__GNUC__)
+#  define ALWAYS_INLINE inline __attribute__((always_inline))
+#else
+#  define ALWAYS_INLINE inline
+#endif
+
+/* method is q->method, passed apart so that a caller with a constant gets one case only */
+static ALWAYS_INLINE bool quant_bytes_m(const vp__qformat *q, vp__qmethod method, uint64_t out,
+                                        uint64_t in, uint64_t numel, uint64_t *payload,
+                                        uint64_t *meta)
 {
-    uint64_t out = t->rows, in = t->cols, numel, blocks, m = 0;
-    if (vp__mul_u64(&numel, out, in))
-        return false;
-    switch (q->method) {
+    uint64_t blocks, m = 0;
+    switch (method) {
     case VP__Q_BNB4:
         /* two 4-bit codes per byte; fp32 absmax per 64-value block, or with double
          * quantization a uint8 code per block + fp32 absmax per 256 blocks + fp32 offset
@@ -82,7 +95,7 @@ static bool quant_bytes(const vp__qformat *q, const vp__ltensor *t, uint64_t *pa
         return true;
     case VP__Q_GPTQ: {
         uint64_t g = q->group ? q->group : in;
-        uint64_t groups = vp__div_ceil_u64(in, g), cells, packed;
+        uint64_t groups = vp__cdiv(in, g), cells, packed;
         if (q->packed) {
             /* compressed-tensors pack-quantized: weight_packed int32 (out, in·bits/32),
              * weight_scale (out, groups) in the model's dtype, weight_shape int64[2];
@@ -110,7 +123,7 @@ static bool quant_bytes(const vp__qformat *q, const vp__ltensor *t, uint64_t *pa
     }
     case VP__Q_AWQ: {
         uint64_t g = q->group ? q->group : in;
-        uint64_t groups = vp__div_ceil_u64(in, g), cells;
+        uint64_t groups = vp__cdiv(in, g), cells;
         /* qweight int32 (in, out/8); qzeros int32 (groups, out/8); scales fp16 (groups, out) */
         *payload = vp__div_ceil_u64(numel, 2);
         if (vp__mul_u64(&cells, groups, out))
@@ -129,8 +142,7 @@ static bool quant_bytes(const vp__qformat *q, const vp__ltensor *t, uint64_t *pa
         m = q->extra;
         if (q->block_rows) {           /* weight_scale_inv per block */
             uint64_t cells;
-            if (vp__mul_u64(&cells, vp__div_ceil_u64(out, q->block_rows),
-                            vp__div_ceil_u64(in, q->block_cols)))
+            if (vp__mul_u64(&cells, vp__cdiv(out, q->block_rows), vp__cdiv(in, q->block_cols)))
                 return false;
             if (!add_mul(&m, sb, cells))
                 return false;
@@ -147,7 +159,7 @@ static bool quant_bytes(const vp__qformat *q, const vp__ltensor *t, uint64_t *pa
         /* E2M1 codes, two per byte, + one E4M3 scale byte per group of 16 (q->group), +
          * the fp32 weight_scale_2 and input_scale (q->extra) */
         *payload = vp__div_ceil_u64(numel, 2);
-        *meta = vp__div_ceil_u64(numel, q->group ? q->group : 16) + q->extra;
+        *meta = vp__cdiv(numel, q->group ? q->group : 16) + q->extra;
         return true;
     case VP__Q_MXFP4:
         /* E2M1 codes, two per byte, + one E8M0 scale byte per 32 values */
@@ -158,6 +170,12 @@ static bool quant_bytes(const vp__qformat *q, const vp__ltensor *t, uint64_t *pa
         break;
     }
     return false;
+}
+
+static bool quant_bytes(const vp__qformat *q, uint64_t out, uint64_t in, uint64_t numel,
+                        uint64_t *payload, uint64_t *meta)
+{
+    return quant_bytes_m(q, q->method, out, in, numel, payload, meta);
 }
 
 static bool has_experts(const vp__ltlist *l)
@@ -220,7 +238,10 @@ bool vp__weights_sum(const vp__ltlist *l, const vp__qformat *q, uint64_t dtype_b
             (!mac3(params, t->rows, t->cols, t->count) || !mac3(active, t->rows, t->cols, t->active)))
             return false;
         if (quantized(q, t, experts)) {
-            if (!quant_bytes(q, t, &pay, &meta) || vp__mul_u64(&pay, pay, t->count) ||
+            uint64_t numel;
+            if (vp__mul_u64(&numel, t->rows, t->cols) ||
+                !quant_bytes(q, t->rows, t->cols, numel, &pay, &meta) ||
+                vp__mul_u64(&pay, pay, t->count) ||
                 vp__mul_u64(&meta, meta, t->count))
                 return false;
         } else if (!mac3(&plain, t->rows, t->cols, t->count) ||
@@ -286,7 +307,10 @@ static unsigned sum_tps(const vp__ltlist *l, const vp__qformat *q, uint64_t dtyp
         const vp__ltensor *t = &l->t[i];
         uint64_t pay = 0, meta = 0, plain = 0;
         if (q->method != VP__Q_NONE && quantized(q, t, experts)) {
-            if (!quant_bytes(q, t, &pay, &meta) || vp__mul_u64(&pay, pay, t->count) ||
+            uint64_t numel;
+            if (vp__mul_u64(&numel, t->rows, t->cols) ||
+                !quant_bytes(q, t->rows, t->cols, numel, &pay, &meta) ||
+                vp__mul_u64(&pay, pay, t->count) ||
                 vp__mul_u64(&meta, meta, t->count))
                 return 0;
         } else if (!mac3(&plain, t->rows, t->cols, t->count) ||
@@ -316,19 +340,257 @@ static unsigned sum_tps(const vp__ltlist *l, const vp__qformat *q, uint64_t dtyp
     return ok;
 }
 
+/* ---- any format, over the grouped tensors -------------------------------------------- */
+
+/* The kinds a format quantizes, as a class: 0 none; 1 the experts (MXFP4 on an MoE model);
+ * 2 the linears (MXFP4 on a dense one); 3 linears and experts (GPTQ, AWQ, fp8, NVFP4);
+ * 4 these and the routers (bitsandbytes). quantized_kind() says the same tensor by tensor. */
+#define QCLASSES 5
+static int qclass(vp__qmethod method, bool experts)
+{
+    switch (method) {
+    case VP__Q_NONE: return 0;
+    case VP__Q_MXFP4: return experts ? 1 : 2;
+    case VP__Q_BNB4:
+    case VP__Q_BNB8: return 4;
+    default: return 3;
+    }
+}
+
+static bool class_quantizes(int k, int kind)
+{
+    switch (k) {
+    case 1: return kind == VP__K_EXPERT;
+    case 2: return kind == VP__K_LINEAR;
+    case 3: return kind == VP__K_LINEAR || kind == VP__K_EXPERT;
+    case 4: return kind == VP__K_LINEAR || kind == VP__K_EXPERT || kind == VP__K_ROUTER;
+    default: return false;
+    }
+}
+
+/* Groups the model's logical tensors (m->wg): those alike in everything a sum reads fall in
+ * one group, and per class of quantized kinds the groups it quantizes, the split groups it
+ * keeps plain and the values of the unsplit plain ones are noted. A format's sum then takes
+ * each group's bytes once and multiplies by its size: the same bytes and the same overflows
+ * as vp__weights_sum() (every term is non-negative, so a sum of equal terms overflows
+ * exactly when the tensor-by-tensor sum does). Where a count does not fit, the class is not
+ * ok and its sums walk the tensors. */
+static void group_tensors(vp_model *m)
+{
+    const vp__ltlist *l = &m->lt;
+    bool numel_ok = true;
+    m->wg_n = 0;
+    m->wg_experts = has_experts(l);
+    for (int i = 0; i < l->n; i++) {
+        const vp__ltensor *t = &l->t[i];
+        uint8_t cat = t->per_layer ? 0 : (t->kind == VP__K_EMBED || t->kind == VP__K_POS) ? 1 : 2;
+        int g;
+        for (g = 0; g < m->wg_n; g++) {
+            const vp__wgroup *w = &m->wg[g];
+            if (w->rows == t->rows && w->cols == t->cols && w->count == t->count &&
+                w->kind == (uint8_t)t->kind && w->cat == cat && w->skip == t->skip)
+                break;
+        }
+        vp__wgroup *w = &m->wg[g];
+        if (g < m->wg_n) {
+            w->mult++;
+            continue;
+        }
+        w->rows = t->rows;
+        w->cols = t->cols;
+        w->count = t->count;
+        w->kind = (uint8_t)t->kind;
+        w->cat = cat;
+        w->split = tp_split(t->kind);
+        w->skip = t->skip;
+        w->mult = 1;
+        w->numel_fits = !vp__mul_u64(&w->numel, t->rows, t->cols);
+        w->values_fit = w->numel_fits && !vp__mul_u64(&w->values, w->numel, t->count);
+        if (!w->numel_fits)
+            w->numel = 0;
+        if (!w->values_fit)
+            w->values = 0;
+        numel_ok = numel_ok && w->numel_fits;
+        m->wg_n++;
+    }
+    for (int k = 0; k < QCLASSES; k++) {
+        bool ok = numel_ok;
+        m->wg_quant[k] = m->wg_split[k] = 0;
+        m->wg_fixed[k][0] = m->wg_fixed[k][1] = m->wg_fixed[k][2] = 0;
+        for (int g = 0; g < m->wg_n; g++) {
+            const vp__wgroup *w = &m->wg[g];
+            if (!w->skip && class_quantizes(k, w->kind)) {
+                m->wg_quant[k] |= UINT64_C(1) << g;
+            } else if (!w->values_fit) {
+                ok = false;
+            } else if (w->split) {
+                m->wg_split[k] |= UINT64_C(1) << g;
+            } else {
+                uint64_t v;
+                ok = ok && !vp__mul_u64(&v, w->values, w->mult) &&
+                     !vp__add_u64(&m->wg_fixed[k][w->cat], m->wg_fixed[k][w->cat], v);
+            }
+        }
+        m->wg_ok[k] = ok;
+    }
+}
+
+/* The quantized groups (bit g of bits: wg[g]) of a sum in q, whose method is `method`,
+ * added to acc[place][role]. */
+static ALWAYS_INLINE bool quant_groups(const vp_model *m, const vp__qformat *q,
+                                       vp__qmethod method, uint64_t bits, uint64_t tp,
+                                       uint64_t acc[3][3])
+{
+    for (; bits != 0; bits &= bits - 1) {
+        const vp__wgroup *g = &m->wg[vp__ctz(bits)];
+        uint64_t pay, meta;
+        if (!quant_bytes_m(q, method, g->rows, g->cols, g->numel, &pay, &meta) ||
+            vp__mul_u64(&pay, pay, g->count) || vp__mul_u64(&meta, meta, g->count))
+            return false;
+        if (tp > 1 && g->split) {
+            pay = pay ? vp__cdiv(pay, tp) : 0;
+            meta = meta ? vp__cdiv(meta, tp) : 0;
+        }
+        uint64_t *a = acc[g->cat];
+        if ((g->mult > 1 && (vp__mul_u64(&pay, pay, g->mult) || vp__mul_u64(&meta, meta, g->mult))) ||
+            vp__add_u64(&a[VP_ROLE_PAYLOAD], a[VP_ROLE_PAYLOAD], pay) ||
+            vp__add_u64(&a[VP_ROLE_QUANT_METADATA], a[VP_ROLE_QUANT_METADATA], meta))
+            return false;
+    }
+    return true;
+}
+
+/* vp__weights_sum() (without the parameter counts) over the groups; *walk set when the
+ * model's counts ask for the tensor-by-tensor walk instead. */
+static bool sum_groups(const vp_model *m, const vp__qformat *q, uint64_t dtype_bytes, uint64_t tp,
+                       uint64_t layers[4], uint64_t first[4], uint64_t last[4], bool *walk)
+{
+    int k = qclass(q->method, m->wg_experts);
+    if (!m->wg_ok[k] || dtype_bytes == 0) {
+        *walk = true;
+        return false;
+    }
+    uint64_t acc[3][3] = { { 0, 0, 0 }, { 0, 0, 0 }, { 0, 0, 0 } };
+    int r = q->method == VP__Q_NONE ? VP_ROLE_PAYLOAD : VP_ROLE_UNQUANTIZED;
+    /* the unsplit modules kept plain (norms, biases, routers): their values at once */
+    for (int c = 0; c < 3; c++)
+        if (vp__mul_u64(&acc[c][r], m->wg_fixed[k][c], dtype_bytes))
+            return false;
+    /* the split ones kept plain (embeddings, lm_head) */
+    for (uint64_t bits = m->wg_split[k]; bits != 0; bits &= bits - 1) {
+        const vp__wgroup *g = &m->wg[vp__ctz(bits)];
+        uint64_t plain;
+        if (vp__mul_u64(&plain, g->values, dtype_bytes))
+            return false;
+        if (tp > 1)
+            plain = vp__cdiv(plain, tp);
+        if ((g->mult > 1 && vp__mul_u64(&plain, plain, g->mult)) ||
+            vp__add_u64(&acc[g->cat][r], acc[g->cat][r], plain))
+            return false;
+    }
+    /* the quantized ones: one loop per method (its case of quant_bytes_m() alone) */
+    bool ok;
+    switch (q->method) {
+    case VP__Q_BNB4: ok = quant_groups(m, q, VP__Q_BNB4, m->wg_quant[k], tp, acc); break;
+    case VP__Q_BNB8: ok = quant_groups(m, q, VP__Q_BNB8, m->wg_quant[k], tp, acc); break;
+    case VP__Q_GPTQ: ok = quant_groups(m, q, VP__Q_GPTQ, m->wg_quant[k], tp, acc); break;
+    case VP__Q_AWQ: ok = quant_groups(m, q, VP__Q_AWQ, m->wg_quant[k], tp, acc); break;
+    case VP__Q_FP8: ok = quant_groups(m, q, VP__Q_FP8, m->wg_quant[k], tp, acc); break;
+    case VP__Q_NVFP4: ok = quant_groups(m, q, VP__Q_NVFP4, m->wg_quant[k], tp, acc); break;
+    case VP__Q_MXFP4: ok = quant_groups(m, q, VP__Q_MXFP4, m->wg_quant[k], tp, acc); break;
+    default: ok = true; break; /* VP__Q_NONE quantizes nothing */
+    }
+    if (!ok)
+        return false;
+    for (int c = 0; c < 3; c++) {
+        layers[c] = acc[0][c];
+        first[c] = acc[1][c];
+        last[c] = acc[2][c];
+    }
+    layers[3] = first[3] = last[3] = 0;
+    return true;
+}
+
+/* ---- the memo of recent formats ------------------------------------------------------- */
+
+/* The key of a sum: every format field a sum reads, the dtype and tp, packed in four words;
+ * false when a field is too wide to pack (such a sum is not kept). */
+static bool memo_key(uint64_t k[VP__WMEMO_KEY], const vp__qformat *q, uint64_t dtype,
+                     uint64_t tp)
+{
+    const uint64_t b16 = 0xffff, b32 = 0xffffffff;
+    if (q->bits > b16 || dtype > b16 || tp > b16 || q->block_rows > b32 ||
+        q->block_cols > b32 || q->scale_bytes > b32 || q->extra > b32)
+        return false;
+    k[0] = (uint64_t)q->method | (uint64_t)q->double_quant << 8 | (uint64_t)q->per_channel << 9 |
+           (uint64_t)q->packed << 10 | (uint64_t)q->asym << 11 | q->bits << 16 | dtype << 32 |
+           tp << 48;
+    k[1] = q->group;
+    k[2] = q->block_rows | q->block_cols << 32;
+    k[3] = q->scale_bytes | q->extra << 32;
+    return true;
+}
+
+static vp__wmemo_slot *memo_slot(const vp_model *m, const uint64_t k[VP__WMEMO_KEY])
+{
+    uint64_t h = (k[0] ^ k[1] << 20 ^ k[2] ^ k[3] << 7) * UINT64_C(0x9e3779b97f4a7c15);
+    /* the memo is written through a const model: its atomics are what may change */
+    return (vp__wmemo_slot *)&m->wmemo[h >> 61];
+}
+
+/* The sums of key k when its slot holds them (a consistent copy: the slot's sequence the
+ * same before and after, and even). */
+static bool memo_get(vp__wmemo_slot *sl, const uint64_t k[VP__WMEMO_KEY], uint64_t v[9])
+{
+    uint32_t s1 = atomic_load_explicit(&sl->seq, memory_order_acquire);
+    if (s1 == 0 || (s1 & 1))
+        return false;
+    if (((atomic_load_explicit(&sl->key[0], memory_order_relaxed) ^ k[0]) |
+         (atomic_load_explicit(&sl->key[1], memory_order_relaxed) ^ k[1]) |
+         (atomic_load_explicit(&sl->key[2], memory_order_relaxed) ^ k[2]) |
+         (atomic_load_explicit(&sl->key[3], memory_order_relaxed) ^ k[3])) != 0)
+        return false;
+    for (int i = 0; i < 9; i++)
+        v[i] = atomic_load_explicit(&sl->val[i], memory_order_relaxed);
+    atomic_thread_fence(memory_order_acquire);
+    return atomic_load_explicit(&sl->seq, memory_order_relaxed) == s1;
+}
+
+static void memo_put(vp__wmemo_slot *sl, const uint64_t k[VP__WMEMO_KEY], const uint64_t v[9])
+{
+    uint32_t s = atomic_load_explicit(&sl->seq, memory_order_relaxed);
+    if ((s & 1) || !atomic_compare_exchange_strong_explicit(&sl->seq, &s, s + 1,
+                                                            memory_order_relaxed,
+                                                            memory_order_relaxed))
+        return; /* another thread writes it: this one's sums are not kept */
+    atomic_thread_fence(memory_order_release);
+    for (int i = 0; i < VP__WMEMO_KEY; i++)
+        atomic_store_explicit(&sl->key[i], k[i], memory_order_relaxed);
+    for (int i = 0; i < 9; i++)
+        atomic_store_explicit(&sl->val[i], v[i], memory_order_relaxed);
+    /* s + 2 never wraps to 0 in practice (2^31 writes of one slot); 0 means empty */
+    atomic_store_explicit(&sl->seq, s + 2 ? s + 2 : 2, memory_order_release);
+}
+
 void vp__model_cache(vp_model *m)
 {
     m->wsum_ok = 0;
     m->wfmt_ok = 0;
     m->big_ok = 0;
     m->lt_last_ok = 0;
+    m->ln_ok = 0;
+    m->wg_n = 0;
+    for (int i = 0; i < VP__WMEMO_SLOTS; i++) /* the sums change with the tensors */
+        atomic_store_explicit(&m->wmemo[i].seq, 0, memory_order_relaxed);
     if (!m->has_lt)
         return;
+    group_tensors(m);
     for (int j = 0; j < m->lt.n; j++) {
         const char *last = strrchr(m->lt.t[j].name, '.');
         m->lt_last[j] = last ? last + 1 : m->lt.t[j].name;
     }
     m->lt_last_ok = 1;
+    vp__lora_cache(m);
     uint64_t dtype = m->q.dtype_bytes ? m->q.dtype_bytes : m->arch.dtype_bytes;
     m->wsum_ok = sum_tps(&m->lt, &m->q, dtype, m->wsum);
     /* the common named formats (a caller's "bf16", "fp8", "nf4", "nf4-dq" …) */
@@ -396,21 +658,40 @@ vp_status vp__model_weights(const vp_model *m, const vp__qformat *fmt, uint64_t 
         memcpy(last, c[2], sizeof(c[2]));
         return VP_OK;
     }
-    return vp__weights_sum(&m->lt, q, dtype, tp ? tp : 1, layers, first, last, NULL, NULL)
-               ? VP_OK
-               : VP_EOVERFLOW;
+    /* any other format: the memo of recent ones, else a sum over the groups (kept) */
+    uint64_t k[VP__WMEMO_KEY], v[9];
+    bool keyed = memo_key(k, q, dtype, tp ? tp : 1);
+    vp__wmemo_slot *sl = keyed ? memo_slot(m, k) : NULL;
+    if (keyed && memo_get(sl, k, v)) {
+        for (int r = 0; r < 3; r++) {
+            layers[r] = v[r];
+            first[r] = v[3 + r];
+            last[r] = v[6 + r];
+        }
+        layers[3] = first[3] = last[3] = 0;
+        return VP_OK;
+    }
+    bool walk = m->wg_n == 0;
+    bool ok = !walk && sum_groups(m, q, dtype, tp ? tp : 1, layers, first, last, &walk);
+    if (walk)
+        ok = vp__weights_sum(&m->lt, q, dtype, tp ? tp : 1, layers, first, last, NULL, NULL);
+    if (!ok)
+        return VP_EOVERFLOW;
+    for (int r = 0; r < 3; r++) {
+        v[r] = layers[r];
+        v[3 + r] = first[r];
+        v[6 + r] = last[r];
+    }
+    if (keyed)
+        memo_put(sl, k, v);
+    return VP_OK;
 }
 
-/* "<prefix><digits>-g<digits>" and nothing else, each number of 1 to 9 digits: what
- * sscanf("<prefix>%u-g%u%c") == 2 reads from such a text, without its cost; any other text
- * (signs, spaces, longer numbers) is left to sscanf. */
-static bool canonical_bits_group(const char *text, const char *prefix, unsigned *bits,
-                                 unsigned *group)
+/* "<digits>-g<digits>" and nothing else, each number of 1 to 9 digits: what
+ * sscanf("<prefix>%u-g%u%c") == 2 reads after the prefix from such a text, without its
+ * cost; any other text (signs, spaces, longer numbers) is left to sscanf. */
+static bool canonical_bits_group(const char *p, unsigned *bits, unsigned *group)
 {
-    size_t n = strlen(prefix);
-    if (strncmp(text, prefix, n) != 0)
-        return false;
-    const char *p = text + n;
     unsigned v[2];
     for (int k = 0; k < 2; k++) {
         int d = 0;
@@ -437,15 +718,17 @@ static bool canonical_bits_group(const char *text, const char *prefix, unsigned 
 
 /* Sheet weight formats: fp32 bf16 fp16 | fp8 int8 (per-channel fp32 scales) | fp8-block128
  * | nf4 fp4 (bitsandbytes, 64-value blocks) nf4-dq fp4-dq (double quantization) |
- * int8-bnb (LLM.int8) | gptq-int<b>-g<g> | awq-int4-g<g> | mxfp4. */
+ * int8-bnb (LLM.int8) | gptq-int<b>-g<g> | awq-int4-g<g> | mxfp4.
+ * The text's length is taken once: a name is a length test and a fixed-size comparison. */
 vp_status vp__qformat_parse(vp__qformat *out, const char *text)
 {
     vp__qformat q;
     memset(&q, 0, sizeof(q));
     unsigned bits = 0, group = 0;
     char tail;
-    /* the first character first: most texts are decided without a string comparison */
-#define EQ(lit) (text[0] == (lit)[0] && strcmp(text, (lit)) == 0)
+    size_t n = strlen(text);
+#define EQ(lit) (n == sizeof(lit) - 1 && memcmp(text, lit, sizeof(lit) - 1) == 0)
+#define PREFIX(lit) (n >= sizeof(lit) - 1 && memcmp(text, lit, sizeof(lit) - 1) == 0)
     if (EQ("fp32") || EQ("float32"))
         q.dtype_bytes = 4;
     else if (EQ("bf16") || EQ("fp16") ||
@@ -471,13 +754,15 @@ vp_status vp__qformat_parse(vp__qformat *out, const char *text)
         q.method = VP__Q_NVFP4;
         q.group = 16;
         q.extra = 8;
-    } else if ((canonical_bits_group(text, "gptq-int", &bits, &group) ||
+    } else if (PREFIX("gptq-int") &&
+               (canonical_bits_group(text + 8, &bits, &group) ||
                 sscanf(text, "gptq-int%u-g%u%c", &bits, &group, &tail) == 2) && bits >= 2 &&
                bits <= 8 && group >= 1 && group <= 4096) {
         q.method = VP__Q_GPTQ;
         q.bits = bits;
         q.group = group;
-    } else if ((canonical_bits_group(text, "awq-int", &bits, &group) ||
+    } else if (PREFIX("awq-int") &&
+               (canonical_bits_group(text + 7, &bits, &group) ||
                 sscanf(text, "awq-int%u-g%u%c", &bits, &group, &tail) == 2) && bits == 4 &&
                group >= 1 && group <= 4096) {
         q.method = VP__Q_AWQ;
@@ -486,14 +771,14 @@ vp_status vp__qformat_parse(vp__qformat *out, const char *text)
     } else {
         return VP_EUNSUPPORTED;
     }
-    size_t nl = strlen(text); /* cut as snprintf cuts (the sheet's formats are short) */
-    if (nl >= sizeof(q.name))
-        nl = sizeof(q.name) - 1;
-    memcpy(q.name, text, nl);
-    q.name[nl] = '\0';
+    if (n >= sizeof(q.name)) /* cut as snprintf cuts (the sheet's formats are short) */
+        n = sizeof(q.name) - 1;
+    memcpy(q.name, text, n);
+    q.name[n] = '\0';
     *out = q;
     return VP_OK;
 #undef EQ
+#undef PREFIX
 }
 
 
@@ -508,7 +793,8 @@ void vp__fmt_init(vp__fmt *f, const vp_model *m, const vp__qformat *named, bool 
     f->gguf = gguf;
     f->has_q = false;
     if (named != NULL) {
-        f->q = *named;
+        if (named != &f->q) /* vp__fmt_parse() parses into f->q */
+            f->q = *named;
         f->has_q = true;
     } else if (m && m->has_lt) {
         f->q = m->q;
@@ -529,24 +815,23 @@ void vp__fmt_init(vp__fmt *f, const vp_model *m, const vp__qformat *named, bool 
 vp_status vp__fmt_parse(vp__fmt *f, const vp_model *m, const char *text, uint64_t parameters,
                         vp_error *err)
 {
-    vp__qformat q;
     if (text == NULL) {
         vp__fmt_init(f, m, NULL, false, parameters);
         return VP_OK;
     }
-    if (text[0] == 'g' && strncmp(text, "gguf-", 5) == 0) {
+    if (text[0] == 'g' && text[1] == 'g' && strncmp(text, "gguf-", 5) == 0) {
         if (m == NULL || m->format != VP_FORMAT_GGUF)
             return vp__error_set(err, VP_EUNSUPPORTED, NULL, "the format \"%.40s\" needs the "
                                  ".gguf file as the model", text);
         vp__fmt_init(f, m, NULL, true, parameters);
         return VP_OK;
     }
-    if (vp__qformat_parse(&q, text) != VP_OK)
+    if (vp__qformat_parse(&f->q, text) != VP_OK)
         return vp__error_set(err, VP_EUNSUPPORTED, NULL, "unknown weight format \"%.40s\" (fp32, "
                              "bf16, fp16, fp8, int8, fp8-block128, nf4, fp4, nf4-dq, fp4-dq, "
                              "int8-bnb, gptq-int<b>-g<g>, awq-int4-g<g>, mxfp4, nvfp4, gguf-<type>)",
                              text);
-    vp__fmt_init(f, m, &q, false, parameters);
+    vp__fmt_init(f, m, &f->q, false, parameters);
     return VP_OK;
 }
 
@@ -568,15 +853,6 @@ vp_status vp__layout_check(const vp__arch *a, uint64_t tp, uint64_t pp, const vp
                              "tensor_parallel = %llu and the %llu KV heads do not divide",
                              (unsigned long long)tp, (unsigned long long)a->kv_heads);
     return VP_OK;
-}
-
-bool vp__dtype_bytes(int dtype, uint64_t *bytes)
-{
-    static const uint64_t b[] = { 0, 4, 2, 2, 1 };
-    if (dtype < VP_DTYPE_AUTO || dtype > VP_DTYPE_FP8)
-        return false;
-    *bytes = b[dtype];
-    return true;
 }
 
 /* ---- the component --------------------------------------------------------------------- */

@@ -18,6 +18,17 @@ vp_status vp_workload_init(vp_workload *w, unsigned int version)
     return vp__options_init(w, workload_sizes, VP_WORKLOAD_VERSION, version);
 }
 
+/* dst = the first size − 1 bytes of src at most, as snprintf("%.*s") writes them, without
+ * its cost (a workload is converted on every run). */
+static void copy_cut(char *dst, size_t size, const char *src)
+{
+    size_t n = strlen(src);
+    if (n >= size)
+        n = size - 1;
+    memcpy(dst, src, n);
+    dst[n] = '\0';
+}
+
 static int pick(const char *s, const char *const *names, int n, int dflt)
 {
     for (int i = 0; i < n; i++)
@@ -133,13 +144,13 @@ static void read_workload_table(vp__wl *w, vp__wl_text *txt, const vp_sheet *s,
             }
         } else if (strcmp(k, "weights") == 0) {
             w->weights_set = true;
-            snprintf(w->weights_text, sizeof(w->weights_text), "%.39s", v->str);
+            copy_cut(w->weights_text, sizeof(w->weights_text), v->str);
             if (strncmp(v->str, "gguf-", 5) == 0)
                 w->gguf_format = true;
             else if (vp__qformat_parse(&w->fmt, v->str) == VP_OK)
                 w->have_format = true;
         } else if (strcmp(k, "kv_cache") == 0) {
-            snprintf(w->kv_text, sizeof(w->kv_text), "%.15s", v->str);
+            copy_cut(w->kv_text, sizeof(w->kv_text), v->str);
             w->kv_bytes = strcmp(v->str, "fp8") == 0 ? 1 : strcmp(v->str, "fp32") == 0 ? 4
                           : strcmp(v->str, "auto") == 0 ? 0 : 2;
             w->kv_stated = strcmp(v->str, "auto") != 0;
@@ -391,8 +402,8 @@ vp_status vp__wl_from_workload(vp__wl *w, const vp_model *m, const vp_workload *
     w->targets = o.lora_targets;
     if (o.weights != NULL) {
         w->weights_set = true;
-        snprintf(w->weights_text, sizeof(w->weights_text), "%.39s", o.weights);
-        if (strncmp(o.weights, "gguf-", 5) == 0)
+        copy_cut(w->weights_text, sizeof(w->weights_text), o.weights);
+        if (o.weights[0] == 'g' && o.weights[1] == 'g' && strncmp(o.weights, "gguf-", 5) == 0)
             w->gguf_format = true;
         else if (vp__qformat_parse(&w->fmt, o.weights) == VP_OK)
             w->have_format = true;
@@ -419,7 +430,7 @@ vp_status vp__wl_from_workload(vp__wl *w, const vp_model *m, const vp_workload *
                            : o.kv_cache == VP_DTYPE_FP8 ? VP__LKV_FP8 : VP__LKV_F16;
     vp__dtype_bytes((int)o.kv_cache, &w->kv_bytes);
     if (o.kv_cache != VP_DTYPE_AUTO)
-        snprintf(w->kv_text, sizeof(w->kv_text), "%s", dtype_names[o.kv_cache]);
+        copy_cut(w->kv_text, sizeof(w->kv_text), dtype_names[o.kv_cache]);
     w->kv_stated = o.kv_cache != VP_DTYPE_AUTO;
     w->context = o.context;
     w->concurrency_set = o.concurrency != 0;
@@ -433,13 +444,15 @@ vp_status vp__wl_from_workload(vp__wl *w, const vp_model *m, const vp_workload *
     w->sharding = (int)o.sharding;
     w->parameters = o.parameters;
     if (o.gpu_memory_utilization_ppm) {
-        /* the fraction as a sheet writes it: 950000 ppm is 0.95, 95/100 */
-        w->util_num = o.gpu_memory_utilization_ppm;
-        w->util_den = 1000000;
-        while (w->util_num % 10 == 0 && w->util_den > 1) {
-            w->util_num /= 10;
-            w->util_den /= 10;
-        }
+        /* the fraction as a sheet writes it: 950000 ppm is 0.95, 95/100 (the largest power
+         * of ten that divides it, at most 10^6, divided out of both) */
+        static const uint32_t p10[] = { 1000000, 100000, 10000, 1000, 100, 10, 1 };
+        uint32_t ppm = o.gpu_memory_utilization_ppm;
+        int k = 0;
+        while (ppm % p10[k] != 0)
+            k++;
+        w->util_num = ppm / p10[k];
+        w->util_den = 1000000 / p10[k];
         w->util_set = true;
     }
     w->mnbt = o.max_num_batched_tokens;

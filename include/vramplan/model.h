@@ -32,8 +32,9 @@
  * Ownership: constructors return a new object the caller frees with vp_model_free().
  * Strings returned by accessors belong to the object and live as long as it does.
  *
- * Thread safety: a #vp_model is immutable after construction; any number of threads may
- * read one at once. Constructors are reentrant.
+ * Thread safety: a #vp_model is immutable after construction (apart from a memo of the
+ * weight sums of recent formats, kept in atomics); any number of threads may read one at
+ * once. Constructors are reentrant.
  * @{
  */
 #ifndef VRAMPLAN_MODEL_H

@@ -25,7 +25,8 @@
  *
  * Options: struct version #VP_WEIGHTS_OPTIONS_VERSION; init macro
  * #VP_WEIGHTS_OPTIONS_INIT; init function vp_weights_options_init().
- * Thread safety: pure and reentrant; allocates nothing.
+ * Thread safety: reentrant; allocates nothing. The model keeps the sums of the formats it
+ * was recently asked about in atomics, so threads may share one model.
  * @{
  */
 #ifndef VRAMPLAN_WEIGHTS_H

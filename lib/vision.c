@@ -147,7 +147,7 @@ static bool read_common(vr *r, const vp__json_node *vc, vp__vision *v, bool need
 
 static bool siglip(vr *r, const vp__json_node *vc, vp__vision *v, uint64_t *enc)
 {
-    bool head;
+    bool head = true; /* (set by vr_bool: said for the compiler) */
     if (!read_common(r, vc, v, true, 3) || !vr_bool(r, vc, "vision_use_head", true, &head))
         return false;
     uint64_t h = v->hidden, i = v->inter, x = 0;
@@ -207,7 +207,7 @@ static bool pixtral(vr *r, const vp__json_node *vc, vp__vision *v, uint64_t *enc
 static bool qwen_vl(vr *r, const vp__json_node *vc, vp__vision *v, bool qwen25, uint64_t th,
                     uint64_t *enc, uint64_t *proj)
 {
-    uint64_t e, i, out;
+    uint64_t e = 0, i = 0, out = 0; /* (set by the readers) */
     if (qwen25) {
         if (!vr_uint(r, vc, "hidden_size", NULL, 0, true, &e) ||
             !vr_uint(r, vc, "intermediate_size", NULL, 0, true, &i) ||
@@ -265,7 +265,7 @@ static bool llama4(vr *r, const vp__json_node *vc, vp__vision *v, uint64_t th,
                    uint64_t *enc, uint64_t *proj)
 {
     uint64_t pin, pout, vout;
-    bool bias;
+    bool bias = false; /* (set by vr_bool: said for the compiler) */
     if (!read_common(r, vc, v, true, 3) ||
         !vr_uint(r, vc, "projector_input_dim", NULL, 0, true, &pin) ||
         !vr_uint(r, vc, "projector_output_dim", NULL, 0, true, &pout) ||
@@ -292,7 +292,7 @@ static bool llama4(vr *r, const vp__json_node *vc, vp__vision *v, uint64_t th,
 static bool mllama(vr *r, const vp__json_node *vc, vp__vision *v, uint64_t th, uint64_t *enc,
                    uint64_t *proj)
 {
-    uint64_t global, ar, vout, inter_layers;
+    uint64_t global = 0, ar = 0, vout = 0, inter_layers = 0; /* (set by the readers) */
     if (!read_common(r, vc, v, true, 3) ||
         !vr_uint(r, vc, "num_global_layers", NULL, 8, false, &global) ||
         !vr_uint(r, vc, "max_num_tiles", NULL, 4, false, &v->tiles) ||
@@ -363,8 +363,8 @@ vp_status vp__vision_read(vp_model *m, const vp__json *doc, const vp__json_node 
         ok = mllama(r, vc, &v, th, &enc, &proj);
     } else if (strcmp(type, "llava") == 0 || strcmp(type, "llava_next") == 0 ||
                strcmp(type, "mistral3") == 0) {
-        bool mistral3 = strcmp(type, "mistral3") == 0, bias;
-        uint64_t nfl, merge = 0;
+        bool mistral3 = strcmp(type, "mistral3") == 0, bias = false;
+        uint64_t nfl = 0, merge = 0;
         if (strcmp(vtype, "siglip_vision_model") == 0)
             ok = siglip(r, vc, &v, &enc);
         else if (strcmp(vtype, "pixtral") == 0 || mistral3)

@@ -19,10 +19,13 @@
 #define COMMIT "0123456789abcdef0123456789abcdef01234567"
 #define COMMIT2 "fedcba9876543210fedcba9876543210fedcba98"
 
+/* A path into buf, checked whole (a test path never comes near the size) */
+#define PATHF(buf, ...) ck_assert_int_lt(snprintf((buf), sizeof(buf), __VA_ARGS__), (int)sizeof(buf))
+
 static void mkdirs(const char *path)
 {
     char buf[1024];
-    snprintf(buf, sizeof(buf), "%s", path);
+    PATHF(buf, "%s", path);
     for (char *p = buf + 1; *p; p++)
         if (*p == '/') {
             *p = '\0';
@@ -39,24 +42,24 @@ static void add_file(const char *repo_dir, const char *commit, const char *name,
     char path[1024], src[1024], link[1024];
     size_t len;
     char *data = vp_test_read(vp_test_path(src, sizeof(src), rel), &len);
-    snprintf(path, sizeof(path), "%s/blobs", repo_dir);
+    PATHF(path, "%s/blobs", repo_dir);
     mkdirs(path);
-    snprintf(path, sizeof(path), "%s/blobs/%s", repo_dir, blob);
+    PATHF(path, "%s/blobs/%s", repo_dir, blob);
     vp_test_write(path, data, len);
     free(data);
-    snprintf(path, sizeof(path), "%s/snapshots/%s", repo_dir, commit);
+    PATHF(path, "%s/snapshots/%s", repo_dir, commit);
     mkdirs(path);
-    snprintf(path, sizeof(path), "%s/snapshots/%s/%s", repo_dir, commit, name);
-    snprintf(link, sizeof(link), "../../blobs/%s", blob);
+    PATHF(path, "%s/snapshots/%s/%s", repo_dir, commit, name);
+    PATHF(link, "../../blobs/%s", blob);
     ck_assert_int_eq(symlink(link, path), 0);
 }
 
 static void set_ref(const char *repo_dir, const char *ref, const char *commit)
 {
     char path[1024];
-    snprintf(path, sizeof(path), "%s/refs", repo_dir);
+    PATHF(path, "%s/refs", repo_dir);
     mkdirs(path);
-    snprintf(path, sizeof(path), "%s/refs/%s", repo_dir, ref);
+    PATHF(path, "%s/refs/%s", repo_dir, ref);
     vp_test_write(path, commit, strlen(commit)); /* the hub writes no newline */
 }
 
@@ -157,7 +160,7 @@ START_TEST(test_repo_cache_fallbacks)
     char *hub = make_cache(repo_dir, sizeof(repo_dir));
     unsetenv("HF_HUB_CACHE");
     char home[1024];
-    snprintf(home, sizeof(home), "%s", hub);
+    PATHF(home, "%s", hub);
     home[strlen(home) - 4] = '\0'; /* strip "/hub" */
     setenv("HF_HOME", home, 1);
     vp_model *m = NULL;
@@ -167,9 +170,9 @@ START_TEST(test_repo_cache_fallbacks)
     vp_model_free(m);
     unsetenv("HF_HOME");
     char dotcache[1100], target[1200];
-    snprintf(dotcache, sizeof(dotcache), "%s/.cache/huggingface", home);
+    PATHF(dotcache, "%s/.cache/huggingface", home);
     mkdirs(dotcache);
-    snprintf(target, sizeof(target), "%s/hub", dotcache);
+    PATHF(target, "%s/hub", dotcache);
     ck_assert_int_eq(rename(hub, target), 0);
     setenv("HOME", home, 1);
     ck_assert_msg(vp_model_from_repo(&m, "Qwen/Qwen2.5-7B-Instruct", NULL, &err) == VP_OK, "%s",
@@ -205,11 +208,11 @@ START_TEST(test_repo_only_regular_files)
 {
     char repo_dir[1024], path[1200];
     char *hub = make_cache(repo_dir, sizeof(repo_dir));
-    snprintf(path, sizeof(path), "%s/snapshots/%s/config.json", repo_dir, COMMIT);
+    PATHF(path, "%s/snapshots/%s/config.json", repo_dir, COMMIT);
     unlink(path);
-    snprintf(path, sizeof(path), "%s/blobs/fifo", repo_dir);
+    PATHF(path, "%s/blobs/fifo", repo_dir);
     ck_assert_int_eq(mkfifo(path, 0600), 0);
-    snprintf(path, sizeof(path), "%s/snapshots/%s/model.safetensors", repo_dir, COMMIT);
+    PATHF(path, "%s/snapshots/%s/model.safetensors", repo_dir, COMMIT);
     ck_assert_int_eq(symlink("../../blobs/fifo", path), 0);
     vp_model *m = NULL;
     vp_error err = VP_ERROR_INIT;
@@ -217,7 +220,7 @@ START_TEST(test_repo_only_regular_files)
     ck_assert_int_eq(vp_model_from_repo(&m, "Qwen/Qwen2.5-7B-Instruct", NULL, &err), VP_ENOTFOUND);
     ck_assert_ptr_null(m);
     /* a GGUF named by link to a folder is refused by the reader */
-    snprintf(path, sizeof(path), "%s/snapshots/%s/model.gguf", repo_dir, COMMIT);
+    PATHF(path, "%s/snapshots/%s/model.gguf", repo_dir, COMMIT);
     ck_assert_int_eq(symlink("../../blobs", path), 0);
     ck_assert_int_eq(vp_model_from_repo(&m, "Qwen/Qwen2.5-7B-Instruct", NULL, &err), VP_EIO);
     ck_assert_ptr_nonnull(strstr(err.message, "not a regular file"));
@@ -231,7 +234,7 @@ START_TEST(test_sheet_repo)
 {
     char repo_dir[1024], path[1200];
     char *hub = make_cache(repo_dir, sizeof(repo_dir));
-    snprintf(path, sizeof(path), "%s/sheet.toml", hub);
+    PATHF(path, "%s/sheet.toml", hub);
     static const char ok[] = "[model]\nrepo = \"Qwen/Qwen2.5-7B-Instruct\"\n"
                              "revision = \"" COMMIT "\"\n";
     vp_test_write(path, ok, sizeof(ok) - 1);

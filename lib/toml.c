@@ -144,6 +144,28 @@ static bool is_bare(unsigned char c)
            c == '_' || c == '-';
 }
 
+/* Appends k bytes to a string being read (*buf starts as stack, cap bytes; grown by
+ * doubling, on the heap): false when out of memory. */
+static bool str_put(char **buf, const char *stack, size_t *n, size_t *cap, const void *p,
+                    size_t k)
+{
+    if (*n + k > *cap) {
+        size_t nc = *cap;
+        while (nc < *n + k)
+            nc *= 2;
+        char *nb = *buf == stack ? malloc(nc) : realloc(*buf, nc);
+        if (nb == NULL)
+            return false;
+        if (*buf == stack)
+            memcpy(nb, stack, *n);
+        *buf = nb;
+        *cap = nc;
+    }
+    memcpy(*buf + *n, p, k);
+    *n += k;
+    return true;
+}
+
 /* Reads a string body (basic or literal) into a temporary buffer, then the pool. */
 static bool read_string(tp *t, uint32_t *off, uint32_t *len)
 {
@@ -162,23 +184,10 @@ static bool read_string(tp *t, uint32_t *off, uint32_t *len)
         while (r < t->end && *r >= 0x20 && *r != q && *r != '\\' && *r != 0x7F)
             r++;
         if (r > t->p) {
-            size_t k = (size_t)(r - t->p);
-            if (n + k > cap) {
-                size_t nc = cap;
-                while (nc < n + k)
-                    nc *= 2;
-                char *nb = buf == stackbuf ? malloc(nc) : realloc(buf, nc);
-                if (nb == NULL) {
-                    fail(t, VP_ENOMEM, t->p, "out of memory");
-                    goto out;
-                }
-                if (buf == stackbuf)
-                    memcpy(nb, stackbuf, n);
-                buf = nb;
-                cap = nc;
+            if (!str_put(&buf, stackbuf, &n, &cap, t->p, (size_t)(r - t->p))) {
+                fail(t, VP_ENOMEM, t->p, "out of memory");
+                goto out;
             }
-            memcpy(buf + n, t->p, k);
-            n += k;
             t->p = r;
         }
         if (t->p >= t->end || *t->p == '\n' || *t->p == '\r') {
@@ -244,20 +253,10 @@ static bool read_string(tp *t, uint32_t *off, uint32_t *len)
             tmp[k++] = (char)c;
             t->p++;
         }
-        if (n + k > cap) {
-            size_t nc = cap * 2;
-            char *nb = buf == stackbuf ? malloc(nc) : realloc(buf, nc);
-            if (nb == NULL) {
-                fail(t, VP_ENOMEM, t->p, "out of memory");
-                goto out;
-            }
-            if (buf == stackbuf)
-                memcpy(nb, stackbuf, n);
-            buf = nb;
-            cap = nc;
+        if (!str_put(&buf, stackbuf, &n, &cap, tmp, k)) {
+            fail(t, VP_ENOMEM, t->p, "out of memory");
+            goto out;
         }
-        memcpy(buf + n, tmp, k);
-        n += k;
     }
     if (!vp__utf8_valid((const unsigned char *)buf, n)) {
         fail(t, VP_EENCODING, open, "string is not valid UTF-8");

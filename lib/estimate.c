@@ -101,6 +101,7 @@ typedef struct {
     uint64_t kv_budget;     /* vLLM pool (capacity known) */
     bool kv_budget_known;
     bool quiet;             /* skip the "how" text (inverse solvers, structured workloads) */
+    const struct vp_estimate *owner; /* the estimate whose parts its texts may quote */
     uint64_t total[VP_PHASE_COUNT][VP_COUNTER_DEVICE + 1]; /* per phase and counter */
     uint64_t envelope, peak;
     vp_phase peak_phase;
@@ -184,12 +185,18 @@ static void format_text(char *out, size_t cap, const char *fmt, va_list ap)
     vsnprintf(out, cap, fmt, ap);
 }
 
-/* Capture a text (a[0] the format), or write it at once when it cannot be captured. */
-static void text_set(ltext *t, vp__strbuf *sb, const vp__targ *a, size_t n, uint32_t copy)
+static void parts_ready(const vp_estimate *e);
+
+/* Capture a text (a[0] the format), or write it at once when it cannot be captured (out of
+ * memory): then the parts it may quote are written first (e: their estimate). */
+static void text_set(ltext *t, vp__strbuf *sb, const vp__targ *a, size_t n, uint32_t copy,
+                     const vp_estimate *e)
 {
     t->lazy = vp__text_capture(&t->cap, sb, a, n, copy);
-    if (!t->lazy)
+    if (!t->lazy) {
+        parts_ready(e);
         vp__text_format(t->text, sizeof(t->text), a[0].s, a + 1, n - 1);
+    }
 }
 
 /* The text, written on first access (the estimate's own storage: not const in fact). */
@@ -238,7 +245,7 @@ static void add_warning_(vp_estimate *e, const vp__targ *a, size_t n, uint32_t c
         snprintf(t->text, sizeof(t->text), "further warnings omitted");
         return;
     }
-    text_set(t, &e->nsb, a, n, copy);
+    text_set(t, &e->nsb, a, n, copy, e);
 }
 
 static void add_unknown(vp_estimate *e, const char *id, const char *needs)
@@ -265,7 +272,7 @@ static void add_assumption_(vp_estimate *e, const vp__targ *a, size_t n, uint32_
         t->text[0] = '\0';
         return;
     }
-    text_set(t, &e->nsb, a, n, copy);
+    text_set(t, &e->nsb, a, n, copy, e);
 }
 
 /* Capture part k (a sentence other texts quote as VP__LIT(part)); its storage. */
@@ -278,7 +285,7 @@ static const unsigned char *part_set_(vp_estimate *e, int k, const vp__targ *a, 
         t->lazy = false;
         t->text[0] = '\0';
     } else {
-        text_set(t, &e->nsb, a, n, copy);
+        text_set(t, &e->nsb, a, n, copy, e);
     }
     return (const unsigned char *)t->text;
 }
@@ -357,7 +364,7 @@ static item *add_item_(stage *s, int code, const char *id, uint64_t bytes, vp_ba
     it->moments = moments;
     s->moments |= moments != 0;
     if (!s->quiet)
-        text_set(&it->how, &s->sb, a, n, copy);
+        text_set(&it->how, &s->sb, a, n, copy, s->owner);
     return it;
 }
 
@@ -1438,6 +1445,7 @@ static vp_status compute(vp_estimate *e, const vp__wl *w, uint64_t capacity, boo
         e->st[s].kv_budget = 0;
         e->st[s].kv_budget_known = false;
         e->st[s].quiet = !how;
+        e->st[s].owner = e;
     }
     e->tp = w->tp;
     e->pp = w->pp;

@@ -559,8 +559,9 @@ static bool memo_get(vp__wmemo_slot *sl, const uint64_t k[VP__WMEMO_KEY], uint64
 static void memo_put(vp__wmemo_slot *sl, const uint64_t k[VP__WMEMO_KEY], const uint64_t v[9])
 {
     uint32_t s = atomic_load_explicit(&sl->seq, memory_order_relaxed);
+    /* acquire: the previous writer's stores come before this one's (its release of seq) */
     if ((s & 1) || !atomic_compare_exchange_strong_explicit(&sl->seq, &s, s + 1,
-                                                            memory_order_relaxed,
+                                                            memory_order_acquire,
                                                             memory_order_relaxed))
         return; /* another thread writes it: this one's sums are not kept */
     atomic_thread_fence(memory_order_release);

@@ -744,6 +744,24 @@ START_TEST(test_alloc_estimate_examples)
 }
 END_TEST
 
+START_TEST(test_alloc_estimate_quoted_parts)
+{
+    /* full fine-tuning from a parameter count: the weights' sentence has no string to copy,
+     * so the first allocation of the run is the precision-recipe warning's; when it fails,
+     * that warning is written at once and must still quote the recipe */
+    static const char sheet[] =
+        "[model]\nname = \"x\"\nparameters = 7_000_000_000\n"
+        "[workload]\ntask = \"full\"\nweights = \"bf16\"\noptimizer = \"adamw\"\n"
+        "context = 4096\nmicrobatch = 4\nframework = \"transformers\"\n";
+    char path[1024];
+    char *dir = vp_test_tmpdir();
+    snprintf(path, sizeof(path), "%s/full-by-parameters.toml", dir);
+    vp_test_write(path, sheet, sizeof(sheet) - 1);
+    exhaust("estimate full fine-tuning by parameter count", op_estimate, NULL, NULL, path);
+    free(dir);
+}
+END_TEST
+
 START_TEST(test_alloc_plan)
 {
     char path[1024];
@@ -783,6 +801,7 @@ Suite *vp_test_suite(void)
     VP_ADD_TEST(s, test_alloc_inspect_safetensors);
     VP_ADD_TEST(s, test_alloc_inspect_gguf);
     VP_ADD_TEST(s, test_alloc_estimate_examples);
+    VP_ADD_TEST(s, test_alloc_estimate_quoted_parts);
     VP_ADD_TEST(s, test_alloc_plan);
     VP_ADD_TEST(s, test_alloc_sheet_save);
     return s;

@@ -312,6 +312,8 @@ static int cmp_key(const cand *a, const cand *b, int key)
  */
 typedef struct {
     size_t *slot;             /* index + 1; 0 empty */
+    uint32_t *tag;            /* the high bits of a filled slot's hash: most slots that hold
+                               * another key are passed without reading it */
     size_t mask;
     uint64_t seed;
 } htab;
@@ -339,9 +341,10 @@ static bool htab_init(htab *t, size_t n)
     while (cap < 2 * n + 2)
         cap *= 2;
     t->slot = calloc(cap, sizeof(*t->slot));
+    t->tag = malloc(cap * sizeof(*t->tag));
     t->mask = cap - 1;
     t->seed = mix64((uint64_t)(uintptr_t)t->slot ^ UINT64_C(0x9E3779B97F4A7C15));
-    return t->slot != NULL;
+    return t->slot != NULL && t->tag != NULL;
 }
 
 /* The slot of key hash h for which same(ctx, index) holds, or the empty slot to take. */
@@ -350,9 +353,15 @@ typedef bool (*htab_same)(const void *ctx, size_t index, const void *key);
 static size_t *htab_find(const htab *t, uint64_t h, htab_same same, const void *ctx,
                          const void *key)
 {
-    for (size_t i = (size_t)h & t->mask;; i = (i + 1) & t->mask)
-        if (t->slot[i] == 0 || same(ctx, t->slot[i] - 1, key))
+    uint32_t tag = (uint32_t)(h >> 32);
+    for (size_t i = (size_t)h & t->mask;; i = (i + 1) & t->mask) {
+        if (t->slot[i] == 0) { /* the caller may fill it: it gets this hash's tag now */
+            t->tag[i] = tag;
             return &t->slot[i];
+        }
+        if (t->tag[i] == tag && same(ctx, t->slot[i] - 1, key))
+            return &t->slot[i];
+    }
 }
 
 /* An [[offer]]'s values, looked up once. */
@@ -407,10 +416,12 @@ static void index_free(plan_index *x)
     free(x->evs);
     free(x->meas);
     free(x->ids.slot);
+    free(x->ids.tag);
     free(x->totals);
     free(x->meas_card);
     free(x->meas_offer);
     free(x->cards.slot);
+    free(x->cards.tag);
     free(x->names);
     free(x->named);
     memset(x, 0, sizeof(*x));
@@ -1313,6 +1324,7 @@ vp_status vp_plan_new(vp_plan **out, const vp_sheet *s, const char *rank, vp_err
     run_groups groups = { 0 };
     if (!htab_init(&groups.keys, n_offers) || runs_index(&ri, &x, &scope, &rq) != VP_OK) {
         free(groups.keys.slot);
+        free(groups.keys.tag);
         free(ranked);
         vp_plan_free(p);
         index_free(&x);
@@ -1532,6 +1544,7 @@ vp_status vp_plan_new(vp_plan **out, const vp_sheet *s, const char *rank, vp_err
     free(groups.v);
     free(groups.opener);
     free(groups.keys.slot);
+    free(groups.keys.tag);
     runs_free(&ri);
     index_free(&x);
     if (st != VP_OK || oom || a->oom) { /* nothing partial */

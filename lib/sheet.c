@@ -15,6 +15,7 @@
 #include "json.h"
 #include "serving-internal.h"
 #include "sheet-internal.h"
+#include "text-internal.h"
 #include "toml.h"
 
 /* ---- schema ----------------------------------------------------------------------- */
@@ -764,15 +765,10 @@ static char *entry_text(const vp__toml *doc, const vp__tnode *v, const char *src
     case VP__T_STRING:
         return quote(vp__toml_str(doc, v));
     case VP__T_INT: {
-        char b[24], *p = b + sizeof(b); /* the decimal digits, written from the end */
+        char b[24];
         unsigned long long u = v->i < 0 ? 0ULL - (unsigned long long)v->i
                                         : (unsigned long long)v->i;
-        do
-            *--p = (char)('0' + u % 10);
-        while ((u /= 10) != 0);
-        if (v->i < 0)
-            *--p = '-';
-        return dup_str(p, (size_t)(b + sizeof(b) - p));
+        return dup_str(b, vp__put_digits(b, sizeof(b), u, v->i < 0));
     }
     case VP__T_FLOAT: {
         /* the literal as written */

@@ -190,6 +190,9 @@ static inline bool vp__text_capture(vp__tcap *c, vp__strbuf *sb, const vp__targ 
     c->fmt = a[0].s;
     return true;
 }
+/* The decimal digits of v (with a '-' before them when neg) into out, at most room bytes
+ * (no NUL): how many it wrote. */
+size_t vp__put_digits(char *out, size_t room, unsigned long long v, bool neg);
 /* Write a captured text into out (cap bytes), as vsnprintf would. */
 void vp__text_render(char *out, size_t cap, const vp__tcap *c, const vp__strbuf *sb);
 /* Write fmt with a[0 .. n-1] into out (cap bytes), as vsnprintf would. */

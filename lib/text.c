@@ -56,7 +56,7 @@ void vp__text_render(char *out, size_t cap, const vp__tcap *c, const vp__strbuf 
     vp__text_format(out, cap, c->fmt, a, c->n);
 }
 
-static size_t put_digits(char *out, size_t room, unsigned long long v, bool neg)
+size_t vp__put_digits(char *out, size_t room, unsigned long long v, bool neg)
 {
     char dig[24];
     int k = 0;
@@ -193,12 +193,12 @@ void vp__text_format(char *out, size_t cap, const char *f, const vp__targ *a, si
                 v = (unsigned)v;
             else if (!ll && sizeof(long) < sizeof(long long) && len[0] == 'l')
                 v = (unsigned long)v;
-            n += put_digits(out + n, room - n, v, false);
+            n += vp__put_digits(out + n, room - n, v, false);
         } else if (plain && (lm == 0 || ll) && (conv == 'd' || conv == 'i')) {
             long long v = x ? (long long)x->u : 0;
             if (lm == 0)
                 v = (int)v;
-            n += put_digits(out + n, room - n,
+            n += vp__put_digits(out + n, room - n,
                             v < 0 ? 0ULL - (unsigned long long)v : (unsigned long long)v, v < 0);
         } else {
             n += put_general(out + n, room - n, pct, (size_t)(p - pct) + 1, x);

@@ -557,14 +557,22 @@ static uint64_t add_vision(vp_estimate *e, stage *S, const vp__wl *w, const vp_m
     return add_sat(add_sat(v.enc, v.proj, ovf), v.act, ovf);
 }
 
-/* What compute() established before the task's own items. */
+/* What a run's first steps establish (compute(), run_weights()) for the task's own items:
+ * the workload, its model's format and the weights' sums and sentence. */
 typedef struct {
     const vp__wl *w;
     const vp__fmt *f;
-    const vp__wsums *ws;
+    const vp__wsums *ws;        /* &wsums */
     vp_basis wbasis;
     const unsigned char *whow;  /* the weights' sentence: part PART_WEIGHTS, or "" */
-} train_in;
+    vp__wsums wsums;
+    bool weights_known;
+    const char *wname;          /* VP__W_LAYERS: the format's name */
+    uint64_t capacity;          /* bytes per GPU; 0: unknown */
+    bool how;                   /* capture the how texts */
+    bool *ovf;                  /* a sum saturated: the run ends in VP_EOVERFLOW */
+    vp__where where0;           /* the workload's source, for errors */
+} run_in;
 
 static const char *opt_name(int o)
 {
@@ -584,7 +592,7 @@ static vp__where where_of(const vp__wl *w, const vp__entry *v)
     return wh;
 }
 
-static vp_status compute_training(vp_estimate *e, const train_in *in, vp_error *err)
+static vp_status compute_training(vp_estimate *e, const run_in *in, vp_error *err)
 {
     const vp__wl *w = in->w;
     const vp__fmt *F = in->f;
@@ -1402,18 +1410,10 @@ static void llama_serving(vp_estimate *e, stage *S, const vp__wl *w, const vp__f
 
 /* ---- the computation ------------------------------------------------------------------ */
 
-static vp_status compute(vp_estimate *e, const vp__wl *w, uint64_t capacity, bool quiet,
-                         vp_error *err)
+/* Reset the estimate for a run of w: no item arrays are touched; the stages a layout uses
+ * are set up when first used, and kept. */
+static void run_reset(vp_estimate *e, const vp__wl *w, bool how)
 {
-    const vp_model *m = w->model;
-    vp__fmt F;
-    vp__fmt_init(&F, m, w->have_format ? &w->fmt : NULL, w->gguf_format, w->parameters);
-    const vp__arch *a = F.a;
-    bool ovf = false;
-    bool how = !quiet && w->how;
-    vp__where where0 = { w->source, 0, 0, 0, false };
-
-    /* reset without touching the item arrays; stages are set up when first used */
     e->n_stages = 0;
     e->n_unknown = e->n_warning = e->n_assumption = 0;
     for (int k = 0; k < PARTS; k++) {
@@ -1452,9 +1452,16 @@ static vp_status compute(vp_estimate *e, const vp__wl *w, uint64_t capacity, boo
     e->dp = w->dp;
     e->n_stages = (int)w->pp;
     e->phases_used = w->task == TASK_INFERENCE ? PH_INFER : PH_TRAIN;
+}
 
-    uint64_t L = F.L;
-    vp_status lst = vp__layout_check(a, w->tp, w->pp, &where0, err);
+/* The layout's checks, the weights-only figure and the weights' sums over the model (the
+ * component), with the weights' sentence for training: what every task starts from. */
+static vp_status run_weights(vp_estimate *e, run_in *R, vp_error *err)
+{
+    const vp__wl *w = R->w;
+    const vp_model *m = w->model;
+    const vp__arch *a = R->f->a;
+    vp_status lst = vp__layout_check(a, w->tp, w->pp, &R->where0, err);
     if (lst != VP_OK)
         return lst;
     if (a && w->tp > a->kv_heads && !a->kv_lora_rank)
@@ -1466,76 +1473,318 @@ static vp_status compute(vp_estimate *e, const vp__wl *w, uint64_t capacity, boo
                     "(max_position_embeddings); it is not clamped",
                     (unsigned long long)w->context, (unsigned long long)a->max_ctx);
 
-    /* ---- weight format and the weights-only figure */
-    const vp__qformat *fmt = F.has_q ? &F.q : NULL;
-    uint64_t dtype_bytes = F.dtype_bytes;
-    uint64_t params = F.params;
-    vp__weights_nominal(&F, &e->weights_only, &e->weights_only_known, &ovf);
+    /* the weight format and the weights-only figure */
+    const vp__qformat *fmt = R->f->has_q ? &R->f->q : NULL;
+    vp__weights_nominal(R->f, &e->weights_only, &e->weights_only_known, R->ovf);
     if (w->gguf_format && (m == NULL || m->format != VP_FORMAT_GGUF))
-        return vp__error_set(err, VP_EUNSUPPORTED, &where0,
+        return vp__error_set(err, VP_EUNSUPPORTED, &R->where0,
                              "weights = \"%s\" needs the .gguf file as [model] checkpoint",
                              w->weights_text);
 
-    /* ---- the weights (the component): sums over the model once, per stage below */
-    vp__wsums ws;
-    vp_status wst = vp__weights_sums(&ws, &F, w->tp, w->pp, 0, &ovf);
+    /* the weights (the component): sums over the model once, per stage later */
+    vp_status wst = vp__weights_sums(&R->wsums, R->f, w->tp, w->pp, 0, R->ovf);
     if (wst != VP_OK)
-        return vp__error_set(err, wst, &where0, "weight bytes overflow");
-    bool weights_known = ws.kind != VP__W_UNKNOWN;
-    vp_basis wbasis = VP_BASIS_COMPUTED;
+        return vp__error_set(err, wst, &R->where0, "weight bytes overflow");
+    R->weights_known = R->ws->kind != VP__W_UNKNOWN;
+    R->wbasis = VP_BASIS_COMPUTED;
     /* the weights' sentence: built here for training (its items add to it), captured
-     * with the item for inference (see below) */
-    bool twhow = how && w->task != TASK_INFERENCE;
-    const char *wname = NULL;           /* VP__W_LAYERS: the format's name */
-    const unsigned char *whow = LIT("");
-    if (ws.kind == VP__W_LAYERS) {
-        wname = w->have_format ? w->fmt.name : (m->quant[0] ? m->quant : m->dtype);
+     * with the item for inference (stage_weights) */
+    bool twhow = R->how && w->task != TASK_INFERENCE;
+    R->wname = NULL;
+    R->whow = LIT("");
+    if (R->ws->kind == VP__W_LAYERS) {
+        R->wname = w->have_format ? w->fmt.name : (m->quant[0] ? m->quant : m->dtype);
         if (twhow)
-            whow = part_set(e, PART_WEIGHTS, "Σ tensors of %s in %s%s", m->model_type, wname,
-                     LIT(w->tp > 1 ? ", split over tensor_parallel" : ""));
-    } else if (ws.kind == VP__W_CHECKPOINT) {
-        wbasis = w->tp > 1 || w->pp > 1 ? VP_BASIS_ESTIMATED : VP_BASIS_COMPUTED;
+            R->whow = part_set(e, PART_WEIGHTS, "Σ tensors of %s in %s%s", m->model_type,
+                               R->wname, LIT(w->tp > 1 ? ", split over tensor_parallel" : ""));
+    } else if (R->ws->kind == VP__W_CHECKPOINT) {
+        R->wbasis = w->tp > 1 || w->pp > 1 ? VP_BASIS_ESTIMATED : VP_BASIS_COMPUTED;
         if (twhow)
-            whow = part_set(e, PART_WEIGHTS, "stored tensor bytes of the %s checkpoint%s",
-                     LIT(vp_model_format_name(m->format)),
-                     LIT(w->tp > 1 || w->pp > 1 ? ", divided evenly over the GPUs" : ""));
-    } else if (ws.kind == VP__W_NOMINAL) {
-        wbasis = fmt->method == VP__Q_NONE ? VP_BASIS_COMPUTED : VP_BASIS_ESTIMATED;
+            R->whow = part_set(e, PART_WEIGHTS, "stored tensor bytes of the %s checkpoint%s",
+                               LIT(vp_model_format_name(m->format)),
+                               LIT(w->tp > 1 || w->pp > 1 ? ", divided evenly over the GPUs"
+                                                          : ""));
+    } else if (R->ws->kind == VP__W_NOMINAL) {
+        R->wbasis = fmt->method == VP__Q_NONE ? VP_BASIS_COMPUTED : VP_BASIS_ESTIMATED;
         if (twhow)
-            whow = part_set(e, PART_WEIGHTS, "%llu parameters × %llu bits%s",
-                     (unsigned long long)params,
-                     (unsigned long long)vp__nominal_bits(fmt, dtype_bytes),
-                     LIT(fmt->method == VP__Q_NONE ? ""
-                         : " (every parameter in the format's nominal bits)"));
+            R->whow = part_set(e, PART_WEIGHTS, "%llu parameters × %llu bits%s",
+                               (unsigned long long)R->f->params,
+                               (unsigned long long)vp__nominal_bits(fmt, R->f->dtype_bytes),
+                               LIT(fmt->method == VP__Q_NONE ? ""
+                                   : " (every parameter in the format's nominal bits)"));
     } else {
-        add_unknown(e, "weights", ws.needs);
+        add_unknown(e, "weights", R->ws->needs);
     }
-    note_assumptions(e, w, fmt, dtype_bytes, capacity);
-    const char *ignored = vp__serving_ignored(w);
-    if (ignored != NULL)
-        add_warning(e, "%s", ignored);
-    if (w->task != TASK_INFERENCE) {
-        train_in tin = { w, &F, &ws, wbasis, whow };
-        vp_status tst = compute_training(e, &tin, err);
-        if (tst != VP_OK)
-            return tst;
-        goto reserves;
+    return VP_OK;
+}
+
+/* What an inference run shares between its pipeline stages. */
+typedef struct {
+    bool vllm, sglang;
+    uint64_t kv_per_layer;      /* bytes per token per layer per GPU */
+    uint64_t reserved;          /* the named reserves (vLLM's pool is what is left) */
+    vp__kvreq kq;               /* the component requests; only the stage changes */
+    vp__actreq aq;
+    uint64_t min_blocks;        /* vLLM: the smallest pool over the stages */
+    uint64_t sg_tokens, sg_pages, sg_budget; /* SGLang: its smallest token pool */
+} infer_run;
+
+/* Stage s's weights by role, and the vision tower on the first stage: their sum. */
+static uint64_t stage_weights(vp_estimate *e, stage *S, const run_in *R, const infer_run *I,
+                              uint64_t s, const char *where)
+{
+    const vp__wl *w = R->w;
+    const vp_model *m = w->model;
+    const vp__fmt *F = R->f;
+    const vp__qformat *fmt = F->has_q ? &F->q : NULL;
+    uint64_t wsum = 0;
+    if (R->weights_known) {
+        vp__wres wr;
+        vp__weights_stage(&wr, R->ws, F, w->pp, s, 1, I->vllm, R->ovf);
+        /* the sentence of the weights (at most 159 bytes before the tails: whole) */
+        const unsigned char *rot = LIT(wr.rotary ? "; + vLLM rotary cos/sin cache" : "");
+        if (R->ws->kind == VP__W_LAYERS)
+            add_item(S, ID_WEIGHTS, wr.role[VP_ROLE_PAYLOAD], R->wbasis, PH_INFER,
+                     VP_COUNTER_ALLOCATED, "Σ tensors of %s in %s%s%s%s", m->model_type,
+                     R->wname, LIT(w->tp > 1 ? ", split over tensor_parallel" : ""), rot,
+                     where);
+        else if (R->ws->kind == VP__W_CHECKPOINT)
+            add_item(S, ID_WEIGHTS, wr.role[VP_ROLE_PAYLOAD], R->wbasis, PH_INFER,
+                     VP_COUNTER_ALLOCATED, "stored tensor bytes of the %s checkpoint%s%s%s",
+                     LIT(vp_model_format_name(m->format)),
+                     LIT(w->tp > 1 || w->pp > 1 ? ", divided evenly over the GPUs" : ""),
+                     rot, where);
+        else
+            add_item(S, ID_WEIGHTS, wr.role[VP_ROLE_PAYLOAD], R->wbasis, PH_INFER,
+                     VP_COUNTER_ALLOCATED, "%llu parameters × %llu bits%s%s%s",
+                     (unsigned long long)F->params,
+                     (unsigned long long)vp__nominal_bits(fmt, F->dtype_bytes),
+                     LIT(fmt->method == VP__Q_NONE ? ""
+                         : " (every parameter in the format's nominal bits)"), rot, where);
+        if (wr.role[VP_ROLE_QUANT_METADATA])
+            add_item(S, ID_QUANT_METADATA, wr.role[VP_ROLE_QUANT_METADATA], R->wbasis,
+                     PH_INFER, VP_COUNTER_ALLOCATED, "scales, zero points and other "
+                     "quantization constants of %s%s", w->have_format ? w->fmt.name : m->quant,
+                     where);
+        if (wr.role[VP_ROLE_UNQUANTIZED])
+            add_item(S, ID_UNQUANTIZED, wr.role[VP_ROLE_UNQUANTIZED], R->wbasis, PH_INFER,
+                     VP_COUNTER_ALLOCATED, "embeddings, lm_head, norms and routers kept in "
+                     "%llu-byte values%s", (unsigned long long)F->dtype_bytes, where);
+        wsum = add_sat(add_sat(wr.role[0], wr.role[1], R->ovf), wr.role[2], R->ovf);
     }
-    bool vllm = w->framework == FW_VLLM;
+    if (s == 0) /* the vision tower: weights, and activations for the pool too */
+        wsum = add_sat(wsum, add_vision(e, S, w, m, F->dtype_bytes, PH_INFER, 0, R->ovf),
+                       R->ovf);
+
+    /* load-time transient: the largest tensor materialized once more while loading */
+    if (w->framework != FW_NONE && m && m->has_lt) {
+        uint64_t big_t = m->big_ok ? m->big_tensor : 0;
+        for (int i = 0; !m->big_ok && i < m->lt.n; i++) {
+            const vp__ltensor *t = &m->lt.t[i];
+            uint64_t b = mul_sat(t->rows, t->cols, R->ovf);
+            if (b > big_t)
+                big_t = b;
+        }
+        big_t = mul_sat(vp__div_ceil_u64(big_t, w->tp), F->dtype_bytes, R->ovf);
+        add_item(S, ID_LOAD_TRANSIENT, big_t, VP_BASIS_ASSUMED, PH(VP_PHASE_LOAD),
+                 VP_COUNTER_ALLOCATED, "one copy of the largest tensor (%s-byte values) "
+                 "while loading or quantizing", LIT(F->dtype_bytes == 4 ? "4" : "2"));
+    }
+    return wsum;
+}
+
+/* Stage s's KV cache (the component): the bytes the workload needs. */
+static uint64_t stage_kv(stage *S, const run_in *R, infer_run *I, uint64_t s,
+                         const char *where)
+{
+    const vp__wl *w = R->w;
+    const vp__arch *a = R->f->a;
+    if (!a || !w->context)
+        return 0;
+    vp__kvres kr;
+    I->kq.stage = s;
+    vp__kv(&kr, &I->kq, R->ovf);
+    add_item(S, ID_KV, kr.bytes, VP_BASIS_COMPUTED, PH_RUN, VP_COUNTER_ALLOCATED,
+             "%s × %llu tokens × %llu sequences × %llu layers × %llu B/token/layer "
+             "(%s, %s%s)%s%s",
+             LIT(a->kv_lora_rank ? "MLA latent"
+                 : kr.ssm_layers ? "K+V (+ Mamba state per sequence)" : "K+V"),
+             (unsigned long long)kr.tokens, (unsigned long long)w->concurrency,
+             (unsigned long long)kr.layers, (unsigned long long)kr.per_layer,
+             w->kv_text[0] ? w->kv_text : "model dtype",
+             LIT(a->kv_lora_rank ? "replicated on every GPU" : "KV heads split by TP"),
+             LIT(kr.sliding ? "; sliding layers keep the window" : ""),
+             LIT(I->vllm ? "; rounded to 16-token blocks" : ""), where);
+    return kr.bytes;
+}
+
+/* Stage s's activations and logits (the component). */
+static void stage_activations(vp_estimate *e, stage *S, const run_in *R, infer_run *I,
+                              uint64_t s, vp__actres *ac)
+{
+    const vp__wl *w = R->w;
+    I->aq.stage = s;
+    vp__activations(ac, &I->aq, R->ovf);
+    if (!ac->known) {
+        add_unknown(e, "activations", ac->needs_act);
+        if (ac->needs_logits != NULL)
+            add_unknown(e, "logits", ac->needs_logits);
+    } else if (I->vllm) {
+        add_item(S, ID_ACTIVATIONS, ac->act, VP_BASIS_ESTIMATED, PH_RUN, VP_COUNTER_ALLOCATED,
+                 "vLLM profile: forward of max_num_batched_tokens = %llu tokens "
+                 "(fit to vLLM v0.19 logs)", (unsigned long long)ac->T);
+        if (ac->logits)
+            add_item(S, ID_LOGITS, ac->logits, VP_BASIS_ESTIMATED, PH_RUN,
+                     VP_COUNTER_ALLOCATED, "vLLM dummy sampler: %llu rows × %llu vocabulary "
+                     "× 12.6 B", (unsigned long long)ac->R, (unsigned long long)R->f->a->vocab);
+    } else {
+        add_item(S, ID_ACTIVATIONS, ac->act, VP_BASIS_ESTIMATED, PH(VP_PHASE_PREFILL),
+                 VP_COUNTER_ALLOCATED, "one layer's transient for %llu prefill tokens "
+                 "(%s): T·%llu B·(2h + qkv + o + 3f)", (unsigned long long)ac->T,
+                 LIT(w->framework == FW_LLAMACPP ? "n_ubatch"
+                     : I->sglang ? "chunked_prefill_size" : "context × concurrency"),
+                 (unsigned long long)R->f->dtype_bytes);
+        if (s == w->pp - 1)
+            add_item(S, ID_LOGITS, ac->logits, VP_BASIS_ESTIMATED, PH_RUN,
+                     VP_COUNTER_ALLOCATED, "last-token logits: %llu sequences × %llu "
+                     "vocabulary × (%llu + 4 fp32) B", (unsigned long long)w->concurrency,
+                     (unsigned long long)R->f->a->vocab, (unsigned long long)R->f->dtype_bytes);
+    }
+}
+
+/* Stage s's framework overheads (assumed; a named reserve of the same name replaces one),
+ * and vLLM's KV pool on it: what gpu_memory_utilization leaves after everything else. */
+static void stage_overheads(vp_estimate *e, stage *S, const run_in *R, infer_run *I,
+                            uint64_t s, uint64_t nl, uint64_t wsum, uint64_t kv_need,
+                            const vp__actres *ac, uint64_t pool_cost)
+{
+    const vp__wl *w = R->w;
+    bool *ovf = R->ovf;
+    if (I->vllm) {
+        add_item(S, ID_CUDA_CONTEXT, 522 * MIB, VP_BASIS_ASSUMED, PH_INFER | PH(VP_PHASE_LOAD),
+                 VP_COUNTER_DEVICE, "CUDA context and vLLM start-up: 0.51 GiB used before "
+                 "loading in the v0.19 H100 logs");
+        uint64_t nt = vllm_nontorch(w->tp, w->pp);
+        add_item(S, ID_WORKSPACE, add_sat(w->tp > 1 ? 256 * MIB : nt, 870 * MIB, ovf),
+                 VP_BASIS_ASSUMED, PH_RUN, VP_COUNTER_DEVICE,
+                 "non-torch workspaces (%s GiB) + CUDA graph pool 0.85 GiB (v0.19 logs)",
+                 LIT(w->tp > 1 ? "0.25" : w->pp > 1 ? "0.07" : "0.25"));
+        if (w->tp > 1)
+            add_item(S, ID_COMM, add_sat(nt - 256 * MIB, GIB, ovf), VP_BASIS_ASSUMED,
+                     PH_INFER, VP_COUNTER_DEVICE, "NCCL and custom all-reduce buffers at "
+                     "TP = %llu: 1.0 GiB at start + %.2f GiB in profiling (v0.19 logs)",
+                     (unsigned long long)w->tp, (double)(nt - 256 * MIB) / (double)GIB);
+        if (!e->vllm_known)
+            return;
+        /* the pool: requested = ceil(capacity × utilization) (gpu_worker.py) */
+        uint64_t req = mul_sat(R->capacity, w->util_num, ovf);
+        req = req / w->util_den + (req % w->util_den != 0);
+        uint64_t non_kv = add_sat(add_sat(add_sat(add_sat(wsum, ac->act, ovf), ac->logits, ovf),
+                                          nt, ovf), I->reserved, ovf);
+        non_kv = add_sat(non_kv, pool_cost, ovf); /* draft, LoRA slots */
+        S->kv_budget = req > non_kv ? req - non_kv : 0;
+        S->kv_budget_known = true;
+        uint64_t kvl_pool = vp__kv_stage_layers(R->f->a, nl, ovf);
+        uint64_t page = mul_sat(mul_sat(I->kv_per_layer, w->block, ovf),
+                                kvl_pool ? kvl_pool : 1, ovf);
+        uint64_t blocks = page ? S->kv_budget / page : 0;
+        if (blocks < I->min_blocks) {
+            I->min_blocks = blocks;
+            e->vllm_budget = S->kv_budget;
+        }
+        if (S->kv_budget == 0)
+            add_warning(e, "stage %llu: no memory left for vLLM's KV cache at "
+                        "gpu_memory_utilization %llu/%llu", (unsigned long long)s,
+                        (unsigned long long)w->util_num, (unsigned long long)w->util_den);
+    } else if (w->framework == FW_TRANSFORMERS || w->framework == FW_OTHER ||
+               w->framework == FW_LLAMACPP) {
+        bool cpp = w->framework == FW_LLAMACPP;
+        add_item(S, ID_CUDA_CONTEXT, cpp ? 300 * MIB : 512 * MIB, VP_BASIS_ASSUMED,
+                 PH_INFER, VP_COUNTER_DEVICE, cpp ? "CUDA context without PyTorch: ~0.3 GiB"
+                 : "CUDA context with lazy module loading: 0.3–0.6 GiB (docs/estimate.md)");
+        add_item(S, ID_WORKSPACE, cpp ? 256 * MIB : 64 * MIB, VP_BASIS_ASSUMED, PH_RUN,
+                 VP_COUNTER_DEVICE, cpp ? "llama.cpp compute buffers besides activations"
+                 : "cuBLAS + cuBLASLt workspaces, 32 MiB each on Hopper (docs/estimate.md)");
+        if (!cpp) {
+            uint64_t slack = add_sat(add_sat(ac->act, kv_need, ovf), ac->logits, ovf) / 10;
+            add_item(S, ID_SLACK, slack, VP_BASIS_ASSUMED, PH_RUN,
+                     VP_COUNTER_RESERVED, "PyTorch caching allocator: 10%% of the growing "
+                     "tensors (KV cache, activations), docs/estimate.md");
+        }
+        if (w->tp > 1 || w->pp > 1)
+            add_item(S, ID_COMM, 512 * MIB, VP_BASIS_ASSUMED, PH_INFER,
+                     VP_COUNTER_DEVICE, "NCCL buffers: hundreds of MiB per communicator "
+                     "(docs/estimate.md)");
+    }
+}
+
+/* One pipeline stage of an inference run: weights, KV cache, activations and logits,
+ * serving items (serving.c), framework overheads and vLLM's pool. */
+static void stage_inference(vp_estimate *e, const run_in *R, infer_run *I, uint64_t s)
+{
+    const vp__wl *w = R->w;
+    uint64_t first_layer, nl;
+    stage *S = stage_at(e, w->pp, R->f->a != NULL, R->f->L, s, &first_layer, &nl);
+    char where[64];
+    where[0] = '\0';
+    if (R->how && w->pp > 1)
+        text_now(where, "; stage %llu: layers %llu-%llu%s%s",
+                 (unsigned long long)s, (unsigned long long)first_layer,
+                 (unsigned long long)(first_layer + nl - 1),
+                 s == 0 ? " + embeddings" : "", s == w->pp - 1 ? " + lm_head" : "");
+    uint64_t wsum = stage_weights(e, S, R, I, s, where);
+    uint64_t kv_need = stage_kv(S, R, I, s, where);
+    vp__actres ac;
+    stage_activations(e, S, R, I, s, &ac);
+    uint64_t act = ac.act, logits = ac.logits;
+
+    /* SGLang, [draft], serving-time adapters (serving.c) */
+    vp__sv_out so;
+    vp__sv_req sr = { w, R->f, s, nl, R->capacity, wsum, R->weights_known, I->kv_per_layer,
+                      I->reserved, act, logits, R->how };
+    vp__serving_stage(&so, &sr, R->ovf);
+    for (int i = 0; i < so.n; i++)
+        add_serving(S, &so.it[i]);
+    for (int i = 0; i < so.n_unknown; i++)
+        add_unknown(e, so.unknown_id[i], so.unknown_needs[i]);
+    for (int i = 0; i < so.n_warning; i++)
+        add_warning(e, "%s", so.warning[i]);
+    for (int i = 0; i < so.n_assumption; i++)
+        add_assumption(e, "%s", so.assumption[i]);
+    if (so.pool_known) {
+        S->kv_budget = so.pool_bytes;
+        S->kv_budget_known = true;
+        if (so.pool_tokens < I->sg_tokens) {
+            I->sg_tokens = so.pool_tokens;
+            I->sg_pages = so.pool_pages;
+            I->sg_budget = so.pool_bytes;
+        }
+    }
+    stage_overheads(e, S, R, I, s, nl, wsum, kv_need, &ac, so.pool_cost);
+}
+
+/* Inference: the llama.cpp / Ollama profile, or the stages' items; then the KV pool. */
+static vp_status compute_inference(vp_estimate *e, run_in *R, vp_error *err)
+{
+    const vp__wl *w = R->w;
+    const vp__arch *a = R->f->a;
+    infer_run I;
+    I.vllm = w->framework == FW_VLLM;
+    I.sglang = w->framework == FW_SGLANG;
     /* llama.cpp / Ollama with a GGUF checkpoint: the partial-offload profile (llamacpp.c) */
-    bool llama = vp__llama_applies(m, w->framework, w->task, w->tp, w->pp);
+    bool llama = vp__llama_applies(w->model, w->framework, w->task, w->tp, w->pp);
     if (!llama) {
-        vp_status lst2 = llama_keys_unused(e, w, &where0, err);
-        if (lst2 != VP_OK)
-            return lst2;
+        vp_status lst = llama_keys_unused(e, w, &R->where0, err);
+        if (lst != VP_OK)
+            return lst;
     }
 
-    /* ---- KV cache per token per layer on one GPU */
-    /* "auto" follows the dtype the weights run in (fp32 weights: fp32 cache) */
-    uint64_t kvb = w->kv_bytes ? w->kv_bytes : dtype_bytes;
-    uint64_t kv_per_layer = 0; /* bytes per token per layer per GPU */
+    /* KV cache per token per layer on one GPU; "auto" follows the dtype the weights run in
+     * (fp32 weights: fp32 cache) */
+    uint64_t kvb = w->kv_bytes ? w->kv_bytes : R->f->dtype_bytes;
+    I.kv_per_layer = 0;
     if (a)
-        kv_per_layer = vp__kv_per_layer(a, w->tp, kvb, &ovf);
+        I.kv_per_layer = vp__kv_per_layer(a, w->tp, kvb, R->ovf);
     else
         add_unknown(e, "kv_cache", "model.config or model.checkpoint (layers, KV heads, head "
                                    "dimension)");
@@ -1543,251 +1792,62 @@ static vp_status compute(vp_estimate *e, const vp__wl *w, uint64_t capacity, boo
         add_unknown(e, "kv_cache", "workload.context (tokens per sequence)");
 
     uint64_t mnbt, mns;
-    vllm_batch(w, capacity, &mnbt, &mns);
-    if (vllm && w->concurrency > mns)
+    vllm_batch(w, R->capacity, &mnbt, &mns);
+    if (I.vllm && w->concurrency > mns)
         add_warning(e, "concurrency %llu exceeds max_num_seqs %llu: vLLM queues the rest",
                     (unsigned long long)w->concurrency, (unsigned long long)mns);
 
-    e->vllm_known = vllm && a && capacity > 0 && weights_known;
-    if (vllm && a && a->ssm_layers)
+    e->vllm_known = I.vllm && a && R->capacity > 0 && R->weights_known;
+    if (I.vllm && a && a->ssm_layers)
         add_warning(e, "vLLM pads hybrid (Mamba) pages to the attention page size; the pool "
                     "figures assume attention pages only and are not calibrated for hybrids");
-    uint64_t min_blocks = UINT64_MAX;
+    I.min_blocks = UINT64_MAX;
     /* named reserves are memory the user keeps for something else: vLLM's KV pool is what
-     * is left after them too (they are added as items below, after the pool) */
-    uint64_t reserved = 0;
+     * is left after them too (they are added as items after the pool: add_reserves) */
+    I.reserved = 0;
     for (size_t r = 0; r < w->n_reserves; r++)
-        reserved = add_sat(reserved, vp__wl_reserve_bytes(w, r), &ovf);
+        I.reserved = add_sat(I.reserved, vp__wl_reserve_bytes(w, r), R->ovf);
 
-    /* the component requests; only the stage changes below */
-    vp__kvreq kq = { &F, w->kv_bytes, w->context, w->concurrency, w->tp, w->pp, 0,
-                     vllm ? w->block : 0, vllm ? mnbt : 0 };
-    vp__actreq aq = { &F, w->task, w->framework, w->context, w->concurrency, w->tp, w->pp, 0,
-                      mnbt, mns, 0, 0, 1, 0, 1 };
-    bool sglang = w->framework == FW_SGLANG;
-    uint64_t sg_tokens = UINT64_MAX, sg_pages = 0, sg_budget = 0;
-    if (sglang) { /* SGLang prefills in chunks; its pages round the KV cache */
-        aq.mnbt = vp__sglang_chunk(w, capacity);
-        kq.block = w->sv.page_size > 1 ? w->sv.page_size : 0;
+    I.kq = (vp__kvreq){ R->f, w->kv_bytes, w->context, w->concurrency, w->tp, w->pp, 0,
+                        I.vllm ? w->block : 0, I.vllm ? mnbt : 0 };
+    I.aq = (vp__actreq){ R->f, w->task, w->framework, w->context, w->concurrency, w->tp, w->pp,
+                         0, mnbt, mns, 0, 0, 1, 0, 1 };
+    I.sg_tokens = UINT64_MAX;
+    I.sg_pages = I.sg_budget = 0;
+    if (I.sglang) { /* SGLang prefills in chunks; its pages round the KV cache */
+        I.aq.mnbt = vp__sglang_chunk(w, R->capacity);
+        I.kq.block = w->sv.page_size > 1 ? w->sv.page_size : 0;
     }
 
     for (uint64_t s = 0; s < w->pp; s++) {
-        uint64_t first_layer, nl;
-        stage *S = stage_at(e, w->pp, a != NULL, L, s, &first_layer, &nl);
-        bool is_first = s == 0, is_last = s == w->pp - 1;
         if (llama) { /* one GPU: its items and the host's, from the profile */
-            vp_status lst2 = llama_items(e, S, w, capacity, how, &where0, err);
-            if (lst2 != VP_OK)
-                return lst2;
-            llama_serving(e, S, w, &F, nl, capacity, how, &ovf);
+            uint64_t first_layer, nl;
+            stage *S = stage_at(e, w->pp, a != NULL, R->f->L, s, &first_layer, &nl);
+            vp_status lst = llama_items(e, S, w, R->capacity, R->how, &R->where0, err);
+            if (lst != VP_OK)
+                return lst;
+            llama_serving(e, S, w, R->f, nl, R->capacity, R->how, R->ovf);
             continue;
         }
-        char where[64] = "";
-        if (how && w->pp > 1)
-            text_now(where, "; stage %llu: layers %llu-%llu%s%s",
-                     (unsigned long long)s, (unsigned long long)first_layer,
-                     (unsigned long long)(first_layer + nl - 1),
-                     is_first ? " + embeddings" : "", is_last ? " + lm_head" : "");
-
-        /* weights by role */
-        uint64_t wsum = 0;
-        if (weights_known) {
-            vp__wres wr;
-            vp__weights_stage(&wr, &ws, &F, w->pp, s, 1, vllm, &ovf);
-            /* the sentence of the weights (at most 159 bytes before the tails: whole) */
-            const unsigned char *rot = LIT(wr.rotary ? "; + vLLM rotary cos/sin cache" : "");
-            if (ws.kind == VP__W_LAYERS)
-                add_item(S, ID_WEIGHTS, wr.role[VP_ROLE_PAYLOAD], wbasis, PH_INFER,
-                         VP_COUNTER_ALLOCATED, "Σ tensors of %s in %s%s%s%s", m->model_type,
-                         wname, LIT(w->tp > 1 ? ", split over tensor_parallel" : ""), rot,
-                         where);
-            else if (ws.kind == VP__W_CHECKPOINT)
-                add_item(S, ID_WEIGHTS, wr.role[VP_ROLE_PAYLOAD], wbasis, PH_INFER,
-                         VP_COUNTER_ALLOCATED, "stored tensor bytes of the %s checkpoint%s%s%s",
-                         LIT(vp_model_format_name(m->format)),
-                         LIT(w->tp > 1 || w->pp > 1 ? ", divided evenly over the GPUs" : ""),
-                         rot, where);
-            else
-                add_item(S, ID_WEIGHTS, wr.role[VP_ROLE_PAYLOAD], wbasis, PH_INFER,
-                         VP_COUNTER_ALLOCATED, "%llu parameters × %llu bits%s%s%s",
-                         (unsigned long long)params,
-                         (unsigned long long)vp__nominal_bits(fmt, dtype_bytes),
-                         LIT(fmt->method == VP__Q_NONE ? ""
-                             : " (every parameter in the format's nominal bits)"), rot, where);
-            if (wr.role[VP_ROLE_QUANT_METADATA])
-                add_item(S, ID_QUANT_METADATA, wr.role[VP_ROLE_QUANT_METADATA], wbasis, PH_INFER,
-                         VP_COUNTER_ALLOCATED, "scales, zero points and other quantization "
-                         "constants of %s%s", w->have_format ? w->fmt.name : m->quant, where);
-            if (wr.role[VP_ROLE_UNQUANTIZED])
-                add_item(S, ID_UNQUANTIZED, wr.role[VP_ROLE_UNQUANTIZED], wbasis, PH_INFER,
-                         VP_COUNTER_ALLOCATED, "embeddings, lm_head, norms and routers kept in "
-                         "%llu-byte values%s", (unsigned long long)dtype_bytes, where);
-            wsum = add_sat(add_sat(wr.role[0], wr.role[1], &ovf), wr.role[2], &ovf);
-        }
-        if (is_first) /* the vision tower: weights, and activations for the pool too */
-            wsum = add_sat(wsum, add_vision(e, S, w, m, dtype_bytes, PH_INFER, 0, &ovf), &ovf);
-
-        /* load-time transient: the largest tensor materialized once more while loading */
-        if (w->framework != FW_NONE && m && m->has_lt) {
-            uint64_t big_t = m->big_ok ? m->big_tensor : 0;
-            for (int i = 0; !m->big_ok && i < m->lt.n; i++) {
-                const vp__ltensor *t = &m->lt.t[i];
-                uint64_t b = mul_sat(t->rows, t->cols, &ovf);
-                if (b > big_t)
-                    big_t = b;
-            }
-            big_t = mul_sat(vp__div_ceil_u64(big_t, w->tp), dtype_bytes, &ovf);
-            add_item(S, ID_LOAD_TRANSIENT, big_t, VP_BASIS_ASSUMED, PH(VP_PHASE_LOAD),
-                     VP_COUNTER_ALLOCATED, "one copy of the largest tensor (%s-byte values) "
-                     "while loading or quantizing", LIT(dtype_bytes == 4 ? "4" : "2"));
-        }
-
-        /* KV cache the workload needs (the component) */
-        uint64_t kv_need = 0;
-        if (a && w->context) {
-            vp__kvres kr;
-            kq.stage = s;
-            vp__kv(&kr, &kq, &ovf);
-            kv_need = kr.bytes;
-            add_item(S, ID_KV, kv_need, VP_BASIS_COMPUTED, PH_RUN, VP_COUNTER_ALLOCATED,
-                     "%s × %llu tokens × %llu sequences × %llu layers × %llu B/token/layer "
-                     "(%s, %s%s)%s%s",
-                     LIT(a->kv_lora_rank ? "MLA latent"
-                         : kr.ssm_layers ? "K+V (+ Mamba state per sequence)" : "K+V"),
-                     (unsigned long long)kr.tokens, (unsigned long long)w->concurrency,
-                     (unsigned long long)kr.layers, (unsigned long long)kr.per_layer,
-                     w->kv_text[0] ? w->kv_text : "model dtype",
-                     LIT(a->kv_lora_rank ? "replicated on every GPU" : "KV heads split by TP"),
-                     LIT(kr.sliding ? "; sliding layers keep the window" : ""),
-                     LIT(vllm ? "; rounded to 16-token blocks" : ""), where);
-        }
-
-        /* activations and logits (the component) */
-        vp__actres ac;
-        aq.stage = s;
-        vp__activations(&ac, &aq, &ovf);
-        uint64_t act = ac.act, logits = ac.logits;
-        if (!ac.known) {
-            add_unknown(e, "activations", ac.needs_act);
-            if (ac.needs_logits != NULL)
-                add_unknown(e, "logits", ac.needs_logits);
-        } else if (vllm) {
-            add_item(S, ID_ACTIVATIONS, act, VP_BASIS_ESTIMATED, PH_RUN, VP_COUNTER_ALLOCATED,
-                     "vLLM profile: forward of max_num_batched_tokens = %llu tokens "
-                     "(fit to vLLM v0.19 logs)", (unsigned long long)ac.T);
-            if (logits)
-                add_item(S, ID_LOGITS, logits, VP_BASIS_ESTIMATED, PH_RUN, VP_COUNTER_ALLOCATED,
-                         "vLLM dummy sampler: %llu rows × %llu vocabulary × 12.6 B",
-                         (unsigned long long)ac.R, (unsigned long long)a->vocab);
-        } else {
-            add_item(S, ID_ACTIVATIONS, act, VP_BASIS_ESTIMATED, PH(VP_PHASE_PREFILL),
-                     VP_COUNTER_ALLOCATED, "one layer's transient for %llu prefill tokens "
-                     "(%s): T·%llu B·(2h + qkv + o + 3f)", (unsigned long long)ac.T,
-                     LIT(w->framework == FW_LLAMACPP ? "n_ubatch"
-                         : sglang ? "chunked_prefill_size" : "context × concurrency"),
-                     (unsigned long long)dtype_bytes);
-            if (is_last)
-                add_item(S, ID_LOGITS, logits, VP_BASIS_ESTIMATED, PH_RUN, VP_COUNTER_ALLOCATED,
-                         "last-token logits: %llu sequences × %llu vocabulary × (%llu + 4 "
-                         "fp32) B", (unsigned long long)w->concurrency,
-                         (unsigned long long)a->vocab, (unsigned long long)dtype_bytes);
-        }
-
-        /* SGLang, [draft], serving-time adapters (serving.c) */
-        vp__sv_out so;
-        vp__sv_req sr = { w, &F, s, nl, capacity, wsum, weights_known, kv_per_layer, reserved,
-                          act, logits, how };
-        vp__serving_stage(&so, &sr, &ovf);
-        for (int i = 0; i < so.n; i++)
-            add_serving(S, &so.it[i]);
-        for (int i = 0; i < so.n_unknown; i++)
-            add_unknown(e, so.unknown_id[i], so.unknown_needs[i]);
-        for (int i = 0; i < so.n_warning; i++)
-            add_warning(e, "%s", so.warning[i]);
-        for (int i = 0; i < so.n_assumption; i++)
-            add_assumption(e, "%s", so.assumption[i]);
-        if (so.pool_known) {
-            S->kv_budget = so.pool_bytes;
-            S->kv_budget_known = true;
-            if (so.pool_tokens < sg_tokens) {
-                sg_tokens = so.pool_tokens;
-                sg_pages = so.pool_pages;
-                sg_budget = so.pool_bytes;
-            }
-        }
-
-        /* framework overheads (assumed; a named reserve of the same name replaces one) */
-        if (vllm) {
-            add_item(S, ID_CUDA_CONTEXT, 522 * MIB, VP_BASIS_ASSUMED, PH_INFER | PH(VP_PHASE_LOAD),
-                     VP_COUNTER_DEVICE, "CUDA context and vLLM start-up: 0.51 GiB used before "
-                     "loading in the v0.19 H100 logs");
-            uint64_t nt = vllm_nontorch(w->tp, w->pp);
-            add_item(S, ID_WORKSPACE, add_sat(w->tp > 1 ? 256 * MIB : nt, 870 * MIB, &ovf),
-                     VP_BASIS_ASSUMED, PH_RUN, VP_COUNTER_DEVICE,
-                     "non-torch workspaces (%s GiB) + CUDA graph pool 0.85 GiB (v0.19 logs)",
-                     LIT(w->tp > 1 ? "0.25" : w->pp > 1 ? "0.07" : "0.25"));
-            if (w->tp > 1)
-                add_item(S, ID_COMM, add_sat(nt - 256 * MIB, GIB, &ovf), VP_BASIS_ASSUMED,
-                         PH_INFER, VP_COUNTER_DEVICE, "NCCL and custom all-reduce buffers at "
-                         "TP = %llu: 1.0 GiB at start + %.2f GiB in profiling (v0.19 logs)",
-                         (unsigned long long)w->tp, (double)(nt - 256 * MIB) / (double)GIB);
-            /* the pool */
-            if (e->vllm_known) {
-                /* requested = ceil(capacity × utilization) (gpu_worker.py) */
-                uint64_t req = mul_sat(capacity, w->util_num, &ovf);
-                req = req / w->util_den + (req % w->util_den != 0);
-                uint64_t non_kv = add_sat(add_sat(add_sat(add_sat(wsum, act, &ovf), logits, &ovf),
-                                                  nt, &ovf), reserved, &ovf);
-                non_kv = add_sat(non_kv, so.pool_cost, &ovf); /* draft, LoRA slots */
-                S->kv_budget = req > non_kv ? req - non_kv : 0;
-                S->kv_budget_known = true;
-                uint64_t kvl_pool = vp__kv_stage_layers(a, nl, &ovf);
-                uint64_t page = mul_sat(mul_sat(kv_per_layer, w->block, &ovf), kvl_pool ? kvl_pool : 1, &ovf);
-                uint64_t blocks = page ? S->kv_budget / page : 0;
-                if (blocks < min_blocks) {
-                    min_blocks = blocks;
-                    e->vllm_budget = S->kv_budget;
-                }
-                if (S->kv_budget == 0)
-                    add_warning(e, "stage %llu: no memory left for vLLM's KV cache at "
-                                "gpu_memory_utilization %llu/%llu", (unsigned long long)s,
-                                (unsigned long long)w->util_num, (unsigned long long)w->util_den);
-            }
-        } else if (w->framework == FW_TRANSFORMERS || w->framework == FW_OTHER ||
-                   w->framework == FW_LLAMACPP) {
-            bool cpp = w->framework == FW_LLAMACPP;
-            add_item(S, ID_CUDA_CONTEXT, cpp ? 300 * MIB : 512 * MIB, VP_BASIS_ASSUMED,
-                     PH_INFER, VP_COUNTER_DEVICE, cpp ? "CUDA context without PyTorch: ~0.3 GiB"
-                     : "CUDA context with lazy module loading: 0.3–0.6 GiB (docs/estimate.md)");
-            add_item(S, ID_WORKSPACE, cpp ? 256 * MIB : 64 * MIB, VP_BASIS_ASSUMED, PH_RUN,
-                     VP_COUNTER_DEVICE, cpp ? "llama.cpp compute buffers besides activations"
-                     : "cuBLAS + cuBLASLt workspaces, 32 MiB each on Hopper (docs/estimate.md)");
-            if (!cpp) {
-                uint64_t slack = add_sat(add_sat(act, kv_need, &ovf), logits, &ovf) / 10;
-                add_item(S, ID_SLACK, slack, VP_BASIS_ASSUMED, PH_RUN,
-                         VP_COUNTER_RESERVED, "PyTorch caching allocator: 10%% of the growing "
-                         "tensors (KV cache, activations), docs/estimate.md");
-            }
-            if (w->tp > 1 || w->pp > 1)
-                add_item(S, ID_COMM, 512 * MIB, VP_BASIS_ASSUMED, PH_INFER,
-                         VP_COUNTER_DEVICE, "NCCL buffers: hundreds of MiB per communicator "
-                         "(docs/estimate.md)");
-        }
+        stage_inference(e, R, &I, s);
     }
-    if (e->vllm_known && min_blocks != UINT64_MAX) {
-        e->vllm_blocks = min_blocks;
-        e->vllm_tokens = mul_sat(min_blocks, w->block, &ovf);
-    } else if (sg_tokens != UINT64_MAX) { /* SGLang's pool: pages and tokens */
+    if (e->vllm_known && I.min_blocks != UINT64_MAX) {
+        e->vllm_blocks = I.min_blocks;
+        e->vllm_tokens = mul_sat(I.min_blocks, w->block, R->ovf);
+    } else if (I.sg_tokens != UINT64_MAX) { /* SGLang's pool: pages and tokens */
         e->vllm_known = true;
-        e->vllm_budget = sg_budget;
-        e->vllm_blocks = sg_pages;
-        e->vllm_tokens = sg_tokens;
+        e->vllm_budget = I.sg_budget;
+        e->vllm_blocks = I.sg_pages;
+        e->vllm_tokens = I.sg_tokens;
     } else {
         e->vllm_known = false;
     }
+    return VP_OK;
+}
 
-reserves:;
-    /* named reserves: every stage; a reserve named like an item replaces it */
+/* The named reserves, on every stage: a reserve named like an assumed item replaces it. */
+static void add_reserves(vp_estimate *e, const vp__wl *w)
+{
     for (size_t r = 0; r < w->n_reserves; r++) {
         const char *name = vp__wl_reserve_name(w, r), *text = vp__wl_reserve_text(w, r);
         uint64_t rb = vp__wl_reserve_bytes(w, r);
@@ -1818,21 +1878,62 @@ reserves:;
                 it->unique = true; /* names of the reserves are unique */
         }
     }
+}
+
+/* The run's end: storage failures, overflow, then every stage's totals (checked). */
+static vp_status run_finish(vp_estimate *e, const run_in *R, vp_error *err)
+{
+    const vp__wl *w = R->w;
     for (uint64_t s = 0; s < w->pp; s++)
         if (e->st[s].failed)
-            return vp__error_set(err, VP_ENOMEM, &where0, "out of memory");
-    if (ovf)
-        return vp__error_set(err, VP_EOVERFLOW, &where0,
+            return vp__error_set(err, VP_ENOMEM, &R->where0, "out of memory");
+    if (*R->ovf)
+        return vp__error_set(err, VP_EOVERFLOW, &R->where0,
                              "the estimate exceeds 2^64 − 1 bytes (check context and concurrency)");
     for (uint64_t s = 0; s < w->pp; s++)
         if (!stage_totals(&e->st[s], e->phases_used))
-            return vp__error_set(err, VP_EOVERFLOW, &where0,
+            return vp__error_set(err, VP_EOVERFLOW, &R->where0,
                                  "a phase total or the envelope of stage %llu exceeds 2^64 − 1 "
                                  "bytes (check the reserves, context and concurrency)",
                                  (unsigned long long)s);
     if (w->task != TASK_INFERENCE)
         training_notes(e);
     return VP_OK;
+}
+
+/*
+ * One run: reset, the layout and the weights (every task), the assumptions, the task's
+ * items (compute_inference, compute_training), the named reserves, the totals.
+ */
+static vp_status compute(vp_estimate *e, const vp__wl *w, uint64_t capacity, bool quiet,
+                         vp_error *err)
+{
+    vp__fmt F;
+    vp__fmt_init(&F, w->model, w->have_format ? &w->fmt : NULL, w->gguf_format, w->parameters);
+    bool ovf = false;
+    run_in R;
+    R.w = w;
+    R.f = &F;
+    R.ws = &R.wsums;
+    R.capacity = capacity;
+    R.how = !quiet && w->how;
+    R.ovf = &ovf;
+    R.where0 = (vp__where){ w->source, 0, 0, 0, false };
+
+    run_reset(e, w, R.how);
+    vp_status st = run_weights(e, &R, err);
+    if (st != VP_OK)
+        return st;
+    note_assumptions(e, w, F.has_q ? &F.q : NULL, F.dtype_bytes, capacity);
+    const char *ignored = vp__serving_ignored(w);
+    if (ignored != NULL)
+        add_warning(e, "%s", ignored);
+    st = w->task != TASK_INFERENCE ? compute_training(e, &R, err)
+                                   : compute_inference(e, &R, err);
+    if (st != VP_OK)
+        return st;
+    add_reserves(e, w);
+    return run_finish(e, &R, err);
 }
 
 /* ---- API ---------------------------------------------------------------------------- */

@@ -34,6 +34,13 @@
 #define mul_sat vp__mul_sat
 #define LIT VP__LIT /* a string of static storage in a text: kept as a pointer */
 #define add_sat vp__add_sat
+/* A step of a run called once per stage: inlined into its loop, as the one function it was
+ * part of (the steps are separate for the reader, not for the machine). */
+#if defined(__GNUC__)
+#  define STEP static inline __attribute__((always_inline))
+#else
+#  define STEP static inline
+#endif
 
 /* An item id: the longest is "reserve:" + a sheet key (at most 63 bytes): ids are whole. */
 #define ID_SIZE (sizeof("reserve:") + VP__MAX_KEY)
@@ -592,51 +599,65 @@ static vp__where where_of(const vp__wl *w, const vp__entry *v)
     return wh;
 }
 
-static vp_status compute_training(vp_estimate *e, const run_in *in, vp_error *err)
-{
-    const vp__wl *w = in->w;
-    const vp__fmt *F = in->f;
-    const vp_model *m = F->m;
-    const vp__arch *a = F->a;
-    bool ovf = false;
-    vp__where w0 = { w->source, 0, 0, 0, false };
-    uint64_t N = w->dp;                       /* data-parallel (sharding) degree */
-    uint64_t L = F->L;
-    bool lora = w->task == TASK_LORA || w->task == TASK_QLORA;
-    bool full = w->task == TASK_FULL;
-    bool zero1 = w->sharding >= VP_SHARDING_ZERO1, zero2 = w->sharding >= VP_SHARDING_ZERO2,
-         zero3 = w->sharding == VP_SHARDING_ZERO3 || w->sharding == VP_SHARDING_FSDP;
-    /* DeepSpeed ZeRO steps with its own fused optimizer; DDP, FSDP and one GPU with torch's */
-    bool torch_opt = w->sharding == VP_SHARDING_NONE || w->sharding == VP_SHARDING_DDP ||
-                     w->sharding == VP_SHARDING_FSDP;
-    const vp__qformat *fmt = F->has_q ? &F->q : NULL;
-    bool quantized = F->quantized;
+/* What a training run shares between its steps and pipeline stages. */
+typedef struct {
+    const run_in *in;
+    const vp__qformat *fmt;                 /* the weights' format (NULL: none) */
+    bool quantized, lora, full;
+    bool zero1, zero2, zero3;
+    bool torch_opt;                         /* DDP, FSDP, one GPU: torch's optimizer */
+    uint64_t N;                             /* data-parallel (sharding) degree */
+    uint64_t wbytes;                        /* weights as stored (unquantized ones) */
+    uint64_t unq;                           /* unquantized_dtype bytes (0: the model's) */
+    vp__recipe rc;                          /* the precision recipe */
+    bool master, eight_bit, paged;
+    uint64_t gbytes, sbytes;                /* gradients' and states' bytes per value */
+    const unsigned char *recipe;            /* its sentence: part PART_RECIPE, or "" */
+    int ce, exp;                            /* cross-entropy, export (as run) */
+    unsigned mo_all;                        /* every moment the run has */
+    uint64_t trainable;
+    bool trainable_known;
+    const vp__wsums *ws;                    /* in->ws, or wsums2 (unquantized_dtype) */
+    vp__wsums wsums2;
+    bool weights_known, gathered;
+    uint64_t shard_w;
+    vp__actreq ar;                          /* the component requests; only the stage changes */
+    vp__actres act0;
+    vp__optreq orq;
+    bool ovf;
+    vp__where w0;
+} train_run;
 
+/* The task's checks, the precision recipe and the warnings about the layout. */
+static vp_status train_recipe(vp_estimate *e, train_run *T, vp_error *err)
+{
+    const vp__wl *w = T->in->w;
+    const vp__fmt *F = T->in->f;
+    const vp_model *m = F->m;
     if (w->task == TASK_QLORA && !(w->have_format && w->fmt.method == VP__Q_BNB4) &&
         !(m && m->q.method == VP__Q_BNB4 && !w->have_format))
-        return vp__error_set(err, VP_EINVALID, &w0, "task = \"qlora\" needs 4-bit weights: "
+        return vp__error_set(err, VP_EINVALID, &T->w0, "task = \"qlora\" needs 4-bit weights: "
                              "weights = \"nf4\" or \"nf4-dq\"");
-    if (full && w->have_format && w->fmt.method != VP__Q_NONE)
-        return vp__error_set(err, VP_EUNSUPPORTED, &w0, "full fine-tuning of %s weights is not "
-                             "supported: use fp32, bf16 or fp16", w->fmt.name);
-    if (lora && !w->lora_rank)
-        return vp__error_set(err, VP_EMISSING, &w0, "task = \"%s\" needs workload.lora_rank",
+    if (T->full && w->have_format && w->fmt.method != VP__Q_NONE)
+        return vp__error_set(err, VP_EUNSUPPORTED, &T->w0, "full fine-tuning of %s weights is "
+                             "not supported: use fp32, bf16 or fp16", w->fmt.name);
+    if (T->lora && !w->lora_rank)
+        return vp__error_set(err, VP_EMISSING, &T->w0, "task = \"%s\" needs workload.lora_rank",
                              w->task == TASK_QLORA ? "qlora" : "lora");
     if (w->microbatch == 0)
-        return vp__error_set(err, VP_ERANGE, &w0, "microbatch must be positive");
+        return vp__error_set(err, VP_ERANGE, &T->w0, "microbatch must be positive");
 
-    /* ---- the precision recipe (docs/estimate.md, "Precision recipes") */
-    uint64_t wbytes = F->dtype_bytes;               /* weights as stored (unquantized ones) */
-    uint64_t unq = w->uq_bytes;                     /* 0: the model's dtype */
-    if (unq && !quantized)
+    /* the precision recipe (docs/estimate.md, "Precision recipes") */
+    T->wbytes = F->dtype_bytes;
+    T->unq = w->uq_bytes;
+    if (T->unq && !T->quantized)
         add_warning(e, "unquantized_dtype = \"%s\" applies to the modules a quantized base "
                     "leaves unquantized; the %s weights are not quantized: ignored", w->uq_name,
-                    fmt ? fmt->name : "model's");
-    if (!quantized)
-        unq = 0;
+                    T->fmt ? T->fmt->name : "model's");
+    if (!T->quantized)
+        T->unq = 0;
     bool transformers = w->framework == FW_TRANSFORMERS;
-    vp__recipe rc;
-    switch (vp__recipe_resolve(&rc, F, full, transformers, w->master, w->od_bytes)) {
+    switch (vp__recipe_resolve(&T->rc, F, T->full, transformers, w->master, w->od_bytes)) {
     case 1: {
         vp__where wh = where_of(w, w->e_od);
         char at[32] = "set after parsing";
@@ -654,71 +675,81 @@ static vp_status compute_training(vp_estimate *e, const run_in *in, vp_error *er
                              "master_weights = false: without a master copy torch allocates the "
                              "optimizer states like the 16-bit parameters (zeros_like); set "
                              "master_weights = true or optimizer_dtype = \"%s\"",
-                             wbytes == 2 ? "bf16" : "fp32");
+                             T->wbytes == 2 ? "bf16" : "fp32");
     }
     default:
         break;
     }
-    bool master = rc.master;
-    uint64_t gbytes = rc.gbytes, sbytes = rc.sbytes;
-    bool eight_bit = w->optimizer == VP_OPTIMIZER_ADAMW_8BIT ||
-                     w->optimizer == VP_OPTIMIZER_PAGED_ADAMW_8BIT;
-    bool paged = w->optimizer == VP_OPTIMIZER_PAGED_ADAMW ||
-                 w->optimizer == VP_OPTIMIZER_PAGED_ADAMW_8BIT;
-    const unsigned char *recipe = LIT("");
-    if (full)
-        recipe = part_set(e, PART_RECIPE, "%s weights and gradients, %s, states in %s",
-                          LIT(dtype_name(wbytes)),
-                          LIT(master ? "fp32 master copy" : "no master copy"),
-                          LIT(eight_bit ? "8-bit" : dtype_name(sbytes)));
+    T->master = T->rc.master;
+    T->gbytes = T->rc.gbytes;
+    T->sbytes = T->rc.sbytes;
+    T->eight_bit = w->optimizer == VP_OPTIMIZER_ADAMW_8BIT ||
+                   w->optimizer == VP_OPTIMIZER_PAGED_ADAMW_8BIT;
+    T->paged = w->optimizer == VP_OPTIMIZER_PAGED_ADAMW ||
+               w->optimizer == VP_OPTIMIZER_PAGED_ADAMW_8BIT;
+    T->recipe = LIT("");
+    if (T->full)
+        T->recipe = part_set(e, PART_RECIPE, "%s weights and gradients, %s, states in %s",
+                             LIT(dtype_name(T->wbytes)),
+                             LIT(T->master ? "fp32 master copy" : "no master copy"),
+                             LIT(T->eight_bit ? "8-bit" : dtype_name(T->sbytes)));
     else if (!e->st[0].quiet)
-        recipe = part_set(e, PART_RECIPE, "frozen %s base, fp32 adapters, states in %s",
-                          quantized ? fmt->name : dtype_name(wbytes),
-                          LIT(eight_bit ? "8-bit" : dtype_name(sbytes)));
-    if (full && !w->master_set && !w->od_bytes && w->optimizer != VP_OPTIMIZER_NONE &&
+        T->recipe = part_set(e, PART_RECIPE, "frozen %s base, fp32 adapters, states in %s",
+                             T->quantized ? T->fmt->name : dtype_name(T->wbytes),
+                             LIT(T->eight_bit ? "8-bit" : dtype_name(T->sbytes)));
+    if (T->full && !w->master_set && !w->od_bytes && w->optimizer != VP_OPTIMIZER_NONE &&
         w->optimizer != VP_OPTIMIZER_SGD)
         add_warning(e, "precision recipe assumed for %s: %s (%s); master_weights and "
-                    "optimizer_dtype state another", opt_name(w->optimizer), recipe, transformers
-                    ? "the Trainer's default" : "mixed precision");
+                    "optimizer_dtype state another", opt_name(w->optimizer), T->recipe,
+                    transformers ? "the Trainer's default" : "mixed precision");
 
-    int ce = w->ce, exp = w->exp;
-    if (full && exp == VP_EXPORT_MERGED) {
+    T->ce = w->ce;
+    T->exp = w->exp;
+    if (T->full && T->exp == VP_EXPORT_MERGED) {
         add_warning(e, "export = \"merged\" merges adapters; full fine-tuning saves its weights "
                     "as they are");
-        exp = VP_EXPORT_ADAPTER;
+        T->exp = VP_EXPORT_ADAPTER;
     }
-    unsigned mo_all = (unsigned)(MO(MO_COUNT) - 1);
-    if (exp == VP_EXPORT_NONE) {
-        mo_all &= ~MO(MO_EXPORT);
+    T->mo_all = (unsigned)(MO(MO_COUNT) - 1);
+    if (T->exp == VP_EXPORT_NONE) {
+        T->mo_all &= ~MO(MO_EXPORT);
         e->phases_used &= ~PH(VP_PHASE_EXPORT);
     }
 
-    if (w->sharding >= VP_SHARDING_ZERO1 && N == 1)
+    if (w->sharding >= VP_SHARDING_ZERO1 && T->N == 1)
         add_warning(e, "%s on one data-parallel rank shards nothing",
                     w->sharding == VP_SHARDING_FSDP ? "fsdp" : w->sharding == VP_SHARDING_ZERO3
                     ? "zero3" : w->sharding == VP_SHARDING_ZERO2 ? "zero2" : "zero1");
-    if (w->sharding == VP_SHARDING_NONE && N > 1)
+    if (w->sharding == VP_SHARDING_NONE && T->N > 1)
         add_warning(e, "gpus = %llu with sharding = \"none\": each data-parallel rank holds a "
-                    "full replica (DDP)", (unsigned long long)(N * w->tp * w->pp));
+                    "full replica (DDP)", (unsigned long long)(T->N * w->tp * w->pp));
     if (w->checkpointing == VP_CHECKPOINTING_SELECTIVE)
         add_warning(e, "selective recomputation recomputes the attention core, which "
                     "FlashAttention does not store: same as none here");
+    return VP_OK;
+}
 
-    /* ---- trainable values */
-    uint64_t trainable = 0;
-    bool trainable_known = true;
-    if (full) {
-        trainable = F->params;
-        trainable_known = F->params != 0;
+/* The trainable values: the whole model, or the adapters of the LoRA targets. */
+static vp_status train_trainable(vp_estimate *e, train_run *T, vp_error *err)
+{
+    const vp__wl *w = T->in->w;
+    const vp__fmt *F = T->in->f;
+    const vp_model *m = F->m;
+    T->trainable = 0;
+    T->trainable_known = true;
+    if (T->full) {
+        T->trainable = F->params;
+        T->trainable_known = F->params != 0;
     } else if (m && m->has_lt && w->e_targets != NULL && w->n_targets == 0) {
-        trainable = 0;                            /* lora_targets = []: nothing targeted */
+        T->trainable = 0;                         /* lora_targets = []: nothing targeted */
     } else if (m && m->has_lt) {
         bool hit[VP__LIM_TARGETS];
         uint64_t wide;
         static const char *const deflt[] = { "q_proj", "v_proj" };
         const char *const *targets = w->n_targets ? w->targets : deflt;
         size_t nt = w->n_targets ? w->n_targets : 2;
-        bool any = vp__lora_count(m, w->lora_rank, targets, nt, &trainable, hit, &wide, &ovf);
+        bool any = vp__lora_count(m, w->lora_rank, targets, nt, &T->trainable, hit, &wide,
+                                  &T->ovf);
         for (int j = 0; wide != 0 && j < m->lt.n; j++)
             if (wide & (UINT64_C(1) << j)) {
                 const vp__ltensor *t = &m->lt.t[j];
@@ -736,258 +767,328 @@ static vp_status compute_training(vp_estimate *e, const run_in *in, vp_error *er
                 add_warning(e, "LoRA target \"%s\" matches no linear module of %s; PEFT ignores "
                             "it since another target matches", targets[i], m->model_type);
     } else {
-        trainable_known = false;
+        T->trainable_known = false;
         add_unknown(e, "adapter", "model.config (the shapes of the LoRA target modules)");
     }
-    e->trainable = trainable;
-    e->trainable_known = trainable_known;
+    e->trainable = T->trainable;
+    e->trainable_known = T->trainable_known;
 
-    /* ---- weights: the unquantized modules in unquantized_dtype */
-    vp__wsums ws2;
-    const vp__wsums *ws = in->ws;
-    if (unq && F->by_layer) {
-        vp_status st = vp__weights_sums(&ws2, F, w->tp, w->pp, unq, &ovf);
+    /* the weights' sums again when the unquantized modules take unquantized_dtype */
+    T->ws = T->in->ws;
+    if (T->unq && F->by_layer) {
+        vp_status st = vp__weights_sums(&T->wsums2, F, w->tp, w->pp, T->unq, &T->ovf);
         if (st != VP_OK)
-            return vp__error_set(err, VP_EOVERFLOW, &w0, "weight bytes overflow");
-        ws = &ws2;
-    } else if (unq) {
+            return vp__error_set(err, VP_EOVERFLOW, &T->w0, "weight bytes overflow");
+        T->ws = &T->wsums2;
+    } else if (T->unq) {
         add_warning(e, "unquantized_dtype needs model.config (the modules by name): ignored");
-        unq = 0;
+        T->unq = 0;
     }
-    bool weights_known = ws->kind != VP__W_UNKNOWN;
+    T->weights_known = T->ws->kind != VP__W_UNKNOWN;
+    return VP_OK;
+}
 
-    uint64_t shard_w = zero3 ? N : 1, shard_g = zero2 ? N : 1, shard_o = zero1 ? N : 1;
-    uint64_t split = w->tp * w->pp;                 /* model parallel division */
-    bool gathered = zero3 && N > 1;
-    uint64_t s = w->context, b = w->microbatch;
+/* Stage st's weights (frozen base or trainable) on one GPU: FSDP and ZeRO-3 shard every
+ * parameter, frozen and quantized ones included. */
+STEP void train_stage_weights(vp_estimate *e, stage *S, train_run *T, uint64_t st,
+                                vp__wres *wr)
+{
+    const run_in *in = T->in;
+    const vp__fmt *F = in->f;
+    *wr = (vp__wres){ { 0, 0, 0 }, 0, 0, 0 };
+    if (!T->weights_known)
+        return;
+    vp__weights_stage(wr, T->ws, F, in->w->pp, st, T->shard_w, false, &T->ovf);
+    const char *tail = T->gathered ? ", sharded over the data-parallel ranks (FSDP/ZeRO-3)"
+                       : T->N > 1 ? ", replicated on every data-parallel rank" : "";
+    add_titem(S, ID_WEIGHTS, wr->role[0], in->wbasis, T->mo_all, VP_COUNTER_ALLOCATED,
+              "%s%s%s", in->whow, LIT(T->lora ? " (frozen)" : ""), LIT(tail));
+    if (wr->role[1])
+        add_titem(S, ID_QUANT_METADATA, wr->role[1], in->wbasis, T->mo_all,
+                  VP_COUNTER_ALLOCATED, "quantization constants of the frozen %s base%s",
+                  T->fmt ? T->fmt->name : "", LIT(T->gathered ? ", sharded" : ""));
+    if (wr->role[2])
+        add_titem(S, ID_UNQUANTIZED, wr->role[2], in->wbasis, T->mo_all,
+                  VP_COUNTER_ALLOCATED, "embeddings, lm_head and norms kept in %s%s%s",
+                  LIT(dtype_name(T->unq ? T->unq : T->wbytes)), LIT(T->unq == 4 ? " (unquantized_"
+                  "dtype: PEFT's k-bit preparation upcasts them)" : ""),
+                  LIT(T->gathered ? ", sharded" : ""));
+    if (st == 0)
+        (void)add_vision(e, S, in->w, F->m, T->wbytes, mo_phases(T->mo_all), T->mo_all, &T->ovf);
+}
 
-    /* activations and logits (the component), per stage; their unknowns come first */
-    vp__actreq ar = { F, w->task, w->framework, s, b, w->tp, w->pp, 0, 0, 0, w->checkpointing,
-                      ce, w->grad_accum, unq, zero3 ? N : 1 };
-    vp__actres act0;
-    vp__activations(&act0, &ar, &ovf);
-    if (!act0.known) {
-        add_unknown(e, "activations", act0.needs_act);
-        add_unknown(e, "logits", act0.needs_logits);
+/* Stage st's trainable values on one GPU: adapters, gradients, optimizer states, master
+ * copy and the step's temporaries (the component). Sets *tr (the share of the trainable
+ * values) and *adapter (the adapters' bytes). */
+STEP void train_stage_optimizer(vp_estimate *e, stage *S, train_run *T, uint64_t st,
+                                  uint64_t *tr, uint64_t *adapter)
+{
+    const vp__wl *w = T->in->w;
+    const vp_model *m = T->in->f->m;
+    vp__optres opt = { 0, 0, 0, 0, false };
+    *tr = *adapter = 0;
+    if (T->trainable_known) {
+        T->orq.stage = st;
+        vp__optimizer(&opt, &T->orq, &T->ovf);
+        *tr = opt.share;
     }
-    vp__optreq orq = { F, &rc, w->optimizer, lora, w->lora_rank, trainable, w->tp, w->pp, 0,
-                       shard_o, shard_g };
-
-    for (uint64_t st = 0; st < w->pp; st++) {
-        uint64_t first_layer, nl;
-        stage *S = stage_at(e, w->pp, a != NULL, L, st, &first_layer, &nl);
-        bool is_first = st == 0, is_last = st == w->pp - 1;
-        (void)is_first;
-
-        /* weights (frozen base or trainable), per stage and per GPU; FSDP and ZeRO-3 shard
-         * every parameter, frozen and quantized ones included */
-        vp__wres wr = { { 0, 0, 0 }, 0, 0, 0 };
-        if (weights_known) {
-            vp__weights_stage(&wr, ws, F, w->pp, st, shard_w, false, &ovf);
-            const char *tail = gathered ? ", sharded over the data-parallel ranks (FSDP/ZeRO-3)"
-                               : N > 1 ? ", replicated on every data-parallel rank" : "";
-            add_titem(S, ID_WEIGHTS, wr.role[0], in->wbasis, mo_all, VP_COUNTER_ALLOCATED,
-                      "%s%s%s", in->whow, LIT(lora ? " (frozen)" : ""), LIT(tail));
-            if (wr.role[1])
-                add_titem(S, ID_QUANT_METADATA, wr.role[1], in->wbasis, mo_all,
-                          VP_COUNTER_ALLOCATED, "quantization constants of the frozen %s base%s",
-                          fmt ? fmt->name : "", LIT(gathered ? ", sharded" : ""));
-            if (wr.role[2])
-                add_titem(S, ID_UNQUANTIZED, wr.role[2], in->wbasis, mo_all,
-                          VP_COUNTER_ALLOCATED, "embeddings, lm_head and norms kept in %s%s%s",
-                          LIT(dtype_name(unq ? unq : wbytes)), LIT(unq == 4 ? " (unquantized_"
-                          "dtype: PEFT's k-bit preparation upcasts them)" : ""),
-                          LIT(gathered ? ", sharded" : ""));
-        }
-        if (is_first && weights_known)
-            (void)add_vision(e, S, w, F->m, wbytes, mo_phases(mo_all), mo_all, &ovf);
-
-        /* trainable values on this GPU: gradients, states, master copy (the component) */
-        vp__optres opt = { 0, 0, 0, 0, false };
-        uint64_t tr = 0;
-        if (trainable_known) {
-            orq.stage = st;
-            vp__optimizer(&opt, &orq, &ovf);
-            tr = opt.share;
-        }
-        uint64_t adapter = 0;
-        if (lora && trainable_known) {
-            adapter = vp__div_ceil_u64(mul_sat(tr, 4, &ovf), zero3 ? N : 1);
-            add_titem(S, ID_ADAPTER, adapter, VP_BASIS_COMPUTED, mo_all, VP_COUNTER_ALLOCATED,
-                      "LoRA r = %llu: %llu trainable values × 4 B (PEFT keeps adapters in fp32)",
-                      (unsigned long long)w->lora_rank, (unsigned long long)trainable);
-        }
-        if (trainable_known) {
-            /* set_to_none: gradients exist from the backward of the bottom layer until the
-             * step; with accumulation the earlier micro-batches' sums are live throughout */
-            unsigned gmo = w->grad_accum > 1 ? MO(MO_FWD) | MO(MO_BWD_LOSS) | MO_BWD_LAYER | MO(MO_STEP)
-                                             : MO(MO_BWD_BOTTOM) | MO(MO_STEP);
-            add_titem(S, ID_GRADIENTS, opt.gradients, VP_BASIS_COMPUTED, gmo, VP_COUNTER_ALLOCATED,
-                      "%llu trainable values × %llu B%s%s", (unsigned long long)trainable,
-                      (unsigned long long)gbytes, LIT(zero2 ? ", sharded (ZeRO-2/3, FSDP)" : ""),
-                      LIT(w->grad_accum > 1 ? "; accumulated over the micro-batches"
-                                            : "; complete once backward reaches the first layer"));
-            if (w->optimizer != VP_OPTIMIZER_NONE && w->optimizer != VP_OPTIMIZER_SGD)
-                add_titem(S, ID_OPTIMIZER_STATE, opt.states,
-                          opt.estimated ? VP_BASIS_ESTIMATED : VP_BASIS_COMPUTED, MO_STEPS,
-                          paged ? VP_COUNTER_DEVICE : VP_COUNTER_ALLOCATED,
-                          "%s states, %llu values%s; recipe: %s%s", LIT(opt_name(w->optimizer)),
-                          (unsigned long long)trainable, LIT(zero1 ? ", sharded" : ""), recipe,
-                          LIT(paged ? "; paged: CUDA managed memory" : ""));
-            if (master)
-                add_titem(S, ID_MASTER, opt.master, VP_BASIS_COMPUTED, MO_STEPS,
-                          VP_COUNTER_ALLOCATED, "fp32 master copy of %llu values; recipe: %s%s",
-                          (unsigned long long)trainable, recipe, LIT(zero1 ? ", sharded" : ""));
-            /* the step's own temporaries (docs/estimate.md, "Optimizer step") */
-            uint64_t temp = 0;
-            const char *why = "";
-            if (w->optimizer == VP_OPTIMIZER_ADAMW && torch_opt) {
-                temp = vp__div_ceil_u64(mul_sat(tr, master ? 4 : sbytes, &ovf), shard_o);
-                why = "torch AdamW (foreach): exp_avg_sq.sqrt() for every state tensor at once "
-                      "(torch/optim/adamw.py _multi_tensor_adamw), one state-sized temporary";
-            } else if (w->optimizer == VP_OPTIMIZER_ADAFACTOR && m && m->has_lt) {
-                temp = mul_sat(mul_sat(largest_linear(m, w->tp, &ovf), 4, &ovf), 2, &ovf);
-                why = "Adafactor (transformers): grad² and the update of one parameter in fp32 "
-                      "(transformers/optimization.py Adafactor.step)";
-            }
-            if (temp)
-                add_titem(S, ID_WORKSPACE, temp, VP_BASIS_ESTIMATED, MO(MO_STEP),
-                          VP_COUNTER_ALLOCATED, "optimizer step: %s", why);
-        } else if (full) {
+    if (T->lora && T->trainable_known) {
+        *adapter = vp__div_ceil_u64(mul_sat(*tr, 4, &T->ovf), T->zero3 ? T->N : 1);
+        add_titem(S, ID_ADAPTER, *adapter, VP_BASIS_COMPUTED, T->mo_all, VP_COUNTER_ALLOCATED,
+                  "LoRA r = %llu: %llu trainable values × 4 B (PEFT keeps adapters in fp32)",
+                  (unsigned long long)w->lora_rank, (unsigned long long)T->trainable);
+    }
+    if (!T->trainable_known) {
+        if (T->full) {
             add_unknown(e, "gradients", "model.parameters or model.config");
             add_unknown(e, "optimizer_state", "model.parameters or model.config");
         }
-
-        /* ---- activations and logits at their moments (the component) */
-        uint64_t act = 0, logits = 0;
-        if (act0.known) {
-            vp__actres ac;
-            if (st == 0) {
-                ac = act0;
-            } else {
-                ar.stage = st;
-                vp__activations(&ac, &ar, &ovf);
-            }
-            act = ac.saved;
-            add_titem(S, ID_ACTIVATIONS, act, VP_BASIS_ESTIMATED,
-                      MO(MO_FWD) | MO(MO_BWD_LOSS) | MO(MO_BWD_TOP), VP_COUNTER_ALLOCATED,
-                      "%s: %llu layers, s %llu × b %llu, %llu-byte values%s%s%s",
-                      LIT(w->checkpointing == VP_CHECKPOINTING_FULL
-                          ? "checkpointed layer inputs 2sbh"
-                          : "saved per layer s·b·(12h (+4h) + 2(nq+2nkv)d + 2nq·d + 8f)"),
-                      (unsigned long long)nl, (unsigned long long)s, (unsigned long long)b,
-                      (unsigned long long)ac.residual_bytes, LIT(is_last ? " + the final norm" : ""),
-                      LIT(ac.inflight > 1 ? " × micro-batches in flight" : ""),
-                      LIT(w->tp > 1 ? "; heads and MLP split by TP" : ""));
-            add_titem(S, ID_ACTIVATIONS, ac.layer, VP_BASIS_ESTIMATED, MO_BWD_LAYER,
-                      VP_COUNTER_ALLOCATED, "backward through one layer: %s and its gradients (%s)",
-                      LIT(w->checkpointing == VP_CHECKPOINTING_FULL ? "the layer recomputed"
-                                                                    : "its saved activations"),
-                      LIT(a->experts ? "k experts' MLP" : "the largest layer"));
-            if (is_last) {
-                const char *how;
-                switch (ce) {
-                case VP_CROSS_ENTROPY_INPLACE:
-                    how = "inplace: logits + fp32 upcast + shifted copy; gradient written into the "
-                          "copy (Unsloth fast_cross_entropy_loss)";
-                    break;
-                case VP_CROSS_ENTROPY_CHUNKED:
-                    how = "chunked: 16-bit logits + saved log-softmax, one of 8 chunks upcast at a "
-                          "time (torchtune CEWithChunkedOutputLoss)";
-                    break;
-                case VP_CROSS_ENTROPY_FUSED:
-                    how = "fused: no full logits; one chunk of about s·b·h logits and the input "
-                          "gradient, 16·s·b·h B (Liger's fused linear cross-entropy)";
-                    break;
-                default:
-                    how = "standard: logits + fp32 upcast + shifted copy + saved log-softmax "
-                          "(transformers ForCausalLMLoss)";
-                    break;
-                }
-                logits = ac.logits_fwd > ac.logits_bwd ? ac.logits_fwd : ac.logits_bwd;
-                add_titem(S, ID_LOGITS, ac.logits_fwd, VP_BASIS_ESTIMATED, MO(MO_FWD),
-                          VP_COUNTER_ALLOCATED, "at the loss, s·b·V = %llu·%llu·%llu: %s",
-                          (unsigned long long)s, (unsigned long long)b,
-                          (unsigned long long)a->vocab, LIT(how));
-                add_titem(S, ID_LOGITS, ac.logits_bwd, VP_BASIS_ESTIMATED, MO(MO_BWD_LOSS),
-                          VP_COUNTER_ALLOCATED, "backward at the loss: %s%s",
-                          LIT(ce == VP_CROSS_ENTROPY_STANDARD
-                              ? "log-probs, their gradient, the logits' gradient (fp32)"
-                              : ce == VP_CROSS_ENTROPY_INPLACE
-                              ? "the in-place gradient + the unshifted zero-filled one"
-                              : "as at the loss"),
-                          LIT(gathered && ce != VP_CROSS_ENTROPY_FUSED
-                              ? " + the fp32 logits (FSDP/ZeRO-3)" : ""));
-                add_titem(S, ID_ACTIVATIONS, ac.eval, VP_BASIS_ESTIMATED, MO(MO_EVAL),
-                          VP_COUNTER_ALLOCATED, "evaluation forward (no autograd) of one "
-                          "micro-batch: one layer's transient + logits (16-bit + fp32)");
-            }
-        }
-        /* a quantized base is dequantized one linear at a time to 16 bits (bitsandbytes
-         * 4-bit matmul; GPTQ/AWQ kernels in backward) */
-        if (lora && quantized && m && m->has_lt)
-            add_titem(S, ID_WORKSPACE, mul_sat(largest_linear(m, w->tp, &ovf), 2, &ovf),
-                      VP_BASIS_ESTIMATED, MO_BWD_LAYER | MO(MO_EVAL), VP_COUNTER_ALLOCATED,
-                      "dequantization buffer of the %s base: the largest linear in 16 bits",
-                      fmt->name);
-        /* export (docs/estimate.md, "Export") */
-        if (exp == VP_EXPORT_ADAPTER && lora && trainable_known)
-            add_titem(S, ID_EXPORT, adapter, VP_BASIS_ESTIMATED, MO(MO_EXPORT),
-                      VP_COUNTER_ALLOCATED, "export = \"adapter\": saving the adapter's state "
-                      "dict (at most its size)");
-        if (exp == VP_EXPORT_MERGED && lora && m && m->has_lt && weights_known) {
-            uint64_t delta = mul_sat(largest_linear(m, w->tp, &ovf), 4, &ovf);
-            uint64_t x = delta;
-            if (w->task == TASK_QLORA) /* the base dequantized to 16 bits, then merged */
-                x = add_sat(mul_sat(vp__div_ceil_u64(m->params, split), 2, &ovf), delta, &ovf);
-            add_titem(S, ID_EXPORT, x, VP_BASIS_ESTIMATED, MO(MO_EXPORT),
-                      VP_COUNTER_ALLOCATED, w->task == TASK_QLORA
-                      ? "export = \"merged\": the 4-bit base dequantized to a 16-bit model on the "
-                        "GPU and the adapters merged into it (one module's fp32 delta at a time)"
-                      : "export = \"merged\": adapters merged in place, one module's fp32 delta "
-                        "(B·A) at a time");
-        }
-        /* ---- layouts */
-        if (N > 1 && trainable_known && !zero2)
-            add_titem(S, ID_COMM, mul_sat(tr, gbytes, &ovf), VP_BASIS_ESTIMATED, MO_STEPS,
-                      VP_COUNTER_ALLOCATED, "DDP gradient buckets: one more copy of the gradients, "
-                      "allocated with the reducer (unless gradient_as_bucket_view=True)");
-        if (gathered && weights_known && L) {
-            if (wr.root)
-                add_titem(S, ID_COMM, wr.root, VP_BASIS_ESTIMATED,
-                          MO(MO_FWD) | MO(MO_BWD_LOSS) | MO_BWD_LAYER | MO(MO_EVAL),
-                          VP_COUNTER_ALLOCATED, "FSDP/ZeRO-3: the non-layer modules (embeddings, "
-                          "final norm, lm_head) unsharded from the forward to the end of backward "
-                          "(FSDP's root unit)");
-            add_titem(S, ID_COMM, wr.unit, VP_BASIS_ESTIMATED,
-                      MO(MO_BWD_LOSS) | MO_BWD_LAYER | MO(MO_EVAL), VP_COUNTER_ALLOCATED,
-                      "FSDP/ZeRO-3: one decoder layer unsharded in its stored format (prefetched "
-                      "when backward starts: BACKWARD_PRE)");
-            add_titem(S, ID_COMM, wr.unit, VP_BASIS_ESTIMATED, MO_BWD_LAYER,
-                      VP_COUNTER_ALLOCATED, "FSDP/ZeRO-3: the layer being computed besides the "
-                      "prefetched one");
-        } else if (gathered) {
-            add_unknown(e, "comm_buffers", "model.config (the largest layer, for the gathered "
-                                           "FSDP/ZeRO-3 units)");
-        }
-        /* ---- framework overheads (every moment of their phases) */
-        if (w->framework != FW_NONE && w->framework != FW_VLLM) {
-            add_item(S, ID_CUDA_CONTEXT, 512 * MIB, VP_BASIS_ASSUMED, PH_TRAIN, VP_COUNTER_DEVICE,
-                     "CUDA context with lazy module loading: 0.3–0.6 GiB (docs/estimate.md)");
-            add_item(S, ID_WORKSPACE, 64 * MIB, VP_BASIS_ASSUMED, PH_STEPS, VP_COUNTER_DEVICE,
-                     "cuBLAS + cuBLASLt workspaces (docs/estimate.md)");
-            uint64_t grow = add_sat(act, logits, &ovf);
-            add_item(S, ID_SLACK, grow / 10, VP_BASIS_ASSUMED,
-                     PH(VP_PHASE_FORWARD) | PH(VP_PHASE_BACKWARD), VP_COUNTER_RESERVED,
-                     "PyTorch caching allocator: 10%% of activations and logits (5–15%%, "
-                     "docs/estimate.md)");
-            if (N > 1 || w->tp > 1 || w->pp > 1)
-                add_item(S, ID_COMM, 512 * MIB, VP_BASIS_ASSUMED, PH_STEPS, VP_COUNTER_DEVICE,
-                         "NCCL buffers (docs/estimate.md)");
-        }
+        return;
     }
-    if (ovf)
-        return vp__error_set(err, VP_EOVERFLOW, &w0,
+    /* set_to_none: gradients exist from the backward of the bottom layer until the step;
+     * with accumulation the earlier micro-batches' sums are live throughout */
+    unsigned gmo = w->grad_accum > 1 ? MO(MO_FWD) | MO(MO_BWD_LOSS) | MO_BWD_LAYER | MO(MO_STEP)
+                                     : MO(MO_BWD_BOTTOM) | MO(MO_STEP);
+    add_titem(S, ID_GRADIENTS, opt.gradients, VP_BASIS_COMPUTED, gmo, VP_COUNTER_ALLOCATED,
+              "%llu trainable values × %llu B%s%s", (unsigned long long)T->trainable,
+              (unsigned long long)T->gbytes, LIT(T->zero2 ? ", sharded (ZeRO-2/3, FSDP)" : ""),
+              LIT(w->grad_accum > 1 ? "; accumulated over the micro-batches"
+                                    : "; complete once backward reaches the first layer"));
+    if (w->optimizer != VP_OPTIMIZER_NONE && w->optimizer != VP_OPTIMIZER_SGD)
+        add_titem(S, ID_OPTIMIZER_STATE, opt.states,
+                  opt.estimated ? VP_BASIS_ESTIMATED : VP_BASIS_COMPUTED, MO_STEPS,
+                  T->paged ? VP_COUNTER_DEVICE : VP_COUNTER_ALLOCATED,
+                  "%s states, %llu values%s; recipe: %s%s", LIT(opt_name(w->optimizer)),
+                  (unsigned long long)T->trainable, LIT(T->zero1 ? ", sharded" : ""), T->recipe,
+                  LIT(T->paged ? "; paged: CUDA managed memory" : ""));
+    if (T->master)
+        add_titem(S, ID_MASTER, opt.master, VP_BASIS_COMPUTED, MO_STEPS,
+                  VP_COUNTER_ALLOCATED, "fp32 master copy of %llu values; recipe: %s%s",
+                  (unsigned long long)T->trainable, T->recipe, LIT(T->zero1 ? ", sharded" : ""));
+    /* the step's own temporaries (docs/estimate.md, "Optimizer step") */
+    uint64_t temp = 0;
+    const char *why = "";
+    if (w->optimizer == VP_OPTIMIZER_ADAMW && T->torch_opt) {
+        temp = vp__div_ceil_u64(mul_sat(*tr, T->master ? 4 : T->sbytes, &T->ovf),
+                                T->zero1 ? T->N : 1);
+        why = "torch AdamW (foreach): exp_avg_sq.sqrt() for every state tensor at once "
+              "(torch/optim/adamw.py _multi_tensor_adamw), one state-sized temporary";
+    } else if (w->optimizer == VP_OPTIMIZER_ADAFACTOR && m && m->has_lt) {
+        temp = mul_sat(mul_sat(largest_linear(m, w->tp, &T->ovf), 4, &T->ovf), 2, &T->ovf);
+        why = "Adafactor (transformers): grad² and the update of one parameter in fp32 "
+              "(transformers/optimization.py Adafactor.step)";
+    }
+    if (temp)
+        add_titem(S, ID_WORKSPACE, temp, VP_BASIS_ESTIMATED, MO(MO_STEP),
+                  VP_COUNTER_ALLOCATED, "optimizer step: %s", why);
+}
+
+/* Stage st's activations and logits at their moments (the component); *act and *logits:
+ * the saved activations and the larger logits, for the allocator's slack. */
+STEP void train_stage_activations(stage *S, train_run *T, uint64_t st, uint64_t nl,
+                                    uint64_t *act, uint64_t *logits)
+{
+    const vp__wl *w = T->in->w;
+    const vp__arch *a = T->in->f->a;
+    bool is_last = st == w->pp - 1;
+    int ce = T->ce;
+    *act = *logits = 0;
+    if (!T->act0.known)
+        return;
+    vp__actres ac;
+    if (st == 0) {
+        ac = T->act0;
+    } else {
+        T->ar.stage = st;
+        vp__activations(&ac, &T->ar, &T->ovf);
+    }
+    *act = ac.saved;
+    add_titem(S, ID_ACTIVATIONS, *act, VP_BASIS_ESTIMATED,
+              MO(MO_FWD) | MO(MO_BWD_LOSS) | MO(MO_BWD_TOP), VP_COUNTER_ALLOCATED,
+              "%s: %llu layers, s %llu × b %llu, %llu-byte values%s%s%s",
+              LIT(w->checkpointing == VP_CHECKPOINTING_FULL
+                  ? "checkpointed layer inputs 2sbh"
+                  : "saved per layer s·b·(12h (+4h) + 2(nq+2nkv)d + 2nq·d + 8f)"),
+              (unsigned long long)nl, (unsigned long long)w->context,
+              (unsigned long long)w->microbatch, (unsigned long long)ac.residual_bytes,
+              LIT(is_last ? " + the final norm" : ""),
+              LIT(ac.inflight > 1 ? " × micro-batches in flight" : ""),
+              LIT(w->tp > 1 ? "; heads and MLP split by TP" : ""));
+    add_titem(S, ID_ACTIVATIONS, ac.layer, VP_BASIS_ESTIMATED, MO_BWD_LAYER,
+              VP_COUNTER_ALLOCATED, "backward through one layer: %s and its gradients (%s)",
+              LIT(w->checkpointing == VP_CHECKPOINTING_FULL ? "the layer recomputed"
+                                                            : "its saved activations"),
+              LIT(a->experts ? "k experts' MLP" : "the largest layer"));
+    if (!is_last)
+        return;
+    const char *how;
+    switch (ce) {
+    case VP_CROSS_ENTROPY_INPLACE:
+        how = "inplace: logits + fp32 upcast + shifted copy; gradient written into the "
+              "copy (Unsloth fast_cross_entropy_loss)";
+        break;
+    case VP_CROSS_ENTROPY_CHUNKED:
+        how = "chunked: 16-bit logits + saved log-softmax, one of 8 chunks upcast at a "
+              "time (torchtune CEWithChunkedOutputLoss)";
+        break;
+    case VP_CROSS_ENTROPY_FUSED:
+        how = "fused: no full logits; one chunk of about s·b·h logits and the input "
+              "gradient, 16·s·b·h B (Liger's fused linear cross-entropy)";
+        break;
+    default:
+        how = "standard: logits + fp32 upcast + shifted copy + saved log-softmax "
+              "(transformers ForCausalLMLoss)";
+        break;
+    }
+    *logits = ac.logits_fwd > ac.logits_bwd ? ac.logits_fwd : ac.logits_bwd;
+    add_titem(S, ID_LOGITS, ac.logits_fwd, VP_BASIS_ESTIMATED, MO(MO_FWD),
+              VP_COUNTER_ALLOCATED, "at the loss, s·b·V = %llu·%llu·%llu: %s",
+              (unsigned long long)w->context, (unsigned long long)w->microbatch,
+              (unsigned long long)a->vocab, LIT(how));
+    add_titem(S, ID_LOGITS, ac.logits_bwd, VP_BASIS_ESTIMATED, MO(MO_BWD_LOSS),
+              VP_COUNTER_ALLOCATED, "backward at the loss: %s%s",
+              LIT(ce == VP_CROSS_ENTROPY_STANDARD
+                  ? "log-probs, their gradient, the logits' gradient (fp32)"
+                  : ce == VP_CROSS_ENTROPY_INPLACE
+                  ? "the in-place gradient + the unshifted zero-filled one"
+                  : "as at the loss"),
+              LIT(T->gathered && ce != VP_CROSS_ENTROPY_FUSED
+                  ? " + the fp32 logits (FSDP/ZeRO-3)" : ""));
+    add_titem(S, ID_ACTIVATIONS, ac.eval, VP_BASIS_ESTIMATED, MO(MO_EVAL),
+              VP_COUNTER_ALLOCATED, "evaluation forward (no autograd) of one "
+              "micro-batch: one layer's transient + logits (16-bit + fp32)");
+}
+
+/* Stage st's dequantization buffer and export (docs/estimate.md, "Export"). */
+static void train_stage_export(stage *S, train_run *T, uint64_t adapter)
+{
+    const vp__wl *w = T->in->w;
+    const vp_model *m = T->in->f->m;
+    /* a quantized base is dequantized one linear at a time to 16 bits (bitsandbytes
+     * 4-bit matmul; GPTQ/AWQ kernels in backward) */
+    if (T->lora && T->quantized && m && m->has_lt)
+        add_titem(S, ID_WORKSPACE, mul_sat(largest_linear(m, w->tp, &T->ovf), 2, &T->ovf),
+                  VP_BASIS_ESTIMATED, MO_BWD_LAYER | MO(MO_EVAL), VP_COUNTER_ALLOCATED,
+                  "dequantization buffer of the %s base: the largest linear in 16 bits",
+                  T->fmt->name);
+    if (T->exp == VP_EXPORT_ADAPTER && T->lora && T->trainable_known)
+        add_titem(S, ID_EXPORT, adapter, VP_BASIS_ESTIMATED, MO(MO_EXPORT),
+                  VP_COUNTER_ALLOCATED, "export = \"adapter\": saving the adapter's state "
+                  "dict (at most its size)");
+    if (T->exp == VP_EXPORT_MERGED && T->lora && m && m->has_lt && T->weights_known) {
+        uint64_t delta = mul_sat(largest_linear(m, w->tp, &T->ovf), 4, &T->ovf);
+        uint64_t x = delta;
+        if (w->task == TASK_QLORA) /* the base dequantized to 16 bits, then merged */
+            x = add_sat(mul_sat(vp__div_ceil_u64(m->params, w->tp * w->pp), 2, &T->ovf), delta,
+                        &T->ovf);
+        add_titem(S, ID_EXPORT, x, VP_BASIS_ESTIMATED, MO(MO_EXPORT),
+                  VP_COUNTER_ALLOCATED, w->task == TASK_QLORA
+                  ? "export = \"merged\": the 4-bit base dequantized to a 16-bit model on the "
+                    "GPU and the adapters merged into it (one module's fp32 delta at a time)"
+                  : "export = \"merged\": adapters merged in place, one module's fp32 delta "
+                    "(B·A) at a time");
+    }
+}
+
+/* Stage st's layout buffers (DDP buckets, FSDP/ZeRO-3 gathered units) and framework
+ * overheads (every moment of their phases). */
+static void train_stage_layout(vp_estimate *e, stage *S, train_run *T, const vp__wres *wr,
+                               uint64_t tr, uint64_t act, uint64_t logits)
+{
+    const vp__wl *w = T->in->w;
+    if (T->N > 1 && T->trainable_known && !T->zero2)
+        add_titem(S, ID_COMM, mul_sat(tr, T->gbytes, &T->ovf), VP_BASIS_ESTIMATED, MO_STEPS,
+                  VP_COUNTER_ALLOCATED, "DDP gradient buckets: one more copy of the gradients, "
+                  "allocated with the reducer (unless gradient_as_bucket_view=True)");
+    if (T->gathered && T->weights_known && T->in->f->L) {
+        if (wr->root)
+            add_titem(S, ID_COMM, wr->root, VP_BASIS_ESTIMATED,
+                      MO(MO_FWD) | MO(MO_BWD_LOSS) | MO_BWD_LAYER | MO(MO_EVAL),
+                      VP_COUNTER_ALLOCATED, "FSDP/ZeRO-3: the non-layer modules (embeddings, "
+                      "final norm, lm_head) unsharded from the forward to the end of backward "
+                      "(FSDP's root unit)");
+        add_titem(S, ID_COMM, wr->unit, VP_BASIS_ESTIMATED,
+                  MO(MO_BWD_LOSS) | MO_BWD_LAYER | MO(MO_EVAL), VP_COUNTER_ALLOCATED,
+                  "FSDP/ZeRO-3: one decoder layer unsharded in its stored format (prefetched "
+                  "when backward starts: BACKWARD_PRE)");
+        add_titem(S, ID_COMM, wr->unit, VP_BASIS_ESTIMATED, MO_BWD_LAYER,
+                  VP_COUNTER_ALLOCATED, "FSDP/ZeRO-3: the layer being computed besides the "
+                  "prefetched one");
+    } else if (T->gathered) {
+        add_unknown(e, "comm_buffers", "model.config (the largest layer, for the gathered "
+                                       "FSDP/ZeRO-3 units)");
+    }
+    if (w->framework != FW_NONE && w->framework != FW_VLLM) {
+        add_item(S, ID_CUDA_CONTEXT, 512 * MIB, VP_BASIS_ASSUMED, PH_TRAIN, VP_COUNTER_DEVICE,
+                 "CUDA context with lazy module loading: 0.3–0.6 GiB (docs/estimate.md)");
+        add_item(S, ID_WORKSPACE, 64 * MIB, VP_BASIS_ASSUMED, PH_STEPS, VP_COUNTER_DEVICE,
+                 "cuBLAS + cuBLASLt workspaces (docs/estimate.md)");
+        uint64_t grow = add_sat(act, logits, &T->ovf);
+        add_item(S, ID_SLACK, grow / 10, VP_BASIS_ASSUMED,
+                 PH(VP_PHASE_FORWARD) | PH(VP_PHASE_BACKWARD), VP_COUNTER_RESERVED,
+                 "PyTorch caching allocator: 10%% of activations and logits (5–15%%, "
+                 "docs/estimate.md)");
+        if (T->N > 1 || w->tp > 1 || w->pp > 1)
+            add_item(S, ID_COMM, 512 * MIB, VP_BASIS_ASSUMED, PH_STEPS, VP_COUNTER_DEVICE,
+                     "NCCL buffers (docs/estimate.md)");
+    }
+}
+
+/* Training: the recipe and the trainable values, then every stage's items (one per
+ * moment where an item changes within the step). */
+static vp_status compute_training(vp_estimate *e, const run_in *in, vp_error *err)
+{
+    const vp__wl *w = in->w;
+    const vp__fmt *F = in->f;
+    train_run T;
+    T.in = in;
+    T.ovf = false;
+    T.w0 = (vp__where){ w->source, 0, 0, 0, false };
+    T.N = w->dp;
+    T.lora = w->task == TASK_LORA || w->task == TASK_QLORA;
+    T.full = w->task == TASK_FULL;
+    T.zero1 = w->sharding >= VP_SHARDING_ZERO1;
+    T.zero2 = w->sharding >= VP_SHARDING_ZERO2;
+    T.zero3 = w->sharding == VP_SHARDING_ZERO3 || w->sharding == VP_SHARDING_FSDP;
+    /* DeepSpeed ZeRO steps with its own fused optimizer; DDP, FSDP and one GPU with torch's */
+    T.torch_opt = w->sharding == VP_SHARDING_NONE || w->sharding == VP_SHARDING_DDP ||
+                  w->sharding == VP_SHARDING_FSDP;
+    T.fmt = F->has_q ? &F->q : NULL;
+    T.quantized = F->quantized;
+
+    vp_status st = train_recipe(e, &T, err);
+    if (st == VP_OK)
+        st = train_trainable(e, &T, err);
+    if (st != VP_OK)
+        return st;
+
+    T.shard_w = T.zero3 ? T.N : 1;
+    T.gathered = T.zero3 && T.N > 1;
+    /* activations and logits (the component), per stage; their unknowns come first */
+    T.ar = (vp__actreq){ F, w->task, w->framework, w->context, w->microbatch, w->tp, w->pp, 0,
+                         0, 0, w->checkpointing, T.ce, w->grad_accum, T.unq,
+                         T.zero3 ? T.N : 1 };
+    vp__activations(&T.act0, &T.ar, &T.ovf);
+    if (!T.act0.known) {
+        add_unknown(e, "activations", T.act0.needs_act);
+        add_unknown(e, "logits", T.act0.needs_logits);
+    }
+    T.orq = (vp__optreq){ F, &T.rc, w->optimizer, T.lora, w->lora_rank, T.trainable, w->tp,
+                          w->pp, 0, T.zero1 ? T.N : 1, T.zero2 ? T.N : 1 };
+
+    for (uint64_t s = 0; s < w->pp; s++) {
+        uint64_t first_layer, nl;
+        stage *S = stage_at(e, w->pp, F->a != NULL, F->L, s, &first_layer, &nl);
+        vp__wres wr;
+        uint64_t tr, adapter, act, logits;
+        train_stage_weights(e, S, &T, s, &wr);
+        train_stage_optimizer(e, S, &T, s, &tr, &adapter);
+        train_stage_activations(S, &T, s, nl, &act, &logits);
+        train_stage_export(S, &T, adapter);
+        train_stage_layout(e, S, &T, &wr, tr, act, logits);
+    }
+    if (T.ovf)
+        return vp__error_set(err, VP_EOVERFLOW, &T.w0,
                              "the estimate exceeds 2^64 − 1 bytes (check context and micro-batch)");
     return VP_OK;
 }
@@ -1720,7 +1821,7 @@ static void stage_overheads(vp_estimate *e, stage *S, const run_in *R, infer_run
 
 /* One pipeline stage of an inference run: weights, KV cache, activations and logits,
  * serving items (serving.c), framework overheads and vLLM's pool. */
-static void stage_inference(vp_estimate *e, const run_in *R, infer_run *I, uint64_t s)
+STEP void stage_inference(vp_estimate *e, const run_in *R, infer_run *I, uint64_t s)
 {
     const vp__wl *w = R->w;
     uint64_t first_layer, nl;

@@ -415,6 +415,22 @@ static void add_serving(stage *s, const vp__sv_item *it)
     add_named(s, it->id, it->bytes, it->basis, it->phases, it->counter, "%s", it->how);
 }
 
+/* The serving items of a stage (serving.c: SGLang, [draft], serving-time adapters), with
+ * their unknowns, warnings and assumptions; *so keeps the stage's pool for the caller. */
+static void serving_items(vp_estimate *e, stage *S, const vp__sv_req *sr, vp__sv_out *so,
+                          bool *ovf)
+{
+    vp__serving_stage(so, sr, ovf);
+    for (int i = 0; i < so->n; i++)
+        add_serving(S, &so->it[i]);
+    for (int i = 0; i < so->n_unknown; i++)
+        add_unknown(e, so->unknown_id[i], so->unknown_needs[i]);
+    for (int i = 0; i < so->n_warning; i++)
+        add_warning(e, "%s", so->warning[i]);
+    for (int i = 0; i < so->n_assumption; i++)
+        add_assumption(e, "%s", so->assumption[i]);
+}
+
 /* ---- helpers ------------------------------------------------------------------------ */
 
 /* Pipeline stage s: its first layer and layer count (all L layers on every stage when the
@@ -1498,15 +1514,7 @@ static void llama_serving(vp_estimate *e, stage *S, const vp__wl *w, const vp__f
 {
     vp__sv_out so;
     vp__sv_req sr = { w, F, 0, layers, capacity, 0, false, 0, 0, 0, 0, how };
-    vp__serving_stage(&so, &sr, ovf);
-    for (int i = 0; i < so.n; i++)
-        add_serving(S, &so.it[i]);
-    for (int i = 0; i < so.n_unknown; i++)
-        add_unknown(e, so.unknown_id[i], so.unknown_needs[i]);
-    for (int i = 0; i < so.n_warning; i++)
-        add_warning(e, "%s", so.warning[i]);
-    for (int i = 0; i < so.n_assumption; i++)
-        add_assumption(e, "%s", so.assumption[i]);
+    serving_items(e, S, &sr, &so, ovf);
 }
 
 /* ---- the computation ------------------------------------------------------------------ */
@@ -1843,15 +1851,7 @@ STEP void stage_inference(vp_estimate *e, const run_in *R, infer_run *I, uint64_
     vp__sv_out so;
     vp__sv_req sr = { w, R->f, s, nl, R->capacity, wsum, R->weights_known, I->kv_per_layer,
                       I->reserved, act, logits, R->how };
-    vp__serving_stage(&so, &sr, R->ovf);
-    for (int i = 0; i < so.n; i++)
-        add_serving(S, &so.it[i]);
-    for (int i = 0; i < so.n_unknown; i++)
-        add_unknown(e, so.unknown_id[i], so.unknown_needs[i]);
-    for (int i = 0; i < so.n_warning; i++)
-        add_warning(e, "%s", so.warning[i]);
-    for (int i = 0; i < so.n_assumption; i++)
-        add_assumption(e, "%s", so.assumption[i]);
+    serving_items(e, S, &sr, &so, R->ovf);
     if (so.pool_known) {
         S->kv_budget = so.pool_bytes;
         S->kv_budget_known = true;

@@ -223,256 +223,284 @@ static uint64_t lora_slot_bytes(const vp_model *m, const vp__wl *w, uint64_t ran
     return total;
 }
 
-void vp__serving_stage(vp__sv_out *o, const vp__sv_req *r, bool *ovf)
+/* SGLang: its overheads outside mem_fraction_static and its KV pool on this stage;
+ * *outside_need: what must fit outside the fraction, *outside: the room left there. */
+static void sglang_stage(vp__sv_out *o, const vp__sv_req *r, uint64_t *outside_need,
+                         uint64_t *outside, bool *ovf)
+{
+    const vp__wl *w = r->w;
+    const vp__serving *sv = &w->sv;
+    const vp__arch *a = r->F->a;
+    bool first = r->stage == 0, how = r->how;
+    uint64_t tp = w->tp;
+    uint64_t chunk = 0, gbs = 0, mfs_num = 0, mfs_den = 1;
+    vp__sglang_defaults(r->capacity, tp, &chunk, &gbs);
+    bool chunk_given = sv->chunk != 0, gbs_given = sv->graph_bs != 0;
+    if (chunk_given)
+        chunk = sv->chunk;
+    if (gbs_given)
+        gbs = sv->graph_bs;
+    int spec = !sv->draft ? 0 : sv->draft_method == VP__DRAFT_EAGLE ? 1 : 2;
+    if (sv->mfs_set) {
+        mfs_num = sv->mfs_num;
+        mfs_den = sv->mfs_den;
+    } else {
+        mfs_num = vp__sglang_mfs_milli(r->capacity, tp, w->pp, chunk, gbs, spec);
+        mfs_den = 1000;
+    }
+    if (first) {
+        if (!sv->mfs_set)
+            note(o->assumption, &o->n_assumption, "mem_fraction_static: SGLang's default "
+                 "rule for %llu MiB at TP %llu%s: %llu/1000 (server_args.py, v0.5.4+)",
+                 (unsigned long long)(r->capacity / MIB), (unsigned long long)tp,
+                 spec == 2 ? " with a draft model" : spec == 1 ? " with an EAGLE draft" : "",
+                 (unsigned long long)mfs_num);
+        if (!chunk_given || !gbs_given)
+            note(o->assumption, &o->n_assumption, "chunked_prefill_size / cuda_graph_max_bs:"
+                 " SGLang's defaults for %s: %llu / %llu", r->capacity ? "this device"
+                 : "an unknown device", (unsigned long long)chunk, (unsigned long long)gbs);
+    }
+    add(o, how, "cuda_context", 512 * MIB, VP_BASIS_ASSUMED, PH_INFER, VP_COUNTER_DEVICE,
+        "CUDA context and SGLang start-up before the weights: 0.3–0.6 GiB in the H100 logs "
+        "(docs/estimate.md)");
+    uint64_t ctx = 512 * MIB, comm = 0, others = r->reserved;
+    if (tp > 1 || w->pp > 1) {
+        add(o, how, "comm_buffers", GIB, VP_BASIS_ASSUMED, PH_INFER, VP_COUNTER_DEVICE,
+            "NCCL communicators set up before the weights: 1 GiB");
+        comm = GIB;
+    }
+    /* a named reserve that replaces one of them is used before the weights as well,
+     * and so is not taken from the pool a second time */
+    for (size_t i = 0; i < w->n_reserves; i++) {
+        const char *name = vp__wl_reserve_name(w, i);
+        uint64_t b = vp__wl_reserve_bytes(w, i);
+        bool is_ctx = strcmp(name, "cuda_context") == 0;
+        if (is_ctx || strcmp(name, "comm_buffers") == 0) {
+            if (is_ctx)
+                ctx = b;
+            else
+                comm = b;
+            others = others > b ? others - b : 0;
+        }
+    }
+    uint64_t start = add_sat(ctx, comm, ovf);
+    uint64_t wsp = add_sat(512 * MIB, mul_sat(gbs, 2 * MIB, ovf), ovf);
+    add(o, how, "workspace", wsp, VP_BASIS_ASSUMED, PH_RUN, VP_COUNTER_DEVICE,
+        "SGLang's own reserve rule: 512 MiB attention metadata + CUDA graphs 2 MiB × "
+        "cuda_graph_max_bs %llu", (unsigned long long)gbs);
+    *outside_need = add_sat(add_sat(wsp, r->act, ovf), r->logits, ovf);
+    if (first && a && (a->sliding_layers || a->ssm_layers))
+        note(o->warning, &o->n_warning, "SGLang splits the pool of %s models (its hybrid "
+             "pools); the pool figure assumes every layer keeps every token",
+             a->ssm_layers ? "hybrid Mamba" : "sliding-window");
+    /* the pool: rest = (T − weights) − T·(1 − mfs) = T·mfs − weights, T the memory
+     * free before the weights (model_runner.py profile_max_num_token) */
+    if (r->capacity && a && r->weights_known) {
+        uint64_t T = r->capacity > start ? r->capacity - start : 0;
+        /* a sheet's fraction has up to 19 decimals: past 2^32 in its denominator both
+         * terms lose their low bits (a relative error under 2^-31, a few bytes), so
+         * that the product below fits */
+        uint64_t said_num = mfs_num, said_den = mfs_den; /* for the warning below */
+        while (mfs_den > (UINT64_C(1) << 32)) {
+            mfs_num >>= 1;
+            mfs_den >>= 1;
+        }
+        uint64_t stat = mfs_den ? add_sat(mul_sat(T / mfs_den, mfs_num, ovf),
+                                          (T % mfs_den) * mfs_num / mfs_den, ovf) : 0;
+        uint64_t cost = add_sat(r->weights, others, ovf);
+        uint64_t pool = stat > cost ? stat - cost : 0;
+        uint64_t cell = mul_sat(r->kv_per_layer, vp__kv_stage_layers(a, r->layers, ovf), ovf);
+        uint64_t tokens = cell ? pool / cell : 0;
+        if (sv->max_total_tokens && tokens > sv->max_total_tokens)
+            tokens = sv->max_total_tokens;
+        uint64_t page = sv->page_size ? sv->page_size : 1;
+        tokens = tokens / page * page;
+        o->pool_known = true;
+        o->pool_tokens = tokens;
+        o->pool_pages = tokens / page;
+        o->pool_bytes = mul_sat(tokens, cell, ovf);
+        if (tokens == 0)
+            note(o->warning, &o->n_warning, "stage %llu: no memory left for SGLang's KV "
+                 "pool at mem_fraction_static %llu/%llu (SGLang stops: \"Not enough "
+                 "memory\"): raise it or add GPUs", (unsigned long long)r->stage,
+                 (unsigned long long)said_num, (unsigned long long)said_den);
+        *outside = T > stat ? T - stat : 0;
+    }
+}
+
+/* [draft]: the draft model's weights and KV cache (stage 0) and the target's K/V for the
+ * proposed tokens; what they take from vLLM's pool or from SGLang's room outside it. */
+static void draft_stage(vp__sv_out *o, const vp__sv_req *r, uint64_t *outside_need, bool *ovf)
 {
     const vp__wl *w = r->w;
     const vp__serving *sv = &w->sv;
     const vp__fmt *F = r->F;
     const vp__arch *a = F->a;
+    bool sglang = w->framework == VP_FRAMEWORK_SGLANG, vllm = w->framework == VP_FRAMEWORK_VLLM;
+    bool first = r->stage == 0, how = r->how;
+    uint64_t tp = w->tp;
+    vp__fmt DF;
+    const vp__qformat *named = sv->draft_have_fmt ? &sv->draft_fmt
+                               : sv->draft_model == NULL && w->have_format ? &w->fmt : NULL;
+    /* draft.parameters alone: the draft is assumed in the target's own format (it was
+     * an unknown asking for draft.parameters, which the sheet gives) */
+    if (named == NULL && sv->draft_model == NULL && sv->draft_params && F->has_q &&
+        strncmp(sv->draft_fmt_text, "gguf-", 5) != 0) {
+        named = &F->q;
+        if (first)
+            note(o->assumption, &o->n_assumption, "draft.weights: the target's format "
+                 "(%s); set draft.weights for another", F->q.name[0] ? F->q.name : "16-bit");
+    }
+    bool gguf = strncmp(sv->draft_fmt_text, "gguf-", 5) == 0;
+    vp__fmt_init(&DF, sv->draft_model, named, gguf, sv->draft_params);
+    bool gguf_bad = gguf && (sv->draft_model == NULL ||
+                             sv->draft_model->format != VP_FORMAT_GGUF);
+    uint64_t k = sv->spec_tokens;
+    uint64_t dw = 0, dkv = 0, look = 0;
+    if (first) {
+        vp__wsums ws;
+        if (gguf_bad)
+            unknown(o, "draft:weights", "draft.checkpoint: the .gguf file its gguf-… "
+                                        "weights name");
+        else if (vp__weights_sums(&ws, &DF, tp, 1, 0, ovf) != VP_OK)
+            *ovf = true;
+        else if (ws.kind == VP__W_UNKNOWN)
+            unknown(o, "draft:weights", "draft.config, draft.checkpoint or draft.parameters");
+        else {
+            vp__wres wr;
+            vp__weights_stage(&wr, &ws, &DF, 1, 0, 1, false, ovf);
+            dw = add_sat(add_sat(wr.role[0], wr.role[1], ovf), wr.role[2], ovf);
+            add(o, how, "draft:weights", dw,
+                ws.kind == VP__W_NOMINAL && DF.quantized ? VP_BASIS_ESTIMATED
+                                                          : VP_BASIS_COMPUTED,
+                PH_INFER, VP_COUNTER_ALLOCATED, "the draft model's weights%s%s%s",
+                ws.kind == VP__W_NOMINAL ? " (parameters × the format's bits)" : "",
+                tp > 1 ? ", split over tensor_parallel like the target's" : "",
+                w->pp > 1 ? "; on the first stage" : "");
+        }
+        if (DF.a == NULL) {
+            unknown(o, "draft:kv_cache", "draft.config or draft.checkpoint (layers, KV "
+                                         "heads, head dimension)");
+        } else if (sglang ? !o->pool_known && !w->context : !w->context) {
+            unknown(o, "draft:kv_cache", "workload.context (tokens per sequence)");
+        } else {
+            /* SGLang gives the draft a pool of as many tokens as the target's (its
+             * draft_runner_cache_size); the others keep the same sequences' tokens */
+            bool pool = sglang && o->pool_known;
+            vp__kvreq q = { &DF, sv->draft_kv_bytes ? sv->draft_kv_bytes : w->kv_bytes,
+                            pool ? o->pool_tokens : add_sat(w->context, k, ovf),
+                            pool ? 1 : w->concurrency, tp, 1, 0, 0, 0 };
+            vp__kvres kr;
+            vp__kv(&kr, &q, ovf);
+            dkv = kr.bytes;
+            add(o, how, "draft:kv_cache", dkv, VP_BASIS_COMPUTED, PH_RUN,
+                VP_COUNTER_ALLOCATED, pool ? "the draft's KV pool: SGLang's %llu pool "
+                "tokens × %llu layers × %llu B/token/layer" : "the draft's K+V for the "
+                "same sequences: %llu tokens (+ speculative) × %llu layers × %llu "
+                "B/token/layer", (unsigned long long)q.tokens,
+                (unsigned long long)kr.layers, (unsigned long long)kr.per_layer);
+        }
+    }
+    if (!k) {
+        if (first)
+            unknown(o, "draft:lookahead_kv", "draft.speculative_tokens (tokens proposed "
+                                             "per step)");
+    } else if (!a) {
+        if (first)
+            unknown(o, "draft:lookahead_kv", "model.config or model.checkpoint (the target's "
+                                             "KV per token)");
+    } else {
+        /* the target verifies k proposed tokens per sequence: their K/V slots come on
+         * top of the sequences' context (vLLM num_lookahead_slots, SGLang's verify
+         * tokens) */
+        vp__kvreq q = { F, w->kv_bytes, k, w->concurrency, tp, w->pp, r->stage, 0, 0 };
+        vp__kvres kr;
+        vp__kv(&kr, &q, ovf);
+        look = kr.bytes;
+        add(o, how, "draft:lookahead_kv", look, VP_BASIS_COMPUTED, PH_RUN,
+            VP_COUNTER_ALLOCATED, "the target's K+V for %llu speculative tokens × %llu "
+            "sequences × %llu layers × %llu B/token/layer", (unsigned long long)k,
+            (unsigned long long)w->concurrency, (unsigned long long)kr.layers,
+            (unsigned long long)kr.per_layer);
+    }
+    if (first && w->pp > 1)
+        note(o->warning, &o->n_warning, "speculative decoding runs without pipeline "
+             "parallelism in vLLM and SGLang; the draft is counted on stage 0");
+    if (vllm)
+        o->pool_cost = add_sat(o->pool_cost, add_sat(add_sat(dw, dkv, ovf), look, ovf), ovf);
+    if (sglang)
+        *outside_need = add_sat(*outside_need, add_sat(dw, dkv, ovf), ovf);
+}
+
+/* vLLM's LoRA slots (max_loras × max_lora_rank), taken from its pool. */
+static void lora_slots_stage(vp__sv_out *o, const vp__sv_req *r, bool *ovf)
+{
+    const vp__wl *w = r->w;
+    const vp__serving *sv = &w->sv;
+    const vp__fmt *F = r->F;
+    bool sglang = w->framework == VP_FRAMEWORK_SGLANG, vllm = w->framework == VP_FRAMEWORK_VLLM;
+    bool first = r->stage == 0, how = r->how;
+    uint64_t tp = w->tp;
+    const vp_model *m = F->m;
+    uint64_t rank = sv->max_lora_rank ? sv->max_lora_rank : 16;
+    if (!vllm) {
+        if (first)
+            note(o->warning, &o->n_warning, "max_loras sizes vLLM's LoRA slots; with "
+                 "framework = \"%s\" no slot is counted", sglang ? "sglang" : "another");
+    } else if (m == NULL || !m->has_lt) {
+        if (first)
+            unknown(o, "lora_slots", "model.config (the shapes of the adapted modules)");
+    } else {
+        bool matched;
+        uint64_t per = lora_slot_bytes(m, w, rank, tp, r->layers, F->L, F->dtype_bytes,
+                                       &matched, ovf);
+        if (!matched && first)
+            note(o->warning, &o->n_warning, "lora_targets match no module of %s: no "
+                 "LoRA slot is counted", m->model_type);
+        uint64_t b = mul_sat(per, sv->max_loras, ovf);
+        add(o, how, "lora_slots", b, VP_BASIS_COMPUTED, PH_INFER, VP_COUNTER_ALLOCATED,
+            "vLLM LoRA slots: %llu × rank %llu × (A + B) of every %s, %llu-byte values%s",
+            (unsigned long long)sv->max_loras, (unsigned long long)rank,
+            w->n_targets ? "target module" : "attention and MLP linear",
+            (unsigned long long)F->dtype_bytes,
+            tp > 1 ? "; column-parallel B and row-parallel A split over TP" : "");
+        o->pool_cost = add_sat(o->pool_cost, b, ovf);
+        if (first) {
+            if (!sv->max_lora_rank)
+                note(o->assumption, &o->n_assumption, "max_lora_rank: vLLM's default 16");
+            uint64_t cpu = sv->max_cpu_loras ? sv->max_cpu_loras : sv->max_loras;
+            uint64_t one = lora_slot_bytes(m, w, rank, 1, F->L, F->L, F->dtype_bytes,
+                                           &matched, ovf);
+            note(o->assumption, &o->n_assumption, "host RAM: max_cpu_loras %llu adapters "
+                 "of rank %llu cached in pinned host memory: up to %.2f GiB (not GPU "
+                 "memory)", (unsigned long long)cpu, (unsigned long long)rank,
+                 gib(mul_sat(one, cpu, ovf)));
+        }
+    }
+}
+
+void vp__serving_stage(vp__sv_out *o, const vp__sv_req *r, bool *ovf)
+{
+    const vp__wl *w = r->w;
+    const vp__serving *sv = &w->sv;
     o->n = o->n_unknown = o->n_warning = o->n_assumption = 0;
     o->pool_cost = 0;
     o->pool_known = false;
     o->pool_bytes = o->pool_tokens = o->pool_pages = 0;
-    bool sglang = w->framework == VP_FRAMEWORK_SGLANG, vllm = w->framework == VP_FRAMEWORK_VLLM;
+    bool sglang = w->framework == VP_FRAMEWORK_SGLANG;
     size_t n_files = sv->files ? sv->files->n_adapters : 0;
     if (!sglang && !sv->draft && !sv->max_loras && n_files == 0)
         return;
     bool first = r->stage == 0, how = r->how;
     if (w->task != VP_TASK_INFERENCE)
         return; /* vp__serving_ignored() says so */
-    uint64_t tp = w->tp, outside_need = 0, outside = 0;
-
-    /* ---- SGLang: overheads outside mem_fraction_static */
-    uint64_t chunk = 0, gbs = 0, mfs_num = 0, mfs_den = 1;
-    if (sglang) {
-        vp__sglang_defaults(r->capacity, tp, &chunk, &gbs);
-        bool chunk_given = sv->chunk != 0, gbs_given = sv->graph_bs != 0;
-        if (chunk_given)
-            chunk = sv->chunk;
-        if (gbs_given)
-            gbs = sv->graph_bs;
-        int spec = !sv->draft ? 0 : sv->draft_method == VP__DRAFT_EAGLE ? 1 : 2;
-        if (sv->mfs_set) {
-            mfs_num = sv->mfs_num;
-            mfs_den = sv->mfs_den;
-        } else {
-            mfs_num = vp__sglang_mfs_milli(r->capacity, tp, w->pp, chunk, gbs, spec);
-            mfs_den = 1000;
-        }
-        if (first) {
-            if (!sv->mfs_set)
-                note(o->assumption, &o->n_assumption, "mem_fraction_static: SGLang's default "
-                     "rule for %llu MiB at TP %llu%s: %llu/1000 (server_args.py, v0.5.4+)",
-                     (unsigned long long)(r->capacity / MIB), (unsigned long long)tp,
-                     spec == 2 ? " with a draft model" : spec == 1 ? " with an EAGLE draft" : "",
-                     (unsigned long long)mfs_num);
-            if (!chunk_given || !gbs_given)
-                note(o->assumption, &o->n_assumption, "chunked_prefill_size / cuda_graph_max_bs:"
-                     " SGLang's defaults for %s: %llu / %llu", r->capacity ? "this device"
-                     : "an unknown device", (unsigned long long)chunk, (unsigned long long)gbs);
-        }
-        add(o, how, "cuda_context", 512 * MIB, VP_BASIS_ASSUMED, PH_INFER, VP_COUNTER_DEVICE,
-            "CUDA context and SGLang start-up before the weights: 0.3–0.6 GiB in the H100 logs "
-            "(docs/estimate.md)");
-        uint64_t ctx = 512 * MIB, comm = 0, others = r->reserved;
-        if (tp > 1 || w->pp > 1) {
-            add(o, how, "comm_buffers", GIB, VP_BASIS_ASSUMED, PH_INFER, VP_COUNTER_DEVICE,
-                "NCCL communicators set up before the weights: 1 GiB");
-            comm = GIB;
-        }
-        /* a named reserve that replaces one of them is used before the weights as well,
-         * and so is not taken from the pool a second time */
-        for (size_t i = 0; i < w->n_reserves; i++) {
-            const char *name = vp__wl_reserve_name(w, i);
-            uint64_t b = vp__wl_reserve_bytes(w, i);
-            bool is_ctx = strcmp(name, "cuda_context") == 0;
-            if (is_ctx || strcmp(name, "comm_buffers") == 0) {
-                if (is_ctx)
-                    ctx = b;
-                else
-                    comm = b;
-                others = others > b ? others - b : 0;
-            }
-        }
-        uint64_t start = add_sat(ctx, comm, ovf);
-        uint64_t wsp = add_sat(512 * MIB, mul_sat(gbs, 2 * MIB, ovf), ovf);
-        add(o, how, "workspace", wsp, VP_BASIS_ASSUMED, PH_RUN, VP_COUNTER_DEVICE,
-            "SGLang's own reserve rule: 512 MiB attention metadata + CUDA graphs 2 MiB × "
-            "cuda_graph_max_bs %llu", (unsigned long long)gbs);
-        outside_need = add_sat(add_sat(wsp, r->act, ovf), r->logits, ovf);
-        if (first && a && (a->sliding_layers || a->ssm_layers))
-            note(o->warning, &o->n_warning, "SGLang splits the pool of %s models (its hybrid "
-                 "pools); the pool figure assumes every layer keeps every token",
-                 a->ssm_layers ? "hybrid Mamba" : "sliding-window");
-        /* the pool: rest = (T − weights) − T·(1 − mfs) = T·mfs − weights, T the memory
-         * free before the weights (model_runner.py profile_max_num_token) */
-        if (r->capacity && a && r->weights_known) {
-            uint64_t T = r->capacity > start ? r->capacity - start : 0;
-            /* a sheet's fraction has up to 19 decimals: past 2^32 in its denominator both
-             * terms lose their low bits (a relative error under 2^-31, a few bytes), so
-             * that the product below fits */
-            uint64_t said_num = mfs_num, said_den = mfs_den; /* for the warning below */
-            while (mfs_den > (UINT64_C(1) << 32)) {
-                mfs_num >>= 1;
-                mfs_den >>= 1;
-            }
-            uint64_t stat = mfs_den ? add_sat(mul_sat(T / mfs_den, mfs_num, ovf),
-                                              (T % mfs_den) * mfs_num / mfs_den, ovf) : 0;
-            uint64_t cost = add_sat(r->weights, others, ovf);
-            uint64_t pool = stat > cost ? stat - cost : 0;
-            uint64_t cell = mul_sat(r->kv_per_layer, vp__kv_stage_layers(a, r->layers, ovf), ovf);
-            uint64_t tokens = cell ? pool / cell : 0;
-            if (sv->max_total_tokens && tokens > sv->max_total_tokens)
-                tokens = sv->max_total_tokens;
-            uint64_t page = sv->page_size ? sv->page_size : 1;
-            tokens = tokens / page * page;
-            o->pool_known = true;
-            o->pool_tokens = tokens;
-            o->pool_pages = tokens / page;
-            o->pool_bytes = mul_sat(tokens, cell, ovf);
-            if (tokens == 0)
-                note(o->warning, &o->n_warning, "stage %llu: no memory left for SGLang's KV "
-                     "pool at mem_fraction_static %llu/%llu (SGLang stops: \"Not enough "
-                     "memory\"): raise it or add GPUs", (unsigned long long)r->stage,
-                     (unsigned long long)said_num, (unsigned long long)said_den);
-            outside = T > stat ? T - stat : 0;
-        }
-    }
-
-    /* ---- the draft model */
-    if (sv->draft) {
-        vp__fmt DF;
-        const vp__qformat *named = sv->draft_have_fmt ? &sv->draft_fmt
-                                   : sv->draft_model == NULL && w->have_format ? &w->fmt : NULL;
-        /* draft.parameters alone: the draft is assumed in the target's own format (it was
-         * an unknown asking for draft.parameters, which the sheet gives) */
-        if (named == NULL && sv->draft_model == NULL && sv->draft_params && F->has_q &&
-            strncmp(sv->draft_fmt_text, "gguf-", 5) != 0) {
-            named = &F->q;
-            if (first)
-                note(o->assumption, &o->n_assumption, "draft.weights: the target's format "
-                     "(%s); set draft.weights for another", F->q.name[0] ? F->q.name : "16-bit");
-        }
-        bool gguf = strncmp(sv->draft_fmt_text, "gguf-", 5) == 0;
-        vp__fmt_init(&DF, sv->draft_model, named, gguf, sv->draft_params);
-        bool gguf_bad = gguf && (sv->draft_model == NULL ||
-                                 sv->draft_model->format != VP_FORMAT_GGUF);
-        uint64_t k = sv->spec_tokens;
-        uint64_t dw = 0, dkv = 0, look = 0;
-        if (first) {
-            vp__wsums ws;
-            if (gguf_bad)
-                unknown(o, "draft:weights", "draft.checkpoint: the .gguf file its gguf-… "
-                                            "weights name");
-            else if (vp__weights_sums(&ws, &DF, tp, 1, 0, ovf) != VP_OK)
-                *ovf = true;
-            else if (ws.kind == VP__W_UNKNOWN)
-                unknown(o, "draft:weights", "draft.config, draft.checkpoint or draft.parameters");
-            else {
-                vp__wres wr;
-                vp__weights_stage(&wr, &ws, &DF, 1, 0, 1, false, ovf);
-                dw = add_sat(add_sat(wr.role[0], wr.role[1], ovf), wr.role[2], ovf);
-                add(o, how, "draft:weights", dw,
-                    ws.kind == VP__W_NOMINAL && DF.quantized ? VP_BASIS_ESTIMATED
-                                                              : VP_BASIS_COMPUTED,
-                    PH_INFER, VP_COUNTER_ALLOCATED, "the draft model's weights%s%s%s",
-                    ws.kind == VP__W_NOMINAL ? " (parameters × the format's bits)" : "",
-                    tp > 1 ? ", split over tensor_parallel like the target's" : "",
-                    w->pp > 1 ? "; on the first stage" : "");
-            }
-            if (DF.a == NULL) {
-                unknown(o, "draft:kv_cache", "draft.config or draft.checkpoint (layers, KV "
-                                             "heads, head dimension)");
-            } else if (sglang ? !o->pool_known && !w->context : !w->context) {
-                unknown(o, "draft:kv_cache", "workload.context (tokens per sequence)");
-            } else {
-                /* SGLang gives the draft a pool of as many tokens as the target's (its
-                 * draft_runner_cache_size); the others keep the same sequences' tokens */
-                bool pool = sglang && o->pool_known;
-                vp__kvreq q = { &DF, sv->draft_kv_bytes ? sv->draft_kv_bytes : w->kv_bytes,
-                                pool ? o->pool_tokens : add_sat(w->context, k, ovf),
-                                pool ? 1 : w->concurrency, tp, 1, 0, 0, 0 };
-                vp__kvres kr;
-                vp__kv(&kr, &q, ovf);
-                dkv = kr.bytes;
-                add(o, how, "draft:kv_cache", dkv, VP_BASIS_COMPUTED, PH_RUN,
-                    VP_COUNTER_ALLOCATED, pool ? "the draft's KV pool: SGLang's %llu pool "
-                    "tokens × %llu layers × %llu B/token/layer" : "the draft's K+V for the "
-                    "same sequences: %llu tokens (+ speculative) × %llu layers × %llu "
-                    "B/token/layer", (unsigned long long)q.tokens,
-                    (unsigned long long)kr.layers, (unsigned long long)kr.per_layer);
-            }
-        }
-        if (!k) {
-            if (first)
-                unknown(o, "draft:lookahead_kv", "draft.speculative_tokens (tokens proposed "
-                                                 "per step)");
-        } else if (!a) {
-            if (first)
-                unknown(o, "draft:lookahead_kv", "model.config or model.checkpoint (the target's "
-                                                 "KV per token)");
-        } else {
-            /* the target verifies k proposed tokens per sequence: their K/V slots come on
-             * top of the sequences' context (vLLM num_lookahead_slots, SGLang's verify
-             * tokens) */
-            vp__kvreq q = { F, w->kv_bytes, k, w->concurrency, tp, w->pp, r->stage, 0, 0 };
-            vp__kvres kr;
-            vp__kv(&kr, &q, ovf);
-            look = kr.bytes;
-            add(o, how, "draft:lookahead_kv", look, VP_BASIS_COMPUTED, PH_RUN,
-                VP_COUNTER_ALLOCATED, "the target's K+V for %llu speculative tokens × %llu "
-                "sequences × %llu layers × %llu B/token/layer", (unsigned long long)k,
-                (unsigned long long)w->concurrency, (unsigned long long)kr.layers,
-                (unsigned long long)kr.per_layer);
-        }
-        if (first && w->pp > 1)
-            note(o->warning, &o->n_warning, "speculative decoding runs without pipeline "
-                 "parallelism in vLLM and SGLang; the draft is counted on stage 0");
-        if (vllm)
-            o->pool_cost = add_sat(o->pool_cost, add_sat(add_sat(dw, dkv, ovf), look, ovf), ovf);
-        if (sglang)
-            outside_need = add_sat(outside_need, add_sat(dw, dkv, ovf), ovf);
-    }
-
-    /* ---- vLLM's LoRA slots */
-    if (sv->max_loras) {
-        const vp_model *m = F->m;
-        uint64_t rank = sv->max_lora_rank ? sv->max_lora_rank : 16;
-        if (!vllm) {
-            if (first)
-                note(o->warning, &o->n_warning, "max_loras sizes vLLM's LoRA slots; with "
-                     "framework = \"%s\" no slot is counted", sglang ? "sglang" : "another");
-        } else if (m == NULL || !m->has_lt) {
-            if (first)
-                unknown(o, "lora_slots", "model.config (the shapes of the adapted modules)");
-        } else {
-            bool matched;
-            uint64_t per = lora_slot_bytes(m, w, rank, tp, r->layers, F->L, F->dtype_bytes,
-                                           &matched, ovf);
-            if (!matched && first)
-                note(o->warning, &o->n_warning, "lora_targets match no module of %s: no "
-                     "LoRA slot is counted", m->model_type);
-            uint64_t b = mul_sat(per, sv->max_loras, ovf);
-            add(o, how, "lora_slots", b, VP_BASIS_COMPUTED, PH_INFER, VP_COUNTER_ALLOCATED,
-                "vLLM LoRA slots: %llu × rank %llu × (A + B) of every %s, %llu-byte values%s",
-                (unsigned long long)sv->max_loras, (unsigned long long)rank,
-                w->n_targets ? "target module" : "attention and MLP linear",
-                (unsigned long long)F->dtype_bytes,
-                tp > 1 ? "; column-parallel B and row-parallel A split over TP" : "");
-            o->pool_cost = add_sat(o->pool_cost, b, ovf);
-            if (first) {
-                if (!sv->max_lora_rank)
-                    note(o->assumption, &o->n_assumption, "max_lora_rank: vLLM's default 16");
-                uint64_t cpu = sv->max_cpu_loras ? sv->max_cpu_loras : sv->max_loras;
-                uint64_t one = lora_slot_bytes(m, w, rank, 1, F->L, F->L, F->dtype_bytes,
-                                               &matched, ovf);
-                note(o->assumption, &o->n_assumption, "host RAM: max_cpu_loras %llu adapters "
-                     "of rank %llu cached in pinned host memory: up to %.2f GiB (not GPU "
-                     "memory)", (unsigned long long)cpu, (unsigned long long)rank,
-                     gib(mul_sat(one, cpu, ovf)));
-            }
-        }
-    }
+    uint64_t outside_need = 0, outside = 0;
+    if (sglang)
+        sglang_stage(o, r, &outside_need, &outside, ovf);
+    if (sv->draft)
+        draft_stage(o, r, &outside_need, ovf);
+    if (sv->max_loras)
+        lora_slots_stage(o, r, ovf);
 
     /* ---- llama.cpp adapter files (--lora): their tensors on the GPU */
     for (size_t i = 0; first && i < n_files; i++) {

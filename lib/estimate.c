@@ -883,16 +883,16 @@ STEP void train_stage_optimizer(vp_estimate *e, stage *S, train_run *T, uint64_t
                   (unsigned long long)T->trainable, T->recipe, LIT(T->zero1 ? ", sharded" : ""));
     /* the step's own temporaries (docs/estimate.md, "Optimizer step") */
     uint64_t temp = 0;
-    const char *why = "";
+    const unsigned char *why = LIT(""); /* literals: quoted, not copied */
     if (w->optimizer == VP_OPTIMIZER_ADAMW && T->torch_opt) {
         temp = vp__div_ceil_u64(mul_sat(*tr, T->master ? 4 : T->sbytes, &T->ovf),
                                 T->zero1 ? T->N : 1);
-        why = "torch AdamW (foreach): exp_avg_sq.sqrt() for every state tensor at once "
-              "(torch/optim/adamw.py _multi_tensor_adamw), one state-sized temporary";
+        why = LIT("torch AdamW (foreach): exp_avg_sq.sqrt() for every state tensor at once "
+                  "(torch/optim/adamw.py _multi_tensor_adamw), one state-sized temporary");
     } else if (w->optimizer == VP_OPTIMIZER_ADAFACTOR && m && m->has_lt) {
         temp = mul_sat(mul_sat(largest_linear(m, w->tp, &T->ovf), 4, &T->ovf), 2, &T->ovf);
-        why = "Adafactor (transformers): grad² and the update of one parameter in fp32 "
-              "(transformers/optimization.py Adafactor.step)";
+        why = LIT("Adafactor (transformers): grad² and the update of one parameter in fp32 "
+                  "(transformers/optimization.py Adafactor.step)");
     }
     if (temp)
         add_titem(S, ID_WORKSPACE, temp, VP_BASIS_ESTIMATED, MO(MO_STEP),

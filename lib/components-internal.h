@@ -119,8 +119,18 @@ vp_status vp__fmt_parse(vp__fmt *f, const vp_model *m, const char *text, uint64_
                         vp_error *err);
 /* The layout against the architecture: more stages than layers, a tensor-parallel degree
  * that does not divide the attention or KV heads (VP_EINVALID, with the engine's words). */
-vp_status vp__layout_check(const vp__arch *a, uint64_t tp, uint64_t pp, const vp__where *wh,
-                           vp_error *err);
+vp_status vp__layout_check_slow(const vp__arch *a, uint64_t tp, uint64_t pp,
+                                const vp__where *wh, vp_error *err);
+static inline vp_status vp__layout_check(const vp__arch *a, uint64_t tp, uint64_t pp,
+                                         const vp__where *wh, vp_error *err)
+{
+    /* inline: a power-of-two degree (a mask, not a division) that divides the heads */
+    uint64_t mask = tp - 1;
+    if (a == NULL || (tp != 0 && (tp & mask) == 0 && pp <= a->layers && (a->heads & mask) == 0 &&
+                      (a->kv_lora_rank || (a->kv_heads & mask) == 0)))
+        return VP_OK;
+    return vp__layout_check_slow(a, tp, pp, wh, err);
+}
 /* dtype enum → bytes (0 for AUTO); false for a value outside the enumeration. */
 static inline bool vp__dtype_bytes(int dtype, uint64_t *bytes)
 {

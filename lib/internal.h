@@ -317,6 +317,7 @@ struct vp_model {
      * walk lt). wg_experts: the model has MoE experts (MXFP4 asks). */
     int wg_n;
     bool wg_experts;
+    bool wg_small;  /* no sum over the groups can overflow (weights.c sum_groups()) */
     bool wg_ok[5];
     uint64_t wg_quant[5], wg_split[5];
     uint64_t wg_fixed[5][3];

@@ -375,6 +375,8 @@ static bool class_quantizes(int k, int kind)
  * as vp__weights_sum() (every term is non-negative, so a sum of equal terms overflows
  * exactly when the tensor-by-tensor sum does). Where a count does not fit, the class is not
  * ok and its sums walk the tensors. */
+static void linear_forms(vp_model *m);
+
 static void group_tensors(vp_model *m)
 {
     const vp__ltlist *l = &m->lt;
@@ -449,6 +451,7 @@ static void group_tensors(vp_model *m)
         }
         m->wg_ok[k] = ok;
     }
+    linear_forms(m);
 }
 
 /* ceil(a / d), d > 0, with the division chosen once for a whole sum: a shift and a mask
@@ -672,6 +675,215 @@ static bool sum_groups(const vp_model *m, const vp__qformat *q, uint64_t dtype_b
     return true;
 }
 
+/* ---- the sums as linear forms (any format, any degree) ---------------------------------- */
+
+static bool qformat_fields(vp__qformat *q, const char *t, size_t n);
+
+/* The formats of the sheet's grammar with no parameter of their own, in the order of
+ * fixed_format(): their sums are linear forms of the model alone. */
+static const char *const FIXED_FORMATS[VP__WLIN_FIXED] = {
+    "fp8", "fp8-block128", "nf4", "nf4-dq", "int8-bnb", "mxfp4", "nvfp4",
+};
+
+/* The fixed format whose sums q's are (the fields a sum reads all equal), or -1. */
+static int fixed_format(const vp__qformat *q)
+{
+    if (q->scale_bytes || q->packed || q->asym)
+        return -1;
+    switch (q->method) {
+    case VP__Q_FP8:
+        if (q->extra)
+            return -1;
+        if (q->block_rows == 0)
+            return q->per_channel ? 0 : -1;
+        return q->block_rows == 128 && q->block_cols == 128 ? 1 : -1;
+    case VP__Q_BNB4: return q->double_quant ? 3 : 2;
+    case VP__Q_BNB8: return 4;
+    case VP__Q_MXFP4: return 5;
+    case VP__Q_NVFP4: return (q->group == 16 || q->group == 0) && q->extra == 8 ? 6 : -1;
+    default: return -1;
+    }
+}
+
+static uint64_t gcd_u64(uint64_t a, uint64_t b)
+{
+    while (b != 0) {
+        uint64_t t = a % b;
+        a = b;
+        b = t;
+    }
+    return a;
+}
+
+/* *acc += a × b, false on overflow */
+static bool form_add(uint64_t *acc, uint64_t a, uint64_t b)
+{
+    uint64_t p;
+    return !vp__mul_u64(&p, a, b) && !vp__add_u64(acc, *acc, p);
+}
+
+/* m->wlin from the groups (after group_tensors()). */
+static void linear_forms(vp_model *m)
+{
+    vp__wlinear *L = &m->wlin;
+    memset(L, 0, sizeof(*L));
+    if (!m->wg_small)
+        return;
+    /* the plain split groups of each class (values × mult < 2^48: no overflow) */
+    for (int k = 0; k < QCLASSES; k++)
+        for (uint64_t bits = m->wg_split[k]; bits != 0; bits &= bits - 1) {
+            const vp__wgroup *g = &m->wg[vp__ctz(bits)];
+            L->plain_split[k][g->cat] += g->values * g->mult;
+            L->plain_gcd[k] = gcd_u64(L->plain_gcd[k], g->values);
+        }
+    /* each fixed format: its quantized groups' bytes, as quant_bytes_m() gives them */
+    for (int v = 0; v < VP__WLIN_FIXED; v++) {
+        vp__qformat q;
+        memset(&q, 0, sizeof(q));
+        if (!qformat_fields(&q, FIXED_FORMATS[v], strlen(FIXED_FORMATS[v])) ||
+            fixed_format(&q) != v)
+            continue;
+        int k = qclass(q.method, m->wg_experts);
+        uint64_t G = L->plain_gcd[k];
+        bool ok = true;
+        for (uint64_t bits = m->wg_quant[k]; bits != 0 && ok; bits &= bits - 1) {
+            const vp__wgroup *g = &m->wg[vp__ctz(bits)];
+            uint64_t pay, meta, pc, mc;
+            ok = quant_bytes(&q, g->rows, g->cols, g->numel, &pay, &meta) &&
+                 !vp__mul_u64(&pc, pay, g->count) && !vp__mul_u64(&mc, meta, g->count);
+            if (!ok)
+                break;
+            uint64_t *acc = g->split ? L->fix_split[v][g->cat] : L->fix_rest[v][g->cat];
+            ok = form_add(&acc[0], pc, g->mult) && form_add(&acc[1], mc, g->mult);
+            if (g->split)
+                G = gcd_u64(G, gcd_u64(pc, mc));
+        }
+        L->fix_gcd[v] = G;
+        L->fix_ok |= (uint32_t)ok << v;
+    }
+    /* GPTQ and AWQ (class 3): every quantized group's rows and values a multiple of 8 */
+    uint64_t G = L->plain_gcd[3];
+    bool ok = true;
+    for (uint64_t bits = m->wg_quant[3]; bits != 0 && ok; bits &= bits - 1) {
+        const vp__wgroup *g = &m->wg[vp__ctz(bits)];
+        uint64_t A, B, C;
+        if (g->rows % 8 != 0 || g->numel % 8 != 0 || vp__mul_u64(&A, g->numel / 8, g->count) ||
+            vp__mul_u64(&B, g->rows / 8, g->count) || vp__mul_u64(&C, g->cols, g->count)) {
+            ok = false;
+            break;
+        }
+        int i = 0;
+        while (i < L->ga_n && !(L->ga_in[i] == g->cols && L->ga_cat[i] == g->cat))
+            i++;
+        if (i == L->ga_n) {
+            if (i == VP__WLIN_IN) {
+                ok = false;
+                break;
+            }
+            L->ga_in[i] = g->cols;
+            L->ga_cat[i] = g->cat;
+            L->ga_n++;
+        }
+        if (g->split) {
+            ok = form_add(&L->ga_as[g->cat], A, g->mult) && form_add(&L->ga_cs[g->cat], C, g->mult) &&
+                 form_add(&L->ga_ds[i], B, g->mult);
+            G = gcd_u64(G, gcd_u64(B, C));
+        } else {
+            ok = form_add(&L->ga_au[g->cat], A, g->mult) && form_add(&L->ga_cu[g->cat], C, g->mult) &&
+                 form_add(&L->ga_du[i], B, g->mult);
+        }
+    }
+    L->ga_ok = ok;
+    L->ga_gcd = G;
+}
+
+/* Exact division by tp of a multiple of tp: a shift by tp's power of two and a product with
+ * the inverse of its odd part modulo 2^64 (no division instruction at any degree). */
+typedef struct {
+    int sh;
+    uint64_t inv;
+} xdivisor;
+
+static inline xdivisor xdivisor_make(uint64_t tp)
+{
+    xdivisor d;
+    d.sh = vp__ctz(tp);
+    uint64_t o = tp >> d.sh, x = o; /* o × o ≡ 1 (mod 8): 3 bits; each step doubles them */
+    if (o != 1)
+        for (int i = 0; i < 5; i++)
+            x *= 2 - o * x;
+    d.inv = x;
+    return d;
+}
+
+static ALWAYS_INLINE uint64_t xdiv(const xdivisor *d, uint64_t a)
+{
+    return (a >> d->sh) * d->inv;
+}
+
+/* The sums of sum_groups() from the linear forms, for a small model, a small format and a
+ * degree that divides the forms' gcd; false when they do not apply (then sum_groups()).
+ * Equal to sum_groups() by the forms' construction: test-weights checks it. */
+static bool sum_linear(const vp_model *m, const vp__qformat *q, uint64_t dtype, uint64_t tp,
+                       uint64_t layers[4], uint64_t first[4], uint64_t last[4])
+{
+    const vp__wlinear *L = &m->wlin;
+    if (!m->wg_small || dtype == 0 || dtype > 16)
+        return false;
+    int k = qclass(q->method, m->wg_experts), v = -1;
+    bool ga = false;
+    uint64_t G;
+    if (q->method == VP__Q_NONE) {
+        G = L->plain_gcd[k];
+    } else if ((q->method == VP__Q_GPTQ && !q->packed) || q->method == VP__Q_AWQ) {
+        if (!L->ga_ok || q->bits > 32)
+            return false;
+        G = L->ga_gcd;
+        ga = true;
+    } else if ((v = fixed_format(q)) >= 0 && (L->fix_ok >> v & 1)) {
+        G = L->fix_gcd[v];
+    } else {
+        return false;
+    }
+    if ((tp & (tp - 1)) == 0 ? (G & (tp - 1)) != 0 : G % tp != 0)
+        return false;
+    xdivisor d = xdivisor_make(tp);
+    uint64_t acc[3][3];
+    int r = q->method == VP__Q_NONE ? VP_ROLE_PAYLOAD : VP_ROLE_UNQUANTIZED;
+    for (int c = 0; c < 3; c++) {
+        acc[c][0] = acc[c][1] = acc[c][2] = 0;
+        acc[c][r] = dtype * (xdiv(&d, L->plain_split[k][c]) + m->wg_fixed[k][c]);
+    }
+    if (ga) {
+        /* per group: payload count × numel / 8 × bits; metadata ceil(cols / group) ×
+         * count × rows / 8 × (bits + 16) (+ GPTQ's g_idx, 4 × count × cols) */
+        bool gptq = q->method == VP__Q_GPTQ;
+        uint64_t bits = gptq ? q->bits : 4, mt[3] = { 0, 0, 0 };
+        cdivisor gd = cdivisor_make(q->group ? q->group : 1);
+        for (int i = 0; i < L->ga_n; i++) {
+            uint64_t in = L->ga_in[i];
+            uint64_t groups = q->group ? cdiv_by(&gd, in) : (in != 0);
+            mt[L->ga_cat[i]] += groups * (xdiv(&d, L->ga_ds[i]) + L->ga_du[i]);
+        }
+        for (int c = 0; c < 3; c++) {
+            acc[c][VP_ROLE_PAYLOAD] = bits * (xdiv(&d, L->ga_as[c]) + L->ga_au[c]);
+            acc[c][VP_ROLE_QUANT_METADATA] =
+                mt[c] * (bits + 16) + (gptq ? 4 * (xdiv(&d, L->ga_cs[c]) + L->ga_cu[c]) : 0);
+        }
+    } else if (v >= 0) {
+        for (int c = 0; c < 3; c++)
+            for (int role = 0; role < 2; role++)
+                acc[c][role] = xdiv(&d, L->fix_split[v][c][role]) + L->fix_rest[v][c][role];
+    }
+    for (int c = 0; c < 3; c++) {
+        layers[c] = acc[0][c];
+        first[c] = acc[1][c];
+        last[c] = acc[2][c];
+    }
+    layers[3] = first[3] = last[3] = 0;
+    return true;
+}
+
 /* ---- the memo of recent formats ------------------------------------------------------- */
 
 /* The key of a sum: every format field a sum reads, the dtype and tp, packed in four words;
@@ -825,7 +1037,10 @@ vp_status vp__model_weights(const vp_model *m, const vp__qformat *fmt, uint64_t 
     const vp__qformat *q = fmt != NULL ? fmt : &m->q;
     uint64_t dtype = q->dtype_bytes ? q->dtype_bytes : m->arch.dtype_bytes;
     tp = tp ? tp : 1;
-    /* any other format: the memo of recent ones, else a sum over the groups (kept) */
+    /* any other format at any degree: the linear forms, when they apply (a few
+     * multiply-adds); else the memo of recent ones, else a sum over the groups (kept) */
+    if (m->wg_n != 0 && sum_linear(m, q, dtype, tp, layers, first, last))
+        return VP_OK;
     uint64_t k[VP__WMEMO_KEY], v[9];
     bool keyed = memo_key(k, q, dtype, tp);
     vp__wmemo_slot *sl = keyed ? memo_slot(m, k) : NULL;
@@ -955,7 +1170,7 @@ static inline void copy_name(char name[24], const char *text, size_t n)
  * Every field of *q is set (its padding is not). The text's length selects the names it
  * can be, each then a fixed-size comparison; the GPTQ and AWQ prefixes one 8- or 7-byte
  * comparison. */
-static bool qformat_fields(vp__qformat *q, const char *t, size_t n)
+static ALWAYS_INLINE bool qformat_fields_i(vp__qformat *q, const char *t, size_t n, bool name)
 {
     vp__qmethod method = VP__Q_NONE;
     uint64_t dtype = 0, group = 0, block = 0, extra = 0, qbits = 0;
@@ -1046,8 +1261,16 @@ static bool qformat_fields(vp__qformat *q, const char *t, size_t n)
     q->scale_bytes = 0;
     q->extra = extra;
     q->packed = q->asym = false;
-    copy_name(q->name, t, n);
+    if (name)
+        copy_name(q->name, t, n);
+    else
+        q->name[0] = '\0';
     return true;
+}
+
+static bool qformat_fields(vp__qformat *q, const char *t, size_t n)
+{
+    return qformat_fields_i(q, t, n, true);
 }
 
 vp_status vp__qformat_parse(vp__qformat *out, const char *text)
@@ -1063,8 +1286,8 @@ vp_status vp__qformat_parse(vp__qformat *out, const char *text)
 
 /* ---- a model and its format ---------------------------------------------------------- */
 
-void vp__fmt_init(vp__fmt *f, const vp_model *m, const vp__qformat *named, bool gguf,
-                  uint64_t parameters)
+static ALWAYS_INLINE void fmt_init_i(vp__fmt *f, const vp_model *m, const vp__qformat *named,
+                                     bool gguf, uint64_t parameters)
 {
     f->m = m;
     f->a = m && m->has_arch ? &m->arch : NULL;
@@ -1091,27 +1314,44 @@ void vp__fmt_init(vp__fmt *f, const vp_model *m, const vp__qformat *named, bool 
     f->L = f->a ? f->a->layers : 0;
 }
 
-vp_status vp__fmt_parse(vp__fmt *f, const vp_model *m, const char *text, uint64_t parameters,
-                        vp_error *err)
+void vp__fmt_init(vp__fmt *f, const vp_model *m, const vp__qformat *named, bool gguf,
+                  uint64_t parameters)
+{
+    fmt_init_i(f, m, named, gguf, parameters);
+}
+
+/* name: the format's name copied into f->q.name (no component reads it; "" otherwise) */
+static ALWAYS_INLINE vp_status fmt_parse_i(vp__fmt *f, const vp_model *m, const char *text,
+                                           uint64_t parameters, bool name, vp_error *err)
 {
     if (text == NULL) {
-        vp__fmt_init(f, m, NULL, false, parameters);
+        fmt_init_i(f, m, NULL, false, parameters);
         return VP_OK;
     }
     if (text[0] == 'g' && text[1] == 'g' && strncmp(text, "gguf-", 5) == 0) {
-        if (m == NULL || m->format != VP_FORMAT_GGUF)
-            return vp__error_set(err, VP_EUNSUPPORTED, NULL, "the format \"%.40s\" needs the "
-                                 ".gguf file as the model", text);
-        vp__fmt_init(f, m, NULL, true, parameters);
+        if (m == NULL || m->format != VP_FORMAT_GGUF) {
+            vp__error_set(err, VP_EUNSUPPORTED, NULL, "the format \"%.40s\" needs the "
+                          ".gguf file as the model", text);
+            return VP_EUNSUPPORTED; /* a constant: the caller's compiler sees f unset */
+        }
+        fmt_init_i(f, m, NULL, true, parameters);
         return VP_OK;
     }
-    if (!qformat_fields(&f->q, text, strlen(text)))
-        return vp__error_set(err, VP_EUNSUPPORTED, NULL, "unknown weight format \"%.40s\" (fp32, "
-                             "bf16, fp16, fp8, int8, fp8-block128, nf4, fp4, nf4-dq, fp4-dq, "
-                             "int8-bnb, gptq-int<b>-g<g>, awq-int4-g<g>, mxfp4, nvfp4, gguf-<type>)",
-                             text);
-    vp__fmt_init(f, m, &f->q, false, parameters);
+    if (!qformat_fields_i(&f->q, text, strlen(text), name)) {
+        vp__error_set(err, VP_EUNSUPPORTED, NULL, "unknown weight format \"%.40s\" (fp32, "
+                      "bf16, fp16, fp8, int8, fp8-block128, nf4, fp4, nf4-dq, fp4-dq, "
+                      "int8-bnb, gptq-int<b>-g<g>, awq-int4-g<g>, mxfp4, nvfp4, gguf-<type>)",
+                      text);
+        return VP_EUNSUPPORTED;
+    }
+    fmt_init_i(f, m, &f->q, false, parameters);
     return VP_OK;
+}
+
+vp_status vp__fmt_parse(vp__fmt *f, const vp_model *m, const char *text, uint64_t parameters,
+                        vp_error *err)
+{
+    return fmt_parse_i(f, m, text, parameters, true, err);
 }
 
 vp_status vp__layout_check_slow(const vp__arch *a, uint64_t tp, uint64_t pp,
@@ -1170,8 +1410,8 @@ void vp__weights_nominal(const vp__fmt *f, uint64_t *out, bool *known, bool *ovf
     *out = b / 8 + (b % 8 != 0);
 }
 
-vp_status vp__weights_sums(vp__wsums *s, const vp__fmt *f, uint64_t tp, uint64_t pp,
-                           uint64_t unq, bool *ovf)
+static ALWAYS_INLINE vp_status weights_sums_i(vp__wsums *s, const vp__fmt *f, uint64_t tp,
+                                              uint64_t pp, uint64_t unq, bool *ovf)
 {
     const vp_model *m = f->m;
     /* every field set on each path (no memset of the whole: this runs on every call) */
@@ -1220,6 +1460,12 @@ vp_status vp__weights_sums(vp__wsums *s, const vp__fmt *f, uint64_t tp, uint64_t
     return VP_OK;
 }
 
+vp_status vp__weights_sums(vp__wsums *s, const vp__fmt *f, uint64_t tp, uint64_t pp,
+                           uint64_t unq, bool *ovf)
+{
+    return weights_sums_i(s, f, tp, pp, unq, ovf);
+}
+
 uint64_t vp__rotary_bytes(const vp__fmt *f, bool *ovf)
 {
     const vp__arch *a = f->a;
@@ -1228,8 +1474,9 @@ uint64_t vp__rotary_bytes(const vp__fmt *f, bool *ovf)
     return vp__mul_sat(vp__mul_sat(a->max_ctx, a->head_dim, ovf), f->dtype_bytes, ovf);
 }
 
-void vp__weights_stage(vp__wres *o, const vp__wsums *s, const vp__fmt *f, uint64_t pp,
-                       uint64_t stage, uint64_t shards, bool rotary, bool *ovf)
+static ALWAYS_INLINE void weights_stage_i(vp__wres *o, const vp__wsums *s, const vp__fmt *f,
+                                          uint64_t pp, uint64_t stage, uint64_t shards,
+                                          bool rotary, bool *ovf)
 {
     uint64_t L = f->L, first_layer = 0, nl = L;
     memset(o, 0, sizeof(*o));
@@ -1272,6 +1519,12 @@ void vp__weights_stage(vp__wres *o, const vp__wsums *s, const vp__fmt *f, uint64
     }
 }
 
+void vp__weights_stage(vp__wres *o, const vp__wsums *s, const vp__fmt *f, uint64_t pp,
+                       uint64_t stage, uint64_t shards, bool rotary, bool *ovf)
+{
+    weights_stage_i(o, s, f, pp, stage, shards, rotary, ovf);
+}
+
 /* ---- public -------------------------------------------------------------------------- */
 
 static const size_t weights_sizes[] = { 0, sizeof(vp_weights_options) };
@@ -1300,19 +1553,20 @@ static vp_status weights_run(vp__wres *res, const vp_model *m, const vp_weights_
         (st = vp__layout_opts(&o.tensor_parallel, &o.pipeline_parallel, o.stage,
                               &o.data_parallel, err)) != VP_OK ||
         (st = vp__check_limit(o.parameters, VP__LIM_PARAMETERS, "parameters", err)) != VP_OK ||
-        (st = vp__fmt_parse(&f, m, o.format, o.parameters, err)) != VP_OK ||
-        (st = vp__layout_check(f.a, o.tensor_parallel, o.pipeline_parallel, NULL, err)) != VP_OK)
+        (st = fmt_parse_i(&f, m, o.format, o.parameters, false, err)) != VP_OK)
+        return st;
+    if ((st = vp__layout_check(f.a, o.tensor_parallel, o.pipeline_parallel, NULL, err)) != VP_OK)
         return st;
     bool training = o.task != VP_TASK_INFERENCE;
     bool sharded = training && (o.sharding == VP_SHARDING_ZERO3 || o.sharding == VP_SHARDING_FSDP);
     if (training)
         vp__dtype_bytes((int)o.unquantized_dtype, &unq);
-    st = vp__weights_sums(&sums, &f, o.tensor_parallel, o.pipeline_parallel, unq, &ovf);
+    st = weights_sums_i(&sums, &f, o.tensor_parallel, o.pipeline_parallel, unq, &ovf);
     if (st != VP_OK)
         return vp__error_set(err, st, NULL, "weight bytes overflow");
     if (sums.kind == VP__W_UNKNOWN)
         return vp__error_set(err, VP_EUNKNOWN, NULL, "the weights need %s", sums.needs);
-    vp__weights_stage(res, &sums, &f, o.pipeline_parallel, o.stage,
+    weights_stage_i(res, &sums, &f, o.pipeline_parallel, o.stage,
                       sharded ? o.data_parallel : 1,
                       !training && o.framework == VP_FRAMEWORK_VLLM, &ovf);
     if (ovf)

@@ -797,8 +797,9 @@ static void linear_forms(vp_model *m)
     L->ga_gcd = G;
 }
 
-/* Exact division by tp of a multiple of tp: a shift by tp's power of two and a product with
- * the inverse of its odd part modulo 2^64 (no division instruction at any degree). */
+/* Exact division by tp of a multiple of tp: a shift by tp's power of two and, when tp has
+ * an odd factor (odd), a product with its inverse modulo 2^64: no division instruction at
+ * any degree. */
 typedef struct {
     int sh;
     uint64_t inv;
@@ -809,16 +810,58 @@ static inline xdivisor xdivisor_make(uint64_t tp)
     xdivisor d;
     d.sh = vp__ctz(tp);
     uint64_t o = tp >> d.sh, x = o; /* o × o ≡ 1 (mod 8): 3 bits; each step doubles them */
-    if (o != 1)
-        for (int i = 0; i < 5; i++)
-            x *= 2 - o * x;
+    for (int i = 0; i < 5; i++)
+        x *= 2 - o * x;
     d.inv = x;
     return d;
 }
 
-static ALWAYS_INLINE uint64_t xdiv(const xdivisor *d, uint64_t a)
+static ALWAYS_INLINE uint64_t xdiv(bool odd, const xdivisor *d, uint64_t a)
 {
-    return (a >> d->sh) * d->inv;
+    return odd ? (a >> d->sh) * d->inv : a >> d->sh;
+}
+
+/* sum_linear() past its checks; k: the format's class; v: its fixed format, or -1 for GPTQ
+ * and AWQ (ga) or a 16/32-bit one. */
+static ALWAYS_INLINE void linear_sums(bool odd, const vp_model *m, const vp__qformat *q,
+                                      uint64_t dtype, uint64_t tp, int k, int v, bool ga,
+                                      uint64_t layers[4], uint64_t first[4], uint64_t last[4])
+{
+    const vp__wlinear *L = &m->wlin;
+    xdivisor d;
+    if (odd) {
+        d = xdivisor_make(tp);
+    } else {
+        d.sh = vp__ctz(tp);
+        d.inv = 1;
+    }
+    uint64_t *out[3] = { layers, first, last };
+    int r = q->method == VP__Q_NONE ? VP_ROLE_PAYLOAD : VP_ROLE_UNQUANTIZED;
+    for (int c = 0; c < 3; c++) {
+        out[c][0] = out[c][1] = out[c][2] = out[c][3] = 0;
+        out[c][r] = dtype * (xdiv(odd, &d, L->plain_split[k][c]) + m->wg_fixed[k][c]);
+    }
+    if (ga) {
+        /* per group: payload count × numel / 8 × bits; metadata ceil(cols / group) ×
+         * count × rows / 8 × (bits + 16) (+ GPTQ's g_idx, 4 × count × cols) */
+        bool gptq = q->method == VP__Q_GPTQ;
+        uint64_t bits = gptq ? q->bits : 4, mt[3] = { 0, 0, 0 };
+        cdivisor gd = cdivisor_make(q->group ? q->group : 1);
+        for (int i = 0; i < L->ga_n; i++) {
+            uint64_t in = L->ga_in[i];
+            uint64_t groups = q->group ? cdiv_by(&gd, in) : (in != 0);
+            mt[L->ga_cat[i]] += groups * (xdiv(odd, &d, L->ga_ds[i]) + L->ga_du[i]);
+        }
+        for (int c = 0; c < 3; c++) {
+            out[c][VP_ROLE_PAYLOAD] = bits * (xdiv(odd, &d, L->ga_as[c]) + L->ga_au[c]);
+            out[c][VP_ROLE_QUANT_METADATA] =
+                mt[c] * (bits + 16) + (gptq ? 4 * (xdiv(odd, &d, L->ga_cs[c]) + L->ga_cu[c]) : 0);
+        }
+    } else if (v >= 0) {
+        for (int c = 0; c < 3; c++)
+            for (int role = 0; role < 2; role++)
+                out[c][role] = xdiv(odd, &d, L->fix_split[v][c][role]) + L->fix_rest[v][c][role];
+    }
 }
 
 /* The sums of sum_groups() from the linear forms, for a small model, a small format and a
@@ -845,42 +888,15 @@ static bool sum_linear(const vp_model *m, const vp__qformat *q, uint64_t dtype, 
     } else {
         return false;
     }
-    if ((tp & (tp - 1)) == 0 ? (G & (tp - 1)) != 0 : G % tp != 0)
-        return false;
-    xdivisor d = xdivisor_make(tp);
-    uint64_t acc[3][3];
-    int r = q->method == VP__Q_NONE ? VP_ROLE_PAYLOAD : VP_ROLE_UNQUANTIZED;
-    for (int c = 0; c < 3; c++) {
-        acc[c][0] = acc[c][1] = acc[c][2] = 0;
-        acc[c][r] = dtype * (xdiv(&d, L->plain_split[k][c]) + m->wg_fixed[k][c]);
+    if ((tp & (tp - 1)) == 0) {
+        if ((G & (tp - 1)) != 0)
+            return false;
+        linear_sums(false, m, q, dtype, tp, k, v, ga, layers, first, last);
+    } else {
+        if (G % tp != 0)
+            return false;
+        linear_sums(true, m, q, dtype, tp, k, v, ga, layers, first, last);
     }
-    if (ga) {
-        /* per group: payload count × numel / 8 × bits; metadata ceil(cols / group) ×
-         * count × rows / 8 × (bits + 16) (+ GPTQ's g_idx, 4 × count × cols) */
-        bool gptq = q->method == VP__Q_GPTQ;
-        uint64_t bits = gptq ? q->bits : 4, mt[3] = { 0, 0, 0 };
-        cdivisor gd = cdivisor_make(q->group ? q->group : 1);
-        for (int i = 0; i < L->ga_n; i++) {
-            uint64_t in = L->ga_in[i];
-            uint64_t groups = q->group ? cdiv_by(&gd, in) : (in != 0);
-            mt[L->ga_cat[i]] += groups * (xdiv(&d, L->ga_ds[i]) + L->ga_du[i]);
-        }
-        for (int c = 0; c < 3; c++) {
-            acc[c][VP_ROLE_PAYLOAD] = bits * (xdiv(&d, L->ga_as[c]) + L->ga_au[c]);
-            acc[c][VP_ROLE_QUANT_METADATA] =
-                mt[c] * (bits + 16) + (gptq ? 4 * (xdiv(&d, L->ga_cs[c]) + L->ga_cu[c]) : 0);
-        }
-    } else if (v >= 0) {
-        for (int c = 0; c < 3; c++)
-            for (int role = 0; role < 2; role++)
-                acc[c][role] = xdiv(&d, L->fix_split[v][c][role]) + L->fix_rest[v][c][role];
-    }
-    for (int c = 0; c < 3; c++) {
-        layers[c] = acc[0][c];
-        first[c] = acc[1][c];
-        last[c] = acc[2][c];
-    }
-    layers[3] = first[3] = last[3] = 0;
     return true;
 }
 

@@ -1302,38 +1302,10 @@ vp_status vp__qformat_parse(vp__qformat *out, const char *text)
 
 /* ---- a model and its format ---------------------------------------------------------- */
 
-static ALWAYS_INLINE void fmt_init_i(vp__fmt *f, const vp_model *m, const vp__qformat *named,
-                                     bool gguf, uint64_t parameters)
-{
-    f->m = m;
-    f->a = m && m->has_arch ? &m->arch : NULL;
-    f->named = named != NULL;
-    f->gguf = gguf;
-    f->has_q = false;
-    if (named != NULL) {
-        if (named != &f->q) /* vp__fmt_parse() parses into f->q */
-            f->q = *named;
-        f->has_q = true;
-    } else if (m && m->has_lt) {
-        f->q = m->q;
-        f->has_q = true;
-    } else {
-        f->q.method = VP__Q_NONE; /* never read without has_q */
-        f->q.dtype_bytes = 0;
-    }
-    f->quantized = f->has_q && f->q.method != VP__Q_NONE;
-    f->by_layer = m && m->has_lt && !gguf;
-    f->dtype_bytes = f->a ? f->a->dtype_bytes : 2;
-    if (f->has_q && f->q.dtype_bytes)
-        f->dtype_bytes = f->q.dtype_bytes;
-    f->params = m && m->params ? m->params : parameters;
-    f->L = f->a ? f->a->layers : 0;
-}
-
 void vp__fmt_init(vp__fmt *f, const vp_model *m, const vp__qformat *named, bool gguf,
                   uint64_t parameters)
 {
-    fmt_init_i(f, m, named, gguf, parameters);
+    vp__fmt_init_i(f, m, named, gguf, parameters);
 }
 
 /* name: the format's name copied into f->q.name (no component reads it; "" otherwise) */
@@ -1341,7 +1313,7 @@ static ALWAYS_INLINE vp_status fmt_parse_i(vp__fmt *f, const vp_model *m, const 
                                            uint64_t parameters, bool name, vp_error *err)
 {
     if (text == NULL) {
-        fmt_init_i(f, m, NULL, false, parameters);
+        vp__fmt_init_i(f, m, NULL, false, parameters);
         return VP_OK;
     }
     if (text[0] == 'g' && text[1] == 'g' && strncmp(text, "gguf-", 5) == 0) {
@@ -1350,7 +1322,7 @@ static ALWAYS_INLINE vp_status fmt_parse_i(vp__fmt *f, const vp_model *m, const 
                           ".gguf file as the model", text);
             return VP_EUNSUPPORTED; /* a constant: the caller's compiler sees f unset */
         }
-        fmt_init_i(f, m, NULL, true, parameters);
+        vp__fmt_init_i(f, m, NULL, true, parameters);
         return VP_OK;
     }
     if (!qformat_fields_i(&f->q, text, strlen(text), name)) {
@@ -1360,14 +1332,14 @@ static ALWAYS_INLINE vp_status fmt_parse_i(vp__fmt *f, const vp_model *m, const 
                       text);
         return VP_EUNSUPPORTED;
     }
-    fmt_init_i(f, m, &f->q, false, parameters);
+    vp__fmt_init_i(f, m, &f->q, false, parameters);
     return VP_OK;
 }
 
-vp_status vp__fmt_parse(vp__fmt *f, const vp_model *m, const char *text, uint64_t parameters,
-                        vp_error *err)
+vp_status vp__fmt_parse_text(vp__fmt *f, const vp_model *m, const char *text,
+                             uint64_t parameters, vp_error *err)
 {
-    return fmt_parse_i(f, m, text, parameters, true, err);
+    return fmt_parse_i(f, m, text, parameters, false, err);
 }
 
 vp_status vp__layout_check_slow(const vp__arch *a, uint64_t tp, uint64_t pp,

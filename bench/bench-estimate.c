@@ -237,6 +237,30 @@ static int weights_cycle(ctx *c)
     return r;
 }
 
+/* GPTQ at every bits (2 to 8) and 64 group sizes from 1 to 4,096 (powers of two and not),
+ * one after another: 448 formats, far more than any memo holds, none summed at load */
+#define N_ANY (7 * 64)
+static char any_formats[N_ANY][24];
+
+static void make_any_formats(void)
+{
+    for (int i = 0; i < N_ANY; i++) {
+        unsigned bits = 2 + (unsigned)(i % 7), g = 1 + (unsigned)((i / 7) * 4095 / 63);
+        snprintf(any_formats[i], sizeof(any_formats[i]), "gptq-int%u-g%u", bits, g);
+    }
+}
+
+static int weights_any(ctx *c)
+{
+    static unsigned k;
+    vp_weights_options o = *(const vp_weights_options *)c->opts;
+    vp_bytes a, b, d;
+    o.format = any_formats[k++ % N_ANY];
+    int r = vp_weights_bytes(&a, &b, &d, c->m, &o, NULL);
+    c->sink += a.b + b.b;
+    return r;
+}
+
 static int lora(ctx *c)
 {
     vp_count n;
@@ -343,6 +367,7 @@ int main(int argc, char **argv)
     report("the same with how texts, every text read", run_workload_texts, &c, "");
 
     printf("component estimators (Llama-3.1-8B):\n");
+    make_any_formats();
     vp_kv_options kvo = VP_KV_OPTIONS_INIT;
     kvo.tokens = 12000;
     kvo.sequences = 8;
@@ -392,6 +417,7 @@ int main(int argc, char **argv)
         { "vp_weights_bytes (awq-int4-g64, TP 2, not summed at load)", weights, &wa64 },
         { "vp_weights_bytes (fp8-block128, TP 2, not summed at load)", weights, &wfb },
         { "vp_weights_bytes (20 formats in turn, TP 2)", weights_cycle, &wg },
+        { "vp_weights_bytes (448 GPTQ bits x groups in turn, TP 2)", weights_any, &wg },
         { "vp_quant_metadata_bytes (nf4-dq, TP 2)", quant_meta, &wq },
         { "vp_activations_bytes (prefill 4k x 8)", activations, &ai },
         { "vp_activations_bytes (LoRA, full checkpointing)", activations, &at },

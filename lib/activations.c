@@ -21,8 +21,8 @@
  * hidden-size terms are not split (no sequence parallelism).
  * mode: 0 none, 1 selective (the attention core is recomputed), 2 full (layer input only).
  */
-uint64_t vp__act_layer_bytes(const vp__act_shape *x, uint64_t s, uint64_t b, int mode,
-                            bool *ovf)
+static inline uint64_t act_layer_bytes(const vp__act_shape *x, uint64_t s, uint64_t b,
+                                       int mode, bool *ovf)
 {
     uint64_t t = x->tp ? x->tp : 1;
     uint64_t nq = vp__fdiv(x->nq, t), nkv = vp__fdiv(x->nkv, t), f = vp__fdiv(x->f, t);
@@ -45,6 +45,12 @@ uint64_t vp__act_layer_bytes(const vp__act_shape *x, uint64_t s, uint64_t b, int
         v = add_sat(v, mul_sat(mul_sat(x->dropout ? 5u : 2u, nq, ovf),
                                mul_sat(mul_sat(s, s, ovf), b, ovf), ovf), ovf);
     return v;
+}
+
+uint64_t vp__act_layer_bytes(const vp__act_shape *x, uint64_t s, uint64_t b, int mode,
+                            bool *ovf)
+{
+    return act_layer_bytes(x, s, b, mode, ovf);
 }
 
 /* Inference: the prefill transient and the last-token logits, or vLLM's profile. */
@@ -133,8 +139,8 @@ static void train(vp__actres *o, const vp__actreq *r, bool *ovf)
     shape.tp = r->tp;
 
     uint64_t sbh = mul_sat(mul_sat(s, b, ovf), a->hidden, ovf);
-    uint64_t per = vp__act_layer_bytes(&shape, s, b, r->checkpointing == 2 ? 2 : 0, ovf);
-    uint64_t one = vp__act_layer_bytes(&shape, s, b, 0, ovf);
+    uint64_t per = act_layer_bytes(&shape, s, b, r->checkpointing == 2 ? 2 : 0, ovf);
+    uint64_t one = act_layer_bytes(&shape, s, b, 0, ovf);
     if (ab == 4) {
         per = mul_sat(per, 2, ovf);
         one = mul_sat(one, 2, ovf);

@@ -114,13 +114,63 @@ typedef struct vp__fmt {
 /* From a parsed format (NULL: the model's own) or a GGUF format. */
 void vp__fmt_init(vp__fmt *f, const vp_model *m, const vp__qformat *named, bool gguf,
                   uint64_t parameters);
-/* From a format's text (NULL: the model's own); VP_EUNSUPPORTED for an unknown one. */
-vp_status vp__fmt_parse(vp__fmt *f, const vp_model *m, const char *text, uint64_t parameters,
-                        vp_error *err);
+/* vp__fmt_init() inline (the component functions' hot path). */
+static inline void vp__fmt_init_i(vp__fmt *f, const vp_model *m, const vp__qformat *named,
+                                  bool gguf, uint64_t parameters)
+{
+    f->m = m;
+    f->a = m && m->has_arch ? &m->arch : NULL;
+    f->named = named != NULL;
+    f->gguf = gguf;
+    f->has_q = false;
+    if (named != NULL) {
+        if (named != &f->q) /* vp__fmt_parse() parses into f->q */
+            f->q = *named;
+        f->has_q = true;
+    } else if (m && m->has_lt) {
+        f->q = m->q;
+        f->has_q = true;
+    } else {
+        f->q.method = VP__Q_NONE; /* never read without has_q */
+        f->q.dtype_bytes = 0;
+    }
+    f->quantized = f->has_q && f->q.method != VP__Q_NONE;
+    f->by_layer = m && m->has_lt && !gguf;
+    f->dtype_bytes = f->a ? f->a->dtype_bytes : 2;
+    if (f->has_q && f->q.dtype_bytes)
+        f->dtype_bytes = f->q.dtype_bytes;
+    f->params = m && m->params ? m->params : parameters;
+    f->L = f->a ? f->a->layers : 0;
+}
+/* vp__fmt_parse() of a text (weights.c). */
+vp_status vp__fmt_parse_text(vp__fmt *f, const vp_model *m, const char *text,
+                             uint64_t parameters, vp_error *err);
+/* From a format's text (NULL: the model's own); VP_EUNSUPPORTED for an unknown one. The
+ * parsed format's name is left empty (f->q.name = ""): no component reads it, and the
+ * engine names formats from vp__qformat_parse(). */
+static inline vp_status vp__fmt_parse(vp__fmt *f, const vp_model *m, const char *text,
+                                      uint64_t parameters, vp_error *err)
+{
+    if (text == NULL) {
+        vp__fmt_init_i(f, m, NULL, false, parameters);
+        return VP_OK;
+    }
+    return vp__fmt_parse_text(f, m, text, parameters, err);
+}
 /* The layout against the architecture: more stages than layers, a tensor-parallel degree
  * that does not divide the attention or KV heads (VP_EINVALID, with the engine's words). */
-vp_status vp__layout_check(const vp__arch *a, uint64_t tp, uint64_t pp, const vp__where *wh,
-                           vp_error *err);
+vp_status vp__layout_check_slow(const vp__arch *a, uint64_t tp, uint64_t pp,
+                                const vp__where *wh, vp_error *err);
+static inline vp_status vp__layout_check(const vp__arch *a, uint64_t tp, uint64_t pp,
+                                         const vp__where *wh, vp_error *err)
+{
+    /* inline: a power-of-two degree (a mask, not a division) that divides the heads */
+    uint64_t mask = tp - 1;
+    if (a == NULL || (tp != 0 && (tp & mask) == 0 && pp <= a->layers && (a->heads & mask) == 0 &&
+                      (a->kv_lora_rank || (a->kv_heads & mask) == 0)))
+        return VP_OK;
+    return vp__layout_check_slow(a, tp, pp, wh, err);
+}
 /* dtype enum → bytes (0 for AUTO); false for a value outside the enumeration. */
 static inline bool vp__dtype_bytes(int dtype, uint64_t *bytes)
 {

@@ -200,6 +200,32 @@ typedef struct vp__wgroup {
     bool numel_fits, values_fit; /* numel, values fit in 64 bits (else 0) */
 } vp__wgroup;
 
+/* A model's weight sums over the groups as linear forms (weights.c linear_forms()), so
+ * that a format's sums take a few multiply-adds at any tensor-parallel degree: each form
+ * is a sum of terms that the degree divides exactly when it divides the form's gcd (then
+ * the per-tensor ceilings are exact divisions). Only for a small model (wg_small). Per
+ * class of quantized kinds k: the split plain groups' values × mult per place and their
+ * gcd; per fixed format v (weights.c FIXED_FORMATS): the quantized groups' payload and
+ * metadata per place, split and not, and the gcd of the split terms and of the class's
+ * plain ones; GPTQ / AWQ (class 3): per distinct (input width, place) the sums of
+ * count × rows / 8 × mult, split and not, and per place those of count × rows × cols / 8
+ * and of count × cols. */
+#define VP__WLIN_FIXED 7
+#define VP__WLIN_IN 8
+typedef struct vp__wlinear {
+    uint64_t plain_split[5][3], plain_gcd[5];
+    uint32_t fix_ok;                         /* bit v: fixed format v's forms hold */
+    uint64_t fix_split[VP__WLIN_FIXED][3][2], fix_rest[VP__WLIN_FIXED][3][2];
+    uint64_t fix_gcd[VP__WLIN_FIXED];
+    bool ga_ok;                              /* the GPTQ / AWQ forms hold */
+    int ga_n;
+    uint64_t ga_in[VP__WLIN_IN];
+    uint8_t ga_cat[VP__WLIN_IN];
+    uint64_t ga_ds[VP__WLIN_IN], ga_du[VP__WLIN_IN];
+    uint64_t ga_as[3], ga_au[3], ga_cs[3], ga_cu[3];
+    uint64_t ga_gcd;
+} vp__wlinear;
+
 /* A memo of the weight sums of formats a model was recently asked about (weights.c): the
  * one part of a model that changes after it is read, so that a caller's repeated format
  * costs a lookup whatever it is. A seqlock per slot, on C11 atomics: readers never wait
@@ -317,10 +343,12 @@ struct vp_model {
      * walk lt). wg_experts: the model has MoE experts (MXFP4 asks). */
     int wg_n;
     bool wg_experts;
+    bool wg_small;  /* no sum over the groups can overflow (weights.c sum_groups()) */
     bool wg_ok[5];
     uint64_t wg_quant[5], wg_split[5];
     uint64_t wg_fixed[5][3];
     vp__wgroup wg[VP__MAX_LT];
+    vp__wlinear wlin;
     vp__wmemo_slot wmemo[VP__WMEMO_SLOTS];
 };
 

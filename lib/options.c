@@ -8,9 +8,9 @@
 
 #include "options.h"
 
-vp_status vp__options_read(void *local, size_t local_size, const void *caller,
-                           const size_t *sizes, unsigned int current, const char *what,
-                           vp_error *err)
+vp_status vp__options_read_slow(void *local, size_t local_size, const void *caller,
+                                const size_t *sizes, unsigned int current, const char *what,
+                                vp_error *err)
 {
     if (caller == NULL) {
         memset(local, 0, local_size);
@@ -47,8 +47,8 @@ vp_status vp__limit_fail(uint64_t v, uint64_t lim, const char *what, vp_error *e
                          (unsigned long long)v, (unsigned long long)lim);
 }
 
-vp_status vp__layout_opts(uint64_t *tp, uint64_t *pp, uint64_t stage, uint64_t *dp,
-                          vp_error *err)
+vp_status vp__layout_opts_slow(uint64_t *tp, uint64_t *pp, uint64_t stage, uint64_t *dp,
+                               vp_error *err)
 {
     *tp = *tp ? *tp : 1;
     *pp = *pp ? *pp : 1;

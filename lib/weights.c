@@ -375,6 +375,8 @@ static bool class_quantizes(int k, int kind)
  * as vp__weights_sum() (every term is non-negative, so a sum of equal terms overflows
  * exactly when the tensor-by-tensor sum does). Where a count does not fit, the class is not
  * ok and its sums walk the tensors. */
+static void linear_forms(vp_model *m);
+
 static void group_tensors(vp_model *m)
 {
     const vp__ltlist *l = &m->lt;
@@ -413,6 +415,22 @@ static void group_tensors(vp_model *m)
         numel_ok = numel_ok && w->numel_fits;
         m->wg_n++;
     }
+    /* small: every group's values fit, with mult in all < 2^48; each count × mult < 2^24;
+     * rows and cols < 2^24. Then a group's bytes in a format of at most 32 bits per value,
+     * 16-byte scales, 2^16 bytes of fixed metadata per tensor and 16-byte unquantized values
+     * stay below (32 × values + 16 × (rows + cols) + 2^16 + 1,100) × count × mult < 2^55,
+     * and 64 groups' below 2^61: no product or sum of a sum over the groups can overflow. */
+    uint64_t total = 0;
+    bool small = numel_ok;
+    for (int g = 0; g < m->wg_n && small; g++) {
+        const vp__wgroup *w = &m->wg[g];
+        uint64_t v, cm;
+        small = w->values_fit && w->rows < (UINT64_C(1) << 24) && w->cols < (UINT64_C(1) << 24) &&
+                !vp__mul_u64(&v, w->values, w->mult) && !vp__add_u64(&total, total, v) &&
+                total < (UINT64_C(1) << 48) && !vp__mul_u64(&cm, w->count, w->mult) &&
+                cm < (UINT64_C(1) << 24);
+    }
+    m->wg_small = small;
     for (int k = 0; k < QCLASSES; k++) {
         bool ok = numel_ok;
         m->wg_quant[k] = m->wg_split[k] = 0;
@@ -433,31 +451,171 @@ static void group_tensors(vp_model *m)
         }
         m->wg_ok[k] = ok;
     }
+    linear_forms(m);
 }
 
-/* The quantized groups (bit g of bits: wg[g]) of a sum in q, whose method is `method`,
- * added to acc[place][role]. */
-static ALWAYS_INLINE bool quant_groups(const vp_model *m, const vp__qformat *q,
-                                       vp__qmethod method, uint64_t bits, uint64_t tp,
+/* ceil(a / d), d > 0, with the division chosen once for a whole sum: a shift and a mask
+ * for a power of two (most degrees and group sizes), a 32-bit division when both operands
+ * fit (several times faster than a 64-bit one on common processors), else a 64-bit one. */
+typedef struct {
+    uint64_t d, mask;
+    int sh;
+    bool p2;
+} cdivisor;
+
+static inline cdivisor cdivisor_make(uint64_t d)
+{
+    cdivisor v;
+    v.d = d;
+    v.mask = d - 1;
+    v.p2 = (d & (d - 1)) == 0;
+    v.sh = v.p2 ? vp__ctz(d) : 0;
+    return v;
+}
+
+static ALWAYS_INLINE uint64_t cdiv_by(const cdivisor *v, uint64_t a)
+{
+    if (v->p2)
+        return (a >> v->sh) + ((a & v->mask) != 0);
+    if (((a | v->d) >> 32) == 0) {
+        uint32_t x = (uint32_t)a, y = (uint32_t)v->d;
+        return x / y + (x % y != 0);
+    }
+    return a / v->d + (a % v->d != 0);
+}
+
+/* A format's fields as one sum over the groups reads them, each read and each divisor made
+ * once per sum instead of once per group. */
+typedef struct {
+    const vp__qformat *q;
+    uint64_t bits, sb, extra;
+    cdivisor group;             /* GPTQ, AWQ (group > 0), NVFP4 */
+    cdivisor brow, bcol;        /* fp8 blocks */
+} qparams;
+
+/* Checked (chk) or plain products and sums: a sum over the groups of a small model in a
+ * small format cannot overflow (see sum_groups()), so it needs no checks; with a constant
+ * chk each inlined copy keeps only its own kind. True on overflow, as vp__mul_u64(). */
+static ALWAYS_INLINE bool mulc(bool chk, uint64_t *o, uint64_t a, uint64_t b)
+{
+    if (chk)
+        return vp__mul_u64(o, a, b);
+    *o = a * b;
+    return false;
+}
+
+static ALWAYS_INLINE bool addc(bool chk, uint64_t *o, uint64_t a, uint64_t b)
+{
+    if (chk)
+        return vp__add_u64(o, a, b);
+    *o = a + b;
+    return false;
+}
+
+/* bits_to_bytes() and add_mul() (false on overflow), checked or not */
+static ALWAYS_INLINE bool bits_to_bytes_c(bool chk, uint64_t *out, uint64_t n, uint64_t bits)
+{
+    uint64_t whole;
+    return !mulc(chk, &whole, n >> 3, bits) && !addc(chk, out, whole, ((n & 7) * bits + 7) >> 3);
+}
+
+static ALWAYS_INLINE bool add_mul_c(bool chk, uint64_t *acc, uint64_t a, uint64_t b)
+{
+    uint64_t p;
+    return !mulc(chk, &p, a, b) && !addc(chk, acc, *acc, p);
+}
+
+/* One instance of quantized group g: quant_bytes_m()'s figures (the same formulas, the same
+ * overflow checks when chk), its divisions through the divisors of P. */
+static ALWAYS_INLINE bool group_bytes(bool chk, const qparams *P, vp__qmethod method,
+                                      const vp__wgroup *g, uint64_t *payload, uint64_t *meta)
+{
+    const vp__qformat *q = P->q;
+    uint64_t out = g->rows, in = g->cols, numel = g->numel, m, cells, packed, groups;
+    switch (method) {
+    case VP__Q_GPTQ:
+        if (q->packed)
+            return quant_bytes_m(q, method, out, in, numel, payload, meta);
+        groups = q->group ? cdiv_by(&P->group, in) : (in != 0); /* 0: one group per row */
+        if (!bits_to_bytes_c(chk, payload, numel, P->bits) || mulc(chk, &cells, groups, out) ||
+            !bits_to_bytes_c(chk, &packed, cells, P->bits) || !add_mul_c(chk, &packed, 2, cells) ||
+            !add_mul_c(chk, &packed, 4, in))
+            return false;
+        *meta = packed;
+        return true;
+    case VP__Q_AWQ:
+        groups = q->group ? cdiv_by(&P->group, in) : (in != 0);
+        *payload = (numel >> 1) + (numel & 1);
+        if (mulc(chk, &cells, groups, out))
+            return false;
+        m = (cells >> 1) + (cells & 1);
+        if (!add_mul_c(chk, &m, 2, cells))
+            return false;
+        *meta = m;
+        return true;
+    case VP__Q_FP8:
+        *payload = numel;
+        m = P->extra;
+        if (q->block_rows) {
+            if (mulc(chk, &cells, cdiv_by(&P->brow, out), cdiv_by(&P->bcol, in)) ||
+                !add_mul_c(chk, &m, P->sb, cells))
+                return false;
+        } else if (q->per_channel) {
+            if (!add_mul_c(chk, &m, P->sb, out))
+                return false;
+        } else {
+            m += P->sb;
+        }
+        *meta = m;
+        return true;
+    case VP__Q_NVFP4:
+        *payload = (numel >> 1) + (numel & 1);
+        *meta = cdiv_by(&P->group, numel) + P->extra;
+        return true;
+    default:
+        return quant_bytes_m(q, method, out, in, numel, payload, meta);
+    }
+}
+
+/* The quantized groups (bit g of bits: wg[g]) of a sum in P's format, whose method is
+ * `method`, added to acc[place][role]; tpd divides the split ones. */
+static ALWAYS_INLINE bool quant_groups(bool chk, const vp_model *m, const qparams *P,
+                                       vp__qmethod method, uint64_t bits, const cdivisor *tpd,
                                        uint64_t acc[3][3])
 {
     for (; bits != 0; bits &= bits - 1) {
         const vp__wgroup *g = &m->wg[vp__ctz(bits)];
         uint64_t pay, meta;
-        if (!quant_bytes_m(q, method, g->rows, g->cols, g->numel, &pay, &meta) ||
-            vp__mul_u64(&pay, pay, g->count) || vp__mul_u64(&meta, meta, g->count))
+        if (!group_bytes(chk, P, method, g, &pay, &meta) || mulc(chk, &pay, pay, g->count) ||
+            mulc(chk, &meta, meta, g->count))
             return false;
-        if (tp > 1 && g->split) {
-            pay = pay ? vp__cdiv(pay, tp) : 0;
-            meta = meta ? vp__cdiv(meta, tp) : 0;
+        if (g->split) { /* cdiv by 1 is the value itself */
+            pay = cdiv_by(tpd, pay);
+            meta = cdiv_by(tpd, meta);
         }
         uint64_t *a = acc[g->cat];
-        if ((g->mult > 1 && (vp__mul_u64(&pay, pay, g->mult) || vp__mul_u64(&meta, meta, g->mult))) ||
-            vp__add_u64(&a[VP_ROLE_PAYLOAD], a[VP_ROLE_PAYLOAD], pay) ||
-            vp__add_u64(&a[VP_ROLE_QUANT_METADATA], a[VP_ROLE_QUANT_METADATA], meta))
+        if (mulc(chk, &pay, pay, g->mult) || mulc(chk, &meta, meta, g->mult) ||
+            addc(chk, &a[VP_ROLE_PAYLOAD], a[VP_ROLE_PAYLOAD], pay) ||
+            addc(chk, &a[VP_ROLE_QUANT_METADATA], a[VP_ROLE_QUANT_METADATA], meta))
             return false;
     }
     return true;
+}
+
+/* The method's loop, checked or not */
+static ALWAYS_INLINE bool quant_method(bool chk, const vp_model *m, const qparams *P,
+                                       uint64_t bits, const cdivisor *tpd, uint64_t acc[3][3])
+{
+    switch (P->q->method) {
+    case VP__Q_BNB4: return quant_groups(chk, m, P, VP__Q_BNB4, bits, tpd, acc);
+    case VP__Q_BNB8: return quant_groups(chk, m, P, VP__Q_BNB8, bits, tpd, acc);
+    case VP__Q_GPTQ: return quant_groups(chk, m, P, VP__Q_GPTQ, bits, tpd, acc);
+    case VP__Q_AWQ: return quant_groups(chk, m, P, VP__Q_AWQ, bits, tpd, acc);
+    case VP__Q_FP8: return quant_groups(chk, m, P, VP__Q_FP8, bits, tpd, acc);
+    case VP__Q_NVFP4: return quant_groups(chk, m, P, VP__Q_NVFP4, bits, tpd, acc);
+    case VP__Q_MXFP4: return quant_groups(chk, m, P, VP__Q_MXFP4, bits, tpd, acc);
+    default: return true; /* VP__Q_NONE quantizes nothing */
+    }
 }
 
 /* vp__weights_sum() (without the parameter counts) over the groups; *walk set when the
@@ -472,6 +630,7 @@ static bool sum_groups(const vp_model *m, const vp__qformat *q, uint64_t dtype_b
     }
     uint64_t acc[3][3] = { { 0, 0, 0 }, { 0, 0, 0 }, { 0, 0, 0 } };
     int r = q->method == VP__Q_NONE ? VP_ROLE_PAYLOAD : VP_ROLE_UNQUANTIZED;
+    cdivisor tpd = cdivisor_make(tp);
     /* the unsplit modules kept plain (norms, biases, routers): their values at once */
     for (int c = 0; c < 3; c++)
         if (vp__mul_u64(&acc[c][r], m->wg_fixed[k][c], dtype_bytes))
@@ -482,23 +641,28 @@ static bool sum_groups(const vp_model *m, const vp__qformat *q, uint64_t dtype_b
         uint64_t plain;
         if (vp__mul_u64(&plain, g->values, dtype_bytes))
             return false;
-        if (tp > 1)
-            plain = vp__cdiv(plain, tp);
-        if ((g->mult > 1 && vp__mul_u64(&plain, plain, g->mult)) ||
+        plain = cdiv_by(&tpd, plain);
+        if (vp__mul_u64(&plain, plain, g->mult) ||
             vp__add_u64(&acc[g->cat][r], acc[g->cat][r], plain))
             return false;
     }
-    /* the quantized ones: one loop per method (its case of quant_bytes_m() alone) */
-    bool ok;
-    switch (q->method) {
-    case VP__Q_BNB4: ok = quant_groups(m, q, VP__Q_BNB4, m->wg_quant[k], tp, acc); break;
-    case VP__Q_BNB8: ok = quant_groups(m, q, VP__Q_BNB8, m->wg_quant[k], tp, acc); break;
-    case VP__Q_GPTQ: ok = quant_groups(m, q, VP__Q_GPTQ, m->wg_quant[k], tp, acc); break;
-    case VP__Q_AWQ: ok = quant_groups(m, q, VP__Q_AWQ, m->wg_quant[k], tp, acc); break;
-    case VP__Q_FP8: ok = quant_groups(m, q, VP__Q_FP8, m->wg_quant[k], tp, acc); break;
-    case VP__Q_NVFP4: ok = quant_groups(m, q, VP__Q_NVFP4, m->wg_quant[k], tp, acc); break;
-    case VP__Q_MXFP4: ok = quant_groups(m, q, VP__Q_MXFP4, m->wg_quant[k], tp, acc); break;
-    default: ok = true; break; /* VP__Q_NONE quantizes nothing */
+    /* the quantized ones: one loop per method (its case of group_bytes() alone) */
+    uint64_t qb = m->wg_quant[k];
+    bool ok = true;
+    if (qb != 0) {
+        qparams P;
+        P.q = q;
+        P.bits = q->bits;
+        P.extra = q->extra;
+        P.group = cdivisor_make(q->group ? q->group : q->method == VP__Q_NVFP4 ? 16 : 1);
+        P.sb = q->scale_bytes ? q->scale_bytes : 4; /* fp8 */
+        P.brow = cdivisor_make(q->block_rows ? q->block_rows : 1);
+        P.bcol = cdivisor_make(q->block_cols ? q->block_cols : 1);
+        /* a small model (group_tensors()) in a small format: no sum can overflow */
+        bool small = m->wg_small && q->bits <= 32 && q->scale_bytes <= 16 &&
+                     q->extra <= 65536 && dtype_bytes <= 16;
+        ok = small ? quant_method(false, m, &P, qb, &tpd, acc)
+                   : quant_method(true, m, &P, qb, &tpd, acc);
     }
     if (!ok)
         return false;
@@ -511,6 +675,231 @@ static bool sum_groups(const vp_model *m, const vp__qformat *q, uint64_t dtype_b
     return true;
 }
 
+/* ---- the sums as linear forms (any format, any degree) ---------------------------------- */
+
+static bool qformat_fields(vp__qformat *q, const char *t, size_t n);
+
+/* The formats of the sheet's grammar with no parameter of their own, in the order of
+ * fixed_format(): their sums are linear forms of the model alone. */
+static const char *const FIXED_FORMATS[VP__WLIN_FIXED] = {
+    "fp8", "fp8-block128", "nf4", "nf4-dq", "int8-bnb", "mxfp4", "nvfp4",
+};
+
+/* The fixed format whose sums q's are (the fields a sum reads all equal), or -1. */
+static int fixed_format(const vp__qformat *q)
+{
+    if (q->scale_bytes || q->packed || q->asym)
+        return -1;
+    switch (q->method) {
+    case VP__Q_FP8:
+        if (q->extra)
+            return -1;
+        if (q->block_rows == 0)
+            return q->per_channel ? 0 : -1;
+        return q->block_rows == 128 && q->block_cols == 128 ? 1 : -1;
+    case VP__Q_BNB4: return q->double_quant ? 3 : 2;
+    case VP__Q_BNB8: return 4;
+    case VP__Q_MXFP4: return 5;
+    case VP__Q_NVFP4: return (q->group == 16 || q->group == 0) && q->extra == 8 ? 6 : -1;
+    default: return -1;
+    }
+}
+
+static uint64_t gcd_u64(uint64_t a, uint64_t b)
+{
+    while (b != 0) {
+        uint64_t t = a % b;
+        a = b;
+        b = t;
+    }
+    return a;
+}
+
+/* *acc += a × b, false on overflow */
+static bool form_add(uint64_t *acc, uint64_t a, uint64_t b)
+{
+    uint64_t p;
+    return !vp__mul_u64(&p, a, b) && !vp__add_u64(acc, *acc, p);
+}
+
+/* m->wlin from the groups (after group_tensors()). */
+static void linear_forms(vp_model *m)
+{
+    vp__wlinear *L = &m->wlin;
+    memset(L, 0, sizeof(*L));
+    if (!m->wg_small)
+        return;
+    /* the plain split groups of each class (values × mult < 2^48: no overflow) */
+    for (int k = 0; k < QCLASSES; k++)
+        for (uint64_t bits = m->wg_split[k]; bits != 0; bits &= bits - 1) {
+            const vp__wgroup *g = &m->wg[vp__ctz(bits)];
+            L->plain_split[k][g->cat] += g->values * g->mult;
+            L->plain_gcd[k] = gcd_u64(L->plain_gcd[k], g->values);
+        }
+    /* each fixed format: its quantized groups' bytes, as quant_bytes_m() gives them */
+    for (int v = 0; v < VP__WLIN_FIXED; v++) {
+        vp__qformat q;
+        memset(&q, 0, sizeof(q));
+        if (!qformat_fields(&q, FIXED_FORMATS[v], strlen(FIXED_FORMATS[v])) ||
+            fixed_format(&q) != v)
+            continue;
+        int k = qclass(q.method, m->wg_experts);
+        uint64_t G = L->plain_gcd[k];
+        bool ok = true;
+        for (uint64_t bits = m->wg_quant[k]; bits != 0 && ok; bits &= bits - 1) {
+            const vp__wgroup *g = &m->wg[vp__ctz(bits)];
+            uint64_t pay, meta, pc, mc;
+            ok = quant_bytes(&q, g->rows, g->cols, g->numel, &pay, &meta) &&
+                 !vp__mul_u64(&pc, pay, g->count) && !vp__mul_u64(&mc, meta, g->count);
+            if (!ok)
+                break;
+            uint64_t *acc = g->split ? L->fix_split[v][g->cat] : L->fix_rest[v][g->cat];
+            ok = form_add(&acc[0], pc, g->mult) && form_add(&acc[1], mc, g->mult);
+            if (g->split)
+                G = gcd_u64(G, gcd_u64(pc, mc));
+        }
+        L->fix_gcd[v] = G;
+        L->fix_ok |= (uint32_t)ok << v;
+    }
+    /* GPTQ and AWQ (class 3): every quantized group's rows and values a multiple of 8 */
+    uint64_t G = L->plain_gcd[3];
+    bool ok = true;
+    for (uint64_t bits = m->wg_quant[3]; bits != 0 && ok; bits &= bits - 1) {
+        const vp__wgroup *g = &m->wg[vp__ctz(bits)];
+        uint64_t A, B, C;
+        if (g->rows % 8 != 0 || g->numel % 8 != 0 || vp__mul_u64(&A, g->numel / 8, g->count) ||
+            vp__mul_u64(&B, g->rows / 8, g->count) || vp__mul_u64(&C, g->cols, g->count)) {
+            ok = false;
+            break;
+        }
+        int i = 0;
+        while (i < L->ga_n && !(L->ga_in[i] == g->cols && L->ga_cat[i] == g->cat))
+            i++;
+        if (i == L->ga_n) {
+            if (i == VP__WLIN_IN) {
+                ok = false;
+                break;
+            }
+            L->ga_in[i] = g->cols;
+            L->ga_cat[i] = g->cat;
+            L->ga_n++;
+        }
+        if (g->split) {
+            ok = form_add(&L->ga_as[g->cat], A, g->mult) && form_add(&L->ga_cs[g->cat], C, g->mult) &&
+                 form_add(&L->ga_ds[i], B, g->mult);
+            G = gcd_u64(G, gcd_u64(B, C));
+        } else {
+            ok = form_add(&L->ga_au[g->cat], A, g->mult) && form_add(&L->ga_cu[g->cat], C, g->mult) &&
+                 form_add(&L->ga_du[i], B, g->mult);
+        }
+    }
+    L->ga_ok = ok;
+    L->ga_gcd = G;
+}
+
+/* Exact division by tp of a multiple of tp: a shift by tp's power of two and, when tp has
+ * an odd factor (odd), a product with its inverse modulo 2^64: no division instruction at
+ * any degree. */
+typedef struct {
+    int sh;
+    uint64_t inv;
+} xdivisor;
+
+static inline xdivisor xdivisor_make(uint64_t tp)
+{
+    xdivisor d;
+    d.sh = vp__ctz(tp);
+    uint64_t o = tp >> d.sh, x = o; /* o × o ≡ 1 (mod 8): 3 bits; each step doubles them */
+    for (int i = 0; i < 5; i++)
+        x *= 2 - o * x;
+    d.inv = x;
+    return d;
+}
+
+static ALWAYS_INLINE uint64_t xdiv(bool odd, const xdivisor *d, uint64_t a)
+{
+    return odd ? (a >> d->sh) * d->inv : a >> d->sh;
+}
+
+/* sum_linear() past its checks; k: the format's class; v: its fixed format, or -1 for GPTQ
+ * and AWQ (ga) or a 16/32-bit one. */
+static ALWAYS_INLINE void linear_sums(bool odd, const vp_model *m, const vp__qformat *q,
+                                      uint64_t dtype, uint64_t tp, int k, int v, bool ga,
+                                      uint64_t layers[4], uint64_t first[4], uint64_t last[4])
+{
+    const vp__wlinear *L = &m->wlin;
+    xdivisor d;
+    if (odd) {
+        d = xdivisor_make(tp);
+    } else {
+        d.sh = vp__ctz(tp);
+        d.inv = 1;
+    }
+    uint64_t *out[3] = { layers, first, last };
+    int r = q->method == VP__Q_NONE ? VP_ROLE_PAYLOAD : VP_ROLE_UNQUANTIZED;
+    for (int c = 0; c < 3; c++) {
+        out[c][0] = out[c][1] = out[c][2] = out[c][3] = 0;
+        out[c][r] = dtype * (xdiv(odd, &d, L->plain_split[k][c]) + m->wg_fixed[k][c]);
+    }
+    if (ga) {
+        /* per group: payload count × numel / 8 × bits; metadata ceil(cols / group) ×
+         * count × rows / 8 × (bits + 16) (+ GPTQ's g_idx, 4 × count × cols) */
+        bool gptq = q->method == VP__Q_GPTQ;
+        uint64_t bits = gptq ? q->bits : 4, mt[3] = { 0, 0, 0 };
+        cdivisor gd = cdivisor_make(q->group ? q->group : 1);
+        for (int i = 0; i < L->ga_n; i++) {
+            uint64_t in = L->ga_in[i];
+            uint64_t groups = q->group ? cdiv_by(&gd, in) : (in != 0);
+            mt[L->ga_cat[i]] += groups * (xdiv(odd, &d, L->ga_ds[i]) + L->ga_du[i]);
+        }
+        for (int c = 0; c < 3; c++) {
+            out[c][VP_ROLE_PAYLOAD] = bits * (xdiv(odd, &d, L->ga_as[c]) + L->ga_au[c]);
+            out[c][VP_ROLE_QUANT_METADATA] =
+                mt[c] * (bits + 16) + (gptq ? 4 * (xdiv(odd, &d, L->ga_cs[c]) + L->ga_cu[c]) : 0);
+        }
+    } else if (v >= 0) {
+        for (int c = 0; c < 3; c++)
+            for (int role = 0; role < 2; role++)
+                out[c][role] = xdiv(odd, &d, L->fix_split[v][c][role]) + L->fix_rest[v][c][role];
+    }
+}
+
+/* The sums of sum_groups() from the linear forms, for a small model, a small format and a
+ * degree that divides the forms' gcd; false when they do not apply (then sum_groups()).
+ * Equal to sum_groups() by the forms' construction: test-weights checks it. */
+static bool sum_linear(const vp_model *m, const vp__qformat *q, uint64_t dtype, uint64_t tp,
+                       uint64_t layers[4], uint64_t first[4], uint64_t last[4])
+{
+    const vp__wlinear *L = &m->wlin;
+    if (!m->wg_small || dtype == 0 || dtype > 16)
+        return false;
+    int k = qclass(q->method, m->wg_experts), v = -1;
+    bool ga = false;
+    uint64_t G;
+    if (q->method == VP__Q_NONE) {
+        G = L->plain_gcd[k];
+    } else if ((q->method == VP__Q_GPTQ && !q->packed) || q->method == VP__Q_AWQ) {
+        if (!L->ga_ok || q->bits > 32)
+            return false;
+        G = L->ga_gcd;
+        ga = true;
+    } else if ((v = fixed_format(q)) >= 0 && (L->fix_ok >> v & 1)) {
+        G = L->fix_gcd[v];
+    } else {
+        return false;
+    }
+    if ((tp & (tp - 1)) == 0) {
+        if ((G & (tp - 1)) != 0)
+            return false;
+        linear_sums(false, m, q, dtype, tp, k, v, ga, layers, first, last);
+    } else {
+        if (G % tp != 0)
+            return false;
+        linear_sums(true, m, q, dtype, tp, k, v, ga, layers, first, last);
+    }
+    return true;
+}
+
 /* ---- the memo of recent formats ------------------------------------------------------- */
 
 /* The key of a sum: every format field a sum reads, the dtype and tp, packed in four words;
@@ -518,9 +907,8 @@ static bool sum_groups(const vp_model *m, const vp__qformat *q, uint64_t dtype_b
 static bool memo_key(uint64_t k[VP__WMEMO_KEY], const vp__qformat *q, uint64_t dtype,
                      uint64_t tp)
 {
-    const uint64_t b16 = 0xffff, b32 = 0xffffffff;
-    if (q->bits > b16 || dtype > b16 || tp > b16 || q->block_rows > b32 ||
-        q->block_cols > b32 || q->scale_bytes > b32 || q->extra > b32)
+    if (((q->bits | dtype | tp) >> 16 |
+         (q->block_rows | q->block_cols | q->scale_bytes | q->extra) >> 32) != 0)
         return false;
     k[0] = (uint64_t)q->method | (uint64_t)q->double_quant << 8 | (uint64_t)q->per_channel << 9 |
            (uint64_t)q->packed << 10 | (uint64_t)q->asym << 11 | q->bits << 16 | dtype << 32 |
@@ -550,8 +938,10 @@ static bool memo_get(vp__wmemo_slot *sl, const uint64_t k[VP__WMEMO_KEY], uint64
          (atomic_load_explicit(&sl->key[2], memory_order_relaxed) ^ k[2]) |
          (atomic_load_explicit(&sl->key[3], memory_order_relaxed) ^ k[3])) != 0)
         return false;
-    for (int i = 0; i < 9; i++)
-        v[i] = atomic_load_explicit(&sl->val[i], memory_order_relaxed);
+    /* written out: the compiler does not unroll loops over atomics */
+#define LD(i) v[i] = atomic_load_explicit(&sl->val[i], memory_order_relaxed)
+    LD(0); LD(1); LD(2); LD(3); LD(4); LD(5); LD(6); LD(7); LD(8);
+#undef LD
     atomic_thread_fence(memory_order_acquire);
     return atomic_load_explicit(&sl->seq, memory_order_relaxed) == s1;
 }
@@ -565,10 +955,11 @@ static void memo_put(vp__wmemo_slot *sl, const uint64_t k[VP__WMEMO_KEY], const 
                                                             memory_order_relaxed))
         return; /* another thread writes it: this one's sums are not kept */
     atomic_thread_fence(memory_order_release);
-    for (int i = 0; i < VP__WMEMO_KEY; i++)
-        atomic_store_explicit(&sl->key[i], k[i], memory_order_relaxed);
-    for (int i = 0; i < 9; i++)
-        atomic_store_explicit(&sl->val[i], v[i], memory_order_relaxed);
+#define ST(a, i, x) atomic_store_explicit(&sl->a[i], x[i], memory_order_relaxed)
+    ST(key, 0, k); ST(key, 1, k); ST(key, 2, k); ST(key, 3, k);
+    ST(val, 0, v); ST(val, 1, v); ST(val, 2, v); ST(val, 3, v); ST(val, 4, v);
+    ST(val, 5, v); ST(val, 6, v); ST(val, 7, v); ST(val, 8, v);
+#undef ST
     /* s + 2 never wraps to 0 in practice (2^31 writes of one slot); 0 means empty */
     atomic_store_explicit(&sl->seq, s + 2 ? s + 2 : 2, memory_order_release);
 }
@@ -581,6 +972,7 @@ void vp__model_cache(vp_model *m)
     m->lt_last_ok = 0;
     m->ln_ok = 0;
     m->wg_n = 0;
+    m->wg_small = false;
     for (int i = 0; i < VP__WMEMO_SLOTS; i++) /* the sums change with the tensors */
         atomic_store_explicit(&m->wmemo[i].seq, 0, memory_order_relaxed);
     if (!m->has_lt)
@@ -639,9 +1031,20 @@ vp_status vp__model_weights(const vp_model *m, const vp__qformat *fmt, uint64_t 
 {
     if (!m->has_lt)
         return VP_ENOTFOUND;
-    if (fmt == NULL && tp != 0 && tp <= 8 && (tp & (tp - 1)) == 0 && (m->wsum_ok & (1u << vp__ctz(tp)))) {
+    /* kt: entry of a common degree (1, 2, 4, 8) in the sums made at load, else 4 */
+    unsigned kt = tp != 0 && tp <= 8 && (tp & (tp - 1)) == 0 ? (unsigned)vp__ctz(tp) : 4;
+    const uint64_t (*c)[4] = NULL;
+    if (fmt == NULL) {
         /* the model's own format at a common degree: summed when the model was read */
-        const uint64_t (*c)[4] = m->wsum[vp__ctz(tp)];
+        if (kt < 4 && (m->wsum_ok & (1u << kt)))
+            c = m->wsum[kt];
+    } else if (kt < 4) {
+        int slot = fmt_slot(fmt, fmt->dtype_bytes ? fmt->dtype_bytes : m->arch.dtype_bytes,
+                            m->arch.dtype_bytes);
+        if (slot >= 0 && (m->wfmt_ok & (UINT32_C(1) << (4 * slot + (int)kt))))
+            c = m->wfmt[slot][kt];
+    }
+    if (c != NULL) {
         memcpy(layers, c[0], sizeof(c[0]));
         memcpy(first, c[1], sizeof(c[1]));
         memcpy(last, c[2], sizeof(c[2]));
@@ -649,19 +1052,13 @@ vp_status vp__model_weights(const vp_model *m, const vp__qformat *fmt, uint64_t 
     }
     const vp__qformat *q = fmt != NULL ? fmt : &m->q;
     uint64_t dtype = q->dtype_bytes ? q->dtype_bytes : m->arch.dtype_bytes;
-    int slot;
-    if (fmt != NULL && tp != 0 && tp <= 8 && (tp & (tp - 1)) == 0 &&
-        (slot = fmt_slot(fmt, dtype, m->arch.dtype_bytes)) >= 0 &&
-        (m->wfmt_ok & (UINT32_C(1) << (4 * slot + vp__ctz(tp))))) {
-        const uint64_t (*c)[4] = m->wfmt[slot][vp__ctz(tp)];
-        memcpy(layers, c[0], sizeof(c[0]));
-        memcpy(first, c[1], sizeof(c[1]));
-        memcpy(last, c[2], sizeof(c[2]));
+    tp = tp ? tp : 1;
+    /* any other format at any degree: the linear forms, when they apply (a few
+     * multiply-adds); else the memo of recent ones, else a sum over the groups (kept) */
+    if (m->wg_n != 0 && sum_linear(m, q, dtype, tp, layers, first, last))
         return VP_OK;
-    }
-    /* any other format: the memo of recent ones, else a sum over the groups (kept) */
     uint64_t k[VP__WMEMO_KEY], v[9];
-    bool keyed = memo_key(k, q, dtype, tp ? tp : 1);
+    bool keyed = memo_key(k, q, dtype, tp);
     vp__wmemo_slot *sl = keyed ? memo_slot(m, k) : NULL;
     if (keyed && memo_get(sl, k, v)) {
         for (int r = 0; r < 3; r++) {
@@ -673,18 +1070,19 @@ vp_status vp__model_weights(const vp_model *m, const vp__qformat *fmt, uint64_t 
         return VP_OK;
     }
     bool walk = m->wg_n == 0;
-    bool ok = !walk && sum_groups(m, q, dtype, tp ? tp : 1, layers, first, last, &walk);
+    bool ok = !walk && sum_groups(m, q, dtype, tp, layers, first, last, &walk);
     if (walk)
-        ok = vp__weights_sum(&m->lt, q, dtype, tp ? tp : 1, layers, first, last, NULL, NULL);
+        ok = vp__weights_sum(&m->lt, q, dtype, tp, layers, first, last, NULL, NULL);
     if (!ok)
         return VP_EOVERFLOW;
-    for (int r = 0; r < 3; r++) {
-        v[r] = layers[r];
-        v[3 + r] = first[r];
-        v[6 + r] = last[r];
-    }
-    if (keyed)
+    if (keyed) {
+        for (int r = 0; r < 3; r++) {
+            v[r] = layers[r];
+            v[3 + r] = first[r];
+            v[6 + r] = last[r];
+        }
         memo_put(sl, k, v);
+    }
     return VP_OK;
 }
 
@@ -717,69 +1115,188 @@ static bool canonical_bits_group(const char *p, unsigned *bits, unsigned *group)
     return true;
 }
 
+#if defined(__GNUC__)
+#  define NOINLINE __attribute__((noinline))
+#else
+#  define NOINLINE
+#endif
+
+/* The bits and group of "<prefix><bits>-g<group>" (plen: the prefix's length) as
+ * canonical_bits_group() or sscanf() read them: any form bits_group() does not read. */
+static NOINLINE bool bits_group_general(const char *text, size_t plen, unsigned *bits,
+                                        unsigned *group)
+{
+    char tail;
+    return canonical_bits_group(text + plen, bits, group) ||
+           (plen == 8 ? sscanf(text, "gptq-int%u-g%u%c", bits, group, &tail)
+                      : sscanf(text, "awq-int%u-g%u%c", bits, group, &tail)) == 2;
+}
+
+/* The bits and group of "<prefix><bits>-g<group>" after its prefix (plen bytes; the text n
+ * bytes): a digit, "-g" and 1 to 4 digits, the form every sheet writes, read in place;
+ * anything else by bits_group_general(), so that every text gets the numbers it always
+ * got. */
+static inline bool bits_group(const char *text, size_t plen, size_t n, unsigned *bits,
+                              unsigned *group)
+{
+    const char *p = text + plen;
+    if (n >= plen + 4 && n <= plen + 7 && (unsigned)(p[0] - '0') < 10 && p[1] == '-' &&
+        p[2] == 'g') {
+        unsigned g = 0;
+        size_t i = plen + 3;
+        for (; i < n; i++) {
+            unsigned c = (unsigned)(text[i] - '0');
+            if (c >= 10)
+                break;
+            g = g * 10 + c;
+        }
+        if (i == n) {
+            *bits = (unsigned)(p[0] - '0');
+            *group = g;
+            return true;
+        }
+    }
+    return bits_group_general(text, plen, bits, group);
+}
+
+/* name = text (n bytes), cut to 23 bytes as snprintf cuts: a few fixed-size copies. */
+static inline void copy_name(char name[24], const char *text, size_t n)
+{
+    if (n > 23)
+        n = 23;
+    if (n >= 16) {
+        memcpy(name, text, 16);
+        memcpy(name + n - 8, text + n - 8, 8);
+    } else if (n >= 8) {
+        memcpy(name, text, 8);
+        memcpy(name + n - 8, text + n - 8, 8);
+    } else if (n >= 4) {
+        memcpy(name, text, 4);
+        memcpy(name + n - 4, text + n - 4, 4);
+    } else {
+        for (size_t i = 0; i < n; i++)
+            name[i] = text[i];
+    }
+    name[n] = '\0';
+}
+
 /* Sheet weight formats: fp32 bf16 fp16 | fp8 int8 (per-channel fp32 scales) | fp8-block128
  * | nf4 fp4 (bitsandbytes, 64-value blocks) nf4-dq fp4-dq (double quantization) |
- * int8-bnb (LLM.int8) | gptq-int<b>-g<g> | awq-int4-g<g> | mxfp4.
- * The text's length is taken once: a name is a length test and a fixed-size comparison. */
+ * int8-bnb (LLM.int8) | gptq-int<b>-g<g> | awq-int4-g<g> | mxfp4 | nvfp4.
+ * Every field of *q is set (its padding is not). The text's length selects the names it
+ * can be, each then a fixed-size comparison; the GPTQ and AWQ prefixes one 8- or 7-byte
+ * comparison. */
+static ALWAYS_INLINE bool qformat_fields_i(vp__qformat *q, const char *t, size_t n, bool name)
+{
+    vp__qmethod method = VP__Q_NONE;
+    uint64_t dtype = 0, group = 0, block = 0, extra = 0, qbits = 0;
+    bool dq = false, pc = false;
+    unsigned bits, grp;
+#define IS(lit) (memcmp(t, lit, sizeof(lit) - 1) == 0) /* n == sizeof(lit) - 1 here */
+    switch (n) {
+    case 3:
+        if (IS("fp8"))
+            method = VP__Q_FP8, pc = true;
+        else if (IS("nf4") || IS("fp4"))
+            method = VP__Q_BNB4;
+        else
+            return false;
+        break;
+    case 4:
+        if (IS("fp32"))
+            dtype = 4;
+        else if (IS("bf16") || IS("fp16"))
+            dtype = 2;
+        else if (IS("int8") || IS("w8a8"))
+            method = VP__Q_FP8, pc = true;
+        else
+            return false;
+        break;
+    case 5:
+        if (IS("mxfp4"))
+            method = VP__Q_MXFP4;
+        else if (IS("nvfp4")) /* ModelOpt NVFP4: E4M3 scale per 16 values, two fp32 scalars */
+            method = VP__Q_NVFP4, group = 16, extra = 8;
+        else
+            goto prefixed;
+        break;
+    case 6:
+        if (IS("nf4-dq") || IS("fp4-dq"))
+            method = VP__Q_BNB4, dq = true;
+        else
+            goto prefixed;
+        break;
+    case 7:
+        if (IS("float32"))
+            dtype = 4;
+        else if (IS("float16"))
+            dtype = 2;
+        else
+            goto prefixed;
+        break;
+    case 8:
+        if (IS("bfloat16"))
+            dtype = 2;
+        else if (IS("int8-bnb"))
+            method = VP__Q_BNB8;
+        else
+            goto prefixed;
+        break;
+    case 12:
+        if (IS("fp8-block128")) {
+            method = VP__Q_FP8, block = 128;
+            break;
+        }
+        goto prefixed;
+    default:
+    prefixed:
+        if (n >= 8 && IS("gptq-int")) {
+            if (!bits_group(t, 8, n, &bits, &grp) || bits < 2 || bits > 8 || grp < 1 ||
+                grp > 4096)
+                return false;
+            method = VP__Q_GPTQ;
+        } else if (n >= 7 && IS("awq-int")) {
+            if (!bits_group(t, 7, n, &bits, &grp) || bits != 4 || grp < 1 || grp > 4096)
+                return false;
+            method = VP__Q_AWQ;
+        } else {
+            return false;
+        }
+        qbits = bits;
+        group = grp;
+        break;
+    }
+#undef IS
+    q->method = method;
+    q->double_quant = dq;
+    q->per_channel = pc;
+    q->bits = qbits;
+    q->group = group;
+    q->block_rows = q->block_cols = block;
+    q->dtype_bytes = dtype;
+    q->scale_bytes = 0;
+    q->extra = extra;
+    q->packed = q->asym = false;
+    if (name)
+        copy_name(q->name, t, n);
+    else
+        q->name[0] = '\0';
+    return true;
+}
+
+static bool qformat_fields(vp__qformat *q, const char *t, size_t n)
+{
+    return qformat_fields_i(q, t, n, true);
+}
+
 vp_status vp__qformat_parse(vp__qformat *out, const char *text)
 {
     vp__qformat q;
-    memset(&q, 0, sizeof(q));
-    unsigned bits = 0, group = 0;
-    char tail;
-    size_t n = strlen(text);
-#define EQ(lit) (n == sizeof(lit) - 1 && memcmp(text, lit, sizeof(lit) - 1) == 0)
-#define PREFIX(lit) (n >= sizeof(lit) - 1 && memcmp(text, lit, sizeof(lit) - 1) == 0)
-    if (EQ("fp32") || EQ("float32"))
-        q.dtype_bytes = 4;
-    else if (EQ("bf16") || EQ("fp16") ||
-             EQ("bfloat16") || EQ("float16"))
-        q.dtype_bytes = 2;
-    else if (EQ("fp8") || EQ("int8") ||
-             EQ("w8a8")) {
-        q.method = VP__Q_FP8;
-        q.per_channel = true;
-    } else if (EQ("fp8-block128")) {
-        q.method = VP__Q_FP8;
-        q.block_rows = q.block_cols = 128;
-    } else if (EQ("nf4") || EQ("fp4")) {
-        q.method = VP__Q_BNB4;
-    } else if (EQ("nf4-dq") || EQ("fp4-dq")) {
-        q.method = VP__Q_BNB4;
-        q.double_quant = true;
-    } else if (EQ("int8-bnb")) {
-        q.method = VP__Q_BNB8;
-    } else if (EQ("mxfp4")) {
-        q.method = VP__Q_MXFP4;
-    } else if (EQ("nvfp4")) { /* ModelOpt NVFP4: E4M3 scale per 16 values, two fp32 scalars */
-        q.method = VP__Q_NVFP4;
-        q.group = 16;
-        q.extra = 8;
-    } else if (PREFIX("gptq-int") &&
-               (canonical_bits_group(text + 8, &bits, &group) ||
-                sscanf(text, "gptq-int%u-g%u%c", &bits, &group, &tail) == 2) && bits >= 2 &&
-               bits <= 8 && group >= 1 && group <= 4096) {
-        q.method = VP__Q_GPTQ;
-        q.bits = bits;
-        q.group = group;
-    } else if (PREFIX("awq-int") &&
-               (canonical_bits_group(text + 7, &bits, &group) ||
-                sscanf(text, "awq-int%u-g%u%c", &bits, &group, &tail) == 2) && bits == 4 &&
-               group >= 1 && group <= 4096) {
-        q.method = VP__Q_AWQ;
-        q.bits = 4;
-        q.group = group;
-    } else {
+    memset(&q, 0, sizeof(q)); /* the padding too: *out is all determined */
+    if (!qformat_fields(&q, text, strlen(text)))
         return VP_EUNSUPPORTED;
-    }
-    if (n >= sizeof(q.name)) /* cut as snprintf cuts (the sheet's formats are short) */
-        n = sizeof(q.name) - 1;
-    memcpy(q.name, text, n);
-    q.name[n] = '\0';
     *out = q;
     return VP_OK;
-#undef EQ
-#undef PREFIX
 }
 
 
@@ -788,56 +1305,45 @@ vp_status vp__qformat_parse(vp__qformat *out, const char *text)
 void vp__fmt_init(vp__fmt *f, const vp_model *m, const vp__qformat *named, bool gguf,
                   uint64_t parameters)
 {
-    f->m = m;
-    f->a = m && m->has_arch ? &m->arch : NULL;
-    f->named = named != NULL;
-    f->gguf = gguf;
-    f->has_q = false;
-    if (named != NULL) {
-        if (named != &f->q) /* vp__fmt_parse() parses into f->q */
-            f->q = *named;
-        f->has_q = true;
-    } else if (m && m->has_lt) {
-        f->q = m->q;
-        f->has_q = true;
-    } else {
-        f->q.method = VP__Q_NONE; /* never read without has_q */
-        f->q.dtype_bytes = 0;
-    }
-    f->quantized = f->has_q && f->q.method != VP__Q_NONE;
-    f->by_layer = m && m->has_lt && !gguf;
-    f->dtype_bytes = f->a ? f->a->dtype_bytes : 2;
-    if (f->has_q && f->q.dtype_bytes)
-        f->dtype_bytes = f->q.dtype_bytes;
-    f->params = m && m->params ? m->params : parameters;
-    f->L = f->a ? f->a->layers : 0;
+    vp__fmt_init_i(f, m, named, gguf, parameters);
 }
 
-vp_status vp__fmt_parse(vp__fmt *f, const vp_model *m, const char *text, uint64_t parameters,
-                        vp_error *err)
+/* name: the format's name copied into f->q.name (no component reads it; "" otherwise) */
+static ALWAYS_INLINE vp_status fmt_parse_i(vp__fmt *f, const vp_model *m, const char *text,
+                                           uint64_t parameters, bool name, vp_error *err)
 {
     if (text == NULL) {
-        vp__fmt_init(f, m, NULL, false, parameters);
+        vp__fmt_init_i(f, m, NULL, false, parameters);
         return VP_OK;
     }
     if (text[0] == 'g' && text[1] == 'g' && strncmp(text, "gguf-", 5) == 0) {
-        if (m == NULL || m->format != VP_FORMAT_GGUF)
-            return vp__error_set(err, VP_EUNSUPPORTED, NULL, "the format \"%.40s\" needs the "
-                                 ".gguf file as the model", text);
-        vp__fmt_init(f, m, NULL, true, parameters);
+        if (m == NULL || m->format != VP_FORMAT_GGUF) {
+            vp__error_set(err, VP_EUNSUPPORTED, NULL, "the format \"%.40s\" needs the "
+                          ".gguf file as the model", text);
+            return VP_EUNSUPPORTED; /* a constant: the caller's compiler sees f unset */
+        }
+        vp__fmt_init_i(f, m, NULL, true, parameters);
         return VP_OK;
     }
-    if (vp__qformat_parse(&f->q, text) != VP_OK)
-        return vp__error_set(err, VP_EUNSUPPORTED, NULL, "unknown weight format \"%.40s\" (fp32, "
-                             "bf16, fp16, fp8, int8, fp8-block128, nf4, fp4, nf4-dq, fp4-dq, "
-                             "int8-bnb, gptq-int<b>-g<g>, awq-int4-g<g>, mxfp4, nvfp4, gguf-<type>)",
-                             text);
-    vp__fmt_init(f, m, &f->q, false, parameters);
+    if (!qformat_fields_i(&f->q, text, strlen(text), name)) {
+        vp__error_set(err, VP_EUNSUPPORTED, NULL, "unknown weight format \"%.40s\" (fp32, "
+                      "bf16, fp16, fp8, int8, fp8-block128, nf4, fp4, nf4-dq, fp4-dq, "
+                      "int8-bnb, gptq-int<b>-g<g>, awq-int4-g<g>, mxfp4, nvfp4, gguf-<type>)",
+                      text);
+        return VP_EUNSUPPORTED;
+    }
+    vp__fmt_init_i(f, m, &f->q, false, parameters);
     return VP_OK;
 }
 
-vp_status vp__layout_check(const vp__arch *a, uint64_t tp, uint64_t pp, const vp__where *wh,
-                           vp_error *err)
+vp_status vp__fmt_parse_text(vp__fmt *f, const vp_model *m, const char *text,
+                             uint64_t parameters, vp_error *err)
+{
+    return fmt_parse_i(f, m, text, parameters, false, err);
+}
+
+vp_status vp__layout_check_slow(const vp__arch *a, uint64_t tp, uint64_t pp,
+                                const vp__where *wh, vp_error *err)
 {
     if (a == NULL)
         return VP_OK;
@@ -892,11 +1398,13 @@ void vp__weights_nominal(const vp__fmt *f, uint64_t *out, bool *known, bool *ovf
     *out = b / 8 + (b % 8 != 0);
 }
 
-vp_status vp__weights_sums(vp__wsums *s, const vp__fmt *f, uint64_t tp, uint64_t pp,
-                           uint64_t unq, bool *ovf)
+static ALWAYS_INLINE vp_status weights_sums_i(vp__wsums *s, const vp__fmt *f, uint64_t tp,
+                                              uint64_t pp, uint64_t unq, bool *ovf)
 {
     const vp_model *m = f->m;
-    memset(s, 0, sizeof(*s));
+    /* every field set on each path (no memset of the whole: this runs on every call) */
+    s->unq_applied = false;
+    s->needs = NULL;
     if (f->by_layer) {
         /* the model's modules by name, in the format (the unquantized ones in unq bytes) */
         vp__qformat q2;
@@ -908,10 +1416,18 @@ vp_status vp__weights_sums(vp__wsums *s, const vp__fmt *f, uint64_t tp, uint64_t
             s->unq_applied = true;
         }
         vp_status st = vp__model_weights(m, q, tp, s->wl, s->wf, s->wlast);
-        if (st != VP_OK)
+        if (st != VP_OK) {
+            memset(s, 0, sizeof(*s));
             return st;
+        }
         s->kind = VP__W_LAYERS;
-    } else if (m && (m->format == VP_FORMAT_GGUF || m->format == VP_FORMAT_SAFETENSORS ||
+        return VP_OK;
+    }
+    memset(s->wl, 0, sizeof(s->wl));
+    memset(s->wf, 0, sizeof(s->wf));
+    memset(s->wlast, 0, sizeof(s->wlast));
+    s->kind = VP__W_UNKNOWN;
+    if (m && (m->format == VP_FORMAT_GGUF || m->format == VP_FORMAT_SAFETENSORS ||
                      m->format == VP_FORMAT_SAFETENSORS_INDEX) && m->n_tensors > 0) {
         /* a checkpoint's stored bytes by role, divided evenly over the GPUs */
         /* a multimodal checkpoint's vision tower and projector are items of their own
@@ -932,6 +1448,12 @@ vp_status vp__weights_sums(vp__wsums *s, const vp__fmt *f, uint64_t tp, uint64_t
     return VP_OK;
 }
 
+vp_status vp__weights_sums(vp__wsums *s, const vp__fmt *f, uint64_t tp, uint64_t pp,
+                           uint64_t unq, bool *ovf)
+{
+    return weights_sums_i(s, f, tp, pp, unq, ovf);
+}
+
 uint64_t vp__rotary_bytes(const vp__fmt *f, bool *ovf)
 {
     const vp__arch *a = f->a;
@@ -940,8 +1462,9 @@ uint64_t vp__rotary_bytes(const vp__fmt *f, bool *ovf)
     return vp__mul_sat(vp__mul_sat(a->max_ctx, a->head_dim, ovf), f->dtype_bytes, ovf);
 }
 
-void vp__weights_stage(vp__wres *o, const vp__wsums *s, const vp__fmt *f, uint64_t pp,
-                       uint64_t stage, uint64_t shards, bool rotary, bool *ovf)
+static ALWAYS_INLINE void weights_stage_i(vp__wres *o, const vp__wsums *s, const vp__fmt *f,
+                                          uint64_t pp, uint64_t stage, uint64_t shards,
+                                          bool rotary, bool *ovf)
 {
     uint64_t L = f->L, first_layer = 0, nl = L;
     memset(o, 0, sizeof(*o));
@@ -984,6 +1507,12 @@ void vp__weights_stage(vp__wres *o, const vp__wsums *s, const vp__fmt *f, uint64
     }
 }
 
+void vp__weights_stage(vp__wres *o, const vp__wsums *s, const vp__fmt *f, uint64_t pp,
+                       uint64_t stage, uint64_t shards, bool rotary, bool *ovf)
+{
+    weights_stage_i(o, s, f, pp, stage, shards, rotary, ovf);
+}
+
 /* ---- public -------------------------------------------------------------------------- */
 
 static const size_t weights_sizes[] = { 0, sizeof(vp_weights_options) };
@@ -1012,19 +1541,20 @@ static vp_status weights_run(vp__wres *res, const vp_model *m, const vp_weights_
         (st = vp__layout_opts(&o.tensor_parallel, &o.pipeline_parallel, o.stage,
                               &o.data_parallel, err)) != VP_OK ||
         (st = vp__check_limit(o.parameters, VP__LIM_PARAMETERS, "parameters", err)) != VP_OK ||
-        (st = vp__fmt_parse(&f, m, o.format, o.parameters, err)) != VP_OK ||
-        (st = vp__layout_check(f.a, o.tensor_parallel, o.pipeline_parallel, NULL, err)) != VP_OK)
+        (st = fmt_parse_i(&f, m, o.format, o.parameters, false, err)) != VP_OK)
+        return st;
+    if ((st = vp__layout_check(f.a, o.tensor_parallel, o.pipeline_parallel, NULL, err)) != VP_OK)
         return st;
     bool training = o.task != VP_TASK_INFERENCE;
     bool sharded = training && (o.sharding == VP_SHARDING_ZERO3 || o.sharding == VP_SHARDING_FSDP);
     if (training)
         vp__dtype_bytes((int)o.unquantized_dtype, &unq);
-    st = vp__weights_sums(&sums, &f, o.tensor_parallel, o.pipeline_parallel, unq, &ovf);
+    st = weights_sums_i(&sums, &f, o.tensor_parallel, o.pipeline_parallel, unq, &ovf);
     if (st != VP_OK)
         return vp__error_set(err, st, NULL, "weight bytes overflow");
     if (sums.kind == VP__W_UNKNOWN)
         return vp__error_set(err, VP_EUNKNOWN, NULL, "the weights need %s", sums.needs);
-    vp__weights_stage(res, &sums, &f, o.pipeline_parallel, o.stage,
+    weights_stage_i(res, &sums, &f, o.pipeline_parallel, o.stage,
                       sharded ? o.data_parallel : 1,
                       !training && o.framework == VP_FRAMEWORK_VLLM, &ovf);
     if (ovf)

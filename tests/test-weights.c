@@ -366,12 +366,216 @@ START_TEST(test_qformat_parse)
 }
 END_TEST
 
+/* ---- the format parser against the one it replaced ------------------------------------ */
+
+/* The parser as it was before the fast one (0.2 development, commit 372d40e): a chain of
+ * length tests and comparisons, the numbers read by canonical_bits_group() or sscanf(). The
+ * fast parser must agree with it on every text: status, every field, the name. */
+static bool ref_canonical_bits_group(const char *p, unsigned *bits, unsigned *group)
+{
+    unsigned v[2];
+    for (int k = 0; k < 2; k++) {
+        int d = 0;
+        v[k] = 0;
+        while (p[d] >= '0' && p[d] <= '9' && d < 10) {
+            v[k] = v[k] * 10 + (unsigned)(p[d] - '0');
+            d++;
+        }
+        if (d == 0 || d > 9)
+            return false;
+        p += d;
+        if (k == 0) {
+            if (p[0] != '-' || p[1] != 'g')
+                return false;
+            p += 2;
+        }
+    }
+    if (*p != '\0')
+        return false;
+    *bits = v[0];
+    *group = v[1];
+    return true;
+}
+
+/* Sheet weight formats: fp32 bf16 fp16 | fp8 int8 (per-channel fp32 scales) | fp8-block128
+ * | nf4 fp4 (bitsandbytes, 64-value blocks) nf4-dq fp4-dq (double quantization) |
+ * int8-bnb (LLM.int8) | gptq-int<b>-g<g> | awq-int4-g<g> | mxfp4.
+ * The text's length is taken once: a name is a length test and a fixed-size comparison. */
+static vp_status ref_qformat_parse(vp__qformat *out, const char *text)
+{
+    vp__qformat q;
+    memset(&q, 0, sizeof(q));
+    unsigned bits = 0, group = 0;
+    char tail;
+    size_t n = strlen(text);
+#define EQ(lit) (n == sizeof(lit) - 1 && memcmp(text, lit, sizeof(lit) - 1) == 0)
+#define PREFIX(lit) (n >= sizeof(lit) - 1 && memcmp(text, lit, sizeof(lit) - 1) == 0)
+    if (EQ("fp32") || EQ("float32"))
+        q.dtype_bytes = 4;
+    else if (EQ("bf16") || EQ("fp16") ||
+             EQ("bfloat16") || EQ("float16"))
+        q.dtype_bytes = 2;
+    else if (EQ("fp8") || EQ("int8") ||
+             EQ("w8a8")) {
+        q.method = VP__Q_FP8;
+        q.per_channel = true;
+    } else if (EQ("fp8-block128")) {
+        q.method = VP__Q_FP8;
+        q.block_rows = q.block_cols = 128;
+    } else if (EQ("nf4") || EQ("fp4")) {
+        q.method = VP__Q_BNB4;
+    } else if (EQ("nf4-dq") || EQ("fp4-dq")) {
+        q.method = VP__Q_BNB4;
+        q.double_quant = true;
+    } else if (EQ("int8-bnb")) {
+        q.method = VP__Q_BNB8;
+    } else if (EQ("mxfp4")) {
+        q.method = VP__Q_MXFP4;
+    } else if (EQ("nvfp4")) { /* ModelOpt NVFP4: E4M3 scale per 16 values, two fp32 scalars */
+        q.method = VP__Q_NVFP4;
+        q.group = 16;
+        q.extra = 8;
+    } else if (PREFIX("gptq-int") &&
+               (ref_canonical_bits_group(text + 8, &bits, &group) ||
+                sscanf(text, "gptq-int%u-g%u%c", &bits, &group, &tail) == 2) && bits >= 2 &&
+               bits <= 8 && group >= 1 && group <= 4096) {
+        q.method = VP__Q_GPTQ;
+        q.bits = bits;
+        q.group = group;
+    } else if (PREFIX("awq-int") &&
+               (ref_canonical_bits_group(text + 7, &bits, &group) ||
+                sscanf(text, "awq-int%u-g%u%c", &bits, &group, &tail) == 2) && bits == 4 &&
+               group >= 1 && group <= 4096) {
+        q.method = VP__Q_AWQ;
+        q.bits = 4;
+        q.group = group;
+    } else {
+        return VP_EUNSUPPORTED;
+    }
+    if (n >= sizeof(q.name)) /* cut as snprintf cuts (the sheet's formats are short) */
+        n = sizeof(q.name) - 1;
+    memcpy(q.name, text, n);
+    q.name[n] = '\0';
+    *out = q;
+    return VP_OK;
+#undef EQ
+#undef PREFIX
+}
+
+/* Both parsers on text: the same status, and on success the same fields and name. */
+static void agree(const char *text)
+{
+    vp__qformat a, b;
+    memset(&a, 0x5a, sizeof(a));
+    memset(&b, 0x5a, sizeof(b));
+    vp_status sa = vp__qformat_parse(&a, text), sb = ref_qformat_parse(&b, text);
+    ck_assert_msg(sa == sb, "\"%s\": status %d, before %d", text, (int)sa, (int)sb);
+    if (sa != VP_OK)
+        return;
+    ck_assert_msg(a.method == b.method && a.double_quant == b.double_quant &&
+                  a.per_channel == b.per_channel && a.bits == b.bits && a.group == b.group &&
+                  a.block_rows == b.block_rows && a.block_cols == b.block_cols &&
+                  a.dtype_bytes == b.dtype_bytes && a.scale_bytes == b.scale_bytes &&
+                  a.extra == b.extra && a.packed == b.packed && a.asym == b.asym,
+                  "\"%s\": fields differ", text);
+    ck_assert_msg(strcmp(a.name, b.name) == 0, "\"%s\": name \"%s\", before \"%s\"", text,
+                  a.name, b.name);
+}
+
+/* Every known name; every GPTQ/AWQ bits × group in reach, canonical and not; each name's
+ * near misses (a byte deleted, replaced or inserted anywhere, cut, extended); hostile texts
+ * (signs, spaces, long numbers, wrapping numbers, bytes above 127, long texts). */
+START_TEST(test_qformat_parse_agrees_with_before)
+{
+    static const char *const names[] = {
+        "fp32", "float32", "bf16", "fp16", "bfloat16", "float16", "fp8", "int8", "w8a8",
+        "fp8-block128", "nf4", "fp4", "nf4-dq", "fp4-dq", "int8-bnb", "mxfp4", "nvfp4",
+        "gptq-int4-g128", "gptq-int8-g4096", "gptq-int2-g1", "awq-int4-g128", "awq-int4-g1",
+        "awq-int4-g4096", "gptq-int3-g64", "gguf-q4_k_m",
+    };
+    static const char bytes[] = "0123456789-gqtpaiwnfbdklmxvo+ \t.\xc3\xa9\x7f";
+    char t[128];
+    size_t checked = 0;
+    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+        const char *s = names[i];
+        size_t n = strlen(s);
+        agree(s);
+        checked++;
+        for (size_t k = 0; k <= n; k++) {
+            /* cut at k; without byte k */
+            memcpy(t, s, k);
+            t[k] = '\0';
+            agree(t);
+            if (k < n) {
+                memcpy(t, s, k);
+                memcpy(t + k, s + k + 1, n - k);
+                agree(t);
+            }
+            for (size_t c = 0; c + 1 < sizeof(bytes); c++) {
+                /* byte k replaced; a byte inserted before k */
+                if (k < n) {
+                    memcpy(t, s, n + 1);
+                    t[k] = bytes[c];
+                    agree(t);
+                }
+                memcpy(t, s, k);
+                t[k] = bytes[c];
+                memcpy(t + k + 1, s + k, n - k + 1);
+                agree(t);
+                checked += 2;
+            }
+        }
+    }
+    for (unsigned bits = 0; bits <= 12; bits++) {
+        for (unsigned g = 0; g <= 5000; g += g < 140 ? 1 : 37) {
+            /* canonical and not: leading zeros, signs, spaces, a longer number */
+            for (int f = 0; f < 8; f++) {
+                switch (f) {
+                case 0: snprintf(t, sizeof(t), "gptq-int%u-g%u", bits, g); break;
+                case 1: snprintf(t, sizeof(t), "awq-int%u-g%u", bits, g); break;
+                case 2: snprintf(t, sizeof(t), "gptq-int0%u-g%u", bits, g); break;
+                case 3: snprintf(t, sizeof(t), "awq-int%u-g0%u", bits, g); break;
+                case 4: snprintf(t, sizeof(t), "gptq-int%u-g+%u", bits, g); break;
+                case 5: snprintf(t, sizeof(t), "awq-int %u-g%u", bits, g); break;
+                case 6: snprintf(t, sizeof(t), "gptq-int%u-g%u ", bits, g); break;
+                default: snprintf(t, sizeof(t), "gptq-int%u-g%u0", bits, g); break;
+                }
+                agree(t);
+                checked++;
+            }
+        }
+    }
+    static const char *const hostile[] = {
+        "", "g", "gg", "gguf", "gguf-", "gptq", "gptq-int", "gptq-int-", "gptq-int4-",
+        "gptq-int4-g", "gptq-int4g64", "gptq-int4--g64", "gptq-int-4-g64", "gptq-int4-g-64",
+        "gptq-int4-g4294967360", "gptq-int4294967300-g64", "gptq-int4-g0000000000064",
+        "gptq-int4-g000000000000000064", "gptq-int00000000004-g64", "gptq-int4-g12345",
+        "gptq-int4-g99999", "gptq-int10-g64", "gptq-int4-g64\t", " gptq-int4-g64",
+        "GPTQ-INT4-G64", "awq-int4-g", "awq-int04-g64", "awq-int4-g4097", "awq-int8-g64",
+        "awq-int4-g-1", "awq-int4-g64-", "fp8-block64", "fp8-block1280", "nf4-dq\xff",
+        "\xff\xfe\xfd\xfc", "bf16bf16", "fp32fp32fp32fp32fp32fp32fp32fp32fp32fp32",
+        "gptq-int4-g64gptq-int4-g64gptq-int4-g64", "nvfp4-g16", "mxfp44",
+    };
+    for (size_t i = 0; i < sizeof(hostile) / sizeof(hostile[0]); i++)
+        agree(hostile[i]);
+    /* a long text of digits after the prefix, and one of every length up to 100 bytes */
+    memcpy(t, "gptq-int4-g", 11);
+    for (size_t k = 11; k < 100; k++) {
+        t[k] = (char)('0' + k % 10);
+        t[k + 1] = '\0';
+        agree(t);
+    }
+    ck_assert_uint_gt(checked, 20000);
+}
+END_TEST
+
 Suite *vp_test_suite(void)
 {
     Suite *s = suite_create("weights");
     VP_ADD_TEST(s, test_groups_equal_walk_real_configs);
     VP_ADD_TEST(s, test_groups_overflow_as_walk);
     VP_ADD_TEST(s, test_qformat_parse);
+    VP_ADD_TEST(s, test_qformat_parse_agrees_with_before);
     VP_ADD_TEST(s, test_lora_names_equal_walk);
     VP_ADD_TEST(s, test_memo_many_formats_in_a_row);
     VP_ADD_TEST(s, test_memo_threads_share_a_model);

@@ -924,10 +924,22 @@ static inline bool plain_number(vp__jlex *lx, vp__jnum *n)
     p += negative;
     if (p >= end || (unsigned)(*p - '0') > 9)
         return false;
-    const unsigned char *s = p, *lim = end - p > 19 ? p + 19 : end;
+    const unsigned char *s = p;
     uint64_t v = 0;
-    while (p < lim && (unsigned)(*p - '0') <= 9)
-        v = v * 10u + (uint64_t)(*p++ - '0');
+#if VP__SWAR
+    uint64_t w, flags;
+    /* up to 7 digits (most numbers): counted and converted in one word */
+    if (end - p >= 8 && (memcpy(&w, p, 8), flags = vp__jnondigits(w)) != 0) {
+        unsigned k = (unsigned)__builtin_ctzll(flags) >> 3; /* >= 1: *p is a digit */
+        v = vp__jdigits_value(w, k);
+        p += k;
+    } else
+#endif
+    {
+        const unsigned char *lim = end - p > 19 ? p + 19 : end;
+        while (p < lim && (unsigned)(*p - '0') <= 9)
+            v = v * 10u + (uint64_t)(*p++ - '0');
+    }
     if ((*s == '0' && p - s > 1) || (p < end && (unsigned)(*p - '0') <= 9))
         return false; /* a leading zero, or a 20th digit */
     bool is_int = true;
@@ -935,6 +947,16 @@ static inline bool plain_number(vp__jlex *lx, vp__jnum *n)
         if (end - p < 2 || (unsigned)(p[1] - '0') > 9)
             return false;
         p += 2;
+#if VP__SWAR
+        /* the fraction's digits, eight at a time */
+        for (; end - p >= 8; p += 8) {
+            memcpy(&w, p, 8);
+            if ((flags = vp__jnondigits(w)) != 0) {
+                p += (unsigned)__builtin_ctzll(flags) >> 3;
+                break;
+            }
+        }
+#endif
         while (p < end && (unsigned)(*p - '0') <= 9)
             p++;
         is_int = false;

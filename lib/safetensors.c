@@ -153,6 +153,25 @@ static inline uint64_t eight_digits_value(uint64_t w)
 static inline bool fast_uint(const unsigned char **pp, const unsigned char *end, uint64_t *v)
 {
     const unsigned char *p = *pp, *s = p;
+#if VP__SWAR
+    /* 1 to 7 digits (a dimension, a small offset): found and converted in one word */
+    if (end - p >= 8) {
+        uint64_t w;
+        memcpy(&w, p, 8);
+        uint64_t flags = vp__jnondigits(w);
+        if (flags != 0) {
+            unsigned n = (unsigned)__builtin_ctzll(flags) >> 3; /* digits */
+            if (n == 0)
+                return false;
+            unsigned c = p[n]; /* what ends the number: none of '.', 'e', 'E' */
+            if ((*p == '0' && n > 1) || c == '.' || (c | 0x20) == 'e')
+                return false;
+            *v = vp__jdigits_value(w, n);
+            *pp = p + n;
+            return true;
+        }
+    }
+#endif
     if (p >= end || (unsigned)(*p - '0') > 9)
         return false;
     uint64_t x = 0;

@@ -182,6 +182,38 @@ START_TEST(test_safetensors_quant_state_names)
 }
 END_TEST
 
+/* ".quant_state." at every offset from 1 to 24 of a name (so that the word-at-a-time scan
+ * for its 'q' meets it in every byte of a word, after other 'q's in the same word), and
+ * near misses at the same offsets: only the names that hold it are metadata. */
+START_TEST(test_safetensors_quant_state_offsets)
+{
+    static char names[48][64];
+    st_tensor t[48];
+    for (size_t i = 0; i < 48; i++) {
+        size_t at = 1 + i % 24;
+        memset(names[i], 'q', at - 1); /* 'q's before it: candidates that fail */
+        names[i][at - 1] = i % 3 == 0 ? 'x' : 'q';
+        snprintf(names[i] + at, sizeof(names[i]) - at, "%s%zu",
+                 i < 24 ? ".quant_state.w" : ".quant_statex.w", i);
+        t[i].name = names[i];
+        t[i].dtype = "U8";
+        t[i].ndim = 1;
+        t[i].shape[0] = 8;
+    }
+    vp_buf b = { 0 };
+    build_safetensors(&b, t, 48);
+    vp_model *m = NULL;
+    ck_assert_int_eq(vp_model_from_safetensors(&m, b.data, b.len, b.len, NULL, NULL), VP_OK);
+    int wrong = 0;
+    for (size_t i = 0; i < 48; i++)
+        wrong += (vp_model_tensor_role(m, i) == VP_ROLE_QUANT_METADATA) != (i < 24);
+    ck_assert_int_eq(wrong, 0);
+    ck_assert_uint_eq(vp_bytes_value(vp_model_role_bytes(m, VP_ROLE_QUANT_METADATA)), 24 * 8);
+    vp_model_free(m);
+    vp_buf_free(&b);
+}
+END_TEST
+
 static void write_st(const char *dir, const char *name, const st_tensor *t, size_t n)
 {
     char path[512];
@@ -1462,6 +1494,7 @@ Suite *vp_test_suite(void)
     VP_ADD_TEST(s, test_safetensors_every_dtype);
     VP_ADD_TEST(s, test_safetensors_roles);
     VP_ADD_TEST(s, test_safetensors_quant_state_names);
+    VP_ADD_TEST(s, test_safetensors_quant_state_offsets);
     VP_ADD_TEST(s, test_index_with_shards);
     VP_ADD_TEST(s, test_safetensors_bad);
     VP_ADD_TEST(s, test_safetensors_truncations);

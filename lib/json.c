@@ -897,18 +897,21 @@ static uint32_t pool_put_any(parser *ps, const vp__jstr *s)
 
 /* Stores a string in the pool: its length (uint32), its decoded bytes, a NUL; returns the
  * offset of the bytes, or VP__JSON_NONE when memory runs out. Most strings (no escape, at
- * most 32 bytes, room left) are copied as four words without a call. */
+ * most 64 bytes, room left) are copied as 32 or 64 bytes of words without a call (the
+ * bytes past the string are overwritten by the NUL and the next string). */
 static inline uint32_t pool_put(parser *ps, const vp__jstr *s)
 {
     vp__json *d = ps->doc;
     size_t need = sizeof(uint32_t) + s->len + 1;
-    if (s->escaped || s->len > 32 || d->cap_pool - d->n_pool < need + 32 ||
-        ps->lx.end - s->raw < 32)
+    if (s->escaped || s->len > 64 || d->cap_pool - d->n_pool < need + 64 ||
+        ps->lx.end - s->raw < 64)
         return pool_put_any(ps, s);
     uint32_t len = (uint32_t)s->len;
     char *at = d->pool + d->n_pool;
     memcpy(at, &len, sizeof(len));
     memcpy(at + sizeof(len), s->raw, 32);
+    if (len > 32)
+        memcpy(at + sizeof(len) + 32, s->raw + 32, 32);
     at[sizeof(len) + len] = '\0';
     d->n_pool += need;
     return (uint32_t)(d->n_pool - need + sizeof(len));

@@ -1584,32 +1584,13 @@ static bool has_quant_state(const char *name, size_t n)
 {
     if (n < 13)
         return false;
-    /* each 'q' that may start "quant_state." (name[1 .. n - 12]), preceded by '.' */
+    /* each 'q' that may start "quant_state." (memchr: the C library scans many bytes at a
+     * time), preceded by '.' */
     const char *last = name + n - 12;
-#if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    /* the 'q's eight bytes at a time, inline (a call to memchr cost more than the scan of a
-     * short name): the words end at most 4 bytes past `last`, inside the name; a zero-byte
-     * test flags every 'q' and, above one, maybe other bytes, which the compare rejects */
-    const uint64_t ones = UINT64_C(0x0101010101010101), high = UINT64_C(0x8080808080808080);
-    for (const char *w0 = name + 1; w0 <= last; w0 += 8) {
-        uint64_t w;
-        memcpy(&w, w0, 8);
-        w ^= ones * 'q';
-        for (uint64_t m = (w - ones) & ~w & high; m != 0; m &= m - 1) {
-            const char *p = w0 + ((unsigned)__builtin_ctzll(m) >> 3);
-            if (p > last)
-                break;
-            if (p[-1] == '.' && memcmp(p - 1, ".quant_state.", 13) == 0)
-                return true;
-        }
-    }
-#else
-    /* memchr: the C library scans many bytes at a time */
     for (const char *p = name + 1; p <= last && (p = memchr(p, 'q', (size_t)(last - p) + 1)) != NULL;
          p++)
         if (p[-1] == '.' && memcmp(p - 1, ".quant_state.", 13) == 0)
             return true;
-#endif
     return false;
 }
 

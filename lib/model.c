@@ -1748,8 +1748,12 @@ vp_status vp__model_add_tensor(vp_model *m, const char *name, size_t name_len,
     t->role = classify(m->names + m->n_names, name_len, t->dtype);
     t->part = vp__vision_part(m->names + m->n_names, name_len);
     m->n_names += name_len + 1;
-    if (ndim > 0)
+    if (ndim == 2) { /* most tensors: two words, without a call */
+        m->dims[m->n_dims] = shape[0];
+        m->dims[m->n_dims + 1] = shape[1];
+    } else if (ndim > 0) {
         memcpy(m->dims + m->n_dims, shape, ndim * sizeof(*shape));
+    }
     m->n_dims += ndim;
     m->n_tensors++;
     return VP_OK;

@@ -231,9 +231,19 @@ static inline bool same_run(const unsigned char *p, const unsigned char *q, size
     return ((a ^ b) | (c ^ d)) == 0;
 }
 
-/* The n bytes at p and q are the same (n >= 8): 8-byte words, the last one overlapping. */
+/* The n bytes at p and q are the same (n >= 16): 16-byte vectors where SSE2 is there,
+ * else 8-byte words, the last one overlapping. */
 static inline bool same_prefix(const unsigned char *p, const unsigned char *q, size_t n)
 {
+#if VP__JSSE2
+    __m128i eq = _mm_set1_epi8(-1);
+    for (size_t i = 0; n - i > 16; i += 16)
+        eq = _mm_and_si128(eq, _mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(const void *)(p + i)),
+                                              _mm_loadu_si128((const __m128i *)(const void *)(q + i))));
+    eq = _mm_and_si128(eq, _mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(const void *)(p + n - 16)),
+                                          _mm_loadu_si128((const __m128i *)(const void *)(q + n - 16))));
+    return _mm_movemask_epi8(eq) == 0xFFFF;
+#else
     uint64_t a, b, acc = 0;
     size_t i = 0;
     for (; n - i > 8; i += 8) {
@@ -244,6 +254,7 @@ static inline bool same_prefix(const unsigned char *p, const unsigned char *q, s
     memcpy(&a, p + n - 8, 8);
     memcpy(&b, q + n - 8, 8);
     return (acc | (a ^ b)) == 0;
+#endif
 }
 
 #define LIT(p, end, s) ((size_t)((end) - (p)) >= sizeof(s) - 1 && same_bytes((p), s, sizeof(s) - 1))
@@ -265,8 +276,7 @@ static bool tensor_fast(st_reader *r, tensor_info *t)
         t->shape_at = p + r->memo_shape;
         t->shape_array = true;
         t->n_dims = r->memo_ndims;
-        for (unsigned k = 0; k < r->memo_ndims; k++)
-            t->dims[k] = r->memo_dims[k];
+        memcpy(t->dims, r->memo_dims, sizeof(t->dims)); /* fixed size: no call */
         t->numel = r->memo_numel;
         t->offs_at = p + ml - 1;
         p += ml;
@@ -345,8 +355,7 @@ static bool tensor_fast(st_reader *r, tensor_info *t)
         memcpy(&r->memo_dt, t->dt, 8);
         r->memo_dt_len = t->dt_len;
         r->memo_ndims = (unsigned)t->n_dims;
-        for (unsigned k = 0; k < r->memo_ndims; k++)
-            r->memo_dims[k] = t->dims[k];
+        memcpy(r->memo_dims, t->dims, sizeof(r->memo_dims)); /* (those past n_dims unused) */
         r->memo_numel = t->numel;
     }
 offsets:;

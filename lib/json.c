@@ -742,8 +742,9 @@ bool vp__jkeys_check(vp__jlex *lx, vp__jkeys *k, size_t from, size_t *dup)
     }
     if (dup != NULL)
         *dup = d;
-    /* drop the object's keys (and the decoded bytes of its escaped ones) */
-    for (size_t i = from; i < k->n; i++)
+    /* drop the object's keys (and the decoded bytes of its escaped ones: none while
+     * nothing was decoded, an escape decoding to one byte at least) */
+    for (size_t i = k->n_decoded > 0 ? from : k->n; i < k->n; i++)
         if (k->keys[i].len & VP__JKEY_DECODED) {
             k->n_decoded = k->keys[i].key;
             break;

@@ -283,9 +283,15 @@ static inline int vp__jlex_member(vp__jlex *lx, bool *first, vp__jstr *key,
         const unsigned char *q = lx->p;
         if (q < end && *q == '"' && vp__jlex_plain_string(lx, q, key)) {
             vp__jlex_ws(lx);
-            if (lx->p < end && *lx->p == ':') {
-                lx->p++;
-                vp__jlex_ws(lx);
+            const unsigned char *c = lx->p;
+            if (c < end && *c == ':') {
+                /* `: ` and a value (pretty-printed JSON) at once; else the spaces' step */
+                if (end - c >= 3 && c[1] == ' ' && c[2] > ' ') {
+                    lx->p = c + 2;
+                } else {
+                    lx->p = c + 1;
+                    vp__jlex_ws(lx);
+                }
                 *key_at = q;
                 *first = false;
                 return 1;

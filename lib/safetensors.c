@@ -698,7 +698,7 @@ static bool metadata(st_reader *r)
 static bool member(st_reader *r, const vp__jstr *key)
 {
     vp__jlex *lx = &r->lx;
-    if (vp__jstr_eq(key, "__metadata__", 12)) {
+    if (key->len == 12 && vp__jstr_eq(key, "__metadata__", 12)) { /* (no call for others) */
         r->has_meta = true;
         return metadata(r);
     }

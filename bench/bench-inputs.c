@@ -22,6 +22,16 @@
  * round are printed, in CPU time of the process. Shared machines are noisy: quote medians
  * and ratios, and compare builds run alternately in one session.
  * Run: meson test -C build --benchmark --verbose  (or build/bench/bench-inputs DATA_DIR)
+ *
+ * Instructions, exactly (timings on a shared machine swing 2x; instruction counts do not):
+ * `bench-inputs --repeat WHAT N DATA_DIR` builds one input as above and parses it N times,
+ * WHAT one of safetensors (the 100,000-tensor header), index (the 10 MB index.json tree)
+ * and configs (the 10 MB of config.json files as a tree); under valgrind:
+ *   valgrind --tool=callgrind --toggle-collect=vp_model_from_safetensors \
+ *     --toggle-collect=vp_model_free --toggle-collect=vp__json_parse \
+ *     --toggle-collect=vp__json_free build-rel/bench/bench-inputs --repeat safetensors 2 tests/data
+ * then the total over N is the parse (and free) alone; callgrind_annotate --auto=yes splits
+ * it by line.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <stdbool.h>
@@ -492,8 +502,32 @@ static void clean_scratch(void)
         fprintf(stderr, "cannot remove %s\n", scratch);
 }
 
+/* --repeat WHAT N DATA: one input parsed N times, for an instruction count (see the top). */
+static int repeat(const char *what, int n, const char *data)
+{
+    uint64_t payload = 0;
+    bool st = strcmp(what, "safetensors") == 0;
+    buf b = st                              ? safetensors_file(100000, &payload)
+            : strcmp(what, "index") == 0   ? index_json(10000000)
+            : strcmp(what, "configs") == 0 ? configs_json(data, 10000000)
+                                           : (buf){ 0 };
+    if (b.p == NULL) {
+        fprintf(stderr, "--repeat: safetensors, index or configs\n");
+        return 2;
+    }
+    mem_input in = { b.p, b.n, b.n + payload };
+    for (int i = 0; i < n; i++)
+        if ((st ? parse_safetensors(&in) : parse_tree(&in)) != 0)
+            return 1;
+    printf("%s: %d parses of %zu bytes\n", what, n, st ? b.n - 8 : b.n);
+    free(b.p);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
+    if (argc > 3 && strcmp(argv[1], "--repeat") == 0)
+        return repeat(argv[2], atoi(argv[3]), argc > 4 ? argv[4] : "tests/data");
     const char *data = argc > 1 ? argv[1] : "tests/data";
     timing t;
     uint64_t payload;

@@ -742,8 +742,9 @@ bool vp__jkeys_check(vp__jlex *lx, vp__jkeys *k, size_t from, size_t *dup)
     }
     if (dup != NULL)
         *dup = d;
-    /* drop the object's keys (and the decoded bytes of its escaped ones) */
-    for (size_t i = from; i < k->n; i++)
+    /* drop the object's keys (and the decoded bytes of its escaped ones: none while
+     * nothing was decoded, an escape decoding to one byte at least) */
+    for (size_t i = k->n_decoded > 0 ? from : k->n; i < k->n; i++)
         if (k->keys[i].len & VP__JKEY_DECODED) {
             k->n_decoded = k->keys[i].key;
             break;
@@ -897,18 +898,21 @@ static uint32_t pool_put_any(parser *ps, const vp__jstr *s)
 
 /* Stores a string in the pool: its length (uint32), its decoded bytes, a NUL; returns the
  * offset of the bytes, or VP__JSON_NONE when memory runs out. Most strings (no escape, at
- * most 32 bytes, room left) are copied as four words without a call. */
+ * most 64 bytes, room left) are copied as 32 or 64 bytes of words without a call (the
+ * bytes past the string are overwritten by the NUL and the next string). */
 static inline uint32_t pool_put(parser *ps, const vp__jstr *s)
 {
     vp__json *d = ps->doc;
     size_t need = sizeof(uint32_t) + s->len + 1;
-    if (s->escaped || s->len > 32 || d->cap_pool - d->n_pool < need + 32 ||
-        ps->lx.end - s->raw < 32)
+    if (s->escaped || s->len > 64 || d->cap_pool - d->n_pool < need + 64 ||
+        ps->lx.end - s->raw < 64)
         return pool_put_any(ps, s);
     uint32_t len = (uint32_t)s->len;
     char *at = d->pool + d->n_pool;
     memcpy(at, &len, sizeof(len));
     memcpy(at + sizeof(len), s->raw, 32);
+    if (len > 32)
+        memcpy(at + sizeof(len) + 32, s->raw + 32, 32);
     at[sizeof(len) + len] = '\0';
     d->n_pool += need;
     return (uint32_t)(d->n_pool - need + sizeof(len));
@@ -924,10 +928,22 @@ static inline bool plain_number(vp__jlex *lx, vp__jnum *n)
     p += negative;
     if (p >= end || (unsigned)(*p - '0') > 9)
         return false;
-    const unsigned char *s = p, *lim = end - p > 19 ? p + 19 : end;
+    const unsigned char *s = p;
     uint64_t v = 0;
-    while (p < lim && (unsigned)(*p - '0') <= 9)
-        v = v * 10u + (uint64_t)(*p++ - '0');
+#if VP__SWAR
+    uint64_t w, flags;
+    /* up to 7 digits (most numbers): counted and converted in one word */
+    if (end - p >= 8 && (memcpy(&w, p, 8), flags = vp__jnondigits(w)) != 0) {
+        unsigned k = (unsigned)__builtin_ctzll(flags) >> 3; /* >= 1: *p is a digit */
+        v = vp__jdigits_value(w, k);
+        p += k;
+    } else
+#endif
+    {
+        const unsigned char *lim = end - p > 19 ? p + 19 : end;
+        while (p < lim && (unsigned)(*p - '0') <= 9)
+            v = v * 10u + (uint64_t)(*p++ - '0');
+    }
     if ((*s == '0' && p - s > 1) || (p < end && (unsigned)(*p - '0') <= 9))
         return false; /* a leading zero, or a 20th digit */
     bool is_int = true;
@@ -935,6 +951,16 @@ static inline bool plain_number(vp__jlex *lx, vp__jnum *n)
         if (end - p < 2 || (unsigned)(p[1] - '0') > 9)
             return false;
         p += 2;
+#if VP__SWAR
+        /* the fraction's digits, eight at a time */
+        for (; end - p >= 8; p += 8) {
+            memcpy(&w, p, 8);
+            if ((flags = vp__jnondigits(w)) != 0) {
+                p += (unsigned)__builtin_ctzll(flags) >> 3;
+                break;
+            }
+        }
+#endif
         while (p < end && (unsigned)(*p - '0') <= 9)
             p++;
         is_int = false;

@@ -63,6 +63,31 @@ vp__where vp__jlex_where(const unsigned char *text, uint64_t off, const char *so
 #  define VP__SWAR 0
 #endif
 
+#if VP__SWAR
+/* The bytes of w (a little-endian word: the first byte lowest) that are not ASCII digits,
+ * flagged 0x80: below '0' the subtraction borrows (the high bit of x), above '9' adding
+ * 0x76 carries into the high bit of y. A borrow or a carry only passes from a byte that is
+ * flagged itself, so the lowest flag is exact (the bytes above it may be flagged falsely):
+ * ctz(flags) / 8 digits lead the word. */
+static inline uint64_t vp__jnondigits(uint64_t w)
+{
+    uint64_t x = w - UINT64_C(0x3030303030303030), y = x + UINT64_C(0x7676767676767676);
+    return (x | y) & UINT64_C(0x8080808080808080);
+}
+
+/* The value of the n (1 to 8) ASCII digits that lead w: moved to the top of the word, '0's
+ * shifted in below them, the eight converted at once (three multiplications). */
+static inline uint64_t vp__jdigits_value(uint64_t w, unsigned n)
+{
+    unsigned sh = 8 * (8 - n);
+    w = w << sh | (UINT64_C(0x3030303030303030) >> (63 - sh)) >> 1;
+    w -= UINT64_C(0x3030303030303030);
+    w = w * 10 + (w >> 8);
+    return ((w & UINT64_C(0x000000FF000000FF)) * UINT64_C(0x000F424000000064) +
+            ((w >> 16) & UINT64_C(0x000000FF000000FF)) * UINT64_C(0x0000271000000001)) >> 32;
+}
+#endif
+
 static inline void vp__jlex_ws(vp__jlex *lx)
 {
     const unsigned char *p = lx->p, *end = lx->end;
@@ -258,9 +283,15 @@ static inline int vp__jlex_member(vp__jlex *lx, bool *first, vp__jstr *key,
         const unsigned char *q = lx->p;
         if (q < end && *q == '"' && vp__jlex_plain_string(lx, q, key)) {
             vp__jlex_ws(lx);
-            if (lx->p < end && *lx->p == ':') {
-                lx->p++;
-                vp__jlex_ws(lx);
+            const unsigned char *c = lx->p;
+            if (c < end && *c == ':') {
+                /* `: ` and a value (pretty-printed JSON) at once; else the spaces' step */
+                if (end - c >= 3 && c[1] == ' ' && c[2] > ' ') {
+                    lx->p = c + 2;
+                } else {
+                    lx->p = c + 1;
+                    vp__jlex_ws(lx);
+                }
                 *key_at = q;
                 *first = false;
                 return 1;

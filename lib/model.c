@@ -1566,7 +1566,10 @@ static bool ends_with_n(const char *s, size_t n, const char *suffix, size_t k)
     return n >= k && s[n - 1] == suffix[k - 1] && memcmp(s + n - k, suffix, k) == 0;
 }
 
-#define ENDS(s, n, lit) ends_with_n((s), (n), lit, sizeof(lit) - 1)
+/* A literal suffix: a compare of a known size, which the compiler does inline (no call) */
+#define ENDS(s, n, lit)                                                                    \
+    ((n) >= sizeof(lit) - 1 && (s)[(n) - 1] == (lit)[sizeof(lit) - 2] &&                  \
+     memcmp((s) + (n) - (sizeof(lit) - 1), (lit), sizeof(lit) - 1) == 0)
 
 /* Buffers that are not weights: rotary inv_freq, GPT-2's causal-mask buffers. */
 static bool is_other_buffer(const char *name, size_t n)
@@ -1732,11 +1735,11 @@ vp_status vp__model_add_tensor(vp_model *m, const char *name, size_t name_len,
     t->bytes = bytes;
     t->name = m->n_names;
     t->dims = (uint32_t)m->n_dims;
-    size_t dl = strlen(dtype);
-    if (dl >= sizeof(t->dtype))
-        dl = sizeof(t->dtype) - 1;
-    memset(t->dtype, 0, sizeof(t->dtype));
-    memcpy(t->dtype, dtype, dl);
+    /* at most 7 bytes of the dtype, NUL-padded to 8 (no strlen, no variable-length copy) */
+    char dt[sizeof(t->dtype)] = { 0 };
+    for (size_t k = 0; k < sizeof(dt) - 1 && dtype[k] != '\0'; k++)
+        dt[k] = dtype[k];
+    memcpy(t->dtype, dt, sizeof(dt));
     t->ndim = (uint8_t)ndim;
     if (name_len > 0)
         memcpy(m->names + m->n_names, name, name_len);
@@ -1745,8 +1748,12 @@ vp_status vp__model_add_tensor(vp_model *m, const char *name, size_t name_len,
     t->role = classify(m->names + m->n_names, name_len, t->dtype);
     t->part = vp__vision_part(m->names + m->n_names, name_len);
     m->n_names += name_len + 1;
-    if (ndim > 0)
+    if (ndim == 2) { /* most tensors: two words, without a call */
+        m->dims[m->n_dims] = shape[0];
+        m->dims[m->n_dims + 1] = shape[1];
+    } else if (ndim > 0) {
         memcpy(m->dims + m->n_dims, shape, ndim * sizeof(*shape));
+    }
     m->n_dims += ndim;
     m->n_tensors++;
     return VP_OK;

@@ -99,6 +99,15 @@ typedef struct {
     const unsigned char *prev;
     size_t prev_len;
     uint64_t prev_value;
+    /* the fast path's last object up to its data offsets, `{"dtype":...,"data_offsets":[`
+     * (memo_len bytes at memo; 0: none), and what they said: the next object that starts
+     * with the same bytes says the same (most tensors of a checkpoint share dtype and shape) */
+    const unsigned char *memo;
+    size_t memo_len, memo_shape; /* memo_shape: where shape's '[' is in it */
+    uint64_t memo_dt;            /* the dtype, NUL-padded (8 bytes) */
+    size_t memo_dt_len;
+    unsigned memo_ndims;
+    uint64_t memo_dims[VP__MAX_DIMS], memo_numel;
 } st_reader;
 
 static void late(st_reader *r, vp_status code, const unsigned char *at, const char *fmt, ...)
@@ -153,6 +162,25 @@ static inline uint64_t eight_digits_value(uint64_t w)
 static inline bool fast_uint(const unsigned char **pp, const unsigned char *end, uint64_t *v)
 {
     const unsigned char *p = *pp, *s = p;
+#if VP__SWAR
+    /* 1 to 7 digits (a dimension, a small offset): found and converted in one word */
+    if (end - p >= 8) {
+        uint64_t w;
+        memcpy(&w, p, 8);
+        uint64_t flags = vp__jnondigits(w);
+        if (flags != 0) {
+            unsigned n = (unsigned)__builtin_ctzll(flags) >> 3; /* digits */
+            if (n == 0)
+                return false;
+            unsigned c = p[n]; /* what ends the number: none of '.', 'e', 'E' */
+            if ((*p == '0' && n > 1) || c == '.' || (c | 0x20) == 'e')
+                return false;
+            *v = vp__jdigits_value(w, n);
+            *pp = p + n;
+            return true;
+        }
+    }
+#endif
     if (p >= end || (unsigned)(*p - '0') > 9)
         return false;
     uint64_t x = 0;
@@ -203,6 +231,32 @@ static inline bool same_run(const unsigned char *p, const unsigned char *q, size
     return ((a ^ b) | (c ^ d)) == 0;
 }
 
+/* The n bytes at p and q are the same (n >= 16): 16-byte vectors where SSE2 is there,
+ * else 8-byte words, the last one overlapping. */
+static inline bool same_prefix(const unsigned char *p, const unsigned char *q, size_t n)
+{
+#if VP__JSSE2
+    __m128i eq = _mm_set1_epi8(-1);
+    for (size_t i = 0; n - i > 16; i += 16)
+        eq = _mm_and_si128(eq, _mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(const void *)(p + i)),
+                                              _mm_loadu_si128((const __m128i *)(const void *)(q + i))));
+    eq = _mm_and_si128(eq, _mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(const void *)(p + n - 16)),
+                                          _mm_loadu_si128((const __m128i *)(const void *)(q + n - 16))));
+    return _mm_movemask_epi8(eq) == 0xFFFF;
+#else
+    uint64_t a, b, acc = 0;
+    size_t i = 0;
+    for (; n - i > 8; i += 8) {
+        memcpy(&a, p + i, 8);
+        memcpy(&b, q + i, 8);
+        acc |= a ^ b;
+    }
+    memcpy(&a, p + n - 8, 8);
+    memcpy(&b, q + n - 8, 8);
+    return (acc | (a ^ b)) == 0;
+#endif
+}
+
 #define LIT(p, end, s) ((size_t)((end) - (p)) >= sizeof(s) - 1 && same_bytes((p), s, sizeof(s) - 1))
 
 /* {"dtype":"BF16","shape":[4096,4096],"data_offsets":[0,33554432]} exactly (no spaces,
@@ -211,6 +265,23 @@ static inline bool same_run(const unsigned char *p, const unsigned char *q, size
 static bool tensor_fast(st_reader *r, tensor_info *t)
 {
     const unsigned char *p = r->lx.p, *end = r->lx.end;
+    size_t ml = r->memo_len;
+    if (ml != 0 && (size_t)(end - p) > ml && same_prefix(p, r->memo, ml)) {
+        /* the same bytes as the last object up to its data offsets: the same dtype and
+         * shape, read without reading them again */
+        t->dt_at = p + 9;
+        t->dt_string = true;
+        t->dt_len = r->memo_dt_len;
+        memcpy(t->dt, &r->memo_dt, 8);
+        t->shape_at = p + r->memo_shape;
+        t->shape_array = true;
+        t->n_dims = r->memo_ndims;
+        memcpy(t->dims, r->memo_dims, sizeof(t->dims)); /* fixed size: no call */
+        t->numel = r->memo_numel;
+        t->offs_at = p + ml - 1;
+        p += ml;
+        goto offsets;
+    }
     if (!LIT(p, end, "{\"dtype\":\""))
         return false;
     p += 10;
@@ -274,6 +345,20 @@ static bool tensor_fast(st_reader *r, tensor_info *t)
         return false;
     t->offs_at = p + 16;
     p += 17;
+    /* kept for the next object: these bytes, and what they said (a shape that overflows
+     * is not kept, nor a prefix longer than 96 bytes) */
+    r->memo_len = 0;
+    if (t->dim_bad == NULL && p - t->at <= 96) {
+        r->memo = t->at;
+        r->memo_len = (size_t)(p - t->at);
+        r->memo_shape = (size_t)(t->shape_at - t->at);
+        memcpy(&r->memo_dt, t->dt, 8);
+        r->memo_dt_len = t->dt_len;
+        r->memo_ndims = (unsigned)t->n_dims;
+        memcpy(r->memo_dims, t->dims, sizeof(r->memo_dims)); /* (those past n_dims unused) */
+        r->memo_numel = t->numel;
+    }
+offsets:;
     /* a tensor starts where the one before it ended (every writer's layout): its first
      * offset is then the same digits as the last one read, taken again without reading
      * them (8 to 16 of them, followed by ','; the last one was accepted by fast_uint()) */
@@ -613,7 +698,7 @@ static bool metadata(st_reader *r)
 static bool member(st_reader *r, const vp__jstr *key)
 {
     vp__jlex *lx = &r->lx;
-    if (vp__jstr_eq(key, "__metadata__", 12)) {
+    if (key->len == 12 && vp__jstr_eq(key, "__metadata__", 12)) { /* (no call for others) */
         r->has_meta = true;
         return metadata(r);
     }

@@ -182,6 +182,79 @@ START_TEST(test_safetensors_quant_state_names)
 }
 END_TEST
 
+/* ".quant_state." at every offset from 1 to 24 of a name (so that the word-at-a-time scan
+ * for its 'q' meets it in every byte of a word, after other 'q's in the same word), and
+ * near misses at the same offsets: only the names that hold it are metadata. */
+START_TEST(test_safetensors_quant_state_offsets)
+{
+    static char names[48][64];
+    st_tensor t[48];
+    for (size_t i = 0; i < 48; i++) {
+        size_t at = 1 + i % 24;
+        memset(names[i], 'q', at - 1); /* 'q's before it: candidates that fail */
+        names[i][at - 1] = i % 3 == 0 ? 'x' : 'q';
+        snprintf(names[i] + at, sizeof(names[i]) - at, "%s%zu",
+                 i < 24 ? ".quant_state.w" : ".quant_statex.w", i);
+        t[i].name = names[i];
+        t[i].dtype = "U8";
+        t[i].ndim = 1;
+        t[i].shape[0] = 8;
+    }
+    vp_buf b = { 0 };
+    build_safetensors(&b, t, 48);
+    vp_model *m = NULL;
+    ck_assert_int_eq(vp_model_from_safetensors(&m, b.data, b.len, b.len, NULL, NULL), VP_OK);
+    int wrong = 0;
+    for (size_t i = 0; i < 48; i++)
+        wrong += (vp_model_tensor_role(m, i) == VP_ROLE_QUANT_METADATA) != (i < 24);
+    ck_assert_int_eq(wrong, 0);
+    ck_assert_uint_eq(vp_bytes_value(vp_model_role_bytes(m, VP_ROLE_QUANT_METADATA)), 24 * 8);
+    vp_model_free(m);
+    vp_buf_free(&b);
+}
+END_TEST
+
+/* Tensors whose objects start with the same bytes as the one before (the reader then takes
+ * dtype and shape again without reading them), and ones that differ from it by one byte
+ * (a dimension, the dtype, one more dimension): each reads as written. */
+START_TEST(test_safetensors_repeated_prefixes)
+{
+    static const st_tensor t[] = {
+        { "a", "BF16", 2, { 64, 64 } }, { "b", "BF16", 2, { 64, 64 } },
+        { "c", "BF16", 2, { 64, 65 } }, { "d", "F16", 2, { 64, 65 } },
+        { "e", "F16", 2, { 64, 65 } },  { "f", "F16", 3, { 64, 65, 1 } },
+        { "g", "F16", 2, { 64, 65 } },  { "h", "U8", 1, { 9 } },
+        { "i", "U8", 1, { 8 } },        { "j", "I8", 1, { 8 } },
+        { "k", "I8", 1, { 8 } },        { "l", "I8", 0, { 0 } },
+        { "m", "I8", 0, { 0 } },        { "n", "I8", 1, { 8 } },
+    };
+    size_t n = sizeof(t) / sizeof(t[0]);
+    vp_buf b = { 0 };
+    uint64_t payload = build_safetensors(&b, t, n);
+    vp_model *m = NULL;
+    ck_assert_int_eq(vp_model_from_safetensors(&m, b.data, b.len, b.len, NULL, NULL), VP_OK);
+    ck_assert_uint_eq(vp_model_tensor_count(m), n);
+    uint64_t sum = 0;
+    for (size_t i = 0; i < n; i++) {
+        ck_assert_str_eq(vp_model_tensor_name(m, i), t[i].name);
+        ck_assert_str_eq(vp_model_tensor_dtype(m, i), t[i].dtype);
+        ck_assert_uint_eq(vp_model_tensor_ndim(m, i), (unsigned)t[i].ndim);
+        uint64_t numel = 1;
+        for (int d = 0; d < t[i].ndim; d++) {
+            ck_assert_uint_eq(vp_model_tensor_dim(m, i, (unsigned)d), t[i].shape[d]);
+            numel *= t[i].shape[d];
+        }
+        uint64_t bytes = numel * dtype_bits(t[i].dtype) / 8;
+        ck_assert_uint_eq(vp_bytes_value(vp_model_tensor_bytes(m, i)), bytes);
+        sum += bytes;
+    }
+    ck_assert_uint_eq(sum, payload);
+    ck_assert_uint_eq(sum, 2 * 64 * 64 * 2 + 4 * 64 * 65 * 2 + 64 * 65 * 2 + 9 + 8 * 4 + 2);
+    vp_model_free(m);
+    vp_buf_free(&b);
+}
+END_TEST
+
 static void write_st(const char *dir, const char *name, const st_tensor *t, size_t n)
 {
     char path[512];
@@ -1462,6 +1535,8 @@ Suite *vp_test_suite(void)
     VP_ADD_TEST(s, test_safetensors_every_dtype);
     VP_ADD_TEST(s, test_safetensors_roles);
     VP_ADD_TEST(s, test_safetensors_quant_state_names);
+    VP_ADD_TEST(s, test_safetensors_quant_state_offsets);
+    VP_ADD_TEST(s, test_safetensors_repeated_prefixes);
     VP_ADD_TEST(s, test_index_with_shards);
     VP_ADD_TEST(s, test_safetensors_bad);
     VP_ADD_TEST(s, test_safetensors_truncations);

@@ -229,6 +229,46 @@ START_TEST(test_json_plain_run)
 }
 END_TEST
 
+/* The word-at-a-time digit steps (vp__jnondigits(), vp__jdigits_value()) agree with a byte
+ * loop: 0 to 8 leading digits of every kind, followed by every byte value, and the value of
+ * the digits exact (the 8-digit number 99999999, the smallest ones, leading zeros). */
+START_TEST(test_json_digit_words)
+{
+#if VP__SWAR
+    int bad = 0, checked = 0;
+    static const char *const runs[] = { "", "0", "7", "42", "4096", "65536", "1234567",
+                                        "00000001", "99999999", "12345678", "9", "10000000" };
+    for (size_t r = 0; r < sizeof(runs) / sizeof(runs[0]); r++)
+        for (unsigned c = 0; c < 256; c++) {
+            unsigned char b[8];
+            size_t n = strlen(runs[r]);
+            memcpy(b, runs[r], n);
+            for (size_t i = n; i < 8; i++)
+                b[i] = (unsigned char)c; /* the byte after the digits, repeated */
+            uint64_t w;
+            memcpy(&w, b, 8);
+            size_t want = 0;
+            uint64_t v = 0;
+            while (want < 8 && b[want] >= '0' && b[want] <= '9')
+                v = v * 10 + (uint64_t)(b[want++] - '0');
+            uint64_t flags = vp__jnondigits(w);
+            size_t got = flags == 0 ? 8 : (size_t)(__builtin_ctzll(flags) >> 3);
+            bad += got != want;
+            if (got == want && want > 0)
+                bad += vp__jdigits_value(w, (unsigned)want) != v;
+            checked++;
+        }
+    ck_assert_int_eq(bad, 0);
+    ck_assert_int_eq(checked, 12 * 256);
+    uint64_t w;
+    memcpy(&w, "99999999", 8);
+    ck_assert_uint_eq(vp__jdigits_value(w, 8), 99999999u);
+    memcpy(&w, "4096,409", 8);
+    ck_assert_uint_eq(vp__jdigits_value(w, 4), 4096u);
+#endif
+}
+END_TEST
+
 /* Data offsets of 8 to 17 digits in the writers' layout, where the streamed reader takes a
  * tensor's first offset again from the digits of the one before it: the sizes come out
  * exact; a first offset of the same length but other digits is read, and is a gap. */
@@ -530,6 +570,7 @@ Suite *vp_test_suite(void)
     VP_ADD_LOOP_TEST(s, test_json_memory_per_byte, sizeof(json_shapes) / sizeof(json_shapes[0]));
     VP_ADD_TEST(s, test_json_value_limit);
     VP_ADD_TEST(s, test_json_plain_run);
+    VP_ADD_TEST(s, test_json_digit_words);
     VP_ADD_TEST(s, test_json_string_limit);
     VP_ADD_TEST(s, test_json_integers);
     VP_ADD_TEST(s, test_checkpoint_total_checked);

@@ -213,6 +213,30 @@ def main():
     coll[30] = coll[10]
     put("safetensors", "names-colliding-dup",
         st_raw([(k, j, j + 1) for j, k in enumerate(coll)], 40))
+    # objects that repeat the one before up to its data offsets (dtype and shape taken
+    # again), or differ from it in one byte of a dimension, of the dtype, or by one more
+    # dimension; dimensions of 1 to 9 digits (one word, or more), '.' or 'e' after one
+    def st_shapes(members, payload=None):
+        h, at = [], 0
+        for i, (dt, shape) in enumerate(members):
+            n = 1
+            for d in shape:
+                n *= d
+            size = n * {"U8": 1, "BF16": 2, "F16": 2}[dt]
+            h.append('"t%d":{"dtype":"%s","shape":[%s],"data_offsets":[%d,%d]}'
+                     % (i, dt, ",".join(map(str, shape)), at, at + size))
+            at += size
+        h = ("{" + ",".join(h) + "}").encode()
+        return struct.pack("<Q", len(h)) + h + b"\0" * (at if payload is None else payload)
+    put("safetensors", "prefix-repeated", st_shapes([("BF16", [4, 4])] * 4 + [("BF16", [4, 5]),
+        ("F16", [4, 5]), ("F16", [4, 5, 1]), ("F16", [4, 5]), ("U8", [7]), ("U8", [7])]))
+    put("safetensors", "prefix-digits", st_shapes([("U8", [d]) for d in
+        (1, 12, 123, 1234, 12345, 123456, 1234567, 12345678, 123456789)], 16))
+    # (a short data section: the large offsets fall outside it, after every dimension is read)
+    for k, dim in {"fraction": "7.0", "exponent": "7e0", "zero": "07", "eight": "00000007"}.items():
+        h = ('{"a":{"dtype":"U8","shape":[7],"data_offsets":[0,7]},'
+             '"b":{"dtype":"U8","shape":[%s],"data_offsets":[7,14]}}' % dim).encode()
+        put("safetensors", "prefix-dim-" + k, struct.pack("<Q", len(h)) + h + b"\0" * 14)
     # ---- gguf
     kv = [("general.architecture", 8, gstr("llama")),
           ("llama.block_count", 4, struct.pack("<I", 2)),

@@ -475,6 +475,8 @@ static bool htab_fill(htab *t, hslot *sl, size_t ix)
 typedef struct {
     const vp__section *sec;
     const vp__entry *id, *gpu, *count, *memory, *price, *avail, *dur, *host_ram, *software;
+    const char *idc;          /* the id: the plan's copy (what the plan hands out, and what
+                                 evidence is matched with: dense, unlike the sheet's) */
     const vp_card *card;      /* its card in the catalog, or NULL */
     size_t card_ix;           /* the card's catalog index, or SIZE_MAX */
     size_t ev_first;          /* its first evidence, or SIZE_MAX */
@@ -738,7 +740,7 @@ static vp_status resolve_card(plan_index *x, const vp_sheet *s, const vp__entry 
 static bool same_id(const void *ctx, size_t index, const void *key)
 {
     const plan_index *x = ctx;
-    return strcmp(x->offers[index].id->str, key) == 0;
+    return strcmp(x->offers[index].idc, key) == 0;
 }
 
 /* The index of the offer with this id, or SIZE_MAX. */
@@ -769,7 +771,7 @@ static int table_of(const vp__section *sec)
 
 /* Collects the sections of each array table, checks ids and references, and links each
  * offer to its evidence: one pass over each table, every lookup through a hash. */
-static vp_status index_sheet(plan_index *x, const vp_sheet *s, vp_error *err)
+static vp_status index_sheet(plan_index *x, const vp_sheet *s, arena *a, vp_error *err)
 {
     vp_status st = VP_OK;
     memset(x, 0, sizeof(*x));
@@ -784,8 +786,8 @@ static vp_status index_sheet(plan_index *x, const vp_sheet *s, vp_error *err)
     x->n_ev = ne;
     x->n_meas = nm;
     x->nc = vp_card_count();
-    x->offers = calloc(no + 1, sizeof(*x->offers));
-    x->evs = calloc(ne + 1, sizeof(*x->evs));
+    x->offers = malloc((no + 1) * sizeof(*x->offers)); /* each one set by view_offer() */
+    x->evs = malloc((ne + 1) * sizeof(*x->evs));
     x->meas = calloc(nm + 1, sizeof(*x->meas));
     x->totals = malloc((x->nc + 1) * sizeof(*x->totals));
     x->meas_card = calloc(nm + 1, sizeof(*x->meas_card));
@@ -821,6 +823,11 @@ static vp_status index_sheet(plan_index *x, const vp_sheet *s, vp_error *err)
         if (slot->ix != 0) {
             st = plan_fail(err, s, o->id->line, o->id->column, VP_EINVALID,
                            "two offers have the id \"%.60s\"", o->id->str);
+            goto fail;
+        }
+        o->idc = arena_copy(a, o->id->str, VP__MAX_TEXT);
+        if (a->oom) {
+            st = vp__error_set(err, VP_ENOMEM, NULL, "out of memory");
             goto fail;
         }
         slot->ix = (uint32_t)(i + 1); /* sized for every offer: never grows */
@@ -1096,7 +1103,9 @@ static vp_status runs_index(run_index *ri, const plan_index *x, const sheet_scop
         ri->off_first[i] = SIZE_MAX;
     for (size_t i = 0; i < nc; i++)
         ri->card_first[i] = SIZE_MAX;
-    size_t *off_last = calloc(x->n_offers + 1, sizeof(size_t)), *card_last = calloc(nc + 1, sizeof(size_t));
+    /* each written before it is read (when a list gets its first run) */
+    size_t *off_last = malloc((x->n_offers + 1) * sizeof(size_t)),
+           *card_last = malloc((nc + 1) * sizeof(size_t));
     if (!off_last || !card_last) {
         free(off_last);
         free(card_last);
@@ -1470,14 +1479,18 @@ vp_status vp_plan_new(vp_plan **out, const vp_sheet *s, const char *rank, vp_err
     /* Every table is walked through an index built once (hashes by id and card, lists per
      * offer and per card), so the plan is linear in the numbers of offers, evidence and
      * measurements, whatever their shape (docs/errors.md, limits). */
-    plan_index x;
-    vp_status ist = index_sheet(&x, s, err);
-    if (ist != VP_OK)
-        return ist;
-    size_t n_offers = x.n_offers;
     vp_plan *p = calloc(1, sizeof(*p));
-    if (p == NULL || vp_estimate_new(&p->e) != VP_OK) {
-        free(p);
+    if (p == NULL)
+        return vp__error_set(err, VP_ENOMEM, NULL, "out of memory");
+    plan_index x;
+    vp_status ist = index_sheet(&x, s, &p->text, err);
+    if (ist != VP_OK) {
+        vp_plan_free(p);
+        return ist;
+    }
+    size_t n_offers = x.n_offers;
+    if (vp_estimate_new(&p->e) != VP_OK) {
+        vp_plan_free(p);
         index_free(&x);
         return vp__error_set(err, VP_ENOMEM, NULL, "out of memory");
     }
@@ -1489,8 +1502,9 @@ vp_status vp_plan_new(vp_plan **out, const vp_sheet *s, const char *rank, vp_err
     }
     p->need_gpus = vp_estimate_gpu_count(p->e);
     p->need = vp_bytes_value(vp_estimate_peak_bytes(p->e, vp_estimate_peak_gpu(p->e), NULL));
-    p->c = calloc(n_offers ? n_offers : 1, sizeof(cand));
-    rank_ref *ranked = calloc(n_offers ? n_offers : 1, sizeof(*ranked));
+    /* each candidate is cleared when its offer is classified; the ranked only as filled */
+    p->c = malloc((n_offers ? n_offers : 1) * sizeof(cand));
+    rank_ref *ranked = malloc((n_offers ? n_offers : 1) * sizeof(*ranked));
     if (p->c == NULL || ranked == NULL) {
         free(ranked);
         vp_plan_free(p);
@@ -1558,7 +1572,8 @@ vp_status vp_plan_new(vp_plan **out, const vp_sheet *s, const char *rank, vp_err
         cand *c = &p->c[i];
         const vp__entry *price = o->price, *avail = o->avail, *dur = o->dur,
                         *ohr = o->host_ram, *osw = o->software;
-        c->offer = text_ref(p, arena_copy(a, o->id->str, VP__MAX_TEXT));
+        memset(c, 0, sizeof(*c));
+        c->offer = text_ref(p, o->idc);
         c->cost = 0;
         c->price = o->price_i;
         if (price) {

@@ -844,10 +844,23 @@ static vp_status index_sheet(plan_index *x, const vp_sheet *s, arena *a, vp_erro
         st = vp__error_set(err, VP_ENOMEM, NULL, "out of memory");
         goto fail;
     }
+    size_t near = 0; /* the offer the previous evidence named */
     for (size_t i = 0; i < x->n_ev; i++) {
         ev_view *ev = &x->evs[i];
         const vp__entry *o = ev->offer, *g = ev->gpu;
-        size_t oi = o ? offer_by_id(x, o->str) : SIZE_MAX;
+        /* evidence mostly follows its offers: that offer or the next is tried first (ids
+         * are unique, so an equal id is the one), sparing a probe of the id table */
+        size_t oi = SIZE_MAX;
+        if (o == NULL)
+            ;
+        else if (near < x->n_offers && strcmp(x->offers[near].idc, o->str) == 0)
+            oi = near;
+        else if (near + 1 < x->n_offers && strcmp(x->offers[near + 1].idc, o->str) == 0)
+            oi = near + 1;
+        else
+            oi = offer_by_id(x, o->str);
+        if (oi != SIZE_MAX)
+            near = oi;
         if (o != NULL && oi == SIZE_MAX) {
             st = plan_fail(err, s, o->line, o->column, VP_EINVALID,
                            "evidence names the offer \"%.60s\", which the sheet does not have", o->str);
@@ -1513,8 +1526,13 @@ vp_status vp_plan_new(vp_plan **out, const vp_sheet *s, const char *rank, vp_err
     }
     p->n = n_offers;
     arena *a = &p->text;
-    p->texts = malloc(64 * sizeof(*p->texts));
-    if (p->texts == NULL) {
+    /* sized for the usual texts (the id, the price, a few more per offer) so that the
+     * table rarely moves; pages not written are never touched */
+    p->cap_texts = 4 * n_offers + 64;
+    p->cap_mem = n_offers;
+    p->texts = malloc(p->cap_texts * sizeof(*p->texts));
+    p->mem = n_offers ? malloc(n_offers * sizeof(*p->mem)) : NULL;
+    if (p->texts == NULL || (n_offers && p->mem == NULL)) {
         free(ranked);
         vp_plan_free(p);
         index_free(&x);
@@ -1522,7 +1540,6 @@ vp_status vp_plan_new(vp_plan **out, const vp_sheet *s, const char *rank, vp_err
     }
     p->texts[0] = ""; /* text 0 */
     p->n_texts = 1;
-    p->cap_texts = 64;
 
     const sheet_scope scope = scope_of(s);
     int inference = scope.inference;

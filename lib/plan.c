@@ -90,6 +90,9 @@ typedef struct {
     char cond[COND_MAX];
     char ev[EV_MAX];
 } mem_text;
+_Static_assert(sizeof(((vp__mem_out *)0)->condition) == COND_MAX &&
+                   sizeof(((vp__mem_out *)0)->evidence) == EV_MAX,
+               "a lazy memory text holds what vp__memory_verdict() writes");
 
 struct vp_plan {
     vp_estimate *e;
@@ -1383,8 +1386,8 @@ static const mem_text *mem_texts(const vp_plan *p, uint32_t k)
                                                            memory_order_acquire)) {
         vp__mem_out out;
         mem_write(&out, m, &p->rq, &p->gv[m->group]);
-        memcpy(t->cond, out.condition, sizeof(t->cond)); /* both NUL-terminated within */
-        memcpy(t->ev, out.evidence, sizeof(t->ev));
+        memcpy(t->cond, out.condition, strlen(out.condition) + 1); /* < COND_MAX */
+        memcpy(t->ev, out.evidence, strlen(out.evidence) + 1);      /* < EV_MAX */
         atomic_store_explicit(&m->state, 2u, memory_order_release);
         return t;
     }

@@ -744,6 +744,7 @@ START_TEST(test_memory_texts_when_read)
             ck_assert_ptr_eq(ev, vp_plan_requirement_evidence(p, i, 0));
         }
     }
+    vp_plan_free(p);
     /* an unread plan frees cleanly */
     ck_assert_msg(vp_sheet_parse(&s, text, sizeof(text) - 1, "lazy.toml", &err) == VP_OK, "%s",
                   err.message);

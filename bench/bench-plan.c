@@ -8,6 +8,10 @@
  * 100,000.
  * Run: meson test -C build-rel --benchmark --suite vramplan --verbose plan
  *      (or bench-plan [largest N] directly).
+ * For a simulated cache (deterministic, unlike times on a busy machine), `bench-plan --once
+ * N` parses the sheet of N offers and plans it once, reading every text of the plan:
+ *   valgrind --tool=callgrind --cache-sim=yes --toggle-collect=vp_plan_new bench-plan --once N
+ * gives the instructions and D1/LL misses of vp_plan_new() alone (divide by N).
  */
 #define _POSIX_C_SOURCE 200809L
 #include <stdint.h>
@@ -118,9 +122,48 @@ static int measure(size_t n, figures *f)
     return 0;
 }
 
+/* Every requirement text of the plan read: their bytes (a separate function, so that a
+ * profiler can count it apart: --toggle-collect=bench_read_texts). */
+size_t bench_read_texts(const vp_plan *p);
+size_t bench_read_texts(const vp_plan *p)
+{
+    size_t sum = 0;
+    for (size_t i = 0; i < vp_plan_candidate_count(p); i++)
+        for (size_t r = 0; r < vp_plan_requirement_count(p, i); r++)
+            sum += strlen(vp_plan_requirement_condition(p, i, r)) +
+                   strlen(vp_plan_requirement_evidence(p, i, r));
+    return sum;
+}
+
+/* One parse and one plan of n offers, every text read. */
+static int once(size_t n)
+{
+    size_t len;
+    char *text = make_sheet(n, &len);
+    vp_sheet *s = NULL;
+    vp_plan *p = NULL;
+    vp_error err = VP_ERROR_INIT;
+    if (text == NULL || vp_sheet_parse(&s, text, len, "bench.toml", &err) != VP_OK ||
+        vp_plan_new(&p, s, NULL, &err) != VP_OK) {
+        fprintf(stderr, "%s:%u:%u: %s\n", err.source, err.line, err.column, err.message);
+        vp_sheet_free(s);
+        free(text);
+        return 1;
+    }
+    size_t sum = bench_read_texts(p);
+    printf("%zu offers: %zu candidates, %zu bytes of requirement texts\n", n,
+           vp_plan_candidate_count(p), sum);
+    vp_plan_free(p);
+    vp_sheet_free(s);
+    free(text);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     static const size_t sizes[] = { 10, 100, 1000, 10000, 100000 };
+    if (argc > 2 && strcmp(argv[1], "--once") == 0)
+        return once((size_t)strtoull(argv[2], NULL, 10));
     size_t largest = argc > 1 ? (size_t)strtoull(argv[1], NULL, 10) : 100000;
     figures f[5], at100 = { 0, 0, 0, 0 };
     printf("plan scaling: N offers, one device-report evidence per offer (CPU time, 7 rounds)\n");

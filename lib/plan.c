@@ -16,27 +16,36 @@
                                      overrun) */
 #define EV_MAX 200                /* a requirement's evidence label: at most 199 bytes */
 
-/* A requirement's texts live in the plan's arena (or are string literals): a candidate is
- * about 400 bytes whatever its texts, so 100,000 offers make a plan of about 40 MB. */
+/* The requirements, by their ids' index. */
+enum { RQ_MEMORY, RQ_PLACEMENT, RQ_SOFTWARE, RQ_INTERCONNECT, RQ_HOST_RAM, RQ_SCHEDULE,
+       RQ_QUALITY, RQ_SAME, RQ_COST };
+static const char *const req_ids[] = { "memory", "placement", "software", "interconnect",
+                                       "host_ram", "schedule", "quality",
+                                       "same_requirements", "cost" };
+
+/* req.cond of a memory requirement whose texts are written when first read: req.ev is then
+ * its record in vp_plan.mem (see mem_texts()). */
+#define LAZY UINT32_MAX
+
+/* A requirement: its texts as indices in the plan's text table (0: ""), so that a
+ * candidate is 168 bytes whatever its texts, and texts that many offers share (the
+ * literals, the plan's shared conditions) are stored once. */
 typedef struct {
-    const char *id;           /* a literal */
-    const char *condition;
-    const char *evidence;
-    vp_verdict verdict;
+    uint32_t cond, ev;
+    uint8_t id;               /* RQ_* */
+    uint8_t verdict;
 } req;
 
 typedef struct {
-    const char *offer;
-    const char *cost;         /* the price as written, or "" */
-    vp_verdict verdict;
-    unsigned rank;
-    req r[MAX_REQ];
-    int n;
+    uint32_t offer, cost;     /* texts: the id; the price as written, or "" */
+    uint8_t verdict, n;
     bool margin_known;
+    char currency[4];
+    unsigned rank;
     int64_t margin;
     int64_t price;            /* millionths; INT64_MAX when unknown */
-    char currency[4];
     int64_t available;        /* day number; INT64_MAX when unknown */
+    req r[MAX_REQ];
 } cand;
 
 /* Text storage: blocks that never move, so the texts handed out stay valid until
@@ -52,6 +61,39 @@ typedef struct {
     bool oom;
 } arena;
 
+/*
+ * The memory requirement of an offer that shares its runs' verdict with others (the same
+ * card and software, no runs of its own): its verdict and margin are decided when the plan
+ * is made, its two texts (about 300 bytes and a dozen formatted figures) only when one of
+ * them is first read, from the figures kept here, by the same code (vp__memory_verdict()),
+ * so the bytes are those it would have written at once. A plan of 100,000 offers that is
+ * ranked and never printed writes none of them.
+ */
+typedef struct {
+    uint64_t total, nominal;  /* the offer's device-reported total (0: none); its catalog
+                                 memory */
+    const char *nominal_text; /* the catalog memory as written (the plan's copy), or NULL */
+    const char *hint;         /* the card model's documented total (the plan's copy, at most
+                                 60 bytes), or NULL: the catalog's reported figure */
+    const vp_card *card;
+    const char *ver, *date;   /* the device report's version and date (copies), or NULL */
+    size_t ev_at;             /* the device report's evidence index, or SIZE_MAX */
+    uint32_t group;           /* its runs' verdict: vp_plan.gv[group] */
+    uint8_t source;           /* the device report's source: SR_DEVICE_REPORT or
+                                 SR_MEASUREMENT */
+    atomic_uint state;        /* its texts: 0 not written, 1 being written, 2 written */
+} mem_lazy;
+
+/* Where a lazy memory requirement's texts are written: reserved with the plan (one block,
+ * not touched until read), so that reading a text never allocates nor fails. */
+typedef struct {
+    char cond[COND_MAX];
+    char ev[EV_MAX];
+} mem_text;
+_Static_assert(sizeof(((vp__mem_out *)0)->condition) == COND_MAX &&
+                   sizeof(((vp__mem_out *)0)->evidence) == EV_MAX,
+               "a lazy memory text holds what vp__memory_verdict() writes");
+
 struct vp_plan {
     vp_estimate *e;
     cand *c;
@@ -59,6 +101,15 @@ struct vp_plan {
     uint64_t need;            /* modeled peak per GPU (device counter), largest GPU */
     size_t need_gpus;
     arena text;
+    const char **texts;       /* the text table: texts[0] = "" */
+    size_t n_texts, cap_texts;
+    struct { const char *s; uint32_t at; } recent[16]; /* texts just stored, by address */
+    bool oom;
+    mem_lazy *mem;            /* the memory requirements written when read */
+    mem_text *mem_text;       /* their texts */
+    size_t n_mem, cap_mem;
+    vp__runs_verdict *gv;     /* the runs' verdicts the offers share */
+    vp__req rq;               /* the requirement they were decided for (its figures) */
 };
 
 /* Room for `need` bytes in the current block, or a new block. */
@@ -141,29 +192,55 @@ const char *vp_verdict_name(vp_verdict v)
     return (unsigned)v <= VP_VERDICT_EXCLUDED ? n[v] : "?";
 }
 
+/* The index of text t (a literal, or the arena's) in the plan's table: "" is 0, a text
+ * stored lately (a literal or a shared condition, offer after offer) is found by its
+ * address, any other is added. */
+static uint32_t text_ref(vp_plan *p, const char *t)
+{
+    if (t[0] == '\0')
+        return 0;
+    size_t h = (size_t)(((uintptr_t)t >> 3) * UINT64_C(0x9E3779B97F4A7C15) >> 60) & 15;
+    if (p->recent[h].s == t)
+        return p->recent[h].at;
+    if (p->n_texts == p->cap_texts) {
+        size_t cap = p->cap_texts ? 2 * p->cap_texts : 64;
+        const char **n = realloc(p->texts, cap * sizeof(*n));
+        if (n == NULL) {
+            p->oom = true;
+            return 0;
+        }
+        p->texts = n;
+        p->cap_texts = cap;
+    }
+    p->texts[p->n_texts] = t;
+    p->recent[h].s = t;
+    p->recent[h].at = (uint32_t)p->n_texts;
+    return (uint32_t)p->n_texts++;
+}
+
 /* A requirement whose condition is already text (a literal, or the arena's). */
-static void put_req(cand *c, const char *id, vp_verdict v, const char *evidence,
+static void put_req(vp_plan *p, cand *c, int id, vp_verdict v, const char *evidence,
                     const char *condition)
 {
     if (c->n >= MAX_REQ)
         return;
     req *r = &c->r[c->n++];
-    r->id = id;
-    r->verdict = v;
-    r->evidence = evidence;
-    r->condition = condition;
+    r->id = (uint8_t)id;
+    r->verdict = (uint8_t)v;
+    r->ev = text_ref(p, evidence);
+    r->cond = text_ref(p, condition);
 }
 
-static void add_req(arena *a, cand *c, const char *id, vp_verdict v, const char *evidence,
+static void add_req(vp_plan *p, cand *c, int id, vp_verdict v, const char *evidence,
                     const char *fmt, ...) VP__PRINTF(6, 7);
-static void add_req(arena *a, cand *c, const char *id, vp_verdict v, const char *evidence,
+static void add_req(vp_plan *p, cand *c, int id, vp_verdict v, const char *evidence,
                     const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    const char *cond = arena_vprintf(a, COND_MAX, fmt, ap);
+    const char *cond = arena_vprintf(&p->text, COND_MAX, fmt, ap);
     va_end(ap);
-    put_req(c, id, v, arena_copy(a, evidence, EV_MAX), cond);
+    put_req(p, c, id, v, arena_copy(&p->text, evidence, EV_MAX), cond);
 }
 
 static const vp__entry *F(const vp__section *sec, const char *key)
@@ -308,13 +385,19 @@ static int cmp_key(const cand *a, const cand *b, int key)
 /*
  * A hash table of indices (open addressing, linear probing, at most half full). The hash
  * is seeded per table from its own address, so ids crafted to collide under one seed do
- * not pile into one bucket under another; every lookup compares the full key.
+ * not pile into one bucket under another; every lookup compares the full key. A slot is
+ * 8 bytes: the index and the high 32 bits of its key's hash, which also place it (so that
+ * a table grows without its keys), and let a probe pass another key's slot without reading
+ * that key: one cache line read per lookup, mostly.
  */
 typedef struct {
-    size_t *slot;             /* index + 1; 0 empty */
-    uint32_t *tag;            /* the high bits of a filled slot's hash: most slots that hold
-                               * another key are passed without reading it */
-    size_t mask;
+    uint32_t tag;             /* the high bits of the hash */
+    uint32_t ix;              /* index + 1; 0 empty */
+} hslot;
+
+typedef struct {
+    hslot *slot;
+    size_t mask, used;
     uint64_t seed;
 } htab;
 
@@ -335,43 +418,79 @@ static uint64_t hash_str(uint64_t seed, const char *s)
     return mix64(h);
 }
 
+/* A table for n keys (it grows past them). */
 static bool htab_init(htab *t, size_t n)
 {
     size_t cap = 16;
     while (cap < 2 * n + 2)
         cap *= 2;
     t->slot = calloc(cap, sizeof(*t->slot));
-    t->tag = malloc(cap * sizeof(*t->tag));
     t->mask = cap - 1;
+    t->used = 0;
     t->seed = mix64((uint64_t)(uintptr_t)t->slot ^ UINT64_C(0x9E3779B97F4A7C15));
-    return t->slot != NULL && t->tag != NULL;
+    return t->slot != NULL;
 }
 
 /* The slot of key hash h for which same(ctx, index) holds, or the empty slot to take. */
 typedef bool (*htab_same)(const void *ctx, size_t index, const void *key);
 
-static size_t *htab_find(const htab *t, uint64_t h, htab_same same, const void *ctx,
-                         const void *key)
+static hslot *htab_find(const htab *t, uint64_t h, htab_same same, const void *ctx,
+                        const void *key)
 {
     uint32_t tag = (uint32_t)(h >> 32);
-    for (size_t i = (size_t)h & t->mask;; i = (i + 1) & t->mask) {
-        if (t->slot[i] == 0) { /* the caller may fill it: it gets this hash's tag now */
-            t->tag[i] = tag;
-            return &t->slot[i];
+    for (size_t i = (size_t)tag & t->mask;; i = (i + 1) & t->mask) {
+        hslot *sl = &t->slot[i];
+        if (sl->ix == 0) { /* the caller may fill it: it gets this hash's tag now */
+            sl->tag = tag;
+            return sl;
         }
-        if (t->tag[i] == tag && same(ctx, t->slot[i] - 1, key))
-            return &t->slot[i];
+        if (sl->tag == tag && same(ctx, sl->ix - 1, key))
+            return sl;
     }
+}
+
+/* Fill the empty slot htab_find() gave with index ix; the table doubles when half full
+ * (slot pointers are then stale). False when out of memory. */
+static bool htab_fill(htab *t, hslot *sl, size_t ix)
+{
+    sl->ix = (uint32_t)(ix + 1);
+    if (2 * ++t->used <= t->mask + 1)
+        return true;
+    size_t cap = 2 * (t->mask + 1);
+    hslot *n = calloc(cap, sizeof(*n));
+    if (n == NULL)
+        return false;
+    for (size_t i = 0; i <= t->mask; i++) {
+        if (t->slot[i].ix == 0)
+            continue;
+        size_t j = (size_t)t->slot[i].tag & (cap - 1);
+        while (n[j].ix != 0)
+            j = (j + 1) & (cap - 1);
+        n[j] = t->slot[i];
+    }
+    free(t->slot);
+    t->slot = n;
+    t->mask = cap - 1;
+    return true;
 }
 
 /* An [[offer]]'s values, looked up once. */
 typedef struct {
     const vp__section *sec;
     const vp__entry *id, *gpu, *count, *memory, *price, *avail, *dur, *host_ram, *software;
+    const char *idc;          /* the id: the plan's copy (what the plan hands out, and what
+                                 evidence is matched with: dense, unlike the sheet's) */
     const vp_card *card;      /* its card in the catalog, or NULL */
     size_t card_ix;           /* the card's catalog index, or SIZE_MAX */
     size_t ev_first;          /* its first evidence, or SIZE_MAX */
     size_t group;             /* its run verdict: an index in the plan's group verdicts */
+    /* the numbers the plan reads, taken while the section is at hand (the plan's loop then
+     * reads no entry of the sheet again unless a text needs it) */
+    uint64_t n_gpus;          /* count (1 when not stated) */
+    uint64_t mem_bytes;       /* memory as parsed (0: not stated) */
+    uint64_t dur_min;         /* duration in minutes */
+    int64_t price_i, avail_day; /* INT64_MAX when not stated */
+    char currency[4];
 } offer_view;
 
 enum { CL_OTHER, CL_SOFTWARE, CL_PEAK, CL_DEFECT, CL_DEVICE_TOTAL, CL_DEVICE_FREE,
@@ -407,7 +526,7 @@ typedef struct {
     htab cards;               /* card names resolved: index in names */
     const char **names;
     const vp_card **named;
-    size_t n_names;
+    size_t n_names, cap_names;
 } plan_index;
 
 static void index_free(plan_index *x)
@@ -416,12 +535,10 @@ static void index_free(plan_index *x)
     free(x->evs);
     free(x->meas);
     free(x->ids.slot);
-    free(x->ids.tag);
     free(x->totals);
     free(x->meas_card);
     free(x->meas_offer);
     free(x->cards.slot);
-    free(x->cards.tag);
     free(x->names);
     free(x->named);
     memset(x, 0, sizeof(*x));
@@ -520,6 +637,13 @@ static void view_offer(offer_view *o, const vp__section *sec)
         if (slot != NULL && *slot == NULL)
             *slot = e;
     }
+    o->n_gpus = o->count ? o->count->u : 1;
+    o->mem_bytes = o->memory ? o->memory->bytes.b : 0;
+    o->dur_min = o->dur ? o->dur->u : 0;
+    o->price_i = o->price ? o->price->i : INT64_MAX;
+    if (o->price)
+        memcpy(o->currency, o->price->currency, 4);
+    o->avail_day = o->avail ? o->avail->i : INT64_MAX;
 }
 
 static void view_evidence(ev_view *v, const vp__section *sec)
@@ -585,9 +709,9 @@ static vp_status resolve_card(plan_index *x, const vp_sheet *s, const vp__entry 
     *out = NULL;
     if (g == NULL)
         return VP_OK;
-    size_t *slot = htab_find(&x->cards, hash_str(x->cards.seed, g->str), same_name, x, g->str);
-    if (*slot != 0) {
-        *out = x->named[*slot - 1];
+    hslot *slot = htab_find(&x->cards, hash_str(x->cards.seed, g->str), same_name, x, g->str);
+    if (slot->ix != 0) {
+        *out = x->named[slot->ix - 1];
         return VP_OK;
     }
     vp_error sub = VP_ERROR_INIT;
@@ -597,23 +721,36 @@ static vp_status resolve_card(plan_index *x, const vp_sheet *s, const vp__entry 
         return vp__error_set(err, VP_EINVALID, &w, "%s: %s (vramplan cards lists them)", g->key,
                              sub.message);
     }
+    if (x->n_names == x->cap_names) { /* distinct names: few */
+        size_t cap = x->cap_names ? 2 * x->cap_names : 16;
+        const char **nn = realloc(x->names, cap * sizeof(*nn));
+        if (nn != NULL)
+            x->names = nn;
+        const vp_card **nc = nn ? realloc(x->named, cap * sizeof(*nc)) : NULL;
+        if (nc != NULL)
+            x->named = nc;
+        if (nn == NULL || nc == NULL)
+            return vp__error_set(err, VP_ENOMEM, NULL, "out of memory");
+        x->cap_names = cap;
+    }
     x->names[x->n_names] = g->str;
     x->named[x->n_names] = *out;
-    *slot = ++x->n_names;
+    if (!htab_fill(&x->cards, slot, x->n_names++))
+        return vp__error_set(err, VP_ENOMEM, NULL, "out of memory");
     return VP_OK;
 }
 
 static bool same_id(const void *ctx, size_t index, const void *key)
 {
     const plan_index *x = ctx;
-    return strcmp(x->offers[index].id->str, key) == 0;
+    return strcmp(x->offers[index].idc, key) == 0;
 }
 
 /* The index of the offer with this id, or SIZE_MAX. */
 static size_t offer_by_id(const plan_index *x, const char *id)
 {
-    size_t *slot = htab_find(&x->ids, hash_str(x->ids.seed, id), same_id, x, id);
-    return *slot ? *slot - 1 : SIZE_MAX;
+    const hslot *slot = htab_find(&x->ids, hash_str(x->ids.seed, id), same_id, x, id);
+    return slot->ix ? slot->ix - 1 : SIZE_MAX;
 }
 
 /* Evidence that states a card's device total: the value for offers of that card model
@@ -637,7 +774,7 @@ static int table_of(const vp__section *sec)
 
 /* Collects the sections of each array table, checks ids and references, and links each
  * offer to its evidence: one pass over each table, every lookup through a hash. */
-static vp_status index_sheet(plan_index *x, const vp_sheet *s, vp_error *err)
+static vp_status index_sheet(plan_index *x, const vp_sheet *s, arena *a, vp_error *err)
 {
     vp_status st = VP_OK;
     memset(x, 0, sizeof(*x));
@@ -652,17 +789,14 @@ static vp_status index_sheet(plan_index *x, const vp_sheet *s, vp_error *err)
     x->n_ev = ne;
     x->n_meas = nm;
     x->nc = vp_card_count();
-    x->offers = calloc(no + 1, sizeof(*x->offers));
-    x->evs = calloc(ne + 1, sizeof(*x->evs));
+    x->offers = malloc((no + 1) * sizeof(*x->offers)); /* each one set by view_offer() */
+    x->evs = malloc((ne + 1) * sizeof(*x->evs));
     x->meas = calloc(nm + 1, sizeof(*x->meas));
     x->totals = malloc((x->nc + 1) * sizeof(*x->totals));
     x->meas_card = calloc(nm + 1, sizeof(*x->meas_card));
     x->meas_offer = calloc(nm + 1, sizeof(*x->meas_offer));
-    x->names = calloc(no + ne + nm + 1, sizeof(*x->names));
-    x->named = calloc(no + ne + nm + 1, sizeof(*x->named));
     if (!x->offers || !x->evs || !x->meas || !x->totals || !x->meas_card || !x->meas_offer ||
-        !x->names || !x->named || !htab_init(&x->ids, no) ||
-        !htab_init(&x->cards, no + ne + nm)) {
+        !htab_init(&x->ids, no) || !htab_init(&x->cards, 8)) {
         index_free(x);
         return vp__error_set(err, VP_ENOMEM, NULL, "out of memory");
     }
@@ -687,14 +821,20 @@ static vp_status index_sheet(plan_index *x, const vp_sheet *s, vp_error *err)
             st = plan_fail(err, s, o->sec->line, 1, VP_EINVALID, "[[offer]] without an id");
             goto fail;
         }
-        size_t *slot = htab_find(&x->ids, hash_str(x->ids.seed, o->id->str), same_id, x,
-                                 o->id->str);
-        if (*slot != 0) {
+        hslot *slot = htab_find(&x->ids, hash_str(x->ids.seed, o->id->str), same_id, x,
+                                o->id->str);
+        if (slot->ix != 0) {
             st = plan_fail(err, s, o->id->line, o->id->column, VP_EINVALID,
                            "two offers have the id \"%.60s\"", o->id->str);
             goto fail;
         }
-        *slot = i + 1;
+        o->idc = arena_copy(a, o->id->str, VP__MAX_TEXT);
+        if (a->oom) {
+            st = vp__error_set(err, VP_ENOMEM, NULL, "out of memory");
+            goto fail;
+        }
+        slot->ix = (uint32_t)(i + 1); /* sized for every offer: never grows */
+        x->ids.used++;
         if ((st = resolve_card(x, s, o->gpu, &o->card, err)) != VP_OK ||
             (st = check_version(s, o->software, err)) != VP_OK)
             goto fail;
@@ -707,10 +847,23 @@ static vp_status index_sheet(plan_index *x, const vp_sheet *s, vp_error *err)
         st = vp__error_set(err, VP_ENOMEM, NULL, "out of memory");
         goto fail;
     }
+    size_t near = 0; /* the offer the previous evidence named */
     for (size_t i = 0; i < x->n_ev; i++) {
         ev_view *ev = &x->evs[i];
         const vp__entry *o = ev->offer, *g = ev->gpu;
-        size_t oi = o ? offer_by_id(x, o->str) : SIZE_MAX;
+        /* evidence mostly follows its offers: that offer or the next is tried first (ids
+         * are unique, so an equal id is the one), sparing a probe of the id table */
+        size_t oi = SIZE_MAX;
+        if (o == NULL)
+            ;
+        else if (near < x->n_offers && strcmp(x->offers[near].idc, o->str) == 0)
+            oi = near;
+        else if (near + 1 < x->n_offers && strcmp(x->offers[near + 1].idc, o->str) == 0)
+            oi = near + 1;
+        else
+            oi = offer_by_id(x, o->str);
+        if (oi != SIZE_MAX)
+            near = oi;
         if (o != NULL && oi == SIZE_MAX) {
             st = plan_fail(err, s, o->line, o->column, VP_EINVALID,
                            "evidence names the offer \"%.60s\", which the sheet does not have", o->str);
@@ -966,7 +1119,9 @@ static vp_status runs_index(run_index *ri, const plan_index *x, const sheet_scop
         ri->off_first[i] = SIZE_MAX;
     for (size_t i = 0; i < nc; i++)
         ri->card_first[i] = SIZE_MAX;
-    size_t *off_last = calloc(x->n_offers + 1, sizeof(size_t)), *card_last = calloc(nc + 1, sizeof(size_t));
+    /* each written before it is read (when a list gets its first run) */
+    size_t *off_last = malloc((x->n_offers + 1) * sizeof(size_t)),
+           *card_last = malloc((nc + 1) * sizeof(size_t));
     if (!off_last || !card_last) {
         free(off_last);
         free(card_last);
@@ -1144,12 +1299,14 @@ static bool same_group(const void *ctx, size_t group, const void *key)
     return a->software == NULL || strcmp(a->software->str, b->software->str) == 0;
 }
 
-/* The verdict on the runs for offer oi, or NULL when out of memory. */
+/* The verdict on the runs for offer oi, or NULL when out of memory; *group: the group's
+ * index, or SIZE_MAX for an offer with runs of its own (its verdict in *own). */
 static const vp__runs_verdict *group_verdict(run_groups *g, const run_index *ri,
                                              const plan_index *x, size_t oi,
-                                             vp__runs_verdict *own)
+                                             vp__runs_verdict *own, size_t *group)
 {
     const offer_view *o = &x->offers[oi];
+    *group = SIZE_MAX;
     if (ri->off_first[oi] != SIZE_MAX) {
         runs_for_offer(own, ri, x, oi, &g->reads);
         return own;
@@ -1157,9 +1314,11 @@ static const vp__runs_verdict *group_verdict(run_groups *g, const run_index *ri,
     group_ctx ctx = { x, g };
     uint64_t h = mix64(hash_str(g->keys.seed, o->software ? o->software->str : "") ^
                        (uint64_t)o->card_ix);
-    size_t *slot = htab_find(&g->keys, h, same_group, &ctx, o);
-    if (*slot != 0)
-        return &g->v[*slot - 1];
+    hslot *slot = htab_find(&g->keys, h, same_group, &ctx, o);
+    if (slot->ix != 0) {
+        *group = slot->ix - 1;
+        return &g->v[slot->ix - 1];
+    }
     if (g->n == g->cap) {
         size_t cap = g->cap ? 2 * g->cap : 16;
         vp__runs_verdict *v = realloc(g->v, cap * sizeof(*v));
@@ -1174,8 +1333,10 @@ static const vp__runs_verdict *group_verdict(run_groups *g, const run_index *ri,
     }
     g->opener[g->n] = oi;
     runs_for_offer(&g->v[g->n], ri, x, oi, &g->reads);
-    *slot = ++g->n;
-    return &g->v[g->n - 1];
+    if (!htab_fill(&g->keys, slot, g->n))
+        return NULL;
+    *group = g->n++;
+    return &g->v[*group];
 }
 
 /* Texts every offer may share, formatted once per plan. */
@@ -1186,47 +1347,121 @@ typedef struct {
     vp_verdict place_verdict;
 } shared_texts;
 
-/* The offer's device report and its card's documented total, then the rule's verdict. */
-static void memory_requirement(arena *a, cand *c, const plan_index *x, const vp__req *rq,
-                               size_t oi, const vp__runs_verdict *rv)
+static const char *const source_names[] = { "?", "device_report", "measurement" };
+
+/* The memory requirement's texts from its record, as vp__memory_verdict() writes them. */
+static void mem_write(vp__mem_out *out, const mem_lazy *m, const vp__req *rq,
+                      const vp__runs_verdict *rv)
 {
+    char total_ev[200] = "", hint[96] = "";
+    vp_bytes cb;
+    /* the device report's label, as ev_label() writes it (cut to the buffer) */
+    if (m->ev_at != SIZE_MAX &&
+        snprintf(total_ev, sizeof(total_ev), "evidence %zu: %.20s%s%.100s%s%.10s", m->ev_at,
+                 source_names[m->source], m->ver ? ", " : "", m->ver ? m->ver : "",
+                 m->date ? ", " : "", m->date ? m->date : "") < 0)
+        total_ev[0] = '\0';
+    if (m->hint)
+        snprintf(hint, sizeof(hint), "%s", m->hint);
+    else if (m->card && vp_card_reported(m->card, &cb) == VP_OK)
+        vp_bytes_format(hint, sizeof(hint), cb, VP_UNIT_MIB, 0);
+    vp__mem_in in = { false, m->total, total_ev, hint, m->nominal_text, m->nominal, rq };
+    vp__memory_verdict(out, &in, rv);
+}
+
+/* The texts of lazy memory requirement k, written on first read. A plan stays safe to read
+ * from many threads at once: the first reader to claim the record (one compare-and-swap)
+ * writes its texts into the plan's reserved place and publishes them (release); a reader
+ * that finds them being written waits for that one write (about a microsecond). Once
+ * returned, a text never changes nor moves until vp_plan_free(). */
+static const mem_text *mem_texts(const vp_plan *p, uint32_t k)
+{
+    mem_lazy *m = &p->mem[k];
+    mem_text *t = &p->mem_text[k];
+    unsigned int st = atomic_load_explicit(&m->state, memory_order_acquire);
+    if (st == 2)
+        return t;
+    if (st == 0 && atomic_compare_exchange_strong_explicit(&m->state, &st, 1u,
+                                                           memory_order_acquire,
+                                                           memory_order_acquire)) {
+        vp__mem_out out;
+        mem_write(&out, m, &p->rq, &p->gv[m->group]);
+        memcpy(t->cond, out.condition, strlen(out.condition) + 1); /* < COND_MAX */
+        memcpy(t->ev, out.evidence, strlen(out.evidence) + 1);      /* < EV_MAX */
+        atomic_store_explicit(&m->state, 2u, memory_order_release);
+        return t;
+    }
+    while (atomic_load_explicit(&m->state, memory_order_acquire) != 2)
+        ; /* another reader is writing them */
+    return t;
+}
+
+/* The offer's device report and its card's documented total, then the rule's verdict: its
+ * texts written now (an offer with runs of its own, rv its verdict) or when read (an offer
+ * whose runs' verdict is group's). */
+static bool memory_requirement(vp_plan *p, cand *c, const plan_index *x, const vp__req *rq,
+                               size_t oi, const vp__runs_verdict *rv, size_t group)
+{
+    arena *a = &p->text;
     const offer_view *o = &x->offers[oi];
     const vp__entry *mem = o->memory;
-    const vp_card *card = o->card;
-    uint64_t total = 0;
-    size_t last = SIZE_MAX;
-    char total_ev[200] = "";
-    /* the offer's own device report */
+    mem_lazy m;
+    memset(&m, 0, sizeof(m));
+    m.ev_at = SIZE_MAX;
+    /* the offer's own device report: the latest */
     for (size_t k = o->ev_first; k != SIZE_MAX; k = x->evs[k].next) {
         const ev_view *ev = &x->evs[k];
         if (ev->cl == CL_DEVICE_TOTAL && firm(ev) && ev->value) {
-            total = ev->bytes; /* parsed when the plan was indexed */
-            last = k;
+            m.total = ev->bytes; /* parsed when the plan was indexed */
+            m.ev_at = k;
         }
     }
-    if (last != SIZE_MAX)
-        ev_label(total_ev, sizeof(total_ev), last, &x->evs[last]);
-    const char *doc_hint = card ? card_total_hint(x, o->card_ix, oi) : NULL;
-    char hint[96] = "";
-    vp_bytes cb;
-    if (doc_hint) {
-        size_t n = 0;
-        for (; n < 60 && doc_hint[n]; n++)
-            hint[n] = doc_hint[n];
-        hint[n] = '\0';
-    }
-    else if (card && vp_card_reported(card, &cb) == VP_OK)
-        vp_bytes_format(hint, sizeof(hint), cb, VP_UNIT_MIB, 0);
-    vp__mem_in in = { false, total, total_ev, hint, mem ? mem->str : NULL,
-                      mem ? mem->bytes.b : 0, rq };
+    m.card = o->card;
+    m.nominal = o->mem_bytes;
+    m.nominal_text = mem ? arena_copy(a, mem->str, VP__MAX_TEXT) : NULL;
+    /* the verdict and margin alone, now */
+    vp__mem_in in = { true, m.total, NULL, NULL, m.nominal_text, m.nominal, rq };
     vp__mem_out out;
     vp__memory_verdict(&out, &in, rv);
     if (out.margin_known) {
         c->margin_known = true;
         c->margin = out.margin;
     }
-    put_req(c, "memory", out.verdict, arena_copy(a, out.evidence, EV_MAX),
-            arena_copy(a, out.condition, COND_MAX));
+    /* what the texts need, copied (the sheet may be freed before they are read) */
+    if (m.ev_at != SIZE_MAX) {
+        const ev_view *ev = &x->evs[m.ev_at];
+        m.source = (uint8_t)ev->sr; /* firm: a device report or a measurement */
+        m.ver = ev->version ? arena_copy(a, ev->version->str, 101) : NULL;
+        m.date = ev->date ? arena_copy(a, ev->date->str, 11) : NULL;
+    }
+    const char *doc_hint = m.card ? card_total_hint(x, o->card_ix, oi) : NULL;
+    m.hint = doc_hint ? arena_copy(a, doc_hint, 61) : NULL;
+    if (group == SIZE_MAX) { /* runs of its own: written now */
+        mem_write(&out, &m, rq, rv);
+        put_req(p, c, RQ_MEMORY, out.verdict, arena_copy(a, out.evidence, EV_MAX),
+                arena_copy(a, out.condition, COND_MAX));
+        return true;
+    }
+    if (p->n_mem == p->cap_mem) {
+        size_t cap = p->cap_mem ? 2 * p->cap_mem : 64;
+        mem_lazy *n = realloc(p->mem, cap * sizeof(*n));
+        if (n == NULL)
+            return false;
+        p->mem = n;
+        p->cap_mem = cap;
+    }
+    m.group = (uint32_t)group;
+    atomic_init(&m.state, 0u);
+    p->mem[p->n_mem] = m;
+    if (c->n < MAX_REQ) {
+        req *r = &c->r[c->n++];
+        r->id = RQ_MEMORY;
+        r->verdict = (uint8_t)out.verdict;
+        r->cond = LAZY;
+        r->ev = (uint32_t)p->n_mem;
+    }
+    p->n_mem++;
+    return true;
 }
 
 vp_status vp_plan_new(vp_plan **out, const vp_sheet *s, const char *rank, vp_error *err)
@@ -1260,14 +1495,18 @@ vp_status vp_plan_new(vp_plan **out, const vp_sheet *s, const char *rank, vp_err
     /* Every table is walked through an index built once (hashes by id and card, lists per
      * offer and per card), so the plan is linear in the numbers of offers, evidence and
      * measurements, whatever their shape (docs/errors.md, limits). */
-    plan_index x;
-    vp_status ist = index_sheet(&x, s, err);
-    if (ist != VP_OK)
-        return ist;
-    size_t n_offers = x.n_offers;
     vp_plan *p = calloc(1, sizeof(*p));
-    if (p == NULL || vp_estimate_new(&p->e) != VP_OK) {
-        free(p);
+    if (p == NULL)
+        return vp__error_set(err, VP_ENOMEM, NULL, "out of memory");
+    plan_index x;
+    vp_status ist = index_sheet(&x, s, &p->text, err);
+    if (ist != VP_OK) {
+        vp_plan_free(p);
+        return ist;
+    }
+    size_t n_offers = x.n_offers;
+    if (vp_estimate_new(&p->e) != VP_OK) {
+        vp_plan_free(p);
         index_free(&x);
         return vp__error_set(err, VP_ENOMEM, NULL, "out of memory");
     }
@@ -1279,8 +1518,9 @@ vp_status vp_plan_new(vp_plan **out, const vp_sheet *s, const char *rank, vp_err
     }
     p->need_gpus = vp_estimate_gpu_count(p->e);
     p->need = vp_bytes_value(vp_estimate_peak_bytes(p->e, vp_estimate_peak_gpu(p->e), NULL));
-    p->c = calloc(n_offers ? n_offers : 1, sizeof(cand));
-    rank_ref *ranked = calloc(n_offers ? n_offers : 1, sizeof(*ranked));
+    /* each candidate is cleared when its offer is classified; the ranked only as filled */
+    p->c = malloc((n_offers ? n_offers : 1) * sizeof(cand));
+    rank_ref *ranked = malloc((n_offers ? n_offers : 1) * sizeof(*ranked));
     if (p->c == NULL || ranked == NULL) {
         free(ranked);
         vp_plan_free(p);
@@ -1289,6 +1529,20 @@ vp_status vp_plan_new(vp_plan **out, const vp_sheet *s, const char *rank, vp_err
     }
     p->n = n_offers;
     arena *a = &p->text;
+    /* sized for the usual texts (the id, the price, a few more per offer) so that the
+     * table rarely moves; pages not written are never touched */
+    p->cap_texts = 4 * n_offers + 64;
+    p->cap_mem = n_offers;
+    p->texts = malloc(p->cap_texts * sizeof(*p->texts));
+    p->mem = n_offers ? malloc(n_offers * sizeof(*p->mem)) : NULL;
+    if (p->texts == NULL || (n_offers && p->mem == NULL)) {
+        free(ranked);
+        vp_plan_free(p);
+        index_free(&x);
+        return vp__error_set(err, VP_ENOMEM, NULL, "out of memory");
+    }
+    p->texts[0] = ""; /* text 0 */
+    p->n_texts = 1;
 
     const sheet_scope scope = scope_of(s);
     int inference = scope.inference;
@@ -1322,9 +1576,8 @@ vp_status vp_plan_new(vp_plan **out, const vp_sheet *s, const char *rank, vp_err
     /* the runs (measurements, peak and failure evidence), evaluated once */
     run_index ri;
     run_groups groups = { 0 };
-    if (!htab_init(&groups.keys, n_offers) || runs_index(&ri, &x, &scope, &rq) != VP_OK) {
+    if (!htab_init(&groups.keys, 8) || runs_index(&ri, &x, &scope, &rq) != VP_OK) {
         free(groups.keys.slot);
-        free(groups.keys.tag);
         free(ranked);
         vp_plan_free(p);
         index_free(&x);
@@ -1339,17 +1592,19 @@ vp_status vp_plan_new(vp_plan **out, const vp_sheet *s, const char *rank, vp_err
         cand *c = &p->c[i];
         const vp__entry *price = o->price, *avail = o->avail, *dur = o->dur,
                         *ohr = o->host_ram, *osw = o->software;
-        c->offer = arena_copy(a, o->id->str, VP__MAX_TEXT);
-        c->cost = "";
-        c->price = price ? price->i : INT64_MAX;
+        memset(c, 0, sizeof(*c));
+        c->offer = text_ref(p, o->idc);
+        c->cost = 0;
+        c->price = o->price_i;
         if (price) {
-            c->cost = arena_copy(a, price->str, 61);
-            memcpy(c->currency, price->currency, 4);
+            c->cost = text_ref(p, arena_copy(a, price->str, 61));
+            memcpy(c->currency, o->currency, 4);
         }
-        c->available = avail ? avail->i : INT64_MAX;
+        c->available = o->avail_day;
 
         vp__runs_verdict own;
-        const vp__runs_verdict *rv = group_verdict(&groups, &ri, &x, i, &own);
+        size_t group;
+        const vp__runs_verdict *rv = group_verdict(&groups, &ri, &x, i, &own, &group);
         if (rv == NULL) {
             oom = true;
             break;
@@ -1364,10 +1619,13 @@ vp_status vp_plan_new(vp_plan **out, const vp_sheet *s, const char *rank, vp_err
                            (unsigned long long)VP__LIM_RUN_READS, o->id->str);
             break;
         }
-        memory_requirement(a, c, &x, &rq, i, rv);
+        if (!memory_requirement(p, c, &x, &rq, i, rv, group)) {
+            oom = true;
+            break;
+        }
 
         /* placement */
-        uint64_t count = o->count ? o->count->u : 1;
+        uint64_t count = o->n_gpus;
         if (sh.place_count != count) {
             sh.place_count = count;
             sh.place_verdict = count < p->need_gpus ? VP_VERDICT_EXCLUDED : VP_VERDICT_FIT;
@@ -1380,7 +1638,7 @@ vp_status vp_plan_new(vp_plan **out, const vp_sheet *s, const char *rank, vp_err
                                              "%llu GPU(s), each sized on its own", p->need_gpus,
                                              (unsigned long long)count);
         }
-        put_req(c, "placement", sh.place_verdict, "", sh.place_text);
+        put_req(p, c, RQ_PLACEMENT, sh.place_verdict, "", sh.place_text);
 
         /* software, interconnect, host RAM, schedule, quality: the offer's own evidence */
         bool sw_fit = false, sw_def = false, ic_fit = false, av_fit = false, av_wish = false;
@@ -1454,76 +1712,76 @@ vp_status vp_plan_new(vp_plan **out, const vp_sheet *s, const char *rank, vp_err
             }
         }
         if (sw_def) {
-            add_req(a, c, "software", VP_VERDICT_EXCLUDED, sw_ev, "a defect was reported on this offer");
+            add_req(p, c, RQ_SOFTWARE, VP_VERDICT_EXCLUDED, sw_ev, "a defect was reported on this offer");
         } else if (sw_fit) {
-            add_req(a, c, "software", VP_VERDICT_FIT, sw_ev, "reported on the offered machine");
+            add_req(p, c, RQ_SOFTWARE, VP_VERDICT_FIT, sw_ev, "reported on the offered machine");
         } else if (osw == NULL && sw_what[0] == '\0') {
             if (sh.software_tc == NULL)
                 sh.software_tc = arena_printf(a, COND_MAX, "confirm that %s runs on the offered "
                                               "image (driver, CUDA, versions) with a device "
                                               "report", fw);
-            put_req(c, "software", VP_VERDICT_TO_CONFIRM, "", sh.software_tc);
+            put_req(p, c, RQ_SOFTWARE, VP_VERDICT_TO_CONFIRM, "", sh.software_tc);
         } else {
-            add_req(a, c, "software", VP_VERDICT_TO_CONFIRM, "", "confirm that %s runs on the "
+            add_req(p, c, RQ_SOFTWARE, VP_VERDICT_TO_CONFIRM, "", "confirm that %s runs on the "
                     "offered image (driver, CUDA, versions) with a device report%s%s%s%s%s", fw,
                     osw ? "; the catalog lists \"" : "", osw ? osw->str : "", osw ? "\"" : "",
                     sw_what[0] ? "; " : "", sw_what);
         }
         if (p->need_gpus <= 1)
-            put_req(c, "interconnect", VP_VERDICT_FIT, "", "one GPU: no GPU-to-GPU link needed");
+            put_req(p, c, RQ_INTERCONNECT, VP_VERDICT_FIT, "", "one GPU: no GPU-to-GPU link needed");
         else if (ic_fit)
-            add_req(a, c, "interconnect", VP_VERDICT_FIT, ic_ev, "GPU-to-GPU link reported");
+            add_req(p, c, RQ_INTERCONNECT, VP_VERDICT_FIT, ic_ev, "GPU-to-GPU link reported");
         else {
             if (sh.interconnect_tc == NULL)
                 sh.interconnect_tc = arena_printf(a, COND_MAX, "confirm the GPU-to-GPU link "
                                                   "(NVLink or PCIe peer-to-peer) between the %zu "
                                                   "GPUs with a device report", p->need_gpus);
-            put_req(c, "interconnect", VP_VERDICT_TO_CONFIRM, "", sh.interconnect_tc);
+            put_req(p, c, RQ_INTERCONNECT, VP_VERDICT_TO_CONFIRM, "", sh.interconnect_tc);
         }
         if (!hr_need)
-            put_req(c, "host_ram", VP_VERDICT_FIT, "", "the sheet states no host RAM need");
+            put_req(p, c, RQ_HOST_RAM, VP_VERDICT_FIT, "", "the sheet states no host RAM need");
         else if (hr_state == 1)
-            add_req(a, c, "host_ram", VP_VERDICT_FIT, hr_ev, "host RAM reported at least %s", hr_text);
+            add_req(p, c, RQ_HOST_RAM, VP_VERDICT_FIT, hr_ev, "host RAM reported at least %s", hr_text);
         else if (hr_state == 2)
-            add_req(a, c, "host_ram", VP_VERDICT_EXCLUDED, hr_ev, "host RAM reported below %s", hr_text);
+            add_req(p, c, RQ_HOST_RAM, VP_VERDICT_EXCLUDED, hr_ev, "host RAM reported below %s", hr_text);
         else
-            add_req(a, c, "host_ram", VP_VERDICT_TO_CONFIRM, "", "confirm host RAM >= %s%s%s%s",
+            add_req(p, c, RQ_HOST_RAM, VP_VERDICT_TO_CONFIRM, "", "confirm host RAM >= %s%s%s%s",
                     hr_text, ohr ? " (the catalog lists " : "", ohr ? ohr->str : "", ohr ? ")" : "");
-        if (sstart && avail && avail->i > sstart->i)
-            add_req(a, c, "schedule", VP_VERDICT_EXCLUDED, "", "available from %s, after the "
+        if (sstart && avail && o->avail_day > sstart->i)
+            add_req(p, c, RQ_SCHEDULE, VP_VERDICT_EXCLUDED, "", "available from %s, after the "
                     "campaign start %s", avail->str, sstart->str);
-        else if (sdur && dur && dur->u < sdur->u)
-            add_req(a, c, "schedule", VP_VERDICT_EXCLUDED, "", "offered for %s, shorter than the "
+        else if (sdur && dur && o->dur_min < sdur->u)
+            add_req(p, c, RQ_SCHEDULE, VP_VERDICT_EXCLUDED, "", "offered for %s, shorter than the "
                     "campaign's %s", dur->str, sdur->str);
         else if (!sstart)
-            put_req(c, "schedule", VP_VERDICT_TO_CONFIRM, "", "the sheet states no campaign dates "
+            put_req(p, c, RQ_SCHEDULE, VP_VERDICT_TO_CONFIRM, "", "the sheet states no campaign dates "
                     "([sheet] start, duration): state them and confirm the booking");
         else if (av_fit)
-            add_req(a, c, "schedule", VP_VERDICT_FIT, av_ev, "availability confirmed for the campaign");
+            add_req(p, c, RQ_SCHEDULE, VP_VERDICT_FIT, av_ev, "availability confirmed for the campaign");
         else {
             if (sh.schedule_tc[av_wish] == NULL)
                 sh.schedule_tc[av_wish] = arena_printf(a, COND_MAX, "confirm the booking from "
                     "%s%s%s: listed stock proves no availability%s", sstart->str,
                     sdur ? " for " : "", sdur ? sdur->str : "",
                     av_wish ? " (a request or listing is not a booking)" : "");
-            put_req(c, "schedule", VP_VERDICT_TO_CONFIRM, "", sh.schedule_tc[av_wish]);
+            put_req(p, c, RQ_SCHEDULE, VP_VERDICT_TO_CONFIRM, "", sh.schedule_tc[av_wish]);
         }
         if (!wq) {
             if (sh.quality_tc == NULL)
                 sh.quality_tc = arena_printf(a, COND_MAX, "the sheet states no quality criterion: "
                                              "state one and confirm it for weights = %s",
                                              ww ? ww->str : "the model's format");
-            put_req(c, "quality", VP_VERDICT_TO_CONFIRM, "", sh.quality_tc);
+            put_req(p, c, RQ_QUALITY, VP_VERDICT_TO_CONFIRM, "", sh.quality_tc);
         } else if (q_state == 1) {
-            add_req(a, c, "quality", VP_VERDICT_FIT, q_ev, "meets \"%s\"", wq->str);
+            add_req(p, c, RQ_QUALITY, VP_VERDICT_FIT, q_ev, "meets \"%s\"", wq->str);
         } else if (q_state == 2) {
-            add_req(a, c, "quality", VP_VERDICT_EXCLUDED, q_ev, "below \"%s\"", wq->str);
+            add_req(p, c, RQ_QUALITY, VP_VERDICT_EXCLUDED, q_ev, "below \"%s\"", wq->str);
         } else {
             if (sh.quality_tc == NULL)
                 sh.quality_tc = arena_printf(a, COND_MAX, "confirm \"%s\" with weights = %s "
                                              "(evidence of kind quality for this model and "
                                              "format)", wq->str, ww ? ww->str : "the model's format");
-            put_req(c, "quality", VP_VERDICT_TO_CONFIRM, "", sh.quality_tc);
+            put_req(p, c, RQ_QUALITY, VP_VERDICT_TO_CONFIRM, "", sh.quality_tc);
         }
         if (sh.same_req == NULL)
             sh.same_req = arena_printf(a, COND_MAX, "sized on the sheet's task, context %llu and "
@@ -1531,23 +1789,29 @@ vp_status vp_plan_new(vp_plan **out, const vp_sheet *s, const char *rank, vp_err
                                        wc ? (unsigned long long)wc->u : 0ULL,
                                        inference ? "concurrency" : "micro-batch",
                                        wn ? (unsigned long long)wn->u : 1ULL);
-        put_req(c, "same_requirements", VP_VERDICT_FIT, "", sh.same_req);
+        put_req(p, c, RQ_SAME, VP_VERDICT_FIT, "", sh.same_req);
 
         c->verdict = VP_VERDICT_FIT;
         for (int k = 0; k < c->n; k++) {
-            if (c->r[k].verdict == VP_VERDICT_EXCLUDED)
+            if (c->r[k].verdict == (uint8_t)VP_VERDICT_EXCLUDED)
                 c->verdict = VP_VERDICT_EXCLUDED;
-            else if (c->r[k].verdict == VP_VERDICT_TO_CONFIRM && c->verdict == VP_VERDICT_FIT)
+            else if (c->r[k].verdict == (uint8_t)VP_VERDICT_TO_CONFIRM &&
+                     c->verdict == (uint8_t)VP_VERDICT_FIT)
                 c->verdict = VP_VERDICT_TO_CONFIRM;
         }
     }
-    free(groups.v);
+    p->gv = groups.v; /* read by the memory texts written when read */
+    p->rq = rq;
+    p->rq.model = p->rq.revision = p->rq.weights = NULL; /* the sheet's: not read by them */
     free(groups.opener);
     free(groups.keys.slot);
-    free(groups.keys.tag);
     runs_free(&ri);
     index_free(&x);
-    if (st != VP_OK || oom || a->oom) { /* nothing partial */
+    /* room for the memory texts written when read: reserved now, touched only then */
+    if (st == VP_OK && !oom && p->n_mem > 0 &&
+        (p->mem_text = malloc(p->n_mem * sizeof(*p->mem_text))) == NULL)
+        oom = true;
+    if (st != VP_OK || oom || a->oom || p->oom) { /* nothing partial */
         free(ranked);
         vp_plan_free(p);
         return st != VP_OK ? st : vp__error_set(err, VP_ENOMEM, NULL, "out of memory");
@@ -1565,7 +1829,7 @@ vp_status vp_plan_new(vp_plan **out, const vp_sheet *s, const char *rank, vp_err
     if (mixed)
         for (size_t i = 0; i < p->n; i++)
             if (p->c[i].verdict == VP_VERDICT_FIT) {
-                put_req(&p->c[i], "cost", VP_VERDICT_TO_CONFIRM, "", "adopted offers are priced "
+                put_req(p, &p->c[i], RQ_COST, VP_VERDICT_TO_CONFIRM, "", "adopted offers are priced "
                         "in different currencies: state them in one currency to compare plan "
                         "costs");
                 p->c[i].verdict = VP_VERDICT_TO_CONFIRM;
@@ -1588,6 +1852,10 @@ void vp_plan_free(vp_plan *p)
     if (p == NULL)
         return;
     vp_estimate_free(p->e);
+    free(p->mem);
+    free(p->mem_text);
+    free(p->texts);
+    free(p->gv);
     free(p->c);
     arena_free(&p->text);
     free(p);
@@ -1604,7 +1872,7 @@ static const cand *cand_at(const vp_plan *p, size_t i)
 const char *vp_plan_candidate_offer(const vp_plan *p, size_t i)
 {
     const cand *c = cand_at(p, i);
-    return c ? c->offer : NULL;
+    return c ? p->texts[c->offer] : NULL;
 }
 vp_verdict vp_plan_candidate_verdict(const vp_plan *p, size_t i)
 {
@@ -1629,7 +1897,7 @@ vp_status vp_plan_candidate_margin(const vp_plan *p, size_t i, vp_bytes_delta *o
 const char *vp_plan_candidate_cost(const vp_plan *p, size_t i)
 {
     const cand *c = cand_at(p, i);
-    return c ? c->cost : NULL;
+    return c ? p->texts[c->cost] : NULL;
 }
 size_t vp_plan_requirement_count(const vp_plan *p, size_t i)
 {
@@ -1644,22 +1912,26 @@ static const req *req_at(const vp_plan *p, size_t i, size_t r)
 const char *vp_plan_requirement_id(const vp_plan *p, size_t i, size_t r)
 {
     const req *q = req_at(p, i, r);
-    return q ? q->id : NULL;
+    return q ? req_ids[q->id] : NULL;
 }
 vp_verdict vp_plan_requirement_verdict(const vp_plan *p, size_t i, size_t r)
 {
     const req *q = req_at(p, i, r);
-    return q ? q->verdict : VP_VERDICT_EXCLUDED;
+    return q ? (vp_verdict)q->verdict : VP_VERDICT_EXCLUDED;
 }
 const char *vp_plan_requirement_condition(const vp_plan *p, size_t i, size_t r)
 {
     const req *q = req_at(p, i, r);
-    return q ? q->condition : NULL;
+    if (q == NULL)
+        return NULL;
+    return q->cond != LAZY ? p->texts[q->cond] : mem_texts(p, q->ev)->cond;
 }
 const char *vp_plan_requirement_evidence(const vp_plan *p, size_t i, size_t r)
 {
     const req *q = req_at(p, i, r);
-    return q ? q->evidence : NULL;
+    if (q == NULL)
+        return NULL;
+    return q->cond != LAZY ? p->texts[q->ev] : mem_texts(p, q->ev)->ev;
 }
 
 

@@ -685,6 +685,74 @@ START_TEST(test_measurement_bad_input)
 }
 END_TEST
 
+/* The memory texts of offers that share their runs' verdict are written when first read,
+ * from the plan's own copies: read after the sheet is freed, in any order, twice, they are
+ * the bytes the plan wrote at once before (figures from main's `vramplan plan --json` of
+ * this sheet), at an address that does not change. */
+START_TEST(test_memory_texts_when_read)
+{
+    static const char text[] =
+        "[sheet]\nstart = \"2026-12-01\"\nduration = \"3 days\"\n"
+        "[model]\nname = \"seed 7B\"\nparameters = 7_000_000_000\n"
+        "[workload]\ntask = \"inference\"\nweights = \"fp16\"\ncontext = 4096\n"
+        "concurrency = 1\nframework = \"none\"\n[reserve]\nother = \"6 GiB\"\n"
+        "[[offer]]\nid = \"a\"\ngpu = \"L40S\"\nmemory = \"48 GB\"\n"
+        "[[offer]]\nid = \"b\"\ngpu = \"L40S\"\nmemory = \"48 GB\"\n"
+        "[[offer]]\nid = \"c\"\ngpu = \"RTX 4090\"\nmemory = \"24 GB\"\n"
+        "[[evidence]]\noffer = \"a\"\nclaim = \"device_total\"\nvalue = \"46068 MiB\"\n"
+        "source = \"device_report\"\nversion = \"driver 550.54.15\"\ndate = \"2026-11-20\"\n"
+        "[[evidence]]\ngpu = \"L40S\"\nclaim = \"device_total\"\nvalue = \"45.0 GiB\"\n"
+        "source = \"documentation\"\n"
+        "[[evidence]]\noffer = \"c\"\nclaim = \"device_total\"\nvalue = \"16 GiB\"\n"
+        "source = \"measurement\"\n";
+    static const struct {
+        const char *offer;
+        vp_verdict v;
+        const char *cond, *ev;
+    } want[] = {
+        { "c", VP_VERDICT_EXCLUDED,
+          "the modeled peak lower bound 19.04 GiB per GPU exceeds the device-reported total "
+          "16.00 GiB", "evidence 2: measurement" },
+        { "b", VP_VERDICT_TO_CONFIRM,
+          "confirm the device-reported total and free bytes after context creation on the "
+          "offered image (documentation reports 45.0 GiB for this card model); a peak measured "
+          "with the sheet's model, task and format at context >= 4096 and concurrency >= 1; "
+          "the estimate has unknowns: 19.04 GiB is a lower bound; the catalog's \"48 GB\" is "
+          "nominal and decimal, not usable memory", "" },
+        { "a", VP_VERDICT_TO_CONFIRM,
+          "confirm a peak measured with the sheet's model, task and format at context >= 4096 "
+          "and concurrency >= 1; the estimate has unknowns: 19.04 GiB is a lower bound; the "
+          "catalog's \"48 GB\" is nominal and decimal, not usable memory",
+          "evidence 0: device_report, driver 550.54.15, 2026-11-20" },
+    };
+    vp_sheet *s = NULL;
+    vp_error err = VP_ERROR_INIT;
+    ck_assert_msg(vp_sheet_parse(&s, text, sizeof(text) - 1, "lazy.toml", &err) == VP_OK, "%s",
+                  err.message);
+    vp_plan *p = plan(s);
+    vp_sheet_free(s); /* the plan owns what its texts need */
+    for (int round = 0; round < 2; round++) {
+        for (size_t k = 0; k < sizeof(want) / sizeof(want[0]); k++) {
+            size_t i = cand(p, want[k].offer);
+            ck_assert_str_eq(vp_plan_requirement_id(p, i, 0), "memory");
+            ck_assert_int_eq(vp_plan_requirement_verdict(p, i, 0), want[k].v);
+            const char *ev = vp_plan_requirement_evidence(p, i, 0);
+            const char *cond = vp_plan_requirement_condition(p, i, 0);
+            ck_assert_str_eq(cond, want[k].cond);
+            ck_assert_str_eq(ev, want[k].ev);
+            ck_assert_ptr_eq(cond, vp_plan_requirement_condition(p, i, 0));
+            ck_assert_ptr_eq(ev, vp_plan_requirement_evidence(p, i, 0));
+        }
+    }
+    vp_plan_free(p);
+    /* an unread plan frees cleanly */
+    ck_assert_msg(vp_sheet_parse(&s, text, sizeof(text) - 1, "lazy.toml", &err) == VP_OK, "%s",
+                  err.message);
+    vp_plan_free(plan(s));
+    vp_sheet_free(s);
+}
+END_TEST
+
 Suite *vp_test_suite(void)
 {
     Suite *s = suite_create("plan");
@@ -706,5 +774,6 @@ Suite *vp_test_suite(void)
     VP_ADD_TEST(s, test_diagnose_from_the_run);
     VP_ADD_TEST(s, test_measurements_are_evidence);
     VP_ADD_TEST(s, test_measurement_bad_input);
+    VP_ADD_TEST(s, test_memory_texts_when_read);
     return s;
 }

@@ -4,7 +4,11 @@
  * errors: model files"; figures: CHANGELOG.md):
  *
  *   - a safetensors header of 100,000 tensors (12.6 MB) in memory, and the memory one
- *     parse adds, over the header's size (target: >= 1 GB/s; <= 2x);
+ *     parse adds, over the header's size (target: >= 1 GB/s; <= 2x); its tensors all have
+ *     one dtype and shape, which the reader's repeated-prefix step takes at once, so the
+ *     same count is also read as a real mixture-of-experts checkpoint lays it out
+ *     (DeepSeek-V3's names, FP8 weights with F32 block scales, in safetensors' order): the
+ *     figure for real files;
  *   - safetensors headers of 100 ... 1,000,000 tensors (64 x 64 experts, so that 1,000,000
  *     fit in one header of under 100 MB), and indexes of 10 shards of 1,000 ... 1,000,000
  *     tensors: ns per tensor, over the figure at 1,000 (target: within 2x from 1,000 to
@@ -25,7 +29,8 @@
  *
  * Instructions, exactly (timings on a shared machine swing 2x; instruction counts do not):
  * `bench-inputs --repeat WHAT N DATA_DIR` builds one input as above and parses it N times,
- * WHAT one of safetensors (the 100,000-tensor header), index (the 10 MB index.json tree)
+ * WHAT one of safetensors (the 100,000-tensor header), moe (the same count laid out as
+ * DeepSeek-V3's), index (the 10 MB index.json tree)
  * and configs (the 10 MB of config.json files as a tree); under valgrind:
  *   valgrind --tool=callgrind --toggle-collect=vp_model_from_safetensors \
  *     --toggle-collect=vp_model_free --toggle-collect=vp__json_parse \
@@ -114,6 +119,109 @@ static buf safetensors_file(int n, uint64_t *payload)
     u64(&out, h.n);
     put(&out, h.p, h.n);
     free(h.p);
+    *payload = at;
+    return out;
+}
+
+/* A safetensors header of n tensors laid out as a real mixture-of-experts checkpoint: the
+ * names, dtypes and shapes of DeepSeek-V3's (FP8 E4M3 weights, each with its F32 128 x 128
+ * block scales "weight_scale_inv", BF16 norms, a router with its F32 bias, 256 routed and one
+ * shared expert a layer after 3 dense layers), layers added until n tensors, in the order
+ * safetensors writes them: by descending dtype, then name (tensor.rs, prepare()). Two of
+ * three consecutive tensors differ in shape, unlike safetensors_file()'s. */
+typedef struct {
+    char name[72];
+    const char *dtype;
+    uint64_t rows, cols;  /* cols 0: one dimension */
+} st_tensor;
+
+static int st_dtype_rank(const char *d)
+{
+    return strcmp(d, "F32") == 0 ? 0 : strcmp(d, "BF16") == 0 ? 1 : 2;
+}
+
+/* safetensors' order (tensor.rs prepare): by descending dtype (F32, BF16, F8), then name */
+static int st_order(const void *a, const void *b)
+{
+    const st_tensor *x = a, *y = b;
+    int r = st_dtype_rank(x->dtype) - st_dtype_rank(y->dtype);
+    return r ? r : strcmp(x->name, y->name);
+}
+
+static buf moe_file(int n, uint64_t *payload)
+{
+    st_tensor *t = calloc((size_t)n, sizeof(*t));
+    if (t == NULL)
+        exit(1);
+    int k = 0;
+#define T(dt, r, c, ...) \
+    do { if (k < n) { snprintf(t[k].name, sizeof(t[k].name), __VA_ARGS__); t[k].dtype = dt; \
+                      t[k].rows = r; t[k].cols = c; k++; } } while (0)
+#define W8(r, c, ...) \
+    do { T("F8_E4M3", r, c, __VA_ARGS__); \
+         int k0 = k; \
+         T("F32", ((r) + 127) / 128, ((c) + 127) / 128, __VA_ARGS__); \
+         if (k > k0) /* the weight's name + "_scale_inv" (at most 71 bytes) */ \
+             snprintf(t[k0].name + strlen(t[k0].name), 11, "_scale_inv"); } while (0)
+    const uint64_t H = 7168;
+    static const char *const proj[] = { "gate_proj", "up_proj", "down_proj" };
+    T("BF16", 129280, H, "model.embed_tokens.weight");
+    T("BF16", H, 0, "model.norm.weight");
+    T("BF16", 129280, H, "lm_head.weight");
+    for (int l = 0; k < n; l++) {
+        T("BF16", H, 0, "model.layers.%d.input_layernorm.weight", l);
+        T("BF16", H, 0, "model.layers.%d.post_attention_layernorm.weight", l);
+        W8(1536, H, "model.layers.%d.self_attn.q_a_proj.weight", l);
+        T("BF16", 1536, 0, "model.layers.%d.self_attn.q_a_layernorm.weight", l);
+        W8(24576, 1536, "model.layers.%d.self_attn.q_b_proj.weight", l);
+        W8(576, H, "model.layers.%d.self_attn.kv_a_proj_with_mqa.weight", l);
+        T("BF16", 512, 0, "model.layers.%d.self_attn.kv_a_layernorm.weight", l);
+        W8(32768, 512, "model.layers.%d.self_attn.kv_b_proj.weight", l);
+        W8(H, 16384, "model.layers.%d.self_attn.o_proj.weight", l);
+        if (l < 3) {
+            for (int j = 0; j < 3; j++)
+                W8(j < 2 ? 18432 : H, j < 2 ? H : 18432, "model.layers.%d.mlp.%s.weight", l,
+                   proj[j]);
+            continue;
+        }
+        T("BF16", 256, H, "model.layers.%d.mlp.gate.weight", l);
+        T("F32", 256, 0, "model.layers.%d.mlp.gate.e_score_correction_bias", l);
+        for (int e = 0; e < 256; e++)
+            for (int j = 0; j < 3; j++)
+                W8(j < 2 ? 2048 : H, j < 2 ? H : 2048, "model.layers.%d.mlp.experts.%d.%s.weight",
+                   l, e, proj[j]);
+        for (int j = 0; j < 3; j++)
+            W8(j < 2 ? 2048 : H, j < 2 ? H : 2048, "model.layers.%d.mlp.shared_experts.%s.weight",
+               l, proj[j]);
+    }
+#undef W8
+#undef T
+    /* keys and data in safetensors' order: the offsets grow from one key to the next */
+    qsort(t, (size_t)n, sizeof(*t), st_order);
+    uint64_t at = 0;
+    buf h = { 0 }, out = { 0 };
+    char tmp[256];
+    for (int i = 0; i < n; i++) {
+        uint64_t bytes = t[i].rows * (t[i].cols ? t[i].cols : 1) *
+                         (uint64_t)(st_dtype_rank(t[i].dtype) == 2 ? 1
+                                    : st_dtype_rank(t[i].dtype) == 1 ? 2 : 4);
+        char shape[48];
+        if (t[i].cols)
+            snprintf(shape, sizeof(shape), "%llu,%llu", (unsigned long long)t[i].rows,
+                     (unsigned long long)t[i].cols);
+        else
+            snprintf(shape, sizeof(shape), "%llu", (unsigned long long)t[i].rows);
+        int m = snprintf(tmp, sizeof(tmp), "%c\"%s\":{\"dtype\":\"%s\",\"shape\":[%s],"
+                         "\"data_offsets\":[%llu,%llu]}", i ? ',' : '{', t[i].name, t[i].dtype,
+                         shape, (unsigned long long)at, (unsigned long long)(at + bytes));
+        put(&h, tmp, (size_t)m);
+        at += bytes;
+    }
+    put(&h, "}", 1);
+    u64(&out, h.n);
+    put(&out, h.p, h.n);
+    free(h.p);
+    free(t);
     *payload = at;
     return out;
 }
@@ -507,12 +615,15 @@ static int repeat(const char *what, int n, const char *data)
 {
     uint64_t payload = 0;
     bool st = strcmp(what, "safetensors") == 0;
-    buf b = st                              ? safetensors_file(100000, &payload)
+    bool moe = strcmp(what, "moe") == 0;
+    st = st || moe;
+    buf b = moe                             ? moe_file(100000, &payload)
+            : st                            ? safetensors_file(100000, &payload)
             : strcmp(what, "index") == 0   ? index_json(10000000)
             : strcmp(what, "configs") == 0 ? configs_json(data, 10000000)
                                            : (buf){ 0 };
     if (b.p == NULL) {
-        fprintf(stderr, "--repeat: safetensors, index or configs\n");
+        fprintf(stderr, "--repeat: safetensors, moe, index or configs\n");
         return 2;
     }
     mem_input in = { b.p, b.n, b.n + payload };
@@ -537,7 +648,7 @@ int main(int argc, char **argv)
     buf big = safetensors_file(100000, &payload);
     mem_input in = { big.p, big.n, big.n + payload };
     long kb = peak_added_kb(parse_safetensors, &in);
-    figure f = { "safetensors header, 100,000 tensors", big.p + 8, big.n - 8, true,
+    figure f = { "safetensors header, 100,000 tensors of one shape", big.p + 8, big.n - 8, true,
                  parse_safetensors, &in };
     if (report(&f, 0.2, &t) != 0)
         return 1;
@@ -545,6 +656,15 @@ int main(int argc, char **argv)
         printf("  memory one parse adds (peak resident, model included): %.1f MB = %.2f x "
                "the header\n", (double)kb * 1024 / 1e6, (double)kb * 1024 / (double)(big.n - 8));
     free(big.p);
+    /* the same count as a real mixture-of-experts checkpoint lays it out (dtypes and shapes
+     * change from one tensor to the next): the figure to quote */
+    buf moe = moe_file(100000, &payload);
+    mem_input min = { moe.p, moe.n, moe.n + payload };
+    figure fm = { "safetensors header, 100,000 tensors as DeepSeek-V3 lays them out",
+                  moe.p + 8, moe.n - 8, true, parse_safetensors, &min };
+    if (report(&fm, 0.2, &t) != 0)
+        return 1;
+    free(moe.p);
 
     /* scaling in tensors: one header up to 1,000,000, then an index */
     static const int counts[] = { 100, 1000, 10000, 100000, 500000, 1000000 };

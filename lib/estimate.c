@@ -1281,16 +1281,105 @@ static void stage_peak(stage *S, unsigned phases_used, unsigned live)
     }
 }
 
+/* A training stage in one pass over its items (stage_totals_checked() when their sum does
+ * not fit in 64 bits, or an id outside the built-in ones repeats): a phase total is its
+ * largest moment, an item without moments being live in every moment of its phases, and
+ * items live in every moment (the weights, the context) are added once to `base`, not
+ * moment by moment; an id's share of the envelope is its item's bytes when it has one item,
+ * its largest phase total when it has more, summed per phase from its second item on in
+ * the same pass (a solver's probe never reads the envelope: it gets the sum of the live
+ * items, as stage_totals() gives it). Partial sums that wrap are thrown away: the checked
+ * pass redoes them. */
+static bool stage_totals_moments(stage *S, unsigned phases_used)
+{
+    uint64_t all = 0, env = 0;
+    bool ovf = false, others = false, envelope = !S->probe;
+    unsigned live = 0;
+    uint64_t mt[MO_COUNT][VP_COUNTER_DEVICE + 1], base[VP_COUNTER_DEVICE + 1] = { 0 };
+    uint64_t by_code[ID_CODES][VP_PHASE_COUNT];
+    size_t first[ID_CODES];   /* an id's first item */
+    uint32_t seen = 0;        /* the ids seen */
+    uint32_t present = 0;     /* the ids seen more than once: only their rows are used */
+    memset(mt, 0, sizeof(mt));
+    for (size_t i = 0; i < S->n; i++) {
+        const item *it = &S->items[i];
+        uint64_t b = it->bytes;
+        unsigned ph = it->phases & ALL_PHASES, k = it->code;
+        ovf |= vp__add_u64(&all, all, b);
+        live |= ph;
+        unsigned set = it->moments ? it->moments : moments_of(it->phases);
+        if (set == MO(MO_COUNT) - 1) {
+            base[it->counter] += b;
+        } else {
+            uint64_t *col = &mt[0][it->counter];
+            for (; set != 0; set &= set - 1)
+                col[(size_t)vp__ctz(set) * (VP_COUNTER_DEVICE + 1)] += b;
+        }
+        if (k == 0 || k >= ID_CODES) { /* (a code is below ID_CODES: said for the compiler) */
+            if (!it->unique)
+                others = true;
+            else if (ph != 0)
+                env += b; /* a named reserve: its bytes, when it is live at all */
+            continue;
+        }
+        uint32_t bit = UINT32_C(1) << k;
+        if (!envelope || !(seen & bit)) { /* the first of its id: counted whole */
+            seen |= bit;
+            first[k] = i;
+            if (ph != 0)
+                env += b;
+            continue;
+        }
+        if (!(present & bit)) { /* the second: the id's phase sums from now on */
+            const item *f = &S->items[first[k]];
+            unsigned fph = f->phases & ALL_PHASES;
+            memset(by_code[k], 0, sizeof(by_code[k]));
+            present |= bit;
+            if (fph != 0)
+                env -= f->bytes;
+            for (; fph != 0; fph &= fph - 1)
+                by_code[k][vp__ctz(fph)] += f->bytes;
+        }
+        for (; ph != 0; ph &= ph - 1)
+            by_code[k][vp__ctz(ph)] += b;
+    }
+    if (ovf || others)
+        return stage_totals_checked(S, phases_used);
+    memset(S->total, 0, sizeof(S->total));
+    for (int mo = 0; mo < MO_COUNT; mo++) {
+        /* the counters nest: allocated ⊂ reserved ⊂ device used */
+        mt[mo][VP_COUNTER_ALLOCATED] += base[VP_COUNTER_ALLOCATED];
+        mt[mo][VP_COUNTER_RESERVED] += base[VP_COUNTER_RESERVED] + mt[mo][VP_COUNTER_ALLOCATED];
+        mt[mo][VP_COUNTER_DEVICE] += base[VP_COUNTER_DEVICE] + mt[mo][VP_COUNTER_RESERVED];
+        uint64_t *t = S->total[mo_phase[mo]];
+        for (int c = 0; c <= VP_COUNTER_DEVICE; c++)
+            if (mt[mo][c] > t[c])
+                t[c] = mt[mo][c];
+    }
+    stage_peak(S, phases_used, live & ALL_PHASES);
+    for (uint32_t left = present; left != 0; left &= left - 1) {
+        const uint64_t *row = by_code[vp__ctz(left)];
+        uint64_t mx = 0;
+        for (unsigned ph = live & ALL_PHASES; ph != 0; ph &= ph - 1)
+            mx = row[vp__ctz(ph)] > mx ? row[vp__ctz(ph)] : mx;
+        env += mx; /* at most the id's items' sum: no wrap */
+    }
+    S->envelope = env;
+    return true;
+}
+
 /* One pass over the items when their sum fits in 64 bits (then no partial sum can wrap):
  * the totals per phase and counter, and the envelope. When every built-in id is used once
  * on the stage (inference), an id's largest phase is its item's bytes, so the envelope is
- * the sum of the live items; ids used more than once (training: one item per moment) are
- * summed per phase in a second pass. stage_totals_checked() when the sum does not fit, and
- * for ids that repeat outside the built-in ones. */
+ * the sum of the live items; ids used more than once are summed per phase in a second
+ * pass. Training stages: stage_totals_moments(); stage_totals_checked() when the sum does
+ * not fit, and for ids that repeat outside the built-in ones. */
 static bool stage_totals(stage *S, unsigned phases_used)
 {
+    if (S->moments)
+        return stage_totals_moments(S, phases_used);
     uint64_t all = 0, env = 0;
-    bool ovf = false, moments = S->moments, others = false;
+    bool ovf = false, others = false;
     unsigned live = 0;
     uint32_t seen = 0, rep = 0; /* the built-in ids seen, and those seen more than once */
     memset(S->total, 0, sizeof(S->total));
@@ -1309,47 +1398,17 @@ static bool stage_totals(stage *S, unsigned phases_used)
         }
         if (ph != 0 && (k != 0 || it->unique))
             env += b; /* part of `all`: checked with it */
-        if (moments)
-            continue;
         uint64_t *tc = &S->total[0][it->counter];
         for (; ph != 0; ph &= ph - 1)
             tc[(size_t)vp__ctz(ph) * (VP_COUNTER_DEVICE + 1)] += b;
     }
     if (ovf || others)
         return stage_totals_checked(S, phases_used);
-    if (!moments) {
-        /* the counters nest: allocated ⊂ reserved ⊂ device used */
-        for (unsigned ph = live; ph != 0; ph &= ph - 1) {
-            int p = vp__ctz(ph);
-            S->total[p][VP_COUNTER_RESERVED] += S->total[p][VP_COUNTER_ALLOCATED];
-            S->total[p][VP_COUNTER_DEVICE] += S->total[p][VP_COUNTER_RESERVED];
-        }
-    } else {
-        /* training: a phase total is its largest moment; an item without moments is live
-         * in every moment of its phases. Items live in every moment (the weights, the
-         * context) are added once to `base`, not moment by moment. */
-        uint64_t mt[MO_COUNT][VP_COUNTER_DEVICE + 1], base[VP_COUNTER_DEVICE + 1] = { 0 };
-        memset(mt, 0, sizeof(mt));
-        for (size_t i = 0; i < S->n; i++) {
-            const item *it = &S->items[i];
-            unsigned set = it->moments ? it->moments : moments_of(it->phases);
-            if (set == MO(MO_COUNT) - 1) {
-                base[it->counter] += it->bytes;
-                continue;
-            }
-            uint64_t b = it->bytes, *col = &mt[0][it->counter];
-            for (; set != 0; set &= set - 1)
-                col[(size_t)vp__ctz(set) * (VP_COUNTER_DEVICE + 1)] += b;
-        }
-        for (int mo = 0; mo < MO_COUNT; mo++) {
-            mt[mo][VP_COUNTER_ALLOCATED] += base[VP_COUNTER_ALLOCATED];
-            mt[mo][VP_COUNTER_RESERVED] += base[VP_COUNTER_RESERVED] + mt[mo][VP_COUNTER_ALLOCATED];
-            mt[mo][VP_COUNTER_DEVICE] += base[VP_COUNTER_DEVICE] + mt[mo][VP_COUNTER_RESERVED];
-            uint64_t *t = S->total[mo_phase[mo]];
-            for (int c = 0; c <= VP_COUNTER_DEVICE; c++)
-                if (mt[mo][c] > t[c])
-                    t[c] = mt[mo][c];
-        }
+    /* the counters nest: allocated ⊂ reserved ⊂ device used */
+    for (unsigned ph = live; ph != 0; ph &= ph - 1) {
+        int p = vp__ctz(ph);
+        S->total[p][VP_COUNTER_RESERVED] += S->total[p][VP_COUNTER_ALLOCATED];
+        S->total[p][VP_COUNTER_DEVICE] += S->total[p][VP_COUNTER_RESERVED];
     }
     stage_peak(S, phases_used, live & ALL_PHASES);
     if (rep && !S->probe) {

@@ -2604,6 +2604,117 @@ static vp_status fit_gpu_layers(uint64_t *out, vp_estimate *scratch, vp__wl *w,
     return VP_OK;
 }
 
+/* A solve: the variable, and the unit its search steps in (values are multiples of it). */
+typedef struct {
+    vp_estimate *e;
+    vp__wl *w;
+    uint64_t *var;
+    uint64_t capacity;
+    vp_error *err;
+    vp_status st;           /* an error's status (the search returned false) */
+    uint64_t unit;
+} solver;
+
+#define MAX_SOLVE ((uint64_t)1 << 40) /* the largest value a solve reports */
+
+/* probe() at k units. */
+static int probe_units(solver *S, uint64_t k, double *margin)
+{
+    return probe(S->e, S->w, S->var, k * S->unit, S->capacity, S->err, &S->st, margin);
+}
+
+/*
+ * The largest k in [lo, hi] with fits(k units), fits being monotone in k: lo fits (its room
+ * is mlo) or is 0, nothing above hi fits; prev < lo, when not 0, fits with room mprev. false
+ * on an error (S->st). The room left falls almost linearly with k (the KV cache, activations
+ * and logits grow with it; blocks and vLLM's batch limits make steps), so the next value is
+ * guessed from the room at the known values, by the secant between the largest fitting value
+ * and the smallest failing one, or by extrapolation while no value fails. A guess that fits
+ * is followed by its successor: a good guess ends the search in two runs. Bisection takes
+ * over when guesses stop shrinking the interval, so the answer is the bisection's in at most
+ * about twice its steps, and usually in four to eight runs instead of 41.
+ */
+static bool solve_largest(solver *S, uint64_t lo, double mlo, uint64_t prev, double mprev,
+                          uint64_t hi, uint64_t own, uint64_t *out)
+{
+    double mnf = 0;                           /* the room at hi + 1 */
+    bool nf_known = false;
+    int guesses = 0;
+    bool stairs = false;                      /* two failing values with the same room */
+    uint64_t jump = 0;                        /* then: the next value, below the flat step */
+    while (lo < hi) {
+        uint64_t g;
+        bool guessed = false;
+        if (lo == 0) {
+            g = 1;
+        } else if (jump != 0) {
+            g = jump;                         /* below the step the last two failures share */
+            jump = 0;
+        } else if (stairs || guesses >= 12 || (guesses >= 4 && (guesses & 1))) {
+            g = lo + (hi - lo + 1) / 2;       /* bisection: guaranteed progress */
+        } else if (nf_known && mnf > -1e290) {
+            double f = mlo / (mlo - mnf);     /* in [0, 1): mlo >= 0 > mnf */
+            double d = f * (double)(hi + 1 - lo);
+            g = d >= (double)(hi - lo) ? hi : lo + (uint64_t)d;
+            guessed = true;
+        } else if (prev != 0 && mprev > mlo) {
+            double slope = (mprev - mlo) / (double)(lo - prev);
+            double d = mlo / slope;
+            g = d >= (double)(hi - lo) ? hi : lo + (uint64_t)d;
+            guessed = true;
+        } else if (prev != 0) {
+            g = hi;                           /* no growth: try the top */
+        } else {
+            /* a second point, for a slope: the workload's own value, far enough from 1
+             * that blocks and steps do not hide the growth */
+            g = own > lo + 1 ? own : lo + 1024;
+        }
+        if (g <= lo)
+            g = lo + 1;
+        if (g > hi)
+            g = hi;
+        double m;
+        int f = probe_units(S, g, &m);
+        if (f < 0)
+            return false;
+        if (lo != 0)
+            guesses++;
+        if (!f) {
+            /* the room is a staircase (whole KV blocks, batch limits): a failure with the
+             * same room as the one above it lies on the same step, which is at least
+             * their distance wide; the answer lies below it */
+            if (nf_known && m == mnf && !stairs && g < hi + 1) {
+                stairs = true;
+                uint64_t width = hi + 1 - g + 1;
+                jump = g - lo > width ? g - width : 0;
+            }
+            hi = g - 1;
+            mnf = m;
+            nf_known = true;
+            continue;
+        }
+        prev = lo;
+        mprev = mlo;
+        lo = g;
+        mlo = m;
+        if (guessed && !stairs && lo < hi) {  /* the successor: the answer when it fails */
+            f = probe_units(S, lo + 1, &m);
+            if (f < 0)
+                return false;
+            if (!f) {
+                hi = lo;
+                break;
+            }
+            prev = lo;
+            mprev = mlo;
+            lo = lo + 1;
+            mlo = m;
+        }
+    }
+    *out = lo;
+    return true;
+}
+
 vp_status vp_fit(uint64_t *out, vp_estimate *scratch, const vp_sheet *s, vp_fit_target target,
                  vp_bytes capacity, vp_error *err)
 {
@@ -2640,98 +2751,35 @@ vp_status vp_fit(uint64_t *out, vp_estimate *scratch, const vp_sheet *s, vp_fit_
         return vp__error_set(err, VP_EMISSING, &w0, "solving for concurrency needs workload.context");
     uint64_t *var = target == VP_FIT_CONTEXT ? &w.context
                     : target == VP_FIT_CONCURRENCY ? &w.concurrency : &w.microbatch;
-    /*
-     * The largest v in [0, 2^40] with fits(v) (0: none), fits being monotone in v. The
-     * room left falls almost linearly with v (the KV cache, activations and logits grow
-     * with it; blocks and vLLM's batch limits make steps), so the next value is guessed
-     * from the room at the known values, by the secant between the largest fitting value
-     * and the smallest failing one, or by extrapolation while no value fails. A guess that
-     * fits is followed by its successor: a good guess ends the search in two runs. Bisection
-     * takes over when guesses stop shrinking the interval, so the answer is the bisection's
-     * in at most about twice its steps, and usually in five to eight runs instead of 41.
-     */
     /* the llama.cpp / Ollama profile sizes `parallel` slots when the sheet states them (the
      * concurrency is then not what it allocates) */
     if (target == VP_FIT_CONCURRENCY && w.llama.parallel &&
         vp__llama_applies(w.model, w.framework, w.task, w.tp, w.pp))
         var = &w.llama.parallel;
-    uint64_t own = *var;                      /* the workload's value */
-    uint64_t lo = 0, hi = (uint64_t)1 << 40; /* fits(lo) or lo = 0; nothing above hi fits */
-    double mlo = 0, mnf = 0;                  /* the room at lo (lo > 0) and at hi + 1 */
-    bool nf_known = false;
-    uint64_t prev = 0;                        /* a fitting value below lo, for a slope */
-    double mprev = 0;
-    int guesses = 0;
-    bool stairs = false;                      /* two failing values with the same room */
-    uint64_t jump = 0;                        /* then: the next value, below the flat step */
-    while (lo < hi) {
-        uint64_t g;
-        bool guessed = false;
-        if (lo == 0) {
-            g = 1;
-        } else if (jump != 0) {
-            g = jump;                         /* below the step the last two failures share */
-            jump = 0;
-        } else if (stairs || guesses >= 12 || (guesses >= 4 && (guesses & 1))) {
-            g = lo + (hi - lo + 1) / 2;       /* bisection: guaranteed progress */
-        } else if (nf_known && mnf > -1e290) {
-            double f = mlo / (mlo - mnf);     /* in [0, 1): mlo >= 0 > mnf */
-            double d = f * (double)(hi + 1 - lo);
-            g = d >= (double)(hi - lo) ? hi : lo + (uint64_t)d;
-            guessed = true;
-        } else if (prev != 0 && mprev > mlo) {
-            double slope = (mprev - mlo) / (double)(lo - prev);
-            double d = mlo / slope;
-            g = d >= (double)(hi - lo) ? hi : lo + (uint64_t)d;
-            guessed = true;
-        } else if (prev != 0) {
-            g = hi;                           /* no growth: try the top */
-        } else {
-            /* a second point, for a slope: the workload's own value, far enough from 1
-             * that blocks and steps do not hide the growth */
-            g = own > lo + 1 ? own : lo + 1024;
-        }
-        if (g <= lo)
-            g = lo + 1;
-        if (g > hi)
-            g = hi;
-        double m;
-        int f = probe(scratch, &w, var, g, capacity.b, err, &st, &m);
+    /* vLLM holds a sequence's KV cache in whole blocks: the room left by a context is a
+     * staircase of block-wide steps, and the largest context that fits is the end of one
+     * (unless an item that grows with every token ends it inside). So the search runs over
+     * whole blocks first, then over the tokens of the block after the last one that fits:
+     * its first token is one run, and the answer when it fails. */
+    solver S = { scratch, &w, var, capacity.b, err, VP_OK, 1 };
+    if (target == VP_FIT_CONTEXT && w.framework == FW_VLLM && w.block > 1 &&
+        w.block < MAX_SOLVE)
+        S.unit = w.block;
+    uint64_t lo;
+    if (!solve_largest(&S, 0, 0, 0, 0, MAX_SOLVE / S.unit, *var / S.unit, &lo))
+        return S.st;
+    if (S.unit > 1) {
+        uint64_t first = lo * S.unit, top = first + (S.unit - 1);
+        S.unit = 1;
+        if (top > MAX_SOLVE)
+            top = MAX_SOLVE;
+        double m = 0;
+        int f = first < top ? probe_units(&S, first + 1, &m) : 0;
         if (f < 0)
-            return st;
-        if (lo != 0)
-            guesses++;
-        if (!f) {
-            /* the room is a staircase (whole KV blocks, batch limits): a failure with the
-             * same room as the one above it lies on the same step, which is at least
-             * their distance wide; the answer lies below it */
-            if (nf_known && m == mnf && !stairs && g < hi + 1) {
-                stairs = true;
-                uint64_t width = hi + 1 - g + 1;
-                jump = g - lo > width ? g - width : 0;
-            }
-            hi = g - 1;
-            mnf = m;
-            nf_known = true;
-            continue;
-        }
-        prev = lo;
-        mprev = mlo;
-        lo = g;
-        mlo = m;
-        if (guessed && !stairs && lo < hi) {  /* the successor: the answer when it fails */
-            f = probe(scratch, &w, var, lo + 1, capacity.b, err, &st, &m);
-            if (f < 0)
-                return st;
-            if (!f) {
-                hi = lo;
-                break;
-            }
-            prev = lo;
-            mprev = mlo;
-            lo = lo + 1;
-            mlo = m;
-        }
+            return S.st;
+        lo = first;
+        if (f && !solve_largest(&S, first + 1, m, 0, 0, top, 0, &lo))
+            return S.st;
     }
     /* leave the scratch estimate computed at the answer (or at 1 when nothing fits) */
     *var = lo ? lo : 1;

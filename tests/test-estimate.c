@@ -6,6 +6,7 @@
  */
 #include <inttypes.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -252,6 +253,62 @@ START_TEST(test_fit)
     s = vp_test_sheet("[model]\nparameters = 7000000000\n[workload]\nweights = \"fp16\"\ncontext = 10\n");
     ck_assert_int_eq(vp_fit(&v, e, s, VP_FIT_CONTEXT, vp_bytes_make(cap), &err), VP_ENOTFOUND);
     vp_sheet_free(s);
+    vp_estimate_free(e);
+}
+END_TEST
+
+/* vLLM: the KV cache the workload needs (its kv_cache item) fits the pool. */
+static bool vllm_kv_fits(vp_estimate *e, vp_sheet *s, uint64_t context, vp_bytes cap)
+{
+    char buf[32];
+    vp_bytes pool;
+    uint64_t kv = 0;
+    snprintf(buf, sizeof(buf), "%" PRIu64, context);
+    ck_assert_int_eq(vp_sheet_set(s, "workload.context", buf, NULL), VP_OK);
+    ck_assert_int_eq(vp_estimate_run(e, s, cap, NULL), VP_OK);
+    ck_assert_int_eq(vp_estimate_kv_capacity(e, &pool, NULL, NULL), VP_OK);
+    for (size_t i = 0; i < vp_estimate_item_count(e, 0); i++)
+        if (strcmp(vp_estimate_item_id(e, 0, i), "kv_cache") == 0)
+            kv = vp_bytes_value(vp_estimate_item_bytes(e, 0, i));
+    ck_assert_uint_gt(kv, 0);
+    return kv <= vp_bytes_value(pool);
+}
+
+/* vLLM's largest context (solved over whole KV blocks, then the tokens of the next block):
+ * it fits and one token more does not, for block sizes, sliding windows (gemma-2), KV
+ * dtypes and capacities from a small card to the weights' edge. */
+START_TEST(test_fit_vllm_context)
+{
+    static const char *const configs[] = { "configs/meta-llama__Meta-Llama-3.1-8B/config.json",
+                                           "configs/google__gemma-2-9b/config.mlc_preset.json" };
+    static const char *const extra[] = { "", "block_size = 32\n", "block_size = 1\n",
+                                         "kv_cache = \"fp8\"\nblock_size = 128\n" };
+    vp_estimate *e;
+    ck_assert_int_eq(vp_estimate_new(&e), VP_OK);
+    int solved = 0;
+    for (size_t c = 0; c < sizeof(configs) / sizeof(configs[0]); c++)
+        for (size_t x = 0; x < sizeof(extra) / sizeof(extra[0]); x++)
+            for (uint64_t gb = 20; gb <= 140; gb += 24) {
+                char text[256];
+                snprintf(text, sizeof(text), "[workload]\nframework = \"vllm\"\ncontext = 4096\n"
+                         "concurrency = 8\n%s", extra[x]);
+                vp_sheet *s = vp_test_sheet(text);
+                vp_test_attach(s, configs[c]);
+                vp_bytes cap = vp_bytes_make(gb * 1000000000ULL);
+                uint64_t v = 0;
+                vp_error err = VP_ERROR_INIT;
+                ck_assert_msg(vp_fit(&v, e, s, VP_FIT_CONTEXT, cap, &err) == VP_OK, "%s",
+                              err.message);
+                if (v > 0) {
+                    ck_assert_msg(vllm_kv_fits(e, s, v, cap), "%s %s %" PRIu64 " GB: %" PRIu64,
+                                  configs[c], extra[x], gb, v);
+                    ck_assert_msg(!vllm_kv_fits(e, s, v + 1, cap), "%s %s %" PRIu64 " GB: %" PRIu64
+                                  " + 1", configs[c], extra[x], gb, v);
+                    solved++;
+                }
+                vp_sheet_free(s);
+            }
+    ck_assert_int_ge(solved, 30); /* most capacities hold the weights */
     vp_estimate_free(e);
 }
 END_TEST
@@ -580,6 +637,7 @@ Suite *vp_test_suite(void)
     VP_ADD_TEST(s, test_reserve_replaces_assumed);
     VP_ADD_TEST(s, test_bad_layouts);
     VP_ADD_TEST(s, test_fit);
+    VP_ADD_TEST(s, test_fit_vllm_context);
     VP_ADD_TEST(s, test_vllm_calibration);
     VP_ADD_TEST(s, test_many_reserves_all_counted);
     VP_ADD_TEST(s, test_long_reserve_ids_whole);

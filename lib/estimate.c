@@ -2613,6 +2613,9 @@ typedef struct {
     vp_error *err;
     vp_status st;           /* an error's status (the search returned false) */
     uint64_t unit;
+    bool exact;             /* unit > 1: the value after the answer's units failed */
+    uint64_t fine;          /* unit > 1: a value found to fit past them (0: none), */
+    double mfine;           /* and its room */
 } solver;
 
 #define MAX_SOLVE ((uint64_t)1 << 40) /* the largest value a solve reports */
@@ -2697,7 +2700,21 @@ static bool solve_largest(solver *S, uint64_t lo, double mlo, uint64_t prev, dou
         mprev = mlo;
         lo = g;
         mlo = m;
-        if (guessed && !stairs && lo < hi) {  /* the successor: the answer when it fails */
+        if (guessed && !stairs && lo < hi && S->unit > 1) {
+            /* the value after lo units: lo units are the answer when it fails */
+            uint64_t u = S->unit;
+            S->unit = 1;
+            f = probe_units(S, lo * u + 1, &m);
+            S->unit = u;
+            if (f < 0)
+                return false;
+            if (!f) {
+                S->exact = true;
+                break;
+            }
+            S->fine = lo * u + 1;
+            S->mfine = m;
+        } else if (guessed && !stairs && lo < hi) { /* the successor: the answer when it fails */
             f = probe_units(S, lo + 1, &m);
             if (f < 0)
                 return false;
@@ -2761,7 +2778,7 @@ vp_status vp_fit(uint64_t *out, vp_estimate *scratch, const vp_sheet *s, vp_fit_
      * (unless an item that grows with every token ends it inside). So the search runs over
      * whole blocks first, then over the tokens of the block after the last one that fits:
      * its first token is one run, and the answer when it fails. */
-    solver S = { scratch, &w, var, capacity.b, err, VP_OK, 1 };
+    solver S = { scratch, &w, var, capacity.b, err, VP_OK, 1, false, 0, 0 };
     if (target == VP_FIT_CONTEXT && w.framework == FW_VLLM && w.block > 1 &&
         w.block < MAX_SOLVE)
         S.unit = w.block;
@@ -2770,16 +2787,19 @@ vp_status vp_fit(uint64_t *out, vp_estimate *scratch, const vp_sheet *s, vp_fit_
         return S.st;
     if (S.unit > 1) {
         uint64_t first = lo * S.unit, top = first + (S.unit - 1);
+        bool exact = S.exact;
         S.unit = 1;
+        lo = first;
         if (top > MAX_SOLVE)
             top = MAX_SOLVE;
-        double m = 0;
-        int f = first < top ? probe_units(&S, first + 1, &m) : 0;
-        if (f < 0)
-            return S.st;
-        lo = first;
-        if (f && !solve_largest(&S, first + 1, m, 0, 0, top, 0, &lo))
-            return S.st;
+        if (!exact && first < top) {
+            double m = S.mfine;
+            int f = S.fine == first + 1 ? 1 : probe_units(&S, first + 1, &m);
+            if (f < 0)
+                return S.st;
+            if (f && !solve_largest(&S, first + 1, m, 0, 0, top, 0, &lo))
+                return S.st;
+        }
     }
     /* leave the scratch estimate computed at the answer (or at 1 when nothing fits) */
     *var = lo ? lo : 1;

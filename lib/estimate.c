@@ -304,26 +304,31 @@ static void parts_ready(const vp_estimate *e)
         (void)text_get(&e->part[k], &e->nsb);
 }
 
-/* A new item of the stage: its id (code, or id for another one) and numbers; the text is
- * the caller's to set. */
-static item *new_item(stage *s, int code, const char *id, uint64_t bytes, vp_basis basis,
-                      unsigned phases, vp_counter counter)
+/* Room for one more item: the stage's storage grown (once: kept across runs). */
+static bool grow_items(stage *s)
 {
-    if (s->n == s->cap) {
-        /* grown once and kept: later runs on the same estimate allocate nothing */
-        size_t cap = s->cap ? s->cap * 2 : 32;
-        item *grown = s->heap ? realloc(s->items, cap * sizeof(*grown))
-                              : malloc(cap * sizeof(*grown));
-        if (grown == NULL) {
-            s->failed = true;
-            return NULL;
-        }
-        if (!s->heap && s->n)
-            memcpy(grown, s->items, s->n * sizeof(*grown));
-        s->heap = true;
-        s->items = grown;
-        s->cap = cap;
+    size_t cap = s->cap ? s->cap * 2 : 32;
+    item *grown = s->heap ? realloc(s->items, cap * sizeof(*grown)) : malloc(cap * sizeof(*grown));
+    if (grown == NULL) {
+        s->failed = true;
+        return false;
     }
+    if (!s->heap && s->n)
+        memcpy(grown, s->items, s->n * sizeof(*grown));
+    s->heap = true;
+    s->items = grown;
+    s->cap = cap;
+    return true;
+}
+
+/* A new item of the stage: its id (code, or id for another one), numbers and moments (0: all
+ * of its phases); the text is the caller's to set (a quiet stage has none: its items' texts
+ * are never read). */
+static inline item *new_item(stage *s, int code, const char *id, uint64_t bytes, vp_basis basis,
+                             unsigned phases, vp_counter counter, unsigned moments)
+{
+    if (s->n == s->cap && !grow_items(s))
+        return NULL;
     item *it = &s->items[s->n];
     if (code == ID_OTHER) {
         size_t idl = id != NULL ? strlen(id) : sizeof(it->id);
@@ -339,10 +344,13 @@ static item *new_item(stage *s, int code, const char *id, uint64_t bytes, vp_bas
     it->phases = phases;
     it->counter = counter;
     it->unique = false;
-    it->moments = 0;
+    it->moments = moments;
     it->code = (unsigned char)code;
-    it->how.lazy = false;
-    it->how.text[0] = '\0';
+    s->moments |= moments != 0;
+    if (!s->quiet) {
+        it->how.lazy = false;
+        it->how.text[0] = '\0';
+    }
     return it;
 }
 
@@ -354,7 +362,7 @@ static item *add_itemv(stage *s, int code, const char *id, uint64_t bytes, vp_ba
 static item *add_itemv(stage *s, int code, const char *id, uint64_t bytes, vp_basis basis,
                        unsigned phases, vp_counter counter, const char *fmt, va_list ap)
 {
-    item *it = new_item(s, code, id, bytes, basis, phases, counter);
+    item *it = new_item(s, code, id, bytes, basis, phases, counter, 0);
     if (it != NULL && !s->quiet) /* the solvers need bytes, not accounts */
         format_text(it->how.text, sizeof(it->how.text), fmt, ap);
     return it;
@@ -365,26 +373,18 @@ static item *add_item_(stage *s, int code, const char *id, uint64_t bytes, vp_ba
                        unsigned phases, vp_counter counter, unsigned moments,
                        const vp__targ *a, size_t n, uint32_t copy)
 {
-    item *it = new_item(s, code, id, bytes, basis, phases, counter);
-    if (it == NULL)
-        return NULL;
-    it->moments = moments;
-    s->moments |= moments != 0;
-    if (!s->quiet)
+    item *it = new_item(s, code, id, bytes, basis, phases, counter, moments);
+    if (it != NULL)
         text_set(&it->how, &s->sb, a, n, copy, s->owner);
     return it;
 }
 
 /* An item without a text (a quiet stage: the solvers, a workload without texts). */
-static item *add_item_quiet(stage *s, int code, const char *id, uint64_t bytes, vp_basis basis,
-                            unsigned phases, vp_counter counter, unsigned moments)
+static inline item *add_item_quiet(stage *s, int code, const char *id, uint64_t bytes,
+                                   vp_basis basis, unsigned phases, vp_counter counter,
+                                   unsigned moments)
 {
-    item *it = new_item(s, code, id, bytes, basis, phases, counter);
-    if (it != NULL) {
-        it->moments = moments;
-        s->moments |= moments != 0;
-    }
-    return it;
+    return new_item(s, code, id, bytes, basis, phases, counter, moments);
 }
 
 /* The text's arguments are evaluated only when the stage keeps texts (they have no side
@@ -2315,6 +2315,8 @@ const char *vp_estimate_item_how(const vp_estimate *e, size_t gpu, size_t i)
     const stage *s = stage_of(e, gpu);
     if (s == NULL || i >= s->n)
         return NULL;
+    if (s->quiet) /* its items have no texts */
+        return "";
     parts_ready(e);
     return text_get(&s->items[i].how, &s->sb);
 }

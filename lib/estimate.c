@@ -103,7 +103,6 @@ typedef struct {
     vp__strbuf sb;          /* the strings the items' texts captured (owned) */
     bool failed;            /* an item could not be stored (out of memory) */
     bool moments;           /* an item has moments (training) */
-    bool probe;             /* a solver's probe: its envelope is never read */
     uint64_t layers;        /* decoder layers on this stage */
     uint64_t kv_budget;     /* vLLM pool (capacity known) */
     bool kv_budget_known;
@@ -111,6 +110,7 @@ typedef struct {
     const struct vp_estimate *owner; /* the estimate whose parts its texts may quote */
     uint64_t total[VP_PHASE_COUNT][VP_COUNTER_DEVICE + 1]; /* per phase and counter */
     uint64_t envelope, peak;
+    bool envelope_lazy;     /* envelope: computed when first read (stage_envelope()) */
     vp_phase peak_phase;
 } stage;
 
@@ -1132,6 +1132,7 @@ static void training_notes(vp_estimate *e)
 static bool stage_totals_checked(stage *S, unsigned phases_used)
 {
     bool ovf = false;
+    S->envelope_lazy = false;
     memset(S->total, 0, sizeof(S->total));
     bool moments = false;
     uint64_t all = 0;           /* every item's bytes: when it fits, every sum of them does */
@@ -1281,32 +1282,61 @@ static void stage_peak(stage *S, unsigned phases_used, unsigned live)
     }
 }
 
+/* The envelope of a stage whose totals took the one-pass way (every sum of its items fits
+ * in 64 bits, and no id outside the built-in ones repeats), computed when first read: a
+ * scheduler's loop that reads peaks never pays for it. An id's share is its largest total
+ * in any one live phase (its item's bytes when it has one item live at all); a named
+ * reserve's is its bytes. */
+static uint64_t stage_envelope(const stage *S)
+{
+    uint64_t by_code[ID_CODES][VP_PHASE_COUNT];
+    uint32_t seen = 0;          /* the ids seen: only their rows are zeroed and read */
+    unsigned live = 0;
+    uint64_t env = 0;
+    for (size_t i = 0; i < S->n; i++) {
+        const item *it = &S->items[i];
+        unsigned ph = it->phases & ALL_PHASES, k = it->code;
+        live |= ph;
+        if (k == 0 || k >= ID_CODES) { /* a named reserve (unique here) */
+            if (ph != 0)
+                env += it->bytes;
+            continue;
+        }
+        if (!(seen & (UINT32_C(1) << k))) {
+            memset(by_code[k], 0, sizeof(by_code[k]));
+            seen |= UINT32_C(1) << k;
+        }
+        for (; ph != 0; ph &= ph - 1)
+            by_code[k][vp__ctz(ph)] += it->bytes;
+    }
+    for (uint32_t left = seen; left != 0; left &= left - 1) {
+        const uint64_t *row = by_code[vp__ctz(left)];
+        uint64_t mx = 0;
+        for (unsigned ph = live; ph != 0; ph &= ph - 1)
+            mx = row[vp__ctz(ph)] > mx ? row[vp__ctz(ph)] : mx;
+        env += mx; /* at most the sum of the items: no wrap */
+    }
+    return env;
+}
+
 /* A training stage in one pass over its items (stage_totals_checked() when their sum does
  * not fit in 64 bits, or an id outside the built-in ones repeats): a phase total is its
  * largest moment, an item without moments being live in every moment of its phases, and
  * items live in every moment (the weights, the context) are added once to `base`, not
- * moment by moment; an id's share of the envelope is its item's bytes when it has one item,
- * its largest phase total when it has more, summed per phase from its second item on in
- * the same pass (a solver's probe never reads the envelope: it gets the sum of the live
- * items, as stage_totals() gives it). Partial sums that wrap are thrown away: the checked
- * pass redoes them. */
+ * moment by moment. The envelope is written when first read (stage_envelope()). */
 static bool stage_totals_moments(stage *S, unsigned phases_used)
 {
-    uint64_t all = 0, env = 0;
-    bool ovf = false, others = false, envelope = !S->probe;
+    uint64_t all = 0;
+    bool ovf = false, others = false;
     unsigned live = 0;
     uint64_t mt[MO_COUNT][VP_COUNTER_DEVICE + 1], base[VP_COUNTER_DEVICE + 1] = { 0 };
-    uint64_t by_code[ID_CODES][VP_PHASE_COUNT];
-    size_t first[ID_CODES];   /* an id's first item */
-    uint32_t seen = 0;        /* the ids seen */
-    uint32_t present = 0;     /* the ids seen more than once: only their rows are used */
     memset(mt, 0, sizeof(mt));
     for (size_t i = 0; i < S->n; i++) {
         const item *it = &S->items[i];
         uint64_t b = it->bytes;
-        unsigned ph = it->phases & ALL_PHASES, k = it->code;
         ovf |= vp__add_u64(&all, all, b);
-        live |= ph;
+        live |= it->phases;
+        others |= it->code == ID_OTHER && !it->unique;
         unsigned set = it->moments ? it->moments : moments_of(it->phases);
         if (set == MO(MO_COUNT) - 1) {
             base[it->counter] += b;
@@ -1315,33 +1345,6 @@ static bool stage_totals_moments(stage *S, unsigned phases_used)
             for (; set != 0; set &= set - 1)
                 col[(size_t)vp__ctz(set) * (VP_COUNTER_DEVICE + 1)] += b;
         }
-        if (k == 0 || k >= ID_CODES) { /* (a code is below ID_CODES: said for the compiler) */
-            if (!it->unique)
-                others = true;
-            else if (ph != 0)
-                env += b; /* a named reserve: its bytes, when it is live at all */
-            continue;
-        }
-        uint32_t bit = UINT32_C(1) << k;
-        if (!envelope || !(seen & bit)) { /* the first of its id: counted whole */
-            seen |= bit;
-            first[k] = i;
-            if (ph != 0)
-                env += b;
-            continue;
-        }
-        if (!(present & bit)) { /* the second: the id's phase sums from now on */
-            const item *f = &S->items[first[k]];
-            unsigned fph = f->phases & ALL_PHASES;
-            memset(by_code[k], 0, sizeof(by_code[k]));
-            present |= bit;
-            if (fph != 0)
-                env -= f->bytes;
-            for (; fph != 0; fph &= fph - 1)
-                by_code[k][vp__ctz(fph)] += f->bytes;
-        }
-        for (; ph != 0; ph &= ph - 1)
-            by_code[k][vp__ctz(ph)] += b;
     }
     if (ovf || others)
         return stage_totals_checked(S, phases_used);
@@ -1357,47 +1360,29 @@ static bool stage_totals_moments(stage *S, unsigned phases_used)
                 t[c] = mt[mo][c];
     }
     stage_peak(S, phases_used, live & ALL_PHASES);
-    for (uint32_t left = present; left != 0; left &= left - 1) {
-        const uint64_t *row = by_code[vp__ctz(left)];
-        uint64_t mx = 0;
-        for (unsigned ph = live & ALL_PHASES; ph != 0; ph &= ph - 1)
-            mx = row[vp__ctz(ph)] > mx ? row[vp__ctz(ph)] : mx;
-        env += mx; /* at most the id's items' sum: no wrap */
-    }
-    S->envelope = env;
+    S->envelope_lazy = true;
     return true;
 }
 
 /* One pass over the items when their sum fits in 64 bits (then no partial sum can wrap):
- * the totals per phase and counter, and the envelope. When every built-in id is used once
- * on the stage (inference), an id's largest phase is its item's bytes, so the envelope is
- * the sum of the live items; ids used more than once are summed per phase in a second
- * pass. Training stages: stage_totals_moments(); stage_totals_checked() when the sum does
- * not fit, and for ids that repeat outside the built-in ones. */
+ * the totals per phase and counter; the envelope is written when first read
+ * (stage_envelope()). Training stages: stage_totals_moments(); stage_totals_checked() when
+ * the sum does not fit, and for ids that repeat outside the built-in ones. */
 static bool stage_totals(stage *S, unsigned phases_used)
 {
     if (S->moments)
         return stage_totals_moments(S, phases_used);
-    uint64_t all = 0, env = 0;
+    uint64_t all = 0;
     bool ovf = false, others = false;
     unsigned live = 0;
-    uint32_t seen = 0, rep = 0; /* the built-in ids seen, and those seen more than once */
     memset(S->total, 0, sizeof(S->total));
     for (size_t i = 0; i < S->n; i++) {
         const item *it = &S->items[i];
         uint64_t b = it->bytes;
-        unsigned ph = it->phases & ALL_PHASES, k = it->code;
+        unsigned ph = it->phases & ALL_PHASES;
         ovf |= vp__add_u64(&all, all, b);
         live |= ph;
-        if (k == 0 || k >= ID_CODES) { /* (a code is below ID_CODES: said for the compiler) */
-            if (!it->unique)
-                others = true;
-        } else {
-            rep |= seen & (UINT32_C(1) << k);
-            seen |= UINT32_C(1) << k;
-        }
-        if (ph != 0 && (k != 0 || it->unique))
-            env += b; /* part of `all`: checked with it */
+        others |= it->code == ID_OTHER && !it->unique;
         uint64_t *tc = &S->total[0][it->counter];
         for (; ph != 0; ph &= ph - 1)
             tc[(size_t)vp__ctz(ph) * (VP_COUNTER_DEVICE + 1)] += b;
@@ -1411,35 +1396,8 @@ static bool stage_totals(stage *S, unsigned phases_used)
         S->total[p][VP_COUNTER_DEVICE] += S->total[p][VP_COUNTER_RESERVED];
     }
     stage_peak(S, phases_used, live & ALL_PHASES);
-    if (rep && !S->probe) {
-        /* built-in ids used more than once: an id's share of the envelope is its largest
-         * phase total, not the sum of its items (at most that sum: no wrap) */
-        uint64_t by_code[ID_CODES][VP_PHASE_COUNT];
-        uint32_t present = 0;
-        for (size_t i = 0; i < S->n; i++) {
-            const item *it = &S->items[i];
-            unsigned ph = it->phases & ALL_PHASES, k = it->code;
-            if (k == 0 || k >= ID_CODES || !(rep & (UINT32_C(1) << k)))
-                continue;
-            if (ph)
-                env -= it->bytes; /* counted whole above */
-            if (!(present & (UINT32_C(1) << k))) {
-                memset(by_code[k], 0, sizeof(by_code[k]));
-                present |= UINT32_C(1) << k;
-            }
-            for (; ph != 0; ph &= ph - 1)
-                by_code[k][vp__ctz(ph)] += it->bytes;
-        }
-        for (uint32_t left = present; left != 0; left &= left - 1) {
-            const uint64_t *row = by_code[vp__ctz(left)];
-            uint64_t mx = 0;
-            for (unsigned ph = live & ALL_PHASES; ph != 0; ph &= ph - 1)
-                mx = row[vp__ctz(ph)] > mx ? row[vp__ctz(ph)] : mx;
-            env += mx;
-        }
-    }
-    S->envelope = env;
-    return !ovf;
+    S->envelope_lazy = true;
+    return true;
 }
 
 /* ---- assumptions ------------------------------------------------------------------------ */
@@ -1609,7 +1567,6 @@ static void run_reset(vp_estimate *e, const vp__wl *w, bool how)
         e->st[s].sb.n = 0;
         e->st[s].failed = false;
         e->st[s].moments = false;
-        e->st[s].probe = e->probing;
         e->st[s].kv_budget = 0;
         e->st[s].kv_budget_known = false;
         e->st[s].quiet = !how;
@@ -2425,7 +2382,14 @@ size_t vp_estimate_peak_gpu(const vp_estimate *e)
 vp_bytes vp_estimate_envelope_bytes(const vp_estimate *e, size_t gpu)
 {
     const stage *s = stage_of(e, gpu);
-    return vp_bytes_make(s ? s->envelope : 0);
+    if (s == NULL)
+        return vp_bytes_make(0);
+    if (s->envelope_lazy) { /* the estimate's own storage: not const in fact */
+        stage *w = (stage *)(uintptr_t)s;
+        w->envelope = stage_envelope(s);
+        w->envelope_lazy = false;
+    }
+    return vp_bytes_make(s->envelope);
 }
 
 size_t vp_estimate_stage_count(const vp_estimate *e)

@@ -322,9 +322,14 @@ VP_API size_t vp_estimate_peak_gpu(const vp_estimate *e);
  *        of that id in any one phase (an id listed once per phase group, such as training
  *        and evaluation activations, counts once; two items of one id live in the same
  *        phase add up). Never below a phase total. Not an observed peak.
+ *
+ * Computed on the first call for a GPU after a run (a loop that reads only peaks never pays
+ * for it); checked for overflow by the run itself.
  * @param e the estimate  @param gpu GPU index
  * @return the bytes
  * @since 0.1
+ * Thread safety: one thread per estimate at a time: the first call for a GPU writes its
+ * envelope into the estimate.
  */
 VP_API vp_bytes vp_estimate_envelope_bytes(const vp_estimate *e, size_t gpu);
 /**

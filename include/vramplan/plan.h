@@ -80,6 +80,10 @@ VP_API vp_status vp_plan_new(vp_plan **out, const vp_sheet *s, const char *rank,
 VP_API void vp_plan_free(vp_plan *p);
 /**
  * @brief The estimate the plan was classified against.
+ *
+ * Its numbers (items, phase totals, peaks, envelopes) are all computed by vp_plan_new(), so
+ * several threads may read them at once; its texts (how, assumptions, warnings) are written
+ * on first read, so read those from one thread at a time, as for any estimate.
  * @param p the plan
  * @return an estimate owned by the plan
  * @since 0.1

@@ -1,6 +1,7 @@
 /*
- * Estimate speed (reported, never a pass/fail test). Every figure is the time of one call:
- * the minimum and the median over ROUNDS rounds (each round about 20 ms of calls), and the
+ * Estimate speed (reported, never a pass/fail test). Every figure is the time of one call,
+ * in CPU time of the process: the minimum and the median over ROUNDS rounds (each round
+ * about 20 ms of calls), and the
  * median as a ratio to an empty loop (a call through the same function pointer to a
  * function that does nothing) measured in the same run, so that figures from a busy machine
  * can still be compared. Targets (issues 13 and 16):
@@ -10,6 +11,13 @@
  *   - each component function: < 100 ns; the structured workload: < 1 us.
  * It also checks that a reused estimate allocates nothing.
  * Run: meson test -C build --benchmark --verbose   (or build/bench/bench-estimate tests/data)
+ *
+ * Instructions, exactly (timings on a shared machine swing 1.4-2x; instruction counts do
+ * not): `bench-estimate --repeat CASE N DATA_DIR` makes the same call N times, untimed,
+ * CASE one of inference, lora, qlora (the sheets above, reused estimate), s-inference,
+ * s-qlora (the structured workloads without texts), fit-context, fit-concurrency,
+ * fit-microbatch; under valgrind --tool=callgrind, (count at N2 - count at N1) / (N2 - N1)
+ * is one call's instructions.
  */
 #define _GNU_SOURCE
 #include <malloc.h>
@@ -23,9 +31,16 @@
 
 #define ROUNDS 15
 
+/* The process's CPU time, not the wall clock: on a shared machine the time this process
+ * waited for a core is not the call's (as bench-inputs). Single-threaded, so the two agree
+ * on a quiet machine. */
 static double now(void)
 {
     struct timespec ts;
+#if defined(CLOCK_PROCESS_CPUTIME_ID)
+    if (clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts) == 0)
+        return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+#endif
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
@@ -282,6 +297,17 @@ static vp_sheet *sheet(const char *text, vp_model *m)
 
 int main(int argc, char **argv)
 {
+    const char *repeat = NULL;
+    long times = 0;
+    if (argc > 1 && strcmp(argv[1], "--repeat") == 0) {
+        if (argc < 4 || (times = atol(argv[3])) <= 0) {
+            fprintf(stderr, "usage: bench-estimate [--repeat CASE N] [DATA_DIR]\n");
+            return 2;
+        }
+        repeat = argv[2];
+        argv += 3;
+        argc -= 3;
+    }
     const char *data = argc > 1 ? argv[1] : "tests/data";
     char path[1024];
     snprintf(path, sizeof(path), "%s/configs/meta-llama__Meta-Llama-3.1-8B/config.json", data);
@@ -312,6 +338,56 @@ int main(int argc, char **argv)
         return 1;
     ctx c = { e, m, si, NULL, vp_bytes_make(UINT64_C(85030000000)), VP_FIT_CONTEXT, NULL, 0 };
 
+    /* the structured workloads: inference as the sheet si, QLoRA as the sheet sf's core */
+    static const char *const names[] = { "other" };
+    static const vp_bytes sizes[] = { { UINT64_C(1) << 30 } };
+    vp_workload wi = VP_WORKLOAD_INIT;
+    wi.framework = VP_FRAMEWORK_VLLM;
+    wi.context = 8192;
+    wi.concurrency = 32;
+    wi.gpu_memory_utilization_ppm = 900000;
+    wi.n_reserves = 1;
+    wi.reserve_names = names;
+    wi.reserve_bytes = sizes;
+    vp_workload wq = wi;
+    wq.task = VP_TASK_QLORA;
+    wq.weights = "nf4-dq";
+    wq.framework = VP_FRAMEWORK_TRANSFORMERS;
+    wq.context = 4096;
+    wq.microbatch = 4;
+    wq.lora_rank = 16;
+    wq.checkpointing = VP_CHECKPOINTING_FULL;
+    wq.gpus = 8;
+    wq.sharding = VP_SHARDING_FSDP;
+
+    if (repeat != NULL) {
+        static const struct { const char *name; op f; int sheet; int target; } cases[] = {
+            { "inference", run_sheet, 0, 0 }, { "lora", run_sheet, 1, 0 },
+            { "qlora", run_sheet, 2, 0 }, { "s-inference", run_workload, 3, 0 },
+            { "s-qlora", run_workload, 4, 0 },
+            { "fit-context", solve, 0, VP_FIT_CONTEXT },
+            { "fit-concurrency", solve, 0, VP_FIT_CONCURRENCY },
+            { "fit-microbatch", solve, 1, VP_FIT_MICROBATCH },
+        };
+        const vp_sheet *sheets[] = { si, st, sf };
+        for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+            if (strcmp(cases[k].name, repeat) != 0)
+                continue;
+            if (cases[k].sheet < 3)
+                c.s = sheets[cases[k].sheet];
+            else
+                c.w = cases[k].sheet == 3 ? &wi : &wq;
+            c.target = (vp_fit_target)cases[k].target;
+            for (long i = 0; i < times; i++)
+                if (cases[k].f(&c) != 0)
+                    return 1;
+            printf("%s x %ld: %llu\n", repeat, times, (unsigned long long)c.sink);
+            return 0;
+        }
+        fprintf(stderr, "bench-estimate: unknown case '%s'\n", repeat);
+        return 2;
+    }
+
     double mn;
     measure(empty, &c, &mn, &base_med);
     printf("vramplan estimate benchmark: ns per call, min and median of %d rounds; ratio: median "
@@ -337,33 +413,14 @@ int main(int argc, char **argv)
     report("fit: solve microbatch (LoRA)", solve, &c, "<= 5,000 ns");
 
     /* the same estimates as structured workloads: no text at all */
-    static const char *const names[] = { "other" };
-    static const vp_bytes sizes[] = { { UINT64_C(1) << 30 } };
-    vp_workload w = VP_WORKLOAD_INIT;
-    w.framework = VP_FRAMEWORK_VLLM;
-    w.context = 8192;
-    w.concurrency = 32;
-    w.gpu_memory_utilization_ppm = 900000;
-    w.n_reserves = 1;
-    w.reserve_names = names;
-    w.reserve_bytes = sizes;
-    c.w = &w;
+    c.w = &wi;
     printf("structured workloads (vp_estimate_run_workload):\n");
     report("inference vLLM 8k x 32, no how texts", run_workload, &c, "< 1,000 ns");
-    w.flags = VP_WORKLOAD_HOW;
+    wi.flags = VP_WORKLOAD_HOW;
     report("the same with how texts, every text read", run_workload_texts, &c, "");
-    w.flags = 0;
-    w.task = VP_TASK_QLORA;
-    w.weights = "nf4-dq";
-    w.framework = VP_FRAMEWORK_TRANSFORMERS;
-    w.context = 4096;
-    w.microbatch = 4;
-    w.lora_rank = 16;
-    w.checkpointing = VP_CHECKPOINTING_FULL;
-    w.gpus = 8;
-    w.sharding = VP_SHARDING_FSDP;
+    c.w = &wq;
     report("QLoRA r 16, FSDP x 8, 4k x 4, no how texts", run_workload, &c, "< 1,000 ns");
-    w.flags = VP_WORKLOAD_HOW;
+    wq.flags = VP_WORKLOAD_HOW;
     report("the same with how texts, every text read", run_workload_texts, &c, "");
 
     printf("component estimators (Llama-3.1-8B):\n");
@@ -377,9 +434,9 @@ int main(int argc, char **argv)
     kvp.block_size = 16;
     kvp.prefill_chunk = 8192;
     vp_weights_options wo = VP_WEIGHTS_OPTIONS_INIT;
-    vp_weights_options wq = VP_WEIGHTS_OPTIONS_INIT;
-    wq.format = "nf4-dq";
-    wq.tensor_parallel = 2;
+    vp_weights_options wn = VP_WEIGHTS_OPTIONS_INIT;
+    wn.format = "nf4-dq";
+    wn.tensor_parallel = 2;
     vp_weights_options wg = VP_WEIGHTS_OPTIONS_INIT;
     wg.format = "gptq-int4-g128";
     wg.tensor_parallel = 2;
@@ -410,7 +467,7 @@ int main(int argc, char **argv)
         { "vp_kv_cache_bytes (12k tokens x 8, fp8, TP 2)", kv, &kvo },
         { "vp_kv_cache_bytes (paged, 16-token blocks)", kv, &kvp },
         { "vp_weights_bytes (the model's bf16)", weights, &wo },
-        { "vp_weights_bytes (nf4-dq, TP 2)", weights, &wq },
+        { "vp_weights_bytes (nf4-dq, TP 2)", weights, &wn },
         { "vp_weights_bytes (gptq-int4-g128, TP 2)", weights, &wg },
         { "vp_weights_bytes (gptq-int4-g64, TP 2, not summed at load)", weights, &wg64 },
         { "vp_weights_bytes (gptq-int3-g32, TP 2, not summed at load)", weights, &wg3 },
@@ -418,7 +475,7 @@ int main(int argc, char **argv)
         { "vp_weights_bytes (fp8-block128, TP 2, not summed at load)", weights, &wfb },
         { "vp_weights_bytes (20 formats in turn, TP 2)", weights_cycle, &wg },
         { "vp_weights_bytes (448 GPTQ bits x groups in turn, TP 2)", weights_any, &wg },
-        { "vp_quant_metadata_bytes (nf4-dq, TP 2)", quant_meta, &wq },
+        { "vp_quant_metadata_bytes (nf4-dq, TP 2)", quant_meta, &wn },
         { "vp_activations_bytes (prefill 4k x 8)", activations, &ai },
         { "vp_activations_bytes (LoRA, full checkpointing)", activations, &at },
         { "vp_optimizer_state_bytes (ZeRO-1 x 8)", opt_states, &oo },

@@ -1567,6 +1567,8 @@ static void run_reset(vp_estimate *e, const vp__wl *w, bool how)
         e->st[s].sb.n = 0;
         e->st[s].failed = false;
         e->st[s].moments = false;
+        e->st[s].envelope_lazy = false; /* until the totals: a failed run computes none */
+        e->st[s].envelope = 0;
         e->st[s].kv_budget = 0;
         e->st[s].kv_budget_known = false;
         e->st[s].quiet = !how;
@@ -2698,11 +2700,24 @@ static bool solve_largest(solver *S, uint64_t lo, double mlo, uint64_t prev, dou
     return true;
 }
 
+static vp_status fit_solve(uint64_t *out, vp_estimate *scratch, const vp_sheet *s,
+                           vp_fit_target target, vp_bytes capacity, vp_error *err);
+
 vp_status vp_fit(uint64_t *out, vp_estimate *scratch, const vp_sheet *s, vp_fit_target target,
                  vp_bytes capacity, vp_error *err)
 {
     if (out == NULL || scratch == NULL || s == NULL || capacity.b == 0)
         return VP_EMISUSE;
+    vp_status st = fit_solve(out, scratch, s, target, capacity, err);
+    if (st != VP_OK)
+        clear(scratch); /* a probe may have failed midway: nothing partial is left */
+    return st;
+}
+
+/* vp_fit() once its arguments are checked. */
+static vp_status fit_solve(uint64_t *out, vp_estimate *scratch, const vp_sheet *s,
+                           vp_fit_target target, vp_bytes capacity, vp_error *err)
+{
     vp__wl wb;
     vp__wl_text txt;
     vp_status st;

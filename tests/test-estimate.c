@@ -257,6 +257,46 @@ START_TEST(test_fit)
 }
 END_TEST
 
+/* A failed solve leaves its scratch estimate empty, as a failed run does: never a stale
+ * peak with an envelope below it (a probe that fails midway). */
+START_TEST(test_fit_error_leaves_empty)
+{
+    vp_sheet *good = vp_test_sheet("[workload]\nframework = \"vllm\"\ncontext = 4096\n"
+                                   "concurrency = 8\n");
+    vp_test_attach(good, "configs/meta-llama__Meta-Llama-3.1-8B/config.json");
+    /* falcon-7b has 71 attention heads: tensor_parallel = 2 is an impossible layout */
+    vp_sheet *bad = vp_test_sheet("[workload]\nframework = \"vllm\"\ncontext = 4096\n"
+                                  "concurrency = 8\n[layout]\ngpus = 2\ntensor_parallel = 2\n");
+    vp_test_attach(bad, "configs/tiiuae__falcon-7b/config.json");
+    vp_estimate *e;
+    ck_assert_int_eq(vp_estimate_new(&e), VP_OK);
+    vp_bytes cap = vp_bytes_make(UINT64_C(80000000000));
+    uint64_t v = 7;
+    for (int k = 0; k < 2; k++) {
+        /* before the failed solve: a run (k = 0), or a solve (k = 1), envelope not read */
+        if (k == 0)
+            ck_assert_int_eq(vp_estimate_run(e, good, cap, NULL), VP_OK);
+        else
+            ck_assert_int_eq(vp_fit(&v, e, good, VP_FIT_CONTEXT, cap, NULL), VP_OK);
+        ck_assert_uint_gt(vp_bytes_value(vp_estimate_peak_bytes(e, 0, NULL)), 0);
+        uint64_t before = v;
+        ck_assert_int_eq(vp_fit(&v, e, bad, VP_FIT_CONTEXT, cap, NULL), VP_EINVALID);
+        ck_assert_uint_eq(v, before); /* untouched on error */
+        ck_assert_uint_eq(vp_estimate_gpu_count(e), 0);
+        ck_assert_uint_eq(vp_estimate_item_count(e, 0), 0);
+        ck_assert_uint_eq(vp_bytes_value(vp_estimate_peak_bytes(e, 0, NULL)), 0);
+        ck_assert_uint_eq(vp_bytes_value(vp_estimate_envelope_bytes(e, 0)), 0);
+    }
+    /* and a run after it is whole again: its envelope is never below its peak */
+    ck_assert_int_eq(vp_estimate_run(e, good, cap, NULL), VP_OK);
+    ck_assert_uint_ge(vp_bytes_value(vp_estimate_envelope_bytes(e, 0)),
+                      vp_bytes_value(vp_estimate_peak_bytes(e, 0, NULL)));
+    vp_sheet_free(good);
+    vp_sheet_free(bad);
+    vp_estimate_free(e);
+}
+END_TEST
+
 /* vLLM: the KV cache the workload needs (its kv_cache item) fits the pool. */
 static bool vllm_kv_fits(vp_estimate *e, vp_sheet *s, uint64_t context, vp_bytes cap)
 {
@@ -638,6 +678,7 @@ Suite *vp_test_suite(void)
     VP_ADD_TEST(s, test_bad_layouts);
     VP_ADD_TEST(s, test_fit);
     VP_ADD_TEST(s, test_fit_vllm_context);
+    VP_ADD_TEST(s, test_fit_error_leaves_empty);
     VP_ADD_TEST(s, test_vllm_calibration);
     VP_ADD_TEST(s, test_many_reserves_all_counted);
     VP_ADD_TEST(s, test_long_reserve_ids_whole);

@@ -475,7 +475,9 @@ VP_API const char *vp_counter_name(vp_counter counter);
  *        vLLM profile, the KV cache the workload needs ≤ vLLM's pool).
  *
  * Other values are taken from the sheet; the sheet is not changed. Reuses @p scratch
- * (an object from vp_estimate_new()) without allocating.
+ * (an object from vp_estimate_new()) without allocating. On error @p scratch reads as
+ * empty, as after a failed vp_estimate_run() (since 0.2; before, a failed solve could leave
+ * the figures of an earlier run in it).
  * @param[out] out the largest value (0 when even 1 does not fit); untouched on error
  * @param scratch an estimate object to compute in
  * @param s the sheet

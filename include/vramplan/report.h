@@ -20,8 +20,11 @@
  *
  * Options: struct version #VP_JSON_OPTIONS_VERSION; init macro #VP_JSON_OPTIONS_INIT; init
  * function vp_json_options_init().
- * Thread safety: reentrant; the estimate, plan and sheet are only read, so distinct
- * threads may write reports of one object at once.
+ * Thread safety: reentrant. A plan and a sheet are only read, so distinct threads may
+ * write reports of one of them at once; an estimate writes its texts and envelopes into
+ * itself when they are first read, so the reports of one estimate are written from one
+ * thread at a time (the estimate of a plan, vp_plan_estimate(), has its envelopes computed,
+ * but not its texts).
  * @{
  */
 #ifndef VRAMPLAN_REPORT_H

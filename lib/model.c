@@ -1561,11 +1561,6 @@ static bool ends_with(const char *s, const char *suffix)
     return n >= k && memcmp(s + n - k, suffix, k) == 0;
 }
 
-static bool ends_with_n(const char *s, size_t n, const char *suffix, size_t k)
-{
-    return n >= k && s[n - 1] == suffix[k - 1] && memcmp(s + n - k, suffix, k) == 0;
-}
-
 /* A literal suffix: a compare of a known size, which the compiler does inline (no call) */
 #define ENDS(s, n, lit)                                                                    \
     ((n) >= sizeof(lit) - 1 && (s)[(n) - 1] == (lit)[sizeof(lit) - 2] &&                  \
@@ -1594,28 +1589,43 @@ static bool has_quant_state(const char *name, size_t n)
     return false;
 }
 
-/* Quantization metadata by suffix (bitsandbytes, LLM.int8, GPTQ, AWQ, FP8, MXFP4). */
+/* Quantization metadata by suffix (bitsandbytes, LLM.int8, GPTQ, AWQ, FP8, MXFP4):
+ * .absmax .nested_absmax .quant_map .nested_quant_map .SCB .weight_format .qzeros .scales
+ * _scales .g_idx .weight_scale .weight_scale_inv .input_scale .weight_zero_point .k_scale
+ * .v_scale, looked up by the name's last byte (no loop over the list). */
 static bool is_quant_metadata(const char *name, size_t n)
 {
-    static const struct {
-        const char *s;
-        size_t n;
-    } suffixes[] = {
-#define S(x) { x, sizeof(x) - 1 }
-        S(".absmax"), S(".nested_absmax"), S(".quant_map"), S(".nested_quant_map"), S(".SCB"),
-        S(".weight_format"), S(".qzeros"), S(".scales"), S(".g_idx"), S(".weight_scale"),
-        S(".weight_scale_inv"), S(".input_scale"), S(".weight_zero_point"), S("_scales"),
-        S(".k_scale"), S(".v_scale"),
-#undef S
-    };
     /* "weight" and "bias" end most names: no metadata suffix ends in 't' or 's' but these */
     char last = n ? name[n - 1] : '\0';
-    if (last == 't' && !ENDS(name, n, "_format") && !ENDS(name, n, "_point"))
-        return has_quant_state(name, n);
-    for (size_t i = 0; i < sizeof(suffixes) / sizeof(suffixes[0]); i++)
-        if (ends_with_n(name, n, suffixes[i].s, suffixes[i].n))
-            return true;
-    return has_quant_state(name, n);
+    bool hit = false;
+    switch (last) {
+    case 't':
+        hit = ENDS(name, n, ".weight_format") || ENDS(name, n, ".weight_zero_point");
+        break;
+    case 'x':
+        hit = ENDS(name, n, ".absmax") || ENDS(name, n, ".nested_absmax") ||
+              ENDS(name, n, ".g_idx");
+        break;
+    case 'p':
+        hit = ENDS(name, n, ".quant_map") || ENDS(name, n, ".nested_quant_map");
+        break;
+    case 'B':
+        hit = ENDS(name, n, ".SCB");
+        break;
+    case 's':
+        hit = ENDS(name, n, ".qzeros") || ENDS(name, n, ".scales") || ENDS(name, n, "_scales");
+        break;
+    case 'e':
+        hit = ENDS(name, n, ".weight_scale") || ENDS(name, n, ".input_scale") ||
+              ENDS(name, n, ".k_scale") || ENDS(name, n, ".v_scale");
+        break;
+    case 'v':
+        hit = ENDS(name, n, ".weight_scale_inv");
+        break;
+    default:
+        break;
+    }
+    return hit || has_quant_state(name, n);
 }
 
 static bool is_packed_dtype(const char *dtype)

@@ -108,6 +108,10 @@ typedef struct {
     uint64_t memo_dt;            /* the dtype, NUL-padded (8 bytes) */
     size_t memo_dt_len;
     unsigned memo_ndims;
+    /* the dtype found last: its name as a word, its bits, the list's entry (NULL: none) */
+    uint64_t dt_word;
+    unsigned dt_bits;
+    const char *dt_name;
     uint64_t memo_dims[VP__MAX_DIMS], memo_numel;
 } st_reader;
 
@@ -277,7 +281,12 @@ static bool tensor_fast(st_reader *r, tensor_info *t)
         t->shape_at = p + r->memo_shape;
         t->shape_array = true;
         t->n_dims = r->memo_ndims;
-        memcpy(t->dims, r->memo_dims, sizeof(t->dims)); /* fixed size: no call */
+        if (r->memo_ndims <= 2) { /* most tensors: two words */
+            t->dims[0] = r->memo_dims[0];
+            t->dims[1] = r->memo_dims[1];
+        } else {
+            memcpy(t->dims, r->memo_dims, sizeof(t->dims)); /* fixed size: no call */
+        }
         t->numel = r->memo_numel;
         t->offs_at = p + ml - 1;
         p += ml;
@@ -356,7 +365,12 @@ static bool tensor_fast(st_reader *r, tensor_info *t)
         memcpy(&r->memo_dt, t->dt, 8);
         r->memo_dt_len = t->dt_len;
         r->memo_ndims = (unsigned)t->n_dims;
-        memcpy(r->memo_dims, t->dims, sizeof(r->memo_dims)); /* (those past n_dims unused) */
+        if (t->n_dims <= 2) { /* (those past n_dims unused) */
+            r->memo_dims[0] = t->dims[0];
+            r->memo_dims[1] = t->dims[1];
+        } else {
+            memcpy(r->memo_dims, t->dims, sizeof(r->memo_dims));
+        }
         r->memo_numel = t->numel;
     }
 offsets:;
@@ -582,13 +596,25 @@ static bool tensor_checks(st_reader *r, const vp__jstr *key, const tensor_info *
     }
     unsigned bits = 0;
     const char *dname = NULL;
-    if (t->dt_string && t->dt_len < 8)
-        for (size_t i = 0; i < sizeof(st_dtypes) / sizeof(st_dtypes[0]); i++)
-            if (memcmp(t->dt, st_dtypes[i].name, 8) == 0) {
-                bits = st_dtypes[i].bits;
-                dname = st_dtypes[i].name;
-                break;
-            }
+    if (t->dt_string && t->dt_len < 8) {
+        /* the dtype as one word (NUL-padded): the last one found again without the list */
+        uint64_t w;
+        memcpy(&w, t->dt, 8);
+        if (r->dt_name != NULL && w == r->dt_word) {
+            bits = r->dt_bits;
+            dname = r->dt_name;
+        } else {
+            for (size_t i = 0; i < sizeof(st_dtypes) / sizeof(st_dtypes[0]); i++)
+                if (memcmp(t->dt, st_dtypes[i].name, 8) == 0) {
+                    bits = st_dtypes[i].bits;
+                    dname = st_dtypes[i].name;
+                    r->dt_word = w;
+                    r->dt_bits = bits;
+                    r->dt_name = dname;
+                    break;
+                }
+        }
+    }
     if (bits == 0) {
         late(r, VP_EUNSUPPORTED, t->dt_at, "unknown safetensors dtype \"%s\"",
              t->dt_string ? t->dt : "?");
@@ -904,18 +930,20 @@ static bool name_read(st_reader *r, const vp__jstr *key, const unsigned char *ke
 }
 
 /* The earliest name of one bucket (in document order) that repeats an earlier one: its
- * ref into *dup (0: none). false when the keys collide beyond the probe budget. */
+ * ref into *dup (0: none). false when the keys collide beyond the probe budget. The
+ * names of one bucket share the top bits of their entries (`top` selects them, `tag` is
+ * theirs): a slot holding another bucket's name counts as empty, so the table is cleared
+ * once, not per bucket (buckets of about a thousand names: 8 KB each time). */
 static bool bucket_check(const st_reader *r, const uint64_t *e, size_t n, uint64_t *table,
-                         size_t cap, uint32_t *dup)
+                         size_t cap, uint64_t top, uint64_t tag, uint32_t *dup)
 {
     *dup = 0;
-    memset(table, 0, cap * sizeof(*table));
     size_t budget = 8 * n + 64, mask = cap - 1;
     for (size_t j = 0; j < n; j++) {
         uint32_t h = (uint32_t)(e[j] >> 32);
         for (size_t at = h & mask;; at = (at + 1) & mask) {
             uint64_t v = table[at];
-            if (v == 0) {
+            if (v == 0 || ((v ^ tag) & top) != 0) {
                 table[at] = e[j];
                 break;
             }
@@ -979,7 +1007,7 @@ static bool names_partitioned(st_reader *r, uint32_t *dup)
     size_t cap = 16;
     while (cap < 2 * largest)
         cap *= 2;
-    uint64_t *table = malloc(cap * sizeof(*table));
+    uint64_t *table = calloc(cap, sizeof(*table)); /* (cleared once: see bucket_check) */
     bool ok = table != NULL;
     uint32_t best_at = UINT32_MAX;
     *dup = 0;
@@ -990,7 +1018,9 @@ static bool names_partitioned(st_reader *r, uint32_t *dup)
             c *= 2;
         if (k < 2)
             continue;
-        if (!bucket_check(r, e + start[b], k, table, c, &d)) {
+        uint64_t top = bits > 0 ? ~(UINT64_MAX >> bits) : 0;
+        uint64_t tag = bits > 0 ? (uint64_t)b << (64 - bits) : 0;
+        if (!bucket_check(r, e + start[b], k, table, c, top, tag, &d)) {
             r->gave_up = true;
             ok = false;
         } else if (d != 0) {

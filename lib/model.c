@@ -1756,6 +1756,7 @@ vp_status vp__model_add_tensor(vp_model *m, const char *name, size_t name_len,
     m->names[m->n_names + name_len] = '\0';
     /* classified now, while the name is in the cache (a GGUF reader sets its own roles) */
     t->role = classify(m->names + m->n_names, name_len, t->dtype);
+    m->n_quant_tensors += t->role == VP_ROLE_QUANT_METADATA || t->role == VP_ROLE_PAYLOAD;
     t->part = vp__vision_part(m->names + m->n_names, name_len);
     m->n_names += name_len + 1;
     if (ndim == 2) { /* most tensors: two words, without a call */
@@ -1788,21 +1789,31 @@ vp_status vp__model_finish_checkpoint(vp_model *m)
     shrink((void **)&m->names, &m->cap_names, m->n_names, 1);
     shrink((void **)&m->dims, &m->cap_dims, m->n_dims, sizeof(*m->dims));
     size_t hint = 0;
-    for (size_t i = 0; i < m->n_tensors; i++) {
-        vp_status st = add_dtype_sum(m, m->tensors[i].dtype, m->tensors[i].bytes, &hint);
-        if (st != VP_OK)
-            return st;
-    }
-    if (m->roles_done) /* the reader (GGUF) classified and counted already */
+    if (m->roles_done) { /* the reader (GGUF) classified and counted already */
+        for (size_t i = 0; i < m->n_tensors; i++) {
+            vp_status st = add_dtype_sum(m, m->tensors[i].dtype, m->tensors[i].bytes, &hint);
+            if (st != VP_OK)
+                return st;
+        }
         return vp__vision_sum_parts(m);
-    /* each tensor was classified when it was added (classify()) */
-    bool any_quant = false;
-    for (size_t i = 0; i < m->n_tensors && !any_quant; i++)
-        any_quant = m->tensors[i].role == VP_ROLE_QUANT_METADATA ||
-                    m->tensors[i].role == VP_ROLE_PAYLOAD;
+    }
+    /* each tensor was classified when it was added (classify()), which counted the
+     * quantized ones: one pass over the tensors for the dtype sums, the roles and the
+     * parameters (a checkpoint of a million tensors holds 40 MB of them) */
+    bool any_quant = m->n_quant_tensors > 0;
     uint64_t role[4] = { 0, 0, 0, 0 }, params = 0;
     for (size_t i = 0; i < m->n_tensors; i++) {
         vp__tensor *t = &m->tensors[i];
+        vp__dtype_sum *d = hint < m->n_dtypes ? &m->dtypes[hint] : NULL;
+        if (d != NULL && memcmp(d->name, t->dtype, 8) == 0) { /* add_dtype_sum(), inline */
+            if (vp__add_u64(&d->bytes, d->bytes, t->bytes))
+                return VP_EOVERFLOW;
+            d->tensors++;
+        } else {
+            vp_status st = add_dtype_sum(m, t->dtype, t->bytes, &hint);
+            if (st != VP_OK)
+                return st;
+        }
         if (t->role == 0xFF)
             t->role = any_quant ? VP_ROLE_UNQUANTIZED : VP_ROLE_PAYLOAD;
         if (vp__add_u64(&role[t->role], role[t->role], t->bytes))

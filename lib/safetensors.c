@@ -320,8 +320,8 @@ static bool tensor_fast(st_reader *r, tensor_info *t)
     name &= dl ? UINT64_MAX >> (64 - 8 * dl) : 0;
     memcpy(t->dt, &name, 8);
 #else
+    memset(t->dt, 0, 8);
     memcpy(t->dt, dt, dl);
-    t->dt[dl] = '\0';
 #endif
     t->shape_at = p + 10;
     p += 11;
@@ -586,10 +586,11 @@ static bool span_add(st_reader *r, uint64_t begin, uint64_t end, const unsigned 
 }
 
 /* The checks of one tensor, in the tree reader's order; the first failure is held back
- * (late), a tensor that passes is added to the model. */
-static bool tensor_checks(st_reader *r, const vp__jstr *key, const tensor_info *t)
+ * (late), a tensor that passes is added to the model. `fast`: read by tensor_fast(), whose
+ * layout passes the checks of the members' presence and types (skipped). */
+static bool tensor_checks(st_reader *r, const vp__jstr *key, const tensor_info *t, bool fast)
 {
-    if (t->dt_at == NULL || t->shape_at == NULL || t->offs_at == NULL) {
+    if (!fast && (t->dt_at == NULL || t->shape_at == NULL || t->offs_at == NULL)) {
         LATE_NAMED(r, VP_EFORMAT, t->at, "tensor \"%s\" needs dtype, shape and data_offsets",
                    key);
         return true;
@@ -620,7 +621,7 @@ static bool tensor_checks(st_reader *r, const vp__jstr *key, const tensor_info *
              t->dt_string ? t->dt : "?");
         return true;
     }
-    if (!t->shape_array || t->n_dims > VP__MAX_DIMS) {
+    if (!fast && (!t->shape_array || t->n_dims > VP__MAX_DIMS)) {
         LATE_NAMED(r, VP_EFORMAT, t->shape_at,
                    "shape of \"%s\" must be an array of at most 8 integers", key);
         return true;
@@ -633,7 +634,7 @@ static bool tensor_checks(st_reader *r, const vp__jstr *key, const tensor_info *
         return true;
     }
     uint64_t begin = t->offs[0], end = t->offs[1], bytes;
-    if (!t->offs_array || t->n_offs != 2 || !t->offs_ok[0] || !t->offs_ok[1]) {
+    if (!fast && (!t->offs_array || t->n_offs != 2 || !t->offs_ok[0] || !t->offs_ok[1])) {
         LATE_NAMED(r, VP_EFORMAT, t->offs_at,
                    "data_offsets of \"%s\" must be two non-negative integers", key);
         return true;
@@ -738,15 +739,20 @@ static bool member(st_reader *r, const vp__jstr *key)
         return vp__jlex_skip(lx, 2, &r->keys);
     }
     tensor_info t;
-    tensor_info_init(&t, lx->p);
-    if (!tensor_fast(r, &t)) {
+    /* what tensor_fast() reads before it writes; it writes every other field it accepts */
+    t.at = lx->p;
+    t.n_dims = 0;
+    t.dim_bad = NULL;
+    t.dim_overflow = false;
+    bool fast = tensor_fast(r, &t);
+    if (!fast) {
         tensor_info_init(&t, lx->p);
         if (!tensor_general(r, &t))
             return false;
     }
     /* after the first failure only the JSON is checked: that error is the answer, or an
      * earlier one in the order of the checks */
-    return r->late != VP_OK || tensor_checks(r, key, &t);
+    return r->late != VP_OK || tensor_checks(r, key, &t, fast);
 }
 
 typedef struct {

@@ -1113,10 +1113,38 @@ static inline void close_container(vp__json *d, const open_container *top)
         d->nodes[top->last].next = VP__JSON_NONE;
 }
 
+/* A string value at `at` ('"'): its node, or VP__JSON_NONE on an error. */
+static inline uint32_t string_value(parser *ps, const unsigned char *at, uint32_t key)
+{
+    uint32_t node = new_node(ps, VP__JSON_STRING, at, key);
+    vp__jstr s;
+    if (node == VP__JSON_NONE ||
+        (!vp__jlex_plain_string(&ps->lx, at, &s) && !vp__jlex_string(&ps->lx, &s)) ||
+        (ps->doc->nodes[node].str = pool_put(ps, &s)) == VP__JSON_NONE)
+        return VP__JSON_NONE;
+    return node;
+}
+
+/* A number value at `at` ('-' or a digit): its node, or VP__JSON_NONE on an error. */
+static inline uint32_t number_value(parser *ps, const unsigned char *at, uint32_t key)
+{
+    uint32_t node = new_node(ps, VP__JSON_NUMBER, at, key);
+    vp__jnum n;
+    if (node == VP__JSON_NONE || (!plain_number(&ps->lx, &n) && !vp__jlex_number(&ps->lx, &n)))
+        return VP__JSON_NONE;
+    vp__json_node *x = &ps->doc->nodes[node];
+    x->is_int = n.is_int;
+    x->negative = n.negative;
+    x->int_overflow = n.overflow;
+    return node;
+}
+
 /*
  * Iterative parser with an explicit stack of open containers, so that depth never
  * consumes the C stack. The first child of a container is the node created right after
- * it; the others are linked through next.
+ * it; the others are linked through next. The members and elements that are strings or
+ * numbers in the common layouts are read in a loop of their own (the same steps, fewer
+ * of the general loop's tests); anything else goes back to the general loop.
  */
 static bool parse_document(parser *ps)
 {
@@ -1129,26 +1157,18 @@ static bool parse_document(parser *ps)
     vp__jlex_ws(lx);
     for (;;) {
         /* one value */
+value:
         if (lx->p >= lx->end)
             return vp__jlex_fail(lx, VP_ETRUNCATED, lx->p, "unexpected end of input"), false;
         const unsigned char *at = lx->p;
         unsigned char c = *at;
         uint32_t node;
         if (c == '"') {
-            node = new_node(ps, VP__JSON_STRING, at, key);
-            vp__jstr s;
-            if (node == VP__JSON_NONE ||
-                (!vp__jlex_plain_string(lx, at, &s) && !vp__jlex_string(lx, &s)) ||
-                (d->nodes[node].str = pool_put(ps, &s)) == VP__JSON_NONE)
+            if ((node = string_value(ps, at, key)) == VP__JSON_NONE)
                 return false;
         } else if (c == '-' || (unsigned)(c - '0') <= 9) {
-            node = new_node(ps, VP__JSON_NUMBER, at, key);
-            vp__jnum n;
-            if (node == VP__JSON_NONE || (!plain_number(lx, &n) && !vp__jlex_number(lx, &n)))
+            if ((node = number_value(ps, at, key)) == VP__JSON_NONE)
                 return false;
-            d->nodes[node].is_int = n.is_int;
-            d->nodes[node].negative = n.negative;
-            d->nodes[node].int_overflow = n.overflow;
         } else if (c == '{' || c == '[') {
             if (depth >= VP__LIM_DEPTH)
                 return vp__jlex_fail(lx, VP_ELIMIT, at, "nesting deeper than %d levels",
@@ -1195,10 +1215,25 @@ static bool parse_document(parser *ps)
             if (top->object) {
                 vp__jstr k;
                 const unsigned char *key_at;
-                if (!top->first && member_fast(lx, &k, &key_at))
-                    r = 1;
-                else
-                    r = vp__jlex_member(lx, &top->first, &k, &key_at);
+                if (!top->first)
+                    while (member_fast(lx, &k, &key_at)) {
+                        if (!vp__jkeys_push(lx, &ps->keys, &k, key_at) ||
+                            (key = pool_put(ps, &k)) == VP__JSON_NONE)
+                            return false;
+                        const unsigned char *v = lx->p; /* a byte, no whitespace */
+                        uint32_t m;
+                        if (*v == '"')
+                            m = string_value(ps, v, key);
+                        else if (*v == '-' || (unsigned)(*v - '0') <= 9)
+                            m = number_value(ps, v, key);
+                        else
+                            goto value;
+                        if (m == VP__JSON_NONE)
+                            return false;
+                        top->last = m;
+                        top->count++;
+                    }
+                r = vp__jlex_member(lx, &top->first, &k, &key_at);
                 if (r > 0 && (!vp__jkeys_push(lx, &ps->keys, &k, key_at) ||
                               (key = pool_put(ps, &k)) == VP__JSON_NONE))
                     return false;
@@ -1206,10 +1241,22 @@ static bool parse_document(parser *ps)
                     return false;
             } else {
                 key = VP__JSON_NONE;
-                if (!top->first && element_fast(lx))
-                    r = 1;
-                else
-                    r = array_next(lx, &top->first);
+                if (!top->first)
+                    while (element_fast(lx)) {
+                        const unsigned char *v = lx->p; /* a byte, no whitespace */
+                        uint32_t m;
+                        if (*v == '"')
+                            m = string_value(ps, v, VP__JSON_NONE);
+                        else if (*v == '-' || (unsigned)(*v - '0') <= 9)
+                            m = number_value(ps, v, VP__JSON_NONE);
+                        else
+                            goto value;
+                        if (m == VP__JSON_NONE)
+                            return false;
+                        top->last = m;
+                        top->count++;
+                    }
+                r = array_next(lx, &top->first);
             }
             if (r < 0)
                 return false;

@@ -465,7 +465,7 @@ bool vp__jlex_number(vp__jlex *lx, vp__jnum *n)
 }
 
 /* true, false or null at p: its type, p past it; -1 when none is there. */
-static int read_word(vp__jlex *lx)
+static inline int read_word(vp__jlex *lx)
 {
     size_t avail = (size_t)(lx->end - lx->p);
     const unsigned char *p = lx->p;
@@ -678,10 +678,34 @@ static bool find_duplicate(vp__jlex *lx, vp__jkeys *k, vp__jkey *e, size_t n,
      * were just read (still in the cache), so that each slot can be asked for 8 keys
      * ahead; a smaller one (most objects): each hash taken as its key is inserted */
     bool large = cap > 4096;
+    size_t budget = n * 8; /* expected probes at load 1/2: about n / 2 */
+    if (!large && k->n_decoded == 0) {
+        /* the usual object: every key's bytes in the text (none decoded: an escaped key
+         * decodes to a byte at least), the same steps as below without their tests */
+        const char *base = (const char *)lx->start;
+        size_t mask = cap - 1;
+        for (size_t j = 0; j < n; j++) {
+            uint32_t lj = e[j].len;
+            const char *kj = base + e[j].key;
+            uint32_t h = vp__json_hash(kj, lj);
+            size_t at = (size_t)h & mask;
+            for (uint64_t v; (v = slot[at]) != 0; at = (at + 1) & mask) {
+                const vp__jkey *o = &e[(uint32_t)v - 1];
+                if ((uint32_t)(v >> 32) == h && o->len == lj &&
+                    memcmp(base + o->key, kj, lj) == 0) {
+                    *dup = j;
+                    return true;
+                }
+                if (budget-- == 0)
+                    goto sort;
+            }
+            slot[at] = (uint64_t)h << 32 | (uint64_t)(j + 1);
+        }
+        return true;
+    }
     if (large)
         for (size_t j = 0; j < n; j++)
             e[j].hash = vp__json_hash(key_bytes(lx, k, &e[j]), KEY_LEN(&e[j]));
-    size_t budget = n * 8; /* expected probes at load 1/2: about n / 2 */
     for (size_t j = 0; j < n; j++) {
         uint32_t lj = KEY_LEN(&e[j]), h;
         if (large) {
@@ -1211,7 +1235,7 @@ value:
                 return true;
             }
             open_container *top = &stack[depth - 1];
-            int r;
+            int r, w;
             if (top->object) {
                 vp__jstr k;
                 const unsigned char *key_at;
@@ -1226,6 +1250,8 @@ value:
                             m = string_value(ps, v, key);
                         else if (*v == '-' || (unsigned)(*v - '0') <= 9)
                             m = number_value(ps, v, key);
+                        else if ((w = read_word(lx)) >= 0)
+                            m = new_node(ps, (vp__json_type)w, v, key);
                         else
                             goto value;
                         if (m == VP__JSON_NONE)
@@ -1249,6 +1275,8 @@ value:
                             m = string_value(ps, v, VP__JSON_NONE);
                         else if (*v == '-' || (unsigned)(*v - '0') <= 9)
                             m = number_value(ps, v, VP__JSON_NONE);
+                        else if ((w = read_word(lx)) >= 0)
+                            m = new_node(ps, (vp__json_type)w, v, VP__JSON_NONE);
                         else
                             goto value;
                         if (m == VP__JSON_NONE)

@@ -950,8 +950,9 @@ static inline uint32_t pool_put(parser *ps, const vp__jstr *s)
 {
     vp__json *d = ps->doc;
     size_t need = sizeof(uint32_t) + s->len + 1;
-    if (s->escaped || s->len > 64 || d->cap_pool - d->n_pool < need + 64 ||
-        ps->lx.end - s->raw < 64)
+    /* (one test: these are rarely true) */
+    if ((unsigned)s->escaped | (unsigned)(s->len > 64) |
+        (unsigned)(d->cap_pool - d->n_pool < need + 64) | (unsigned)(ps->lx.end - s->raw < 64))
         return pool_put_any(ps, s);
     uint32_t len = (uint32_t)s->len;
     char *at = d->pool + d->n_pool;
@@ -1089,7 +1090,7 @@ static inline bool member_fast(vp__jlex *lx, vp__jstr *key, const unsigned char 
     if (end - q < 4 || *q != '"')
         return false;
     const unsigned char *raw = q + 1, *e = vp__jplain_run(raw, end);
-    if (end - e < 3 || *e != '"' || e[1] != ':' || (uint64_t)(e - raw) > VP__LIM_STRING)
+    if (end - e < 3 || memcmp(e, "\":", 2) != 0 || (uint64_t)(e - raw) > VP__LIM_STRING)
         return false;
     const unsigned char *v = e + 2; /* `: ` and a value, or `:` and a value */
     if (*v == ' ') {

@@ -1210,11 +1210,13 @@ vp_status vp__safetensors_read(vp_model *m, const unsigned char *data, size_t le
     r.data_len = file_size - 8 - n;
     r.sorted = true;
     size_t had_tensors = m->n_tensors, had_names = m->n_names, had_dims = m->n_dims;
+    size_t had_quant = m->n_quant_tensors;
     vp_status st = read_header(&r, n);
     if (st != VP_OK) { /* the model as it was */
         m->n_tensors = had_tensors;
         m->n_names = had_names;
         m->n_dims = had_dims;
+        m->n_quant_tensors = had_quant;
     }
     vp__jkeys_free(&r.keys);
     vp__jkeys_free(&r.root);

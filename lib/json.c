@@ -1050,8 +1050,42 @@ typedef struct {
     uint32_t count;
     bool first;
     bool object;          /* the node's type, kept here: tested after every value */
+    bool sorted;          /* an object's keys so far: none escaped, each after the one
+                             before in byte order (no two equal: no duplicate check) */
+    uint32_t prev_len;    /* the last key's length and bytes (in the text) */
+    const unsigned char *prev;
     size_t keys_from;
 } open_container;
+
+/* Whether the key (n bytes at b, no escape) comes after the object's last key (m bytes
+ * at a) in byte order, as memcmp() orders them: the first 8 bytes of each compared as one
+ * big-endian word where the words are little-endian, the rest by memcmp(). Most objects
+ * of real files list their keys sorted (transformers writes config.json so, and
+ * index.json's weight_map), and keys that strictly increase cannot repeat. */
+static inline bool key_after(const unsigned char *a, size_t m, const unsigned char *b, size_t n)
+{
+#if VP__SWAR
+    if (m >= 8 && n >= 8) {
+        uint64_t x, y;
+        memcpy(&x, a, 8);
+        memcpy(&y, b, 8);
+        if (x != y)
+            return __builtin_bswap64(x) < __builtin_bswap64(y);
+    }
+#endif
+    int c = memcmp(a, b, m < n ? m : n);
+    return c < 0 || (c == 0 && m < n);
+}
+
+/* An object's key read: its order kept for the duplicate check's shortcut. */
+static inline void key_order(open_container *top, const vp__jstr *k)
+{
+    if (top->sorted)
+        top->sorted = !k->escaped &&
+                      (top->prev == NULL || key_after(top->prev, top->prev_len, k->raw, k->len));
+    top->prev = k->raw;
+    top->prev_len = (uint32_t)k->len;
+}
 
 /* The first byte after the whitespace at p (p < end, *p is '\n'), when it is a line
  * break and spaces (pretty-printed JSON: the indentation after every line); the caller
@@ -1222,6 +1256,9 @@ value:
             stack[depth].first = true;
             stack[depth].object = c == '{';
             stack[depth].keys_from = ps->keys.n;
+            stack[depth].sorted = true;
+            stack[depth].prev = NULL;
+            stack[depth].prev_len = 0;
             depth++;
         }
         /* after a value (or just after an opening bracket): close containers, find next */
@@ -1242,6 +1279,7 @@ value:
                 const unsigned char *key_at;
                 if (!top->first)
                     while (member_fast(lx, &k, &key_at)) {
+                        key_order(top, &k);
                         if (!vp__jkeys_push(lx, &ps->keys, &k, key_at) ||
                             (key = pool_put(ps, &k)) == VP__JSON_NONE)
                             return false;
@@ -1261,10 +1299,14 @@ value:
                         top->count++;
                     }
                 r = vp__jlex_member(lx, &top->first, &k, &key_at);
+                if (r > 0)
+                    key_order(top, &k);
                 if (r > 0 && (!vp__jkeys_push(lx, &ps->keys, &k, key_at) ||
                               (key = pool_put(ps, &k)) == VP__JSON_NONE))
                     return false;
-                if (r == 0 && !vp__jkeys_check(lx, &ps->keys, top->keys_from, NULL))
+                if (r == 0 && top->sorted) /* no two keys equal, none decoded */
+                    ps->keys.n = top->keys_from;
+                else if (r == 0 && !vp__jkeys_check(lx, &ps->keys, top->keys_from, NULL))
                     return false;
             } else {
                 key = VP__JSON_NONE;

@@ -687,6 +687,41 @@ START_TEST(test_json_layouts)
 }
 END_TEST
 
+/* Objects whose keys increase in byte order skip the duplicate check (keys that strictly
+ * increase cannot repeat); a repeat, or an escaped key equal to a plain one, breaks the
+ * order and the check runs: each is still found, at the same key. */
+START_TEST(test_json_sorted_keys)
+{
+    static const struct {
+        const char *text;
+        uint64_t at; /* 0: accepted */
+    } cases[] = {
+        { "{\"a\":1,\"b\":2,\"c\":3}", 0 },
+        { "{\"abcdefgh1\":1,\"abcdefgh2\":2,\"abcdefgi\":3,\"b\":4}", 0 },
+        { "{\"a\":1,\"b\":2,\"b\":3}", 13 },
+        { "{\"a\":1,\"ab\":2,\"abc\":3,\"abc\":4}", 22 },
+        { "{\"abcdefgh1\":1,\"abcdefgh2\":2,\"abcdefgh2\":3}", 29 },
+        { "{\"a\":1,\"b\":2,\"\\u0062\":3}", 13 },
+        { "{\"a\":1,\"\\u0061b\":2,\"ab\":3}", 19 },
+        { "{\"b\":1,\"a\":2,\"c\":{\"x\":1,\"x\":2},\"d\":4}", 24 },
+        { "{\"\xc3\xa9\":1,\"z\":2}", 0 }, /* non-ASCII first: not in order, checked */
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        vp__json doc;
+        vp_error e = VP_ERROR_INIT;
+        vp_status st = vp__json_parse(&doc, cases[i].text, strlen(cases[i].text), "k.json", &e);
+        if (cases[i].at == 0) {
+            ck_assert_msg(st == VP_OK, "%s: %s", cases[i].text, e.message);
+            vp__json_free(&doc);
+        } else {
+            ck_assert_msg(st == VP_EDUPLICATE, "%s: %d", cases[i].text, (int)st);
+            ck_assert_msg(e.byte_offset == cases[i].at, "%s: at %llu", cases[i].text,
+                          (unsigned long long)e.byte_offset);
+        }
+    }
+}
+END_TEST
+
 /* Quantization metadata by name suffix (looked up by the name's last byte): each suffix,
  * and names that end like one but are not. */
 START_TEST(test_quant_suffixes)
@@ -738,6 +773,7 @@ Suite *vp_test_suite(void)
     VP_ADD_TEST(s, test_json_integers);
     VP_ADD_TEST(s, test_checkpoint_total_checked);
     VP_ADD_TEST(s, test_json_layouts);
+    VP_ADD_TEST(s, test_json_sorted_keys);
     VP_ADD_TEST(s, test_quant_suffixes);
     return s;
 }

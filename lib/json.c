@@ -1057,32 +1057,12 @@ typedef struct {
     size_t keys_from;
 } open_container;
 
-/* Whether the key (n bytes at b, no escape) comes after the object's last key (m bytes
- * at a) in byte order, as memcmp() orders them: the first 8 bytes of each compared as one
- * big-endian word where the words are little-endian, the rest by memcmp(). Most objects
- * of real files list their keys sorted (transformers writes config.json so, and
- * index.json's weight_map), and keys that strictly increase cannot repeat. */
-static inline bool key_after(const unsigned char *a, size_t m, const unsigned char *b, size_t n)
-{
-#if VP__SWAR
-    if (m >= 8 && n >= 8) {
-        uint64_t x, y;
-        memcpy(&x, a, 8);
-        memcpy(&y, b, 8);
-        if (x != y)
-            return __builtin_bswap64(x) < __builtin_bswap64(y);
-    }
-#endif
-    int c = memcmp(a, b, m < n ? m : n);
-    return c < 0 || (c == 0 && m < n);
-}
-
 /* An object's key read: its order kept for the duplicate check's shortcut. */
 static inline void key_order(open_container *top, const vp__jstr *k)
 {
     if (top->sorted)
         top->sorted = !k->escaped &&
-                      (top->prev == NULL || key_after(top->prev, top->prev_len, k->raw, k->len));
+                      (top->prev == NULL || vp__jkey_after(top->prev, top->prev_len, k->raw, k->len));
     top->prev = k->raw;
     top->prev_len = (uint32_t)k->len;
 }

@@ -1481,6 +1481,11 @@ static bool index_weight_map(index_reader *r)
         return false;
     size_t from = r->keys.n;
     bool first = true;
+    /* the names so far in increasing byte order, none escaped: then none repeats, and the
+     * duplicate check is not needed (vp__jkey_after()) */
+    bool sorted = true;
+    const unsigned char *prev = NULL;
+    size_t prev_len = 0;
     for (;;) {
         vp__jstr key, file;
         const unsigned char *key_at;
@@ -1489,6 +1494,11 @@ static bool index_weight_map(index_reader *r)
             return false;
         if (more == 0)
             break;
+        if (sorted)
+            sorted = !key.escaped &&
+                     (prev == NULL || vp__jkey_after(prev, prev_len, key.raw, key.len));
+        prev = key.raw;
+        prev_len = key.len;
         if (!vp__jkeys_push(lx, &r->keys, &key, key_at))
             return false;
         r->count++;
@@ -1530,6 +1540,10 @@ static bool index_weight_map(index_reader *r)
         e->shard = 0;
         e->seen = (name_dec ? 1u : 0u) | (file_dec ? 2u : 0u);
         r->n++;
+    }
+    if (sorted) { /* no two names equal, none decoded */
+        r->keys.n = from;
+        return true;
     }
     return vp__jkeys_check(lx, &r->keys, from, NULL);
 }

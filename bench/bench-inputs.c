@@ -30,8 +30,8 @@
  * Instructions, exactly (timings on a shared machine swing 2x; instruction counts do not):
  * `bench-inputs --repeat WHAT N DATA_DIR` builds one input as above and parses it N times,
  * WHAT one of safetensors (the 100,000-tensor header), moe (the same count laid out as
- * DeepSeek-V3's), index (the 10 MB index.json tree)
- * and configs (the 10 MB of config.json files as a tree); under valgrind:
+ * DeepSeek-V3's), series:N (the scaling series' header of N tensors), index (the 10 MB
+ * index.json tree) and configs (the 10 MB of config.json files as a tree); under valgrind:
  *   valgrind --tool=callgrind --toggle-collect=vp_model_from_safetensors \
  *     --toggle-collect=vp_model_free --toggle-collect=vp__json_parse \
  *     --toggle-collect=vp__json_free build-rel/bench/bench-inputs --repeat safetensors 2 tests/data
@@ -616,14 +616,16 @@ static int repeat(const char *what, int n, const char *data)
     uint64_t payload = 0;
     bool st = strcmp(what, "safetensors") == 0;
     bool moe = strcmp(what, "moe") == 0;
-    st = st || moe;
-    buf b = moe                             ? moe_file(100000, &payload)
+    int series = strncmp(what, "series:", 7) == 0 ? atoi(what + 7) : 0;
+    st = st || moe || series > 0;
+    buf b = series > 0                      ? series_file(series, &payload)
+            : moe                           ? moe_file(100000, &payload)
             : st                            ? safetensors_file(100000, &payload)
             : strcmp(what, "index") == 0   ? index_json(10000000)
             : strcmp(what, "configs") == 0 ? configs_json(data, 10000000)
                                            : (buf){ 0 };
     if (b.p == NULL) {
-        fprintf(stderr, "--repeat: safetensors, moe, index or configs\n");
+        fprintf(stderr, "--repeat: safetensors, moe, series:N, index or configs\n");
         return 2;
     }
     mem_input in = { b.p, b.n, b.n + payload };

@@ -305,6 +305,8 @@ struct vp_model {
     vp__qformat q;                   /* the format the config declares */
     vp__tensor *tensors;
     size_t n_tensors, cap_tensors;
+    size_t n_quant_tensors;          /* of them, classified quantization metadata or payload
+                                        when added (vp__model_add_tensor) */
     char *names;                     /* the tensors' names, each NUL-terminated */
     size_t n_names, cap_names;
     uint64_t *dims;                  /* the tensors' dimensions */

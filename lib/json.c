@@ -465,7 +465,7 @@ bool vp__jlex_number(vp__jlex *lx, vp__jnum *n)
 }
 
 /* true, false or null at p: its type, p past it; -1 when none is there. */
-static int read_word(vp__jlex *lx)
+static inline int read_word(vp__jlex *lx)
 {
     size_t avail = (size_t)(lx->end - lx->p);
     const unsigned char *p = lx->p;
@@ -678,10 +678,34 @@ static bool find_duplicate(vp__jlex *lx, vp__jkeys *k, vp__jkey *e, size_t n,
      * were just read (still in the cache), so that each slot can be asked for 8 keys
      * ahead; a smaller one (most objects): each hash taken as its key is inserted */
     bool large = cap > 4096;
+    size_t budget = n * 8; /* expected probes at load 1/2: about n / 2 */
+    if (!large && k->n_decoded == 0) {
+        /* the usual object: every key's bytes in the text (none decoded: an escaped key
+         * decodes to a byte at least), the same steps as below without their tests */
+        const char *base = (const char *)lx->start;
+        size_t mask = cap - 1;
+        for (size_t j = 0; j < n; j++) {
+            uint32_t lj = e[j].len;
+            const char *kj = base + e[j].key;
+            uint32_t h = vp__json_hash(kj, lj);
+            size_t at = (size_t)h & mask;
+            for (uint64_t v; (v = slot[at]) != 0; at = (at + 1) & mask) {
+                const vp__jkey *o = &e[(uint32_t)v - 1];
+                if ((uint32_t)(v >> 32) == h && o->len == lj &&
+                    memcmp(base + o->key, kj, lj) == 0) {
+                    *dup = j;
+                    return true;
+                }
+                if (budget-- == 0)
+                    goto sort;
+            }
+            slot[at] = (uint64_t)h << 32 | (uint64_t)(j + 1);
+        }
+        return true;
+    }
     if (large)
         for (size_t j = 0; j < n; j++)
             e[j].hash = vp__json_hash(key_bytes(lx, k, &e[j]), KEY_LEN(&e[j]));
-    size_t budget = n * 8; /* expected probes at load 1/2: about n / 2 */
     for (size_t j = 0; j < n; j++) {
         uint32_t lj = KEY_LEN(&e[j]), h;
         if (large) {
@@ -821,6 +845,9 @@ typedef struct {
     vp__jlex lx;
     vp__json *doc;
     vp__jkeys keys;
+    size_t node_room;     /* nodes that can be added without a check: min(capacity, the
+                             value limit); each value is one node, so lx.values is
+                             n_nodes and is only brought up to date at a check */
 } parser;
 
 /* Room for one more node (growth by half from the first guess); false when memory runs
@@ -846,19 +873,38 @@ static bool grow_nodes(parser *ps, const unsigned char *at)
     return true;
 }
 
-static inline uint32_t new_node(parser *ps, vp__json_type type, const unsigned char *at)
+/* new_node() when no room is left: the value limit (its error as vp__jlex_count() gives
+ * it), then more nodes. */
+static bool node_room(parser *ps, const unsigned char *at)
 {
     vp__json *d = ps->doc;
+    ps->lx.values = d->n_nodes;
     if (!vp__jlex_count(&ps->lx, at))
-        return VP__JSON_NONE;
+        return false;
+    ps->lx.values = d->n_nodes;
     if (d->n_nodes == d->cap_nodes && !grow_nodes(ps, at))
+        return false;
+    ps->node_room = d->cap_nodes < ps->lx.max_values ? d->cap_nodes : (size_t)ps->lx.max_values;
+    return true;
+}
+
+/* A node for the value at `at`, a member's (key: its offset in the pool) or not
+ * (VP__JSON_NONE). Its next sibling is taken to be the node created after it: true for a
+ * scalar that is not the last of its container; a container's is set when it closes, and
+ * the last child's set to none when its container closes (close_container()). */
+static inline uint32_t new_node(parser *ps, vp__json_type type, const unsigned char *at,
+                                uint32_t key)
+{
+    vp__json *d = ps->doc;
+    if (d->n_nodes >= ps->node_room && !node_room(ps, at))
         return VP__JSON_NONE;
     uint32_t i = (uint32_t)d->n_nodes++;
     vp__json_node *n = &d->nodes[i];
     n->type = (uint8_t)type;
     n->is_int = n->negative = n->int_overflow = 0;
     n->offset = (uint32_t)(at - ps->lx.start);
-    n->key = n->next = VP__JSON_NONE;
+    n->key = key;
+    n->next = i + 1;
     n->count = 0;
     return i;
 }
@@ -904,8 +950,9 @@ static inline uint32_t pool_put(parser *ps, const vp__jstr *s)
 {
     vp__json *d = ps->doc;
     size_t need = sizeof(uint32_t) + s->len + 1;
-    if (s->escaped || s->len > 64 || d->cap_pool - d->n_pool < need + 64 ||
-        ps->lx.end - s->raw < 64)
+    /* (one test: these are rarely true) */
+    if ((unsigned)s->escaped | (unsigned)(s->len > 64) |
+        (unsigned)(d->cap_pool - d->n_pool < need + 64) | (unsigned)(ps->lx.end - s->raw < 64))
         return pool_put_any(ps, s);
     uint32_t len = (uint32_t)s->len;
     char *at = d->pool + d->n_pool;
@@ -995,19 +1042,148 @@ static inline int array_next(vp__jlex *lx, bool *first)
     return vp__jlex_array_next(lx, first);
 }
 
-/* An open array or object: its node, its last child so far, where its keys start. */
+/* An open array or object: its node, its last child so far and the children's count,
+ * where its keys start. */
 typedef struct {
     uint32_t node;
     uint32_t last;
+    uint32_t count;
     bool first;
     bool object;          /* the node's type, kept here: tested after every value */
+    bool sorted;          /* an object's keys so far: none escaped, each after the one
+                             before in byte order (no two equal: no duplicate check) */
+    uint32_t prev_len;    /* the last key's length and bytes (in the text) */
+    const unsigned char *prev;
     size_t keys_from;
 } open_container;
+
+/* An object's key read: its order kept for the duplicate check's shortcut. */
+static inline void key_order(open_container *top, const vp__jstr *k)
+{
+    if (top->sorted)
+        top->sorted = !k->escaped &&
+                      (top->prev == NULL || vp__jkey_after(top->prev, top->prev_len, k->raw, k->len));
+    top->prev = k->raw;
+    top->prev_len = (uint32_t)k->len;
+}
+
+/* The first byte after the whitespace at p (p < end, *p is '\n'), when it is a line
+ * break and spaces (pretty-printed JSON: the indentation after every line); the caller
+ * takes the result only when its byte is no whitespace, which vp__jlex_ws() would skip
+ * too. */
+static inline const unsigned char *indent_end(const unsigned char *p, const unsigned char *end)
+{
+    p++;
+#if VP__SWAR
+    for (uint64_t w; end - p >= 8; p += 8) {
+        memcpy(&w, p, 8);
+        w ^= UINT64_C(0x2020202020202020);
+        if (w != 0)
+            return p + ((unsigned)__builtin_ctzll(w) >> 3);
+    }
+#endif
+    while (p < end && *p == ' ')
+        p++;
+    return p;
+}
+
+/* The member step in pretty-printed and compact layouts: `,` then nothing, one space, or
+ * a line break and spaces, then a key of plain characters, `:` and at most one space
+ * before a value; read as vp__jlex_member() reads it (p at the value, the key in *key and
+ * *key_at). false, nothing consumed, for anything else. */
+static inline bool member_fast(vp__jlex *lx, vp__jstr *key, const unsigned char **key_at)
+{
+    const unsigned char *p = lx->p, *end = lx->end;
+    if (end - p < 8 || *p != ',')
+        return false;
+    const unsigned char *q = p + 1;
+    if (*q == '\n')
+        q = indent_end(q, end);
+    else if (*q == ' ')
+        q++;
+    if (end - q < 4 || *q != '"')
+        return false;
+    const unsigned char *raw = q + 1, *e = vp__jplain_run(raw, end);
+    if (end - e < 3 || memcmp(e, "\":", 2) != 0 || (uint64_t)(e - raw) > VP__LIM_STRING)
+        return false;
+    const unsigned char *v = e + 2; /* `: ` and a value, or `:` and a value */
+    if (*v == ' ') {
+        if (end - v < 2 || v[1] <= ' ')
+            return false;
+        v++;
+    } else if (*v <= ' ') {
+        return false;
+    }
+    key->raw = raw;
+    key->raw_len = key->len = (size_t)(e - raw);
+    key->escaped = false;
+    *key_at = q;
+    lx->p = v;
+    return true;
+}
+
+/* The array step in the same layouts: `,` then nothing, one space, or a line break and
+ * spaces, then a value's first byte (no whitespace); p at it. false, nothing consumed, for
+ * anything else. */
+static inline bool element_fast(vp__jlex *lx)
+{
+    const unsigned char *p = lx->p, *end = lx->end;
+    if (end - p < 2 || *p != ',')
+        return false;
+    const unsigned char *q = p + 1;
+    if (*q == '\n')
+        q = indent_end(q, end);
+    else if (*q == ' ')
+        q++;
+    if (q >= end || *q <= ' ')
+        return false;
+    lx->p = q;
+    return true;
+}
+
+/* A container closes: its count, the last child's next (none) and its own (the node
+ * that comes next: its next sibling, or set to none by its own container). */
+static inline void close_container(vp__json *d, const open_container *top)
+{
+    vp__json_node *n = &d->nodes[top->node];
+    n->count = top->count;
+    n->next = (uint32_t)d->n_nodes;
+    if (top->last != VP__JSON_NONE)
+        d->nodes[top->last].next = VP__JSON_NONE;
+}
+
+/* A string value at `at` ('"'): its node, or VP__JSON_NONE on an error. */
+static inline uint32_t string_value(parser *ps, const unsigned char *at, uint32_t key)
+{
+    uint32_t node = new_node(ps, VP__JSON_STRING, at, key);
+    vp__jstr s;
+    if (node == VP__JSON_NONE ||
+        (!vp__jlex_plain_string(&ps->lx, at, &s) && !vp__jlex_string(&ps->lx, &s)) ||
+        (ps->doc->nodes[node].str = pool_put(ps, &s)) == VP__JSON_NONE)
+        return VP__JSON_NONE;
+    return node;
+}
+
+/* A number value at `at` ('-' or a digit): its node, or VP__JSON_NONE on an error. */
+static inline uint32_t number_value(parser *ps, const unsigned char *at, uint32_t key)
+{
+    uint32_t node = new_node(ps, VP__JSON_NUMBER, at, key);
+    vp__jnum n;
+    if (node == VP__JSON_NONE || (!plain_number(&ps->lx, &n) && !vp__jlex_number(&ps->lx, &n)))
+        return VP__JSON_NONE;
+    vp__json_node *x = &ps->doc->nodes[node];
+    x->is_int = n.is_int;
+    x->negative = n.negative;
+    x->int_overflow = n.overflow;
+    return node;
+}
 
 /*
  * Iterative parser with an explicit stack of open containers, so that depth never
  * consumes the C stack. The first child of a container is the node created right after
- * it; the others are linked through next.
+ * it; the others are linked through next. The members and elements that are strings or
+ * numbers in the common layouts are read in a loop of their own (the same steps, fewer
+ * of the general loop's tests); anything else goes back to the general loop.
  */
 static bool parse_document(parser *ps)
 {
@@ -1015,59 +1191,54 @@ static bool parse_document(parser *ps)
     vp__jlex *lx = &ps->lx;
     vp__json *d = ps->doc;
     int depth = 0;
-    uint32_t pending_key = VP__JSON_NONE;
+    uint32_t key = VP__JSON_NONE; /* the next value's key (in the pool) */
 
     vp__jlex_ws(lx);
     for (;;) {
         /* one value */
+value:
         if (lx->p >= lx->end)
             return vp__jlex_fail(lx, VP_ETRUNCATED, lx->p, "unexpected end of input"), false;
         const unsigned char *at = lx->p;
         unsigned char c = *at;
         uint32_t node;
-        if (c == '{' || c == '[') {
+        if (c == '"') {
+            if ((node = string_value(ps, at, key)) == VP__JSON_NONE)
+                return false;
+        } else if (c == '-' || (unsigned)(c - '0') <= 9) {
+            if ((node = number_value(ps, at, key)) == VP__JSON_NONE)
+                return false;
+        } else if (c == '{' || c == '[') {
             if (depth >= VP__LIM_DEPTH)
                 return vp__jlex_fail(lx, VP_ELIMIT, at, "nesting deeper than %d levels",
                                      VP__LIM_DEPTH), false;
-            node = new_node(ps, c == '{' ? VP__JSON_OBJECT : VP__JSON_ARRAY, at);
-        } else if (c == '"') {
-            node = new_node(ps, VP__JSON_STRING, at);
-            vp__jstr s;
-            if (node == VP__JSON_NONE ||
-                (!vp__jlex_plain_string(lx, at, &s) && !vp__jlex_string(lx, &s)) ||
-                (d->nodes[node].str = pool_put(ps, &s)) == VP__JSON_NONE)
+            node = new_node(ps, c == '{' ? VP__JSON_OBJECT : VP__JSON_ARRAY, at, key);
+            if (node == VP__JSON_NONE)
                 return false;
-        } else if (c == '-' || (c >= '0' && c <= '9')) {
-            node = new_node(ps, VP__JSON_NUMBER, at);
-            vp__jnum n;
-            if (node == VP__JSON_NONE || (!plain_number(lx, &n) && !vp__jlex_number(lx, &n)))
-                return false;
-            d->nodes[node].is_int = n.is_int;
-            d->nodes[node].negative = n.negative;
-            d->nodes[node].int_overflow = n.overflow;
         } else {
             int w = read_word(lx);
             if (w < 0)
                 return vp__jlex_fail_char(lx, VP_EPARSE, "expected a JSON value"), false;
-            node = new_node(ps, (vp__json_type)w, at);
+            node = new_node(ps, (vp__json_type)w, at, key);
+            if (node == VP__JSON_NONE)
+                return false;
         }
-        if (node == VP__JSON_NONE)
-            return false;
         if (depth > 0) {
             open_container *top = &stack[depth - 1];
-            d->nodes[node].key = pending_key;
-            if (top->last != VP__JSON_NONE)
-                d->nodes[top->last].next = node;
             top->last = node;
-            d->nodes[top->node].count++;
+            top->count++;
         }
         if (c == '{' || c == '[') {
             lx->p++;
             stack[depth].node = node;
             stack[depth].last = VP__JSON_NONE;
+            stack[depth].count = 0;
             stack[depth].first = true;
             stack[depth].object = c == '{';
             stack[depth].keys_from = ps->keys.n;
+            stack[depth].sorted = true;
+            stack[depth].prev = NULL;
+            stack[depth].prev_len = 0;
             depth++;
         }
         /* after a value (or just after an opening bracket): close containers, find next */
@@ -1077,27 +1248,72 @@ static bool parse_document(parser *ps)
                 if (lx->p != lx->end)
                     return vp__jlex_fail_char(lx, VP_EPARSE,
                                               "trailing content after the JSON value"), false;
+                d->nodes[0].next = VP__JSON_NONE; /* the root */
+                lx->values = d->n_nodes;
                 return true;
             }
             open_container *top = &stack[depth - 1];
-            int r;
+            int r, w;
             if (top->object) {
-                vp__jstr key;
+                vp__jstr k;
                 const unsigned char *key_at;
-                r = vp__jlex_member(lx, &top->first, &key, &key_at);
-                if (r > 0 && (!vp__jkeys_push(lx, &ps->keys, &key, key_at) ||
-                              (pending_key = pool_put(ps, &key)) == VP__JSON_NONE))
+                if (!top->first)
+                    while (member_fast(lx, &k, &key_at)) {
+                        key_order(top, &k);
+                        if (!vp__jkeys_push(lx, &ps->keys, &k, key_at) ||
+                            (key = pool_put(ps, &k)) == VP__JSON_NONE)
+                            return false;
+                        const unsigned char *v = lx->p; /* a byte, no whitespace */
+                        uint32_t m;
+                        if (*v == '"')
+                            m = string_value(ps, v, key);
+                        else if (*v == '-' || (unsigned)(*v - '0') <= 9)
+                            m = number_value(ps, v, key);
+                        else if ((w = read_word(lx)) >= 0)
+                            m = new_node(ps, (vp__json_type)w, v, key);
+                        else
+                            goto value;
+                        if (m == VP__JSON_NONE)
+                            return false;
+                        top->last = m;
+                        top->count++;
+                    }
+                r = vp__jlex_member(lx, &top->first, &k, &key_at);
+                if (r > 0)
+                    key_order(top, &k);
+                if (r > 0 && (!vp__jkeys_push(lx, &ps->keys, &k, key_at) ||
+                              (key = pool_put(ps, &k)) == VP__JSON_NONE))
                     return false;
-                if (r == 0 && !vp__jkeys_check(lx, &ps->keys, top->keys_from, NULL))
+                if (r == 0 && top->sorted) /* no two keys equal, none decoded */
+                    ps->keys.n = top->keys_from;
+                else if (r == 0 && !vp__jkeys_check(lx, &ps->keys, top->keys_from, NULL))
                     return false;
             } else {
-                pending_key = VP__JSON_NONE;
+                key = VP__JSON_NONE;
+                if (!top->first)
+                    while (element_fast(lx)) {
+                        const unsigned char *v = lx->p; /* a byte, no whitespace */
+                        uint32_t m;
+                        if (*v == '"')
+                            m = string_value(ps, v, VP__JSON_NONE);
+                        else if (*v == '-' || (unsigned)(*v - '0') <= 9)
+                            m = number_value(ps, v, VP__JSON_NONE);
+                        else if ((w = read_word(lx)) >= 0)
+                            m = new_node(ps, (vp__json_type)w, v, VP__JSON_NONE);
+                        else
+                            goto value;
+                        if (m == VP__JSON_NONE)
+                            return false;
+                        top->last = m;
+                        top->count++;
+                    }
                 r = array_next(lx, &top->first);
             }
             if (r < 0)
                 return false;
             if (r > 0)
                 break; /* parse the next value */
+            close_container(d, top);
             depth--;
         }
     }

@@ -345,6 +345,27 @@ static inline bool vp__jkeys_push(vp__jlex *lx, vp__jkeys *k, const vp__jstr *s,
  * index (relative to from) when dup is not NULL, and then nothing is reported. */
 bool vp__jkeys_check(vp__jlex *lx, vp__jkeys *k, size_t from, size_t *dup);
 
+/* Whether the key (n bytes at b, no escape) comes after the object's last key (m bytes
+ * at a) in byte order, as memcmp() orders them: the first 8 bytes of each compared as one
+ * big-endian word where the words are little-endian, the rest by memcmp(). Most objects
+ * of real files list their keys sorted (transformers writes config.json so, and most
+ * index.json files their weight_map), and keys that strictly increase cannot repeat: an
+ * object whose keys do, none escaped, needs no duplicate check. */
+static inline bool vp__jkey_after(const unsigned char *a, size_t m, const unsigned char *b, size_t n)
+{
+#if VP__SWAR
+    if (m >= 8 && n >= 8) {
+        uint64_t x, y;
+        memcpy(&x, a, 8);
+        memcpy(&y, b, 8);
+        if (x != y)
+            return __builtin_bswap64(x) < __builtin_bswap64(y);
+    }
+#endif
+    int c = memcmp(a, b, m < n ? m : n);
+    return c < 0 || (c == 0 && m < n);
+}
+
 /* Skips the value at p, checked like any other: nesting (`depth` is the value's own
  * level), value count, duplicate keys (keys is scratch space). */
 bool vp__jlex_skip(vp__jlex *lx, int depth, vp__jkeys *keys);

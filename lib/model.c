@@ -1561,11 +1561,6 @@ static bool ends_with(const char *s, const char *suffix)
     return n >= k && memcmp(s + n - k, suffix, k) == 0;
 }
 
-static bool ends_with_n(const char *s, size_t n, const char *suffix, size_t k)
-{
-    return n >= k && s[n - 1] == suffix[k - 1] && memcmp(s + n - k, suffix, k) == 0;
-}
-
 /* A literal suffix: a compare of a known size, which the compiler does inline (no call) */
 #define ENDS(s, n, lit)                                                                    \
     ((n) >= sizeof(lit) - 1 && (s)[(n) - 1] == (lit)[sizeof(lit) - 2] &&                  \
@@ -1594,28 +1589,43 @@ static bool has_quant_state(const char *name, size_t n)
     return false;
 }
 
-/* Quantization metadata by suffix (bitsandbytes, LLM.int8, GPTQ, AWQ, FP8, MXFP4). */
+/* Quantization metadata by suffix (bitsandbytes, LLM.int8, GPTQ, AWQ, FP8, MXFP4):
+ * .absmax .nested_absmax .quant_map .nested_quant_map .SCB .weight_format .qzeros .scales
+ * _scales .g_idx .weight_scale .weight_scale_inv .input_scale .weight_zero_point .k_scale
+ * .v_scale, looked up by the name's last byte (no loop over the list). */
 static bool is_quant_metadata(const char *name, size_t n)
 {
-    static const struct {
-        const char *s;
-        size_t n;
-    } suffixes[] = {
-#define S(x) { x, sizeof(x) - 1 }
-        S(".absmax"), S(".nested_absmax"), S(".quant_map"), S(".nested_quant_map"), S(".SCB"),
-        S(".weight_format"), S(".qzeros"), S(".scales"), S(".g_idx"), S(".weight_scale"),
-        S(".weight_scale_inv"), S(".input_scale"), S(".weight_zero_point"), S("_scales"),
-        S(".k_scale"), S(".v_scale"),
-#undef S
-    };
     /* "weight" and "bias" end most names: no metadata suffix ends in 't' or 's' but these */
     char last = n ? name[n - 1] : '\0';
-    if (last == 't' && !ENDS(name, n, "_format") && !ENDS(name, n, "_point"))
-        return has_quant_state(name, n);
-    for (size_t i = 0; i < sizeof(suffixes) / sizeof(suffixes[0]); i++)
-        if (ends_with_n(name, n, suffixes[i].s, suffixes[i].n))
-            return true;
-    return has_quant_state(name, n);
+    bool hit = false;
+    switch (last) {
+    case 't':
+        hit = ENDS(name, n, ".weight_format") || ENDS(name, n, ".weight_zero_point");
+        break;
+    case 'x':
+        hit = ENDS(name, n, ".absmax") || ENDS(name, n, ".nested_absmax") ||
+              ENDS(name, n, ".g_idx");
+        break;
+    case 'p':
+        hit = ENDS(name, n, ".quant_map") || ENDS(name, n, ".nested_quant_map");
+        break;
+    case 'B':
+        hit = ENDS(name, n, ".SCB");
+        break;
+    case 's':
+        hit = ENDS(name, n, ".qzeros") || ENDS(name, n, ".scales") || ENDS(name, n, "_scales");
+        break;
+    case 'e':
+        hit = ENDS(name, n, ".weight_scale") || ENDS(name, n, ".input_scale") ||
+              ENDS(name, n, ".k_scale") || ENDS(name, n, ".v_scale");
+        break;
+    case 'v':
+        hit = ENDS(name, n, ".weight_scale_inv");
+        break;
+    default:
+        break;
+    }
+    return hit || has_quant_state(name, n);
 }
 
 static bool is_packed_dtype(const char *dtype)
@@ -1746,6 +1756,7 @@ vp_status vp__model_add_tensor(vp_model *m, const char *name, size_t name_len,
     m->names[m->n_names + name_len] = '\0';
     /* classified now, while the name is in the cache (a GGUF reader sets its own roles) */
     t->role = classify(m->names + m->n_names, name_len, t->dtype);
+    m->n_quant_tensors += t->role == VP_ROLE_QUANT_METADATA || t->role == VP_ROLE_PAYLOAD;
     t->part = vp__vision_part(m->names + m->n_names, name_len);
     m->n_names += name_len + 1;
     if (ndim == 2) { /* most tensors: two words, without a call */
@@ -1778,21 +1789,31 @@ vp_status vp__model_finish_checkpoint(vp_model *m)
     shrink((void **)&m->names, &m->cap_names, m->n_names, 1);
     shrink((void **)&m->dims, &m->cap_dims, m->n_dims, sizeof(*m->dims));
     size_t hint = 0;
-    for (size_t i = 0; i < m->n_tensors; i++) {
-        vp_status st = add_dtype_sum(m, m->tensors[i].dtype, m->tensors[i].bytes, &hint);
-        if (st != VP_OK)
-            return st;
-    }
-    if (m->roles_done) /* the reader (GGUF) classified and counted already */
+    if (m->roles_done) { /* the reader (GGUF) classified and counted already */
+        for (size_t i = 0; i < m->n_tensors; i++) {
+            vp_status st = add_dtype_sum(m, m->tensors[i].dtype, m->tensors[i].bytes, &hint);
+            if (st != VP_OK)
+                return st;
+        }
         return vp__vision_sum_parts(m);
-    /* each tensor was classified when it was added (classify()) */
-    bool any_quant = false;
-    for (size_t i = 0; i < m->n_tensors && !any_quant; i++)
-        any_quant = m->tensors[i].role == VP_ROLE_QUANT_METADATA ||
-                    m->tensors[i].role == VP_ROLE_PAYLOAD;
+    }
+    /* each tensor was classified when it was added (classify()), which counted the
+     * quantized ones: one pass over the tensors for the dtype sums, the roles and the
+     * parameters (a checkpoint of a million tensors holds 40 MB of them) */
+    bool any_quant = m->n_quant_tensors > 0;
     uint64_t role[4] = { 0, 0, 0, 0 }, params = 0;
     for (size_t i = 0; i < m->n_tensors; i++) {
         vp__tensor *t = &m->tensors[i];
+        vp__dtype_sum *d = hint < m->n_dtypes ? &m->dtypes[hint] : NULL;
+        if (d != NULL && memcmp(d->name, t->dtype, 8) == 0) { /* add_dtype_sum(), inline */
+            if (vp__add_u64(&d->bytes, d->bytes, t->bytes))
+                return VP_EOVERFLOW;
+            d->tensors++;
+        } else {
+            vp_status st = add_dtype_sum(m, t->dtype, t->bytes, &hint);
+            if (st != VP_OK)
+                return st;
+        }
         if (t->role == 0xFF)
             t->role = any_quant ? VP_ROLE_UNQUANTIZED : VP_ROLE_PAYLOAD;
         if (vp__add_u64(&role[t->role], role[t->role], t->bytes))

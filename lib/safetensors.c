@@ -108,6 +108,10 @@ typedef struct {
     uint64_t memo_dt;            /* the dtype, NUL-padded (8 bytes) */
     size_t memo_dt_len;
     unsigned memo_ndims;
+    /* the dtype found last: its name as a word, its bits, the list's entry (NULL: none) */
+    uint64_t dt_word;
+    unsigned dt_bits;
+    const char *dt_name;
     uint64_t memo_dims[VP__MAX_DIMS], memo_numel;
 } st_reader;
 
@@ -277,7 +281,12 @@ static bool tensor_fast(st_reader *r, tensor_info *t)
         t->shape_at = p + r->memo_shape;
         t->shape_array = true;
         t->n_dims = r->memo_ndims;
-        memcpy(t->dims, r->memo_dims, sizeof(t->dims)); /* fixed size: no call */
+        if (r->memo_ndims <= 2) { /* most tensors: two words */
+            t->dims[0] = r->memo_dims[0];
+            t->dims[1] = r->memo_dims[1];
+        } else {
+            memcpy(t->dims, r->memo_dims, sizeof(t->dims)); /* fixed size: no call */
+        }
         t->numel = r->memo_numel;
         t->offs_at = p + ml - 1;
         p += ml;
@@ -311,8 +320,8 @@ static bool tensor_fast(st_reader *r, tensor_info *t)
     name &= dl ? UINT64_MAX >> (64 - 8 * dl) : 0;
     memcpy(t->dt, &name, 8);
 #else
+    memset(t->dt, 0, 8);
     memcpy(t->dt, dt, dl);
-    t->dt[dl] = '\0';
 #endif
     t->shape_at = p + 10;
     p += 11;
@@ -356,7 +365,12 @@ static bool tensor_fast(st_reader *r, tensor_info *t)
         memcpy(&r->memo_dt, t->dt, 8);
         r->memo_dt_len = t->dt_len;
         r->memo_ndims = (unsigned)t->n_dims;
-        memcpy(r->memo_dims, t->dims, sizeof(r->memo_dims)); /* (those past n_dims unused) */
+        if (t->n_dims <= 2) { /* (those past n_dims unused) */
+            r->memo_dims[0] = t->dims[0];
+            r->memo_dims[1] = t->dims[1];
+        } else {
+            memcpy(r->memo_dims, t->dims, sizeof(r->memo_dims));
+        }
         r->memo_numel = t->numel;
     }
 offsets:;
@@ -572,29 +586,42 @@ static bool span_add(st_reader *r, uint64_t begin, uint64_t end, const unsigned 
 }
 
 /* The checks of one tensor, in the tree reader's order; the first failure is held back
- * (late), a tensor that passes is added to the model. */
-static bool tensor_checks(st_reader *r, const vp__jstr *key, const tensor_info *t)
+ * (late), a tensor that passes is added to the model. `fast`: read by tensor_fast(), whose
+ * layout passes the checks of the members' presence and types (skipped). */
+static bool tensor_checks(st_reader *r, const vp__jstr *key, const tensor_info *t, bool fast)
 {
-    if (t->dt_at == NULL || t->shape_at == NULL || t->offs_at == NULL) {
+    if (!fast && (t->dt_at == NULL || t->shape_at == NULL || t->offs_at == NULL)) {
         LATE_NAMED(r, VP_EFORMAT, t->at, "tensor \"%s\" needs dtype, shape and data_offsets",
                    key);
         return true;
     }
     unsigned bits = 0;
     const char *dname = NULL;
-    if (t->dt_string && t->dt_len < 8)
-        for (size_t i = 0; i < sizeof(st_dtypes) / sizeof(st_dtypes[0]); i++)
-            if (memcmp(t->dt, st_dtypes[i].name, 8) == 0) {
-                bits = st_dtypes[i].bits;
-                dname = st_dtypes[i].name;
-                break;
-            }
+    if (t->dt_string && t->dt_len < 8) {
+        /* the dtype as one word (NUL-padded): the last one found again without the list */
+        uint64_t w;
+        memcpy(&w, t->dt, 8);
+        if (r->dt_name != NULL && w == r->dt_word) {
+            bits = r->dt_bits;
+            dname = r->dt_name;
+        } else {
+            for (size_t i = 0; i < sizeof(st_dtypes) / sizeof(st_dtypes[0]); i++)
+                if (memcmp(t->dt, st_dtypes[i].name, 8) == 0) {
+                    bits = st_dtypes[i].bits;
+                    dname = st_dtypes[i].name;
+                    r->dt_word = w;
+                    r->dt_bits = bits;
+                    r->dt_name = dname;
+                    break;
+                }
+        }
+    }
     if (bits == 0) {
         late(r, VP_EUNSUPPORTED, t->dt_at, "unknown safetensors dtype \"%s\"",
              t->dt_string ? t->dt : "?");
         return true;
     }
-    if (!t->shape_array || t->n_dims > VP__MAX_DIMS) {
+    if (!fast && (!t->shape_array || t->n_dims > VP__MAX_DIMS)) {
         LATE_NAMED(r, VP_EFORMAT, t->shape_at,
                    "shape of \"%s\" must be an array of at most 8 integers", key);
         return true;
@@ -607,7 +634,7 @@ static bool tensor_checks(st_reader *r, const vp__jstr *key, const tensor_info *
         return true;
     }
     uint64_t begin = t->offs[0], end = t->offs[1], bytes;
-    if (!t->offs_array || t->n_offs != 2 || !t->offs_ok[0] || !t->offs_ok[1]) {
+    if (!fast && (!t->offs_array || t->n_offs != 2 || !t->offs_ok[0] || !t->offs_ok[1])) {
         LATE_NAMED(r, VP_EFORMAT, t->offs_at,
                    "data_offsets of \"%s\" must be two non-negative integers", key);
         return true;
@@ -712,15 +739,20 @@ static bool member(st_reader *r, const vp__jstr *key)
         return vp__jlex_skip(lx, 2, &r->keys);
     }
     tensor_info t;
-    tensor_info_init(&t, lx->p);
-    if (!tensor_fast(r, &t)) {
+    /* what tensor_fast() reads before it writes; it writes every other field it accepts */
+    t.at = lx->p;
+    t.n_dims = 0;
+    t.dim_bad = NULL;
+    t.dim_overflow = false;
+    bool fast = tensor_fast(r, &t);
+    if (!fast) {
         tensor_info_init(&t, lx->p);
         if (!tensor_general(r, &t))
             return false;
     }
     /* after the first failure only the JSON is checked: that error is the answer, or an
      * earlier one in the order of the checks */
-    return r->late != VP_OK || tensor_checks(r, key, &t);
+    return r->late != VP_OK || tensor_checks(r, key, &t, fast);
 }
 
 typedef struct {
@@ -904,18 +936,20 @@ static bool name_read(st_reader *r, const vp__jstr *key, const unsigned char *ke
 }
 
 /* The earliest name of one bucket (in document order) that repeats an earlier one: its
- * ref into *dup (0: none). false when the keys collide beyond the probe budget. */
+ * ref into *dup (0: none). false when the keys collide beyond the probe budget. The
+ * names of one bucket share the top bits of their entries (`top` selects them, `tag` is
+ * theirs): a slot holding another bucket's name counts as empty, so the table is cleared
+ * once, not per bucket (buckets of about a thousand names: 8 KB each time). */
 static bool bucket_check(const st_reader *r, const uint64_t *e, size_t n, uint64_t *table,
-                         size_t cap, uint32_t *dup)
+                         size_t cap, uint64_t top, uint64_t tag, uint32_t *dup)
 {
     *dup = 0;
-    memset(table, 0, cap * sizeof(*table));
     size_t budget = 8 * n + 64, mask = cap - 1;
     for (size_t j = 0; j < n; j++) {
         uint32_t h = (uint32_t)(e[j] >> 32);
         for (size_t at = h & mask;; at = (at + 1) & mask) {
             uint64_t v = table[at];
-            if (v == 0) {
+            if (v == 0 || ((v ^ tag) & top) != 0) {
                 table[at] = e[j];
                 break;
             }
@@ -979,7 +1013,7 @@ static bool names_partitioned(st_reader *r, uint32_t *dup)
     size_t cap = 16;
     while (cap < 2 * largest)
         cap *= 2;
-    uint64_t *table = malloc(cap * sizeof(*table));
+    uint64_t *table = calloc(cap, sizeof(*table)); /* (cleared once: see bucket_check) */
     bool ok = table != NULL;
     uint32_t best_at = UINT32_MAX;
     *dup = 0;
@@ -990,7 +1024,9 @@ static bool names_partitioned(st_reader *r, uint32_t *dup)
             c *= 2;
         if (k < 2)
             continue;
-        if (!bucket_check(r, e + start[b], k, table, c, &d)) {
+        uint64_t top = bits > 0 ? ~(UINT64_MAX >> bits) : 0;
+        uint64_t tag = bits > 0 ? (uint64_t)b << (64 - bits) : 0;
+        if (!bucket_check(r, e + start[b], k, table, c, top, tag, &d)) {
             r->gave_up = true;
             ok = false;
         } else if (d != 0) {
@@ -1174,11 +1210,13 @@ vp_status vp__safetensors_read(vp_model *m, const unsigned char *data, size_t le
     r.data_len = file_size - 8 - n;
     r.sorted = true;
     size_t had_tensors = m->n_tensors, had_names = m->n_names, had_dims = m->n_dims;
+    size_t had_quant = m->n_quant_tensors;
     vp_status st = read_header(&r, n);
     if (st != VP_OK) { /* the model as it was */
         m->n_tensors = had_tensors;
         m->n_names = had_names;
         m->n_dims = had_dims;
+        m->n_quant_tensors = had_quant;
     }
     vp__jkeys_free(&r.keys);
     vp__jkeys_free(&r.root);
@@ -1443,6 +1481,11 @@ static bool index_weight_map(index_reader *r)
         return false;
     size_t from = r->keys.n;
     bool first = true;
+    /* the names so far in increasing byte order, none escaped: then none repeats, and the
+     * duplicate check is not needed (vp__jkey_after()) */
+    bool sorted = true;
+    const unsigned char *prev = NULL;
+    size_t prev_len = 0;
     for (;;) {
         vp__jstr key, file;
         const unsigned char *key_at;
@@ -1451,6 +1494,11 @@ static bool index_weight_map(index_reader *r)
             return false;
         if (more == 0)
             break;
+        if (sorted)
+            sorted = !key.escaped &&
+                     (prev == NULL || vp__jkey_after(prev, prev_len, key.raw, key.len));
+        prev = key.raw;
+        prev_len = key.len;
         if (!vp__jkeys_push(lx, &r->keys, &key, key_at))
             return false;
         r->count++;
@@ -1492,6 +1540,10 @@ static bool index_weight_map(index_reader *r)
         e->shard = 0;
         e->seen = (name_dec ? 1u : 0u) | (file_dec ? 2u : 0u);
         r->n++;
+    }
+    if (sorted) { /* no two names equal, none decoded */
+        r->keys.n = from;
+        return true;
     }
     return vp__jkeys_check(lx, &r->keys, from, NULL);
 }

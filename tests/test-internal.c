@@ -555,6 +555,204 @@ START_TEST(test_safetensors_colliding_names)
 }
 END_TEST
 
+/* One document in many layouts (compact, spaced, indented by 0 to 12 with LF, CRLF or a
+ * tab, a space before each ','), read by the tree's inline member and element steps or by
+ * its general ones: the same tree, node by node (type, flags, key, string, count, and the
+ * first-child and next-sibling structure), and the same key positions in the text. */
+static void json_layout(char *out, size_t cap, const char *compact, int indent, int style)
+{
+    size_t o = 0;
+    int depth = 0;
+    bool in_str = false;
+    const char *nl = style == 1 ? "\r\n" : "\n";
+    for (const char *p = compact; *p != '\0' && o + 64 < cap; p++) {
+        char c = *p;
+        if (in_str) {
+            out[o++] = c;
+            if (c == '\\')
+                out[o++] = *++p;
+            else if (c == '"')
+                in_str = false;
+            continue;
+        }
+        if (c == '"')
+            in_str = true;
+        bool open = c == '{' || c == '[', close = c == '}' || c == ']';
+        if (close && indent > 0 && p[-1] != '{' && p[-1] != '[') {
+            depth--;
+            o += (size_t)snprintf(out + o, cap - o, "%s%*s", nl, depth * indent, "");
+        } else if (close) {
+            depth--;
+        }
+        if (c == ',' && style == 3)
+            out[o++] = ' ';
+        out[o++] = c;
+        if (c == ':' && (indent > 0 || style == 2))
+            out[o++] = ' ';
+        if (c == ',' && indent == 0 && style == 2)
+            out[o++] = ' ';
+        if (open)
+            depth++;
+        if ((open && p[1] != '}' && p[1] != ']') || c == ',') {
+            if (indent > 0 && style == 4)
+                o += (size_t)snprintf(out + o, cap - o, "%s\t%*s", nl, depth * indent, "");
+            else if (indent > 0)
+                o += (size_t)snprintf(out + o, cap - o, "%s%*s", nl, depth * indent, "");
+        }
+    }
+    out[o] = '\0';
+}
+
+/* The structure on its own: a container's children (first, then next) number its count,
+ * each child's subtree ends where the next child starts, the last child's next is none;
+ * returns the index after the subtree of node i. */
+static uint32_t json_check_subtree(const vp__json *d, uint32_t i)
+{
+    const vp__json_node *n = &d->nodes[i];
+    uint32_t after = i + 1, count = 0;
+    if (n->type == VP__JSON_ARRAY || n->type == VP__JSON_OBJECT) {
+        for (const vp__json_node *c = vp__json_first(d, n); c != NULL;
+             c = vp__json_next(d, c)) {
+            uint32_t at = (uint32_t)(c - d->nodes);
+            ck_assert_uint_eq(at, after);
+            after = json_check_subtree(d, at);
+            count++;
+            ck_assert(c->next == VP__JSON_NONE || c->next == after);
+            ck_assert_uint_eq(c->key != VP__JSON_NONE, n->type == VP__JSON_OBJECT);
+        }
+        ck_assert_uint_eq(count, n->count);
+    }
+    return after;
+}
+
+static void json_same_tree(const vp__json *a, const vp__json *b)
+{
+    ck_assert_uint_eq(json_check_subtree(b, 0), b->n_nodes);
+    ck_assert_uint_eq(b->nodes[0].next, VP__JSON_NONE);
+    ck_assert_uint_eq(a->n_nodes, b->n_nodes);
+    for (size_t i = 0; i < a->n_nodes; i++) {
+        const vp__json_node *x = &a->nodes[i], *y = &b->nodes[i];
+        ck_assert_uint_eq(x->type, y->type);
+        ck_assert_uint_eq(x->is_int, y->is_int);
+        ck_assert_uint_eq(x->negative, y->negative);
+        ck_assert_uint_eq(x->int_overflow, y->int_overflow);
+        ck_assert_uint_eq(x->next, y->next);
+        ck_assert_uint_eq(x->key == VP__JSON_NONE, y->key == VP__JSON_NONE);
+        if (x->key != VP__JSON_NONE) {
+            ck_assert_uint_eq(vp__json_key_len(a, x), vp__json_key_len(b, y));
+            ck_assert_str_eq(vp__json_key(a, x), vp__json_key(b, y));
+            vp__where w = vp__json_key_where(b, y);
+            ck_assert_int_eq(b->text[w.offset], '"'); /* its opening quote */
+        }
+        if (x->type == VP__JSON_STRING)
+            ck_assert_str_eq(vp__json_str(a, x), vp__json_str(b, y));
+        if (x->type == VP__JSON_ARRAY || x->type == VP__JSON_OBJECT)
+            ck_assert_uint_eq(x->count, y->count);
+        if (x->type == VP__JSON_NUMBER)
+            ck_assert_uint_eq(vp__json_magnitude(a, x), vp__json_magnitude(b, y));
+    }
+}
+
+START_TEST(test_json_layouts)
+{
+    static const char compact[] =
+        "{\"architectures\":[\"LlamaForCausalLM\"],\"bos\":1,\"eps\":1e-05,\"f\":-0.5,"
+        "\"t\":true,\"n\":null,\"no\":false,\"e\":{},\"ea\":[],\"nested\":{\"a\":[1,[2,[3,{}]],"
+        "{\"b\":\"c\"}],\"rope\":{\"factor\":8.0,\"type\":\"llama3\"},\"x\":[true,false,null]},"
+        "\"esc\\u00e9\":\"a\\\"b\",\"long_key_of_more_than_sixteen_bytes\":12345678901,"
+        "\"last\":[{\"k\":1},{\"k\":2}]}";
+    vp__json ref, doc;
+    vp_error e = VP_ERROR_INIT;
+    ck_assert_int_eq(vp__json_parse(&ref, compact, sizeof(compact) - 1, "c.json", &e), VP_OK);
+    /* the structure itself: the root's last member has no next, nor the last element */
+    const vp__json_node *root = vp__json_root(&ref), *last = NULL;
+    ck_assert_uint_eq(root->next, VP__JSON_NONE);
+    ck_assert_uint_eq(root->count, 13);
+    for (const vp__json_node *c = vp__json_first(&ref, root); c; c = vp__json_next(&ref, c))
+        last = c;
+    ck_assert_str_eq(vp__json_key(&ref, last), "last");
+    ck_assert_uint_eq(last->count, 2);
+    ck_assert_ptr_eq(vp__json_get(&ref, root, "nested"),
+                     vp__json_next(&ref, vp__json_get(&ref, root, "ea")));
+    char buf[4096];
+    for (int style = 0; style <= 4; style++)
+        for (int indent = 0; indent <= 12; indent++) {
+            json_layout(buf, sizeof(buf), compact, indent, style);
+            ck_assert_msg(vp__json_parse(&doc, buf, strlen(buf), "l.json", &e) == VP_OK,
+                          "indent %d style %d: %s\n%s", indent, style, e.message, buf);
+            json_same_tree(&ref, &doc);
+            vp__json_free(&doc);
+        }
+    vp__json_free(&ref);
+}
+END_TEST
+
+/* Objects whose keys increase in byte order skip the duplicate check (keys that strictly
+ * increase cannot repeat); a repeat, or an escaped key equal to a plain one, breaks the
+ * order and the check runs: each is still found, at the same key. */
+START_TEST(test_json_sorted_keys)
+{
+    static const struct {
+        const char *text;
+        uint64_t at; /* 0: accepted */
+    } cases[] = {
+        { "{\"a\":1,\"b\":2,\"c\":3}", 0 },
+        { "{\"abcdefgh1\":1,\"abcdefgh2\":2,\"abcdefgi\":3,\"b\":4}", 0 },
+        { "{\"a\":1,\"b\":2,\"b\":3}", 13 },
+        { "{\"a\":1,\"ab\":2,\"abc\":3,\"abc\":4}", 22 },
+        { "{\"abcdefgh1\":1,\"abcdefgh2\":2,\"abcdefgh2\":3}", 29 },
+        { "{\"a\":1,\"b\":2,\"\\u0062\":3}", 13 },
+        { "{\"a\":1,\"\\u0061b\":2,\"ab\":3}", 19 },
+        { "{\"b\":1,\"a\":2,\"c\":{\"x\":1,\"x\":2},\"d\":4}", 24 },
+        { "{\"\xc3\xa9\":1,\"z\":2}", 0 }, /* non-ASCII first: not in order, checked */
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        vp__json doc;
+        vp_error e = VP_ERROR_INIT;
+        vp_status st = vp__json_parse(&doc, cases[i].text, strlen(cases[i].text), "k.json", &e);
+        if (cases[i].at == 0) {
+            ck_assert_msg(st == VP_OK, "%s: %s", cases[i].text, e.message);
+            vp__json_free(&doc);
+        } else {
+            ck_assert_msg(st == VP_EDUPLICATE, "%s: %d", cases[i].text, (int)st);
+            ck_assert_msg(e.byte_offset == cases[i].at, "%s: at %llu", cases[i].text,
+                          (unsigned long long)e.byte_offset);
+        }
+    }
+}
+END_TEST
+
+/* Quantization metadata by name suffix (looked up by the name's last byte): each suffix,
+ * and names that end like one but are not. */
+START_TEST(test_quant_suffixes)
+{
+    static const char *const meta[] = {
+        "l.absmax", "l.nested_absmax", "l.quant_map", "l.nested_quant_map", "l.SCB",
+        "l.weight_format", "l.qzeros", "l.scales", "l_scales", "l.g_idx", "l.weight_scale",
+        "l.weight_scale_inv", "l.input_scale", "l.weight_zero_point", "l.k_scale", "l.v_scale",
+        "l.weight.quant_state.bitsandbytes__nf4",
+    };
+    static const char *const other[] = {
+        "l.weight", "l.bias", "labsmax", "l.absmaX", "l.SCb", "l_format", "l.zero_point",
+        "l.scale", "l.weight_scale_in", "lg_idx", "l.qzero", "quant_state.x",
+    };
+    for (int k = 0; k < 2; k++) {
+        const char *const *names = k == 0 ? meta : other;
+        size_t n = k == 0 ? sizeof(meta) / sizeof(meta[0]) : sizeof(other) / sizeof(other[0]);
+        for (size_t i = 0; i < n; i++) {
+            vp_model *m = vp__model_new(VP_FORMAT_SAFETENSORS);
+            static const uint64_t shape[1] = { 4 };
+            ck_assert_int_eq(vp__model_add_tensor(m, names[i], strlen(names[i]), "F32", 1,
+                                                  shape, 4, 16), VP_OK);
+            ck_assert_int_eq(vp__model_finish_checkpoint(m), VP_OK);
+            ck_assert_msg((vp_model_tensor_role(m, 0) == VP_ROLE_QUANT_METADATA) == (k == 0),
+                          "%s: role %d", names[i], (int)vp_model_tensor_role(m, 0));
+            vp_model_free(m);
+        }
+    }
+}
+END_TEST
+
 Suite *vp_test_suite(void)
 {
     Suite *s = suite_create("internal");
@@ -574,5 +772,8 @@ Suite *vp_test_suite(void)
     VP_ADD_TEST(s, test_json_string_limit);
     VP_ADD_TEST(s, test_json_integers);
     VP_ADD_TEST(s, test_checkpoint_total_checked);
+    VP_ADD_TEST(s, test_json_layouts);
+    VP_ADD_TEST(s, test_json_sorted_keys);
+    VP_ADD_TEST(s, test_quant_suffixes);
     return s;
 }

@@ -116,6 +116,30 @@ def main():
     }
     for k, v in inline.items():
         put("json", "inline-" + k, v)
+    # the tree's member and element loop (',' then nothing, a space, or a line break and
+    # spaces; a plain key, '":' and at most one space): indentations of 7 to 17 spaces (a
+    # word of them and what follows), a tab, CRLF or a second line break in them, ': ' then
+    # more spaces, and each cut of the last 24 bytes (the loop's tests near the end)
+    for ind in (0, 1, 7, 8, 9, 15, 16, 17):
+        pad = "\n" + " " * ind
+        doc = ('{"a": 1,' + pad + '"bb": "x",' + pad + '"c": [1,' + pad + '2.5,' + pad + '"s",' +
+               pad + 'true,' + pad + '{"d": null}],' + pad + '"e": false,' + pad + '"f": -3}')
+        put("json", "loop-indent%d" % ind, doc)
+        for cut in range(1, 25):
+            put("json", "loop-indent%d-cut%d" % (ind, cut), doc[:-cut])
+    loop = {
+        "tab": '{"a": 1,\n\t"b": 2}', "crlf": '{"a": 1,\r\n  "b": 2}',
+        "two-breaks": '{"a": 1,\n\n  "b": [1,\n\n 2]}', "colon-spaces": '{"a": 1, "b":  2}',
+        "colon-tab": '{"a": 1, "b":\t2}', "colon-break": '{"a": 1, "b":\n2}',
+        "space-comma": '{"a": 1 , "b": 2}', "two-spaces": '{"a": 1,  "b": [1,  2]}',
+        "comma-close": '{"a": 1,\n  }', "comma-close-array": '[1,\n  ]',
+        "key-escape": '{"a": 1,\n  "b\\n": 2}', "key-utf8": '{"a": 1,\n  "\u00e9": 2}',
+        "value-bad": '{"a": 1,\n  "b": tru}', "value-ctrl": '{"a": 1,\n  "b": \x01}',
+        "element-bad": '[1,\n  nul]', "dup-late": '{"a": 1,\n  "b": 2,\n  "a": 3}',
+        "nested-close": '{"a": [1,\n    {"b": [2,\n      3]}],\n  "c": {}}',
+    }
+    for k, v in loop.items():
+        put("json", "loop-" + k, v)
     put("config", "bad-type", '{"model_type": "bert"}')
     put("config", "bad-heads", '{"model_type": "llama", "vocab_size": 10, "hidden_size": 64, '
         '"num_hidden_layers": 2, "num_attention_heads": 8, "num_key_value_heads": 3, '

@@ -1178,6 +1178,25 @@ static inline uint32_t number_value(parser *ps, const unsigned char *at, uint32_
     return node;
 }
 
+/* A member's or element's value in the fast loops when it is a string, a number, true,
+ * false or null (lx->p at its first byte, no whitespace before it): its node with key in
+ * *node (VP__JSON_NONE: an error, said in lx). false for anything else (an object, an
+ * array, a bad byte): the general steps read it from the same place. */
+static inline bool scalar_value(parser *ps, vp__jlex *lx, uint32_t key, uint32_t *node)
+{
+    const unsigned char *v = lx->p;
+    int w;
+    if (*v == '"')
+        *node = string_value(ps, v, key);
+    else if (*v == '-' || (unsigned)(*v - '0') <= 9)
+        *node = number_value(ps, v, key);
+    else if ((w = read_word(lx)) >= 0)
+        *node = new_node(ps, (vp__json_type)w, v, key);
+    else
+        return false;
+    return true;
+}
+
 /*
  * Iterative parser with an explicit stack of open containers, so that depth never
  * consumes the C stack. The first child of a container is the node created right after
@@ -1253,7 +1272,7 @@ value:
                 return true;
             }
             open_container *top = &stack[depth - 1];
-            int r, w;
+            int r;
             if (top->object) {
                 vp__jstr k;
                 const unsigned char *key_at;
@@ -1263,15 +1282,8 @@ value:
                         if (!vp__jkeys_push(lx, &ps->keys, &k, key_at) ||
                             (key = pool_put(ps, &k)) == VP__JSON_NONE)
                             return false;
-                        const unsigned char *v = lx->p; /* a byte, no whitespace */
                         uint32_t m;
-                        if (*v == '"')
-                            m = string_value(ps, v, key);
-                        else if (*v == '-' || (unsigned)(*v - '0') <= 9)
-                            m = number_value(ps, v, key);
-                        else if ((w = read_word(lx)) >= 0)
-                            m = new_node(ps, (vp__json_type)w, v, key);
-                        else
+                        if (!scalar_value(ps, lx, key, &m))
                             goto value;
                         if (m == VP__JSON_NONE)
                             return false;
@@ -1292,15 +1304,8 @@ value:
                 key = VP__JSON_NONE;
                 if (!top->first)
                     while (element_fast(lx)) {
-                        const unsigned char *v = lx->p; /* a byte, no whitespace */
                         uint32_t m;
-                        if (*v == '"')
-                            m = string_value(ps, v, VP__JSON_NONE);
-                        else if (*v == '-' || (unsigned)(*v - '0') <= 9)
-                            m = number_value(ps, v, VP__JSON_NONE);
-                        else if ((w = read_word(lx)) >= 0)
-                            m = new_node(ps, (vp__json_type)w, v, VP__JSON_NONE);
-                        else
+                        if (!scalar_value(ps, lx, VP__JSON_NONE, &m))
                             goto value;
                         if (m == VP__JSON_NONE)
                             return false;

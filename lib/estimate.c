@@ -2138,19 +2138,31 @@ vp_status vp_estimate_run_workload(vp_estimate *e, const vp_model *model,
     return st;
 }
 
+/* The sheet's workload, copied into *w to be changed (its pointers into the sheet and into
+ * *txt stay valid while they do). */
+static vp_status wl_copy_of_sheet(vp__wl *w, vp__wl_text *txt, const vp_sheet *s,
+                                  vp_error *err)
+{
+    vp_status st;
+    const vp__wl *wp = vp__wl_of_sheet(w, txt, s, err, &st); /* decoded into *w, or kept */
+    if (wp == NULL)
+        return st;
+    if (wp != w)
+        *w = *wp;
+    return VP_OK;
+}
+
 /* The sheet's workload with one change (diagnosis): the same engine, the same checks. */
 vp_status vp__estimate_changed(vp_estimate *e, const vp_sheet *s, vp_bytes capacity,
                                const vp__change *c, vp_error *err)
 {
     if (e == NULL || s == NULL || c == NULL)
         return VP_EMISUSE;
-    vp__wl wb;
+    vp__wl w; /* changed below */
     vp__wl_text txt;
-    vp_status st;
-    const vp__wl *wp = vp__wl_of_sheet(&wb, &txt, s, err, &st);
-    if (wp == NULL)
+    vp_status st = wl_copy_of_sheet(&w, &txt, s, err);
+    if (st != VP_OK)
         return st;
-    vp__wl w = *wp; /* changed below: a copy (its pointers into the sheet stay valid) */
     if (c->context)
         w.context = c->context;
     if (c->concurrency)
@@ -2718,13 +2730,11 @@ vp_status vp_fit(uint64_t *out, vp_estimate *scratch, const vp_sheet *s, vp_fit_
 static vp_status fit_solve(uint64_t *out, vp_estimate *scratch, const vp_sheet *s,
                            vp_fit_target target, vp_bytes capacity, vp_error *err)
 {
-    vp__wl wb;
+    vp__wl w; /* changed below */
     vp__wl_text txt;
-    vp_status st;
-    const vp__wl *wp = vp__wl_of_sheet(&wb, &txt, s, err, &st);
-    if (wp == NULL)
+    vp_status st = wl_copy_of_sheet(&w, &txt, s, err);
+    if (st != VP_OK)
         return st;
-    vp__wl w = *wp; /* changed below: a copy (its pointers into the sheet stay valid) */
     vp__where w0 = { s->source, 0, 0, 0, false };
     if ((unsigned)target > VP_FIT_GPU_LAYERS)
         return VP_EMISUSE;

@@ -98,11 +98,24 @@ static void u32(buf *b, uint32_t v) { unsigned char x[4] = { (unsigned char)v, (
 static void u64(buf *b, uint64_t v) { for (int i = 0; i < 8; i++) { unsigned char c = (unsigned char)(v >> (8 * i)); put(b, &c, 1); } }
 static void gstr(buf *b, const char *s) { u64(b, strlen(s)); put(b, s, strlen(s)); }
 
+/* A safetensors file's header bytes from its JSON so far (*h, its last member written):
+ * the object closed, the 8-byte length, then the JSON; *h is freed. */
+static buf header_bytes(buf *h)
+{
+    buf out = { 0 };
+    put(h, "}", 1);
+    u64(&out, h->n);
+    put(&out, h->p, h->n);
+    free(h->p);
+    *h = (buf){ 0 };
+    return out;
+}
+
 /* A safetensors header of n bf16 4096 x 4096 tensors named like a Llama checkpoint's; the
  * payload is not materialized: *payload receives its size. The 8-byte length comes first. */
 static buf safetensors_file(int n, uint64_t *payload)
 {
-    buf h = { 0 }, out = { 0 };
+    buf h = { 0 };
     char tmp[256];
     uint64_t at = 0;
     put(&h, "{\"__metadata__\":{\"format\":\"pt\"}", 31);
@@ -115,10 +128,7 @@ static buf safetensors_file(int n, uint64_t *payload)
         put(&h, tmp, (size_t)k);
         at += bytes;
     }
-    put(&h, "}", 1);
-    u64(&out, h.n);
-    put(&out, h.p, h.n);
-    free(h.p);
+    buf out = header_bytes(&h);
     *payload = at;
     return out;
 }
@@ -199,7 +209,7 @@ static buf moe_file(int n, uint64_t *payload)
     /* keys and data in safetensors' order: the offsets grow from one key to the next */
     qsort(t, (size_t)n, sizeof(*t), st_order);
     uint64_t at = 0;
-    buf h = { 0 }, out = { 0 };
+    buf h = { 0 };
     char tmp[256];
     for (int i = 0; i < n; i++) {
         uint64_t bytes = t[i].rows * (t[i].cols ? t[i].cols : 1) *
@@ -217,10 +227,7 @@ static buf moe_file(int n, uint64_t *payload)
         put(&h, tmp, (size_t)m);
         at += bytes;
     }
-    put(&h, "}", 1);
-    u64(&out, h.n);
-    put(&out, h.p, h.n);
-    free(h.p);
+    buf out = header_bytes(&h);
     free(t);
     *payload = at;
     return out;
@@ -231,7 +238,7 @@ static buf moe_file(int n, uint64_t *payload)
  * header under the format's 100,000,000-byte limit (about 95 bytes each). */
 static buf series_file(int n, uint64_t *payload)
 {
-    buf h = { 0 }, out = { 0 };
+    buf h = { 0 };
     char tmp[256];
     uint64_t at = 0;
     put(&h, "{", 1);
@@ -243,10 +250,7 @@ static buf series_file(int n, uint64_t *payload)
         put(&h, tmp, (size_t)k);
         at += 8192;
     }
-    put(&h, "}", 1);
-    u64(&out, h.n);
-    put(&out, h.p, h.n);
-    free(h.p);
+    buf out = header_bytes(&h);
     *payload = at;
     return out;
 }
@@ -585,12 +589,8 @@ static int write_index(int shards, int per, bool short_names, char *path, size_t
             put(&idx, e, (size_t)k);
             at += 8192;
         }
-        put(&h, "}", 1);
-        buf f = { 0 };
-        u64(&f, h.n);
-        put(&f, h.p, h.n);
+        buf f = header_bytes(&h);
         int rc = write_file(name, f.p, f.n, f.n + at);
-        free(h.p);
         free(f.p);
         if (rc != 0)
             return -1;

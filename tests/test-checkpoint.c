@@ -80,6 +80,23 @@ static const st_tensor every_dtype[] = {
     { "a.scalar", "F32", 0, { 0 } },       { "a.empty", "F32", 2, { 0, 9 } },
 };
 
+/* The model read from build_safetensors(t, n) has those tensors, in that order, with
+ * their names, dtypes and shapes: the sum of their bytes as the model gives them. */
+static uint64_t tensors_as_built(const vp_model *m, const st_tensor *t, size_t n)
+{
+    ck_assert_uint_eq(vp_model_tensor_count(m), n);
+    uint64_t sum = 0;
+    for (size_t i = 0; i < n; i++) {
+        ck_assert_str_eq(vp_model_tensor_name(m, i), t[i].name);
+        ck_assert_str_eq(vp_model_tensor_dtype(m, i), t[i].dtype);
+        ck_assert_uint_eq(vp_model_tensor_ndim(m, i), (unsigned)t[i].ndim);
+        for (int d = 0; d < t[i].ndim; d++)
+            ck_assert_uint_eq(vp_model_tensor_dim(m, i, (unsigned)d), t[i].shape[d]);
+        sum += vp_bytes_value(vp_model_tensor_bytes(m, i));
+    }
+    return sum;
+}
+
 START_TEST(test_safetensors_every_dtype)
 {
     vp_buf b = { 0 };
@@ -88,16 +105,8 @@ START_TEST(test_safetensors_every_dtype)
     vp_model *m = NULL;
     vp_error err = VP_ERROR_INIT;
     ck_assert_int_eq(vp_model_from_safetensors(&m, b.data, b.len, b.len, "t.safetensors", &err), VP_OK);
-    ck_assert_uint_eq(vp_model_tensor_count(m), n);
-    uint64_t sum = 0;
-    for (size_t i = 0; i < n; i++) {
-        ck_assert_str_eq(vp_model_tensor_name(m, i), every_dtype[i].name);
-        ck_assert_str_eq(vp_model_tensor_dtype(m, i), every_dtype[i].dtype);
-        ck_assert_uint_eq(vp_model_tensor_ndim(m, i), (unsigned)every_dtype[i].ndim);
-        sum += vp_bytes_value(vp_model_tensor_bytes(m, i));
-    }
     /* the tensors' bytes sum to the payload length */
-    ck_assert_uint_eq(sum, payload);
+    ck_assert_uint_eq(tensors_as_built(m, every_dtype, n), payload);
     ck_assert_uint_eq(payload, b.len - 8 - (b.data[0] | (size_t)b.data[1] << 8));
     /* exact sizes: 5 F4 values = 20 bits = 3 B; 4 F6 = 3 B; 3 F6 = 18 bits = 3 B; C64 2 = 16 B */
     ck_assert_uint_eq(vp_bytes_value(vp_model_tensor_bytes(m, 16)), 3);
@@ -233,20 +242,13 @@ START_TEST(test_safetensors_repeated_prefixes)
     uint64_t payload = build_safetensors(&b, t, n);
     vp_model *m = NULL;
     ck_assert_int_eq(vp_model_from_safetensors(&m, b.data, b.len, b.len, NULL, NULL), VP_OK);
-    ck_assert_uint_eq(vp_model_tensor_count(m), n);
-    uint64_t sum = 0;
-    for (size_t i = 0; i < n; i++) {
-        ck_assert_str_eq(vp_model_tensor_name(m, i), t[i].name);
-        ck_assert_str_eq(vp_model_tensor_dtype(m, i), t[i].dtype);
-        ck_assert_uint_eq(vp_model_tensor_ndim(m, i), (unsigned)t[i].ndim);
+    uint64_t sum = tensors_as_built(m, t, n);
+    for (size_t i = 0; i < n; i++) { /* each tensor's bytes: elements x bits / 8 */
         uint64_t numel = 1;
-        for (int d = 0; d < t[i].ndim; d++) {
-            ck_assert_uint_eq(vp_model_tensor_dim(m, i, (unsigned)d), t[i].shape[d]);
+        for (int d = 0; d < t[i].ndim; d++)
             numel *= t[i].shape[d];
-        }
-        uint64_t bytes = numel * dtype_bits(t[i].dtype) / 8;
-        ck_assert_uint_eq(vp_bytes_value(vp_model_tensor_bytes(m, i)), bytes);
-        sum += bytes;
+        ck_assert_uint_eq(vp_bytes_value(vp_model_tensor_bytes(m, i)),
+                          numel * dtype_bits(t[i].dtype) / 8);
     }
     ck_assert_uint_eq(sum, payload);
     ck_assert_uint_eq(sum, 2 * 64 * 64 * 2 + 4 * 64 * 65 * 2 + 64 * 65 * 2 + 9 + 8 * 4 + 2);

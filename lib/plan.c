@@ -1464,6 +1464,184 @@ static bool memory_requirement(vp_plan *p, cand *c, const plan_index *x, const v
     return true;
 }
 
+/* What the requirements an offer's own evidence decides read: the sheet's keys, and the
+ * texts every offer shares. */
+typedef struct {
+    vp_plan *p;
+    arena *a;
+    const plan_index *x;
+    const vp__entry *wq, *ww, *wc, *wn, *mn, *sstart, *sdur;
+    int inference;
+    uint64_t hr_need;           /* host RAM: the sheet's, else the estimate's (0: none) */
+    const char *hr_text, *fw;   /* that need as written; the software the sheet names */
+    shared_texts *sh;
+} own_ctx;
+
+/* Software, interconnect, host RAM, schedule, quality and the same requirements of offer o
+ * (candidate c), from its own evidence. */
+static void own_requirements(const own_ctx *oc, cand *c, const offer_view *o)
+{
+    vp_plan *p = oc->p;
+    arena *a = oc->a;
+    const plan_index *x = oc->x;
+    shared_texts *sh = oc->sh;
+    const vp__entry *wq = oc->wq, *ww = oc->ww, *wc = oc->wc, *wn = oc->wn, *mn = oc->mn,
+                    *sstart = oc->sstart, *sdur = oc->sdur;
+    const vp__entry *avail = o->avail, *dur = o->dur, *ohr = o->host_ram, *osw = o->software;
+    const uint64_t hr_need = oc->hr_need;
+    const char *hr_text = oc->hr_text, *fw = oc->fw;
+    const int inference = oc->inference;
+    bool sw_fit = false, sw_def = false, ic_fit = false, av_fit = false, av_wish = false;
+    int hr_state = 0; /* 0 none, 1 fit, 2 short */
+    char sw_ev[200] = "", ic_ev[200] = "", hr_ev[200] = "", av_ev[200] = "", q_ev[200] = "",
+         sw_what[168] = ""; /* the longest "%.40s says \"%.40s\" (%.70s)" fits */
+    int q_state = 0; /* 0 none, 1 meets, 2 below */
+    for (size_t k = o->ev_first; k != SIZE_MAX; k = x->evs[k].next) {
+        const ev_view *ev = &x->evs[k];
+        const vp__entry *val = ev->value;
+        char label[200];
+        bool fm = firm(ev);
+        switch (ev->cl) {
+        case CL_SOFTWARE:
+            ev_label(label, sizeof(label), k, ev);
+            if (fm) {
+                sw_fit = true;
+                snprintf(sw_ev, sizeof(sw_ev), "%s", label);
+            } else {
+                snprintf(sw_what, sizeof(sw_what), "%.40s says \"%.40s\" (%.70s)", label,
+                         val ? val->str : "", ev->sr == SR_ORDER_REQUEST
+                         ? "an order-time request is a wish, never proof"
+                         : "vendor material proves what is offered, not what runs");
+            }
+            break;
+        case CL_DEFECT:
+            if (fm && val && !is_oom_text(ev)) {
+                ev_label(label, sizeof(label), k, ev);
+                sw_def = true;
+                snprintf(sw_ev, sizeof(sw_ev), "%.130s: %.60s", label, val->str);
+            }
+            break;
+        case CL_INTERCONNECT:
+            if (fm) {
+                ic_fit = true;
+                ev_label(ic_ev, sizeof(ic_ev), k, ev);
+            }
+            break;
+        case CL_HOST_RAM:
+            if (fm && hr_need) {
+                hr_state = ev->bytes >= hr_need ? 1 : 2; /* parsed when indexed */
+                ev_label(hr_ev, sizeof(hr_ev), k, ev);
+            }
+            break;
+        case CL_AVAILABILITY:
+            if (ev->sr == SR_DEVICE_REPORT || ev->sr == SR_DOCUMENTATION) {
+                av_fit = true;
+                ev_label(av_ev, sizeof(av_ev), k, ev);
+            } else {
+                av_wish = true;
+            }
+            break;
+        case CL_QUALITY:
+            if ((ev->sr == SR_MEASUREMENT || ev->sr == SR_DOCUMENTATION) && wq && val) {
+                const vp__entry *sw = scope_get(ev->scope, "weights");
+                const vp__entry *sm = scope_get(ev->scope, "model");
+                if ((!ww || (sw && strcmp(sw->str, ww->str) == 0)) &&
+                    (!mn || (sm && strcmp(sm->str, mn->str) == 0))) {
+                    bool parsed;
+                    int meets = quality_meets(wq->str, val->str, &parsed);
+                    if (parsed) {
+                        ev_label(label, sizeof(label), k, ev);
+                        q_state = meets ? 1 : 2;
+                        snprintf(q_ev, sizeof(q_ev), "%.130s: %.60s", label, val->str);
+                    }
+                }
+            }
+            break;
+        default:
+            break;
+        }
+    }
+    if (sw_def) {
+        add_req(p, c, RQ_SOFTWARE, VP_VERDICT_EXCLUDED, sw_ev, "a defect was reported on this offer");
+    } else if (sw_fit) {
+        add_req(p, c, RQ_SOFTWARE, VP_VERDICT_FIT, sw_ev, "reported on the offered machine");
+    } else if (osw == NULL && sw_what[0] == '\0') {
+        if (sh->software_tc == NULL)
+            sh->software_tc = arena_printf(a, COND_MAX, "confirm that %s runs on the offered "
+                                          "image (driver, CUDA, versions) with a device "
+                                          "report", fw);
+        put_req(p, c, RQ_SOFTWARE, VP_VERDICT_TO_CONFIRM, "", sh->software_tc);
+    } else {
+        add_req(p, c, RQ_SOFTWARE, VP_VERDICT_TO_CONFIRM, "", "confirm that %s runs on the "
+                "offered image (driver, CUDA, versions) with a device report%s%s%s%s%s", fw,
+                osw ? "; the catalog lists \"" : "", osw ? osw->str : "", osw ? "\"" : "",
+                sw_what[0] ? "; " : "", sw_what);
+    }
+    if (p->need_gpus <= 1)
+        put_req(p, c, RQ_INTERCONNECT, VP_VERDICT_FIT, "", "one GPU: no GPU-to-GPU link needed");
+    else if (ic_fit)
+        add_req(p, c, RQ_INTERCONNECT, VP_VERDICT_FIT, ic_ev, "GPU-to-GPU link reported");
+    else {
+        if (sh->interconnect_tc == NULL)
+            sh->interconnect_tc = arena_printf(a, COND_MAX, "confirm the GPU-to-GPU link "
+                                              "(NVLink or PCIe peer-to-peer) between the %zu "
+                                              "GPUs with a device report", p->need_gpus);
+        put_req(p, c, RQ_INTERCONNECT, VP_VERDICT_TO_CONFIRM, "", sh->interconnect_tc);
+    }
+    if (!hr_need)
+        put_req(p, c, RQ_HOST_RAM, VP_VERDICT_FIT, "", "the sheet states no host RAM need");
+    else if (hr_state == 1)
+        add_req(p, c, RQ_HOST_RAM, VP_VERDICT_FIT, hr_ev, "host RAM reported at least %s", hr_text);
+    else if (hr_state == 2)
+        add_req(p, c, RQ_HOST_RAM, VP_VERDICT_EXCLUDED, hr_ev, "host RAM reported below %s", hr_text);
+    else
+        add_req(p, c, RQ_HOST_RAM, VP_VERDICT_TO_CONFIRM, "", "confirm host RAM >= %s%s%s%s",
+                hr_text, ohr ? " (the catalog lists " : "", ohr ? ohr->str : "", ohr ? ")" : "");
+    if (sstart && avail && o->avail_day > sstart->i)
+        add_req(p, c, RQ_SCHEDULE, VP_VERDICT_EXCLUDED, "", "available from %s, after the "
+                "campaign start %s", avail->str, sstart->str);
+    else if (sdur && dur && o->dur_min < sdur->u)
+        add_req(p, c, RQ_SCHEDULE, VP_VERDICT_EXCLUDED, "", "offered for %s, shorter than the "
+                "campaign's %s", dur->str, sdur->str);
+    else if (!sstart)
+        put_req(p, c, RQ_SCHEDULE, VP_VERDICT_TO_CONFIRM, "", "the sheet states no campaign dates "
+                "([sheet] start, duration): state them and confirm the booking");
+    else if (av_fit)
+        add_req(p, c, RQ_SCHEDULE, VP_VERDICT_FIT, av_ev, "availability confirmed for the campaign");
+    else {
+        if (sh->schedule_tc[av_wish] == NULL)
+            sh->schedule_tc[av_wish] = arena_printf(a, COND_MAX, "confirm the booking from "
+                "%s%s%s: listed stock proves no availability%s", sstart->str,
+                sdur ? " for " : "", sdur ? sdur->str : "",
+                av_wish ? " (a request or listing is not a booking)" : "");
+        put_req(p, c, RQ_SCHEDULE, VP_VERDICT_TO_CONFIRM, "", sh->schedule_tc[av_wish]);
+    }
+    if (!wq) {
+        if (sh->quality_tc == NULL)
+            sh->quality_tc = arena_printf(a, COND_MAX, "the sheet states no quality criterion: "
+                                         "state one and confirm it for weights = %s",
+                                         ww ? ww->str : "the model's format");
+        put_req(p, c, RQ_QUALITY, VP_VERDICT_TO_CONFIRM, "", sh->quality_tc);
+    } else if (q_state == 1) {
+        add_req(p, c, RQ_QUALITY, VP_VERDICT_FIT, q_ev, "meets \"%s\"", wq->str);
+    } else if (q_state == 2) {
+        add_req(p, c, RQ_QUALITY, VP_VERDICT_EXCLUDED, q_ev, "below \"%s\"", wq->str);
+    } else {
+        if (sh->quality_tc == NULL)
+            sh->quality_tc = arena_printf(a, COND_MAX, "confirm \"%s\" with weights = %s "
+                                         "(evidence of kind quality for this model and "
+                                         "format)", wq->str, ww ? ww->str : "the model's format");
+        put_req(p, c, RQ_QUALITY, VP_VERDICT_TO_CONFIRM, "", sh->quality_tc);
+    }
+    if (sh->same_req == NULL)
+        sh->same_req = arena_printf(a, COND_MAX, "sized on the sheet's task, context %llu and "
+                                   "%s %llu: nothing is shrunk to fit",
+                                   wc ? (unsigned long long)wc->u : 0ULL,
+                                   inference ? "concurrency" : "micro-batch",
+                                   wn ? (unsigned long long)wn->u : 1ULL);
+    put_req(p, c, RQ_SAME, VP_VERDICT_FIT, "", sh->same_req);
+}
+
 vp_status vp_plan_new(vp_plan **out, const vp_sheet *s, const char *rank, vp_error *err)
 {
     if (out == NULL || s == NULL)
@@ -1589,12 +1767,13 @@ vp_status vp_plan_new(vp_plan **out, const vp_sheet *s, const char *rank, vp_err
     const char *fw = wfw && strcmp(wfw->str, "none") != 0 && strcmp(wfw->str, "other") != 0
                          ? wfw->str : "the serving or training software";
     shared_texts sh = { 0 };
+    const own_ctx oc = { p, a, &x, wq, ww, wc, wn, mn, sstart, sdur, inference, hr_need,
+                         hr_text, fw, &sh };
     bool oom = false;
     for (size_t i = 0; i < n_offers && !oom; i++) {
         const offer_view *o = &x.offers[i];
         cand *c = &p->c[i];
-        const vp__entry *price = o->price, *avail = o->avail, *dur = o->dur,
-                        *ohr = o->host_ram, *osw = o->software;
+        const vp__entry *price = o->price;
         memset(c, 0, sizeof(*c));
         c->offer = text_ref(p, o->idc);
         c->cost = 0;
@@ -1643,156 +1822,7 @@ vp_status vp_plan_new(vp_plan **out, const vp_sheet *s, const char *rank, vp_err
         }
         put_req(p, c, RQ_PLACEMENT, sh.place_verdict, "", sh.place_text);
 
-        /* software, interconnect, host RAM, schedule, quality: the offer's own evidence */
-        bool sw_fit = false, sw_def = false, ic_fit = false, av_fit = false, av_wish = false;
-        int hr_state = 0; /* 0 none, 1 fit, 2 short */
-        char sw_ev[200] = "", ic_ev[200] = "", hr_ev[200] = "", av_ev[200] = "", q_ev[200] = "",
-             sw_what[168] = ""; /* the longest "%.40s says \"%.40s\" (%.70s)" fits */
-        int q_state = 0; /* 0 none, 1 meets, 2 below */
-        for (size_t k = o->ev_first; k != SIZE_MAX; k = x.evs[k].next) {
-            const ev_view *ev = &x.evs[k];
-            const vp__entry *val = ev->value;
-            char label[200];
-            bool fm = firm(ev);
-            switch (ev->cl) {
-            case CL_SOFTWARE:
-                ev_label(label, sizeof(label), k, ev);
-                if (fm) {
-                    sw_fit = true;
-                    snprintf(sw_ev, sizeof(sw_ev), "%s", label);
-                } else {
-                    snprintf(sw_what, sizeof(sw_what), "%.40s says \"%.40s\" (%.70s)", label,
-                             val ? val->str : "", ev->sr == SR_ORDER_REQUEST
-                             ? "an order-time request is a wish, never proof"
-                             : "vendor material proves what is offered, not what runs");
-                }
-                break;
-            case CL_DEFECT:
-                if (fm && val && !is_oom_text(ev)) {
-                    ev_label(label, sizeof(label), k, ev);
-                    sw_def = true;
-                    snprintf(sw_ev, sizeof(sw_ev), "%.130s: %.60s", label, val->str);
-                }
-                break;
-            case CL_INTERCONNECT:
-                if (fm) {
-                    ic_fit = true;
-                    ev_label(ic_ev, sizeof(ic_ev), k, ev);
-                }
-                break;
-            case CL_HOST_RAM:
-                if (fm && hr_need) {
-                    hr_state = ev->bytes >= hr_need ? 1 : 2; /* parsed when indexed */
-                    ev_label(hr_ev, sizeof(hr_ev), k, ev);
-                }
-                break;
-            case CL_AVAILABILITY:
-                if (ev->sr == SR_DEVICE_REPORT || ev->sr == SR_DOCUMENTATION) {
-                    av_fit = true;
-                    ev_label(av_ev, sizeof(av_ev), k, ev);
-                } else {
-                    av_wish = true;
-                }
-                break;
-            case CL_QUALITY:
-                if ((ev->sr == SR_MEASUREMENT || ev->sr == SR_DOCUMENTATION) && wq && val) {
-                    const vp__entry *sw = scope_get(ev->scope, "weights");
-                    const vp__entry *sm = scope_get(ev->scope, "model");
-                    if ((!ww || (sw && strcmp(sw->str, ww->str) == 0)) &&
-                        (!mn || (sm && strcmp(sm->str, mn->str) == 0))) {
-                        bool parsed;
-                        int meets = quality_meets(wq->str, val->str, &parsed);
-                        if (parsed) {
-                            ev_label(label, sizeof(label), k, ev);
-                            q_state = meets ? 1 : 2;
-                            snprintf(q_ev, sizeof(q_ev), "%.130s: %.60s", label, val->str);
-                        }
-                    }
-                }
-                break;
-            default:
-                break;
-            }
-        }
-        if (sw_def) {
-            add_req(p, c, RQ_SOFTWARE, VP_VERDICT_EXCLUDED, sw_ev, "a defect was reported on this offer");
-        } else if (sw_fit) {
-            add_req(p, c, RQ_SOFTWARE, VP_VERDICT_FIT, sw_ev, "reported on the offered machine");
-        } else if (osw == NULL && sw_what[0] == '\0') {
-            if (sh.software_tc == NULL)
-                sh.software_tc = arena_printf(a, COND_MAX, "confirm that %s runs on the offered "
-                                              "image (driver, CUDA, versions) with a device "
-                                              "report", fw);
-            put_req(p, c, RQ_SOFTWARE, VP_VERDICT_TO_CONFIRM, "", sh.software_tc);
-        } else {
-            add_req(p, c, RQ_SOFTWARE, VP_VERDICT_TO_CONFIRM, "", "confirm that %s runs on the "
-                    "offered image (driver, CUDA, versions) with a device report%s%s%s%s%s", fw,
-                    osw ? "; the catalog lists \"" : "", osw ? osw->str : "", osw ? "\"" : "",
-                    sw_what[0] ? "; " : "", sw_what);
-        }
-        if (p->need_gpus <= 1)
-            put_req(p, c, RQ_INTERCONNECT, VP_VERDICT_FIT, "", "one GPU: no GPU-to-GPU link needed");
-        else if (ic_fit)
-            add_req(p, c, RQ_INTERCONNECT, VP_VERDICT_FIT, ic_ev, "GPU-to-GPU link reported");
-        else {
-            if (sh.interconnect_tc == NULL)
-                sh.interconnect_tc = arena_printf(a, COND_MAX, "confirm the GPU-to-GPU link "
-                                                  "(NVLink or PCIe peer-to-peer) between the %zu "
-                                                  "GPUs with a device report", p->need_gpus);
-            put_req(p, c, RQ_INTERCONNECT, VP_VERDICT_TO_CONFIRM, "", sh.interconnect_tc);
-        }
-        if (!hr_need)
-            put_req(p, c, RQ_HOST_RAM, VP_VERDICT_FIT, "", "the sheet states no host RAM need");
-        else if (hr_state == 1)
-            add_req(p, c, RQ_HOST_RAM, VP_VERDICT_FIT, hr_ev, "host RAM reported at least %s", hr_text);
-        else if (hr_state == 2)
-            add_req(p, c, RQ_HOST_RAM, VP_VERDICT_EXCLUDED, hr_ev, "host RAM reported below %s", hr_text);
-        else
-            add_req(p, c, RQ_HOST_RAM, VP_VERDICT_TO_CONFIRM, "", "confirm host RAM >= %s%s%s%s",
-                    hr_text, ohr ? " (the catalog lists " : "", ohr ? ohr->str : "", ohr ? ")" : "");
-        if (sstart && avail && o->avail_day > sstart->i)
-            add_req(p, c, RQ_SCHEDULE, VP_VERDICT_EXCLUDED, "", "available from %s, after the "
-                    "campaign start %s", avail->str, sstart->str);
-        else if (sdur && dur && o->dur_min < sdur->u)
-            add_req(p, c, RQ_SCHEDULE, VP_VERDICT_EXCLUDED, "", "offered for %s, shorter than the "
-                    "campaign's %s", dur->str, sdur->str);
-        else if (!sstart)
-            put_req(p, c, RQ_SCHEDULE, VP_VERDICT_TO_CONFIRM, "", "the sheet states no campaign dates "
-                    "([sheet] start, duration): state them and confirm the booking");
-        else if (av_fit)
-            add_req(p, c, RQ_SCHEDULE, VP_VERDICT_FIT, av_ev, "availability confirmed for the campaign");
-        else {
-            if (sh.schedule_tc[av_wish] == NULL)
-                sh.schedule_tc[av_wish] = arena_printf(a, COND_MAX, "confirm the booking from "
-                    "%s%s%s: listed stock proves no availability%s", sstart->str,
-                    sdur ? " for " : "", sdur ? sdur->str : "",
-                    av_wish ? " (a request or listing is not a booking)" : "");
-            put_req(p, c, RQ_SCHEDULE, VP_VERDICT_TO_CONFIRM, "", sh.schedule_tc[av_wish]);
-        }
-        if (!wq) {
-            if (sh.quality_tc == NULL)
-                sh.quality_tc = arena_printf(a, COND_MAX, "the sheet states no quality criterion: "
-                                             "state one and confirm it for weights = %s",
-                                             ww ? ww->str : "the model's format");
-            put_req(p, c, RQ_QUALITY, VP_VERDICT_TO_CONFIRM, "", sh.quality_tc);
-        } else if (q_state == 1) {
-            add_req(p, c, RQ_QUALITY, VP_VERDICT_FIT, q_ev, "meets \"%s\"", wq->str);
-        } else if (q_state == 2) {
-            add_req(p, c, RQ_QUALITY, VP_VERDICT_EXCLUDED, q_ev, "below \"%s\"", wq->str);
-        } else {
-            if (sh.quality_tc == NULL)
-                sh.quality_tc = arena_printf(a, COND_MAX, "confirm \"%s\" with weights = %s "
-                                             "(evidence of kind quality for this model and "
-                                             "format)", wq->str, ww ? ww->str : "the model's format");
-            put_req(p, c, RQ_QUALITY, VP_VERDICT_TO_CONFIRM, "", sh.quality_tc);
-        }
-        if (sh.same_req == NULL)
-            sh.same_req = arena_printf(a, COND_MAX, "sized on the sheet's task, context %llu and "
-                                       "%s %llu: nothing is shrunk to fit",
-                                       wc ? (unsigned long long)wc->u : 0ULL,
-                                       inference ? "concurrency" : "micro-batch",
-                                       wn ? (unsigned long long)wn->u : 1ULL);
-        put_req(p, c, RQ_SAME, VP_VERDICT_FIT, "", sh.same_req);
+        own_requirements(&oc, c, o);
 
         c->verdict = VP_VERDICT_FIT;
         for (int k = 0; k < c->n; k++) {

@@ -1477,25 +1477,24 @@ typedef struct {
     shared_texts *sh;
 } own_ctx;
 
-/* Software, interconnect, host RAM, schedule, quality and the same requirements of offer o
- * (candidate c), from its own evidence. */
-static void own_requirements(const own_ctx *oc, cand *c, const offer_view *o)
+/* What an offer's own evidence says, read once: each requirement's state and the label of
+ * the evidence that decides it. */
+typedef struct {
+    bool sw_fit, sw_def, ic_fit, av_fit, av_wish;
+    int hr_state;               /* 0 none, 1 fit, 2 short */
+    int q_state;                /* 0 none, 1 meets, 2 below */
+    char sw_ev[200], ic_ev[200], hr_ev[200], av_ev[200], q_ev[200];
+    char sw_what[168];          /* the longest "%.40s says \"%.40s\" (%.70s)" fits */
+} own_evidence;
+
+/* Offer o's own evidence (software, defects, interconnect, host RAM, availability, quality)
+ * into *e. */
+static void read_own_evidence(const own_ctx *oc, const offer_view *o, own_evidence *e)
 {
-    vp_plan *p = oc->p;
-    arena *a = oc->a;
     const plan_index *x = oc->x;
-    shared_texts *sh = oc->sh;
-    const vp__entry *wq = oc->wq, *ww = oc->ww, *wc = oc->wc, *wn = oc->wn, *mn = oc->mn,
-                    *sstart = oc->sstart, *sdur = oc->sdur;
-    const vp__entry *avail = o->avail, *dur = o->dur, *ohr = o->host_ram, *osw = o->software;
+    const vp__entry *wq = oc->wq, *ww = oc->ww, *mn = oc->mn;
     const uint64_t hr_need = oc->hr_need;
-    const char *hr_text = oc->hr_text, *fw = oc->fw;
-    const int inference = oc->inference;
-    bool sw_fit = false, sw_def = false, ic_fit = false, av_fit = false, av_wish = false;
-    int hr_state = 0; /* 0 none, 1 fit, 2 short */
-    char sw_ev[200] = "", ic_ev[200] = "", hr_ev[200] = "", av_ev[200] = "", q_ev[200] = "",
-         sw_what[168] = ""; /* the longest "%.40s says \"%.40s\" (%.70s)" fits */
-    int q_state = 0; /* 0 none, 1 meets, 2 below */
+    memset(e, 0, sizeof(*e));
     for (size_t k = o->ev_first; k != SIZE_MAX; k = x->evs[k].next) {
         const ev_view *ev = &x->evs[k];
         const vp__entry *val = ev->value;
@@ -1505,10 +1504,10 @@ static void own_requirements(const own_ctx *oc, cand *c, const offer_view *o)
         case CL_SOFTWARE:
             ev_label(label, sizeof(label), k, ev);
             if (fm) {
-                sw_fit = true;
-                snprintf(sw_ev, sizeof(sw_ev), "%s", label);
+                e->sw_fit = true;
+                snprintf(e->sw_ev, sizeof(e->sw_ev), "%s", label);
             } else {
-                snprintf(sw_what, sizeof(sw_what), "%.40s says \"%.40s\" (%.70s)", label,
+                snprintf(e->sw_what, sizeof(e->sw_what), "%.40s says \"%.40s\" (%.70s)", label,
                          val ? val->str : "", ev->sr == SR_ORDER_REQUEST
                          ? "an order-time request is a wish, never proof"
                          : "vendor material proves what is offered, not what runs");
@@ -1517,28 +1516,28 @@ static void own_requirements(const own_ctx *oc, cand *c, const offer_view *o)
         case CL_DEFECT:
             if (fm && val && !is_oom_text(ev)) {
                 ev_label(label, sizeof(label), k, ev);
-                sw_def = true;
-                snprintf(sw_ev, sizeof(sw_ev), "%.130s: %.60s", label, val->str);
+                e->sw_def = true;
+                snprintf(e->sw_ev, sizeof(e->sw_ev), "%.130s: %.60s", label, val->str);
             }
             break;
         case CL_INTERCONNECT:
             if (fm) {
-                ic_fit = true;
-                ev_label(ic_ev, sizeof(ic_ev), k, ev);
+                e->ic_fit = true;
+                ev_label(e->ic_ev, sizeof(e->ic_ev), k, ev);
             }
             break;
         case CL_HOST_RAM:
             if (fm && hr_need) {
-                hr_state = ev->bytes >= hr_need ? 1 : 2; /* parsed when indexed */
-                ev_label(hr_ev, sizeof(hr_ev), k, ev);
+                e->hr_state = ev->bytes >= hr_need ? 1 : 2; /* parsed when indexed */
+                ev_label(e->hr_ev, sizeof(e->hr_ev), k, ev);
             }
             break;
         case CL_AVAILABILITY:
             if (ev->sr == SR_DEVICE_REPORT || ev->sr == SR_DOCUMENTATION) {
-                av_fit = true;
-                ev_label(av_ev, sizeof(av_ev), k, ev);
+                e->av_fit = true;
+                ev_label(e->av_ev, sizeof(e->av_ev), k, ev);
             } else {
-                av_wish = true;
+                e->av_wish = true;
             }
             break;
         case CL_QUALITY:
@@ -1551,8 +1550,8 @@ static void own_requirements(const own_ctx *oc, cand *c, const offer_view *o)
                     int meets = quality_meets(wq->str, val->str, &parsed);
                     if (parsed) {
                         ev_label(label, sizeof(label), k, ev);
-                        q_state = meets ? 1 : 2;
-                        snprintf(q_ev, sizeof(q_ev), "%.130s: %.60s", label, val->str);
+                        e->q_state = meets ? 1 : 2;
+                        snprintf(e->q_ev, sizeof(e->q_ev), "%.130s: %.60s", label, val->str);
                     }
                 }
             }
@@ -1561,11 +1560,28 @@ static void own_requirements(const own_ctx *oc, cand *c, const offer_view *o)
             break;
         }
     }
-    if (sw_def) {
-        add_req(p, c, RQ_SOFTWARE, VP_VERDICT_EXCLUDED, sw_ev, "a defect was reported on this offer");
-    } else if (sw_fit) {
-        add_req(p, c, RQ_SOFTWARE, VP_VERDICT_FIT, sw_ev, "reported on the offered machine");
-    } else if (osw == NULL && sw_what[0] == '\0') {
+}
+
+/* Software, interconnect, host RAM, schedule, quality and the same requirements of offer o
+ * (candidate c), from its own evidence. */
+static void own_requirements(const own_ctx *oc, cand *c, const offer_view *o)
+{
+    vp_plan *p = oc->p;
+    arena *a = oc->a;
+    shared_texts *sh = oc->sh;
+    const vp__entry *wq = oc->wq, *ww = oc->ww, *wc = oc->wc, *wn = oc->wn,
+                    *sstart = oc->sstart, *sdur = oc->sdur;
+    const vp__entry *avail = o->avail, *dur = o->dur, *ohr = o->host_ram, *osw = o->software;
+    const uint64_t hr_need = oc->hr_need;
+    const char *hr_text = oc->hr_text, *fw = oc->fw;
+    const int inference = oc->inference;
+    own_evidence e;
+    read_own_evidence(oc, o, &e);
+    if (e.sw_def) {
+        add_req(p, c, RQ_SOFTWARE, VP_VERDICT_EXCLUDED, e.sw_ev, "a defect was reported on this offer");
+    } else if (e.sw_fit) {
+        add_req(p, c, RQ_SOFTWARE, VP_VERDICT_FIT, e.sw_ev, "reported on the offered machine");
+    } else if (osw == NULL && e.sw_what[0] == '\0') {
         if (sh->software_tc == NULL)
             sh->software_tc = arena_printf(a, COND_MAX, "confirm that %s runs on the offered "
                                           "image (driver, CUDA, versions) with a device "
@@ -1575,12 +1591,12 @@ static void own_requirements(const own_ctx *oc, cand *c, const offer_view *o)
         add_req(p, c, RQ_SOFTWARE, VP_VERDICT_TO_CONFIRM, "", "confirm that %s runs on the "
                 "offered image (driver, CUDA, versions) with a device report%s%s%s%s%s", fw,
                 osw ? "; the catalog lists \"" : "", osw ? osw->str : "", osw ? "\"" : "",
-                sw_what[0] ? "; " : "", sw_what);
+                e.sw_what[0] ? "; " : "", e.sw_what);
     }
     if (p->need_gpus <= 1)
         put_req(p, c, RQ_INTERCONNECT, VP_VERDICT_FIT, "", "one GPU: no GPU-to-GPU link needed");
-    else if (ic_fit)
-        add_req(p, c, RQ_INTERCONNECT, VP_VERDICT_FIT, ic_ev, "GPU-to-GPU link reported");
+    else if (e.ic_fit)
+        add_req(p, c, RQ_INTERCONNECT, VP_VERDICT_FIT, e.ic_ev, "GPU-to-GPU link reported");
     else {
         if (sh->interconnect_tc == NULL)
             sh->interconnect_tc = arena_printf(a, COND_MAX, "confirm the GPU-to-GPU link "
@@ -1590,10 +1606,10 @@ static void own_requirements(const own_ctx *oc, cand *c, const offer_view *o)
     }
     if (!hr_need)
         put_req(p, c, RQ_HOST_RAM, VP_VERDICT_FIT, "", "the sheet states no host RAM need");
-    else if (hr_state == 1)
-        add_req(p, c, RQ_HOST_RAM, VP_VERDICT_FIT, hr_ev, "host RAM reported at least %s", hr_text);
-    else if (hr_state == 2)
-        add_req(p, c, RQ_HOST_RAM, VP_VERDICT_EXCLUDED, hr_ev, "host RAM reported below %s", hr_text);
+    else if (e.hr_state == 1)
+        add_req(p, c, RQ_HOST_RAM, VP_VERDICT_FIT, e.hr_ev, "host RAM reported at least %s", hr_text);
+    else if (e.hr_state == 2)
+        add_req(p, c, RQ_HOST_RAM, VP_VERDICT_EXCLUDED, e.hr_ev, "host RAM reported below %s", hr_text);
     else
         add_req(p, c, RQ_HOST_RAM, VP_VERDICT_TO_CONFIRM, "", "confirm host RAM >= %s%s%s%s",
                 hr_text, ohr ? " (the catalog lists " : "", ohr ? ohr->str : "", ohr ? ")" : "");
@@ -1606,15 +1622,15 @@ static void own_requirements(const own_ctx *oc, cand *c, const offer_view *o)
     else if (!sstart)
         put_req(p, c, RQ_SCHEDULE, VP_VERDICT_TO_CONFIRM, "", "the sheet states no campaign dates "
                 "([sheet] start, duration): state them and confirm the booking");
-    else if (av_fit)
-        add_req(p, c, RQ_SCHEDULE, VP_VERDICT_FIT, av_ev, "availability confirmed for the campaign");
+    else if (e.av_fit)
+        add_req(p, c, RQ_SCHEDULE, VP_VERDICT_FIT, e.av_ev, "availability confirmed for the campaign");
     else {
-        if (sh->schedule_tc[av_wish] == NULL)
-            sh->schedule_tc[av_wish] = arena_printf(a, COND_MAX, "confirm the booking from "
+        if (sh->schedule_tc[e.av_wish] == NULL)
+            sh->schedule_tc[e.av_wish] = arena_printf(a, COND_MAX, "confirm the booking from "
                 "%s%s%s: listed stock proves no availability%s", sstart->str,
                 sdur ? " for " : "", sdur ? sdur->str : "",
-                av_wish ? " (a request or listing is not a booking)" : "");
-        put_req(p, c, RQ_SCHEDULE, VP_VERDICT_TO_CONFIRM, "", sh->schedule_tc[av_wish]);
+                e.av_wish ? " (a request or listing is not a booking)" : "");
+        put_req(p, c, RQ_SCHEDULE, VP_VERDICT_TO_CONFIRM, "", sh->schedule_tc[e.av_wish]);
     }
     if (!wq) {
         if (sh->quality_tc == NULL)
@@ -1622,10 +1638,10 @@ static void own_requirements(const own_ctx *oc, cand *c, const offer_view *o)
                                          "state one and confirm it for weights = %s",
                                          ww ? ww->str : "the model's format");
         put_req(p, c, RQ_QUALITY, VP_VERDICT_TO_CONFIRM, "", sh->quality_tc);
-    } else if (q_state == 1) {
-        add_req(p, c, RQ_QUALITY, VP_VERDICT_FIT, q_ev, "meets \"%s\"", wq->str);
-    } else if (q_state == 2) {
-        add_req(p, c, RQ_QUALITY, VP_VERDICT_EXCLUDED, q_ev, "below \"%s\"", wq->str);
+    } else if (e.q_state == 1) {
+        add_req(p, c, RQ_QUALITY, VP_VERDICT_FIT, e.q_ev, "meets \"%s\"", wq->str);
+    } else if (e.q_state == 2) {
+        add_req(p, c, RQ_QUALITY, VP_VERDICT_EXCLUDED, e.q_ev, "below \"%s\"", wq->str);
     } else {
         if (sh->quality_tc == NULL)
             sh->quality_tc = arena_printf(a, COND_MAX, "confirm \"%s\" with weights = %s "

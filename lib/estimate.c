@@ -103,6 +103,7 @@ typedef struct {
     vp__strbuf sb;          /* the strings the items' texts captured (owned) */
     bool failed;            /* an item could not be stored (out of memory) */
     bool moments;           /* an item has moments (training) */
+    uint32_t codes;         /* bit k: an item of id code k may be present (add_reserves()) */
     uint64_t layers;        /* decoder layers on this stage */
     uint64_t kv_budget;     /* vLLM pool (capacity known) */
     bool kv_budget_known;
@@ -347,6 +348,7 @@ static inline item *new_item(stage *s, int code, const char *id, uint64_t bytes,
     it->moments = moments;
     it->code = (unsigned char)code;
     s->moments |= moments != 0;
+    s->codes |= UINT32_C(1) << code;
     if (!s->quiet) {
         it->how.lazy = false;
         it->how.text[0] = '\0';
@@ -1567,6 +1569,7 @@ static void run_reset(vp_estimate *e, const vp__wl *w, bool how)
         e->st[s].sb.n = 0;
         e->st[s].failed = false;
         e->st[s].moments = false;
+        e->st[s].codes = 0;
         e->st[s].envelope_lazy = false; /* until the totals: a failed run computes none */
         e->st[s].envelope = 0;
         e->st[s].kv_budget = 0;
@@ -1980,7 +1983,8 @@ static void add_reserves(vp_estimate *e, const vp__wl *w)
         int rcode = id_code(name);
         for (uint64_t s = 0; s < w->pp; s++) {
             stage *S = &e->st[s];
-            for (size_t i = 0; i < S->n; i++)
+            /* a reserve replaces an assumed item of its id: none when no item has the id */
+            for (size_t i = 0; (S->codes >> rcode) & 1u && i < S->n; i++)
                 if ((rcode ? S->items[i].code == rcode
                            : S->items[i].code == ID_OTHER && strcmp(S->items[i].id, name) == 0) &&
                     S->items[i].basis == VP_BASIS_ASSUMED) {

@@ -674,7 +674,7 @@ static bool tensor_checks(st_reader *r, const vp__jstr *key, const tensor_info *
         bytes_of_name = r->name;
     }
     unsigned nd = (unsigned)t->n_dims;
-    if (vp__model_add_tensor(r->m, bytes_of_name, key->len, dname, nd, t->dims, t->numel,
+    if (vp__model_add_tensor8(r->m, bytes_of_name, key->len, dname, nd, t->dims, t->numel,
                              bytes) == VP_OK)
         return true;
 nomem:;
@@ -930,7 +930,7 @@ static bool name_read(st_reader *r, const vp__jstr *key, const unsigned char *ke
         r->n_dec += need;
         bytes = d + 8;
     }
-    uint64_t h = vp__json_hash(bytes, key->len);
+    uint64_t h = vp__json_name_hash(bytes, key->len);
     r->names[r->n_names++] = h << 32 | ref;
     return true;
 }

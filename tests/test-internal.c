@@ -518,7 +518,7 @@ START_TEST(test_safetensors_colliding_names)
     for (unsigned i = 0; found < N; i++) {
         char k[16];
         snprintf(k, sizeof(k), "t%u", i);
-        if ((vp__json_key_hash(k, strlen(k)) & 127) == 0)
+        if ((vp__json_name_hash(k, strlen(k)) & 127) == 0)
             memcpy(names[found++], k, sizeof(k));
     }
     static char file[8 + N * 80];

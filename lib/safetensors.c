@@ -63,6 +63,17 @@ static inline void tensor_info_init(tensor_info *t, const unsigned char *at)
     t->offs[0] = t->offs[1] = 0;
 }
 
+/* An object read by the fast path, up to its data offsets: its bytes (len at `at`; 0: none)
+ * and what they said. */
+typedef struct {
+    const unsigned char *at;
+    size_t len, shape;         /* shape: where shape's '[' is in it */
+    uint64_t dt;               /* the dtype, NUL-padded (8 bytes) */
+    size_t dt_len;
+    unsigned ndims;
+    uint64_t dims[VP__MAX_DIMS], numel;
+} st_memo;
+
 typedef struct {
     vp__jlex lx;
     vp_model *m;
@@ -99,20 +110,18 @@ typedef struct {
     const unsigned char *prev;
     size_t prev_len;
     uint64_t prev_value;
-    /* the fast path's last object up to its data offsets, `{"dtype":...,"data_offsets":[`
-     * (memo_len bytes at memo; 0: none), and what they said: the next object that starts
-     * with the same bytes says the same (about one tensor in three of a real checkpoint: an
-     * expert's gate_proj then up_proj in safetensors' dtype-then-name order) */
-    const unsigned char *memo;
-    size_t memo_len, memo_shape; /* memo_shape: where shape's '[' is in it */
-    uint64_t memo_dt;            /* the dtype, NUL-padded (8 bytes) */
-    size_t memo_dt_len;
-    unsigned memo_ndims;
+    /* the fast path's last two distinct objects up to their data offsets,
+     * `{"dtype":...,"data_offsets":[`, and what they said (see st_memo), memo[mru] the one
+     * used last: the next object that starts with the same bytes as one says the same
+     * (nearly every tensor of a real checkpoint: in safetensors' dtype-then-name order an
+     * expert's down_proj, gate_proj and up_proj, or a layer's projections, repeat two
+     * shapes) */
+    st_memo memo[2];
+    unsigned mru;
     /* the dtype found last: its name as a word, its bits, the list's entry (NULL: none) */
     uint64_t dt_word;
     unsigned dt_bits;
     const char *dt_name;
-    uint64_t memo_dims[VP__MAX_DIMS], memo_numel;
 } st_reader;
 
 static void late(st_reader *r, vp_status code, const unsigned char *at, const char *fmt, ...)
@@ -270,27 +279,31 @@ static inline bool same_prefix(const unsigned char *p, const unsigned char *q, s
 static bool tensor_fast(st_reader *r, tensor_info *t)
 {
     const unsigned char *p = r->lx.p, *end = r->lx.end;
-    size_t ml = r->memo_len;
-    if (ml != 0 && (size_t)(end - p) > ml && same_prefix(p, r->memo, ml)) {
-        /* the same bytes as the last object up to its data offsets: the same dtype and
-         * shape, read without reading them again */
-        t->dt_at = p + 9;
-        t->dt_string = true;
-        t->dt_len = r->memo_dt_len;
-        memcpy(t->dt, &r->memo_dt, 8);
-        t->shape_at = p + r->memo_shape;
-        t->shape_array = true;
-        t->n_dims = r->memo_ndims;
-        if (r->memo_ndims <= 2) { /* most tensors: two words */
-            t->dims[0] = r->memo_dims[0];
-            t->dims[1] = r->memo_dims[1];
-        } else {
-            memcpy(t->dims, r->memo_dims, sizeof(t->dims)); /* fixed size: no call */
+    for (unsigned k = 0; k < 2; k++) {
+        const st_memo *mm = &r->memo[r->mru ^ k];
+        size_t ml = mm->len;
+        if (ml != 0 && (size_t)(end - p) > ml && same_prefix(p, mm->at, ml)) {
+            /* the same bytes as an object before up to its data offsets: the same dtype
+             * and shape, read without reading them again */
+            r->mru ^= k;
+            t->dt_at = p + 9;
+            t->dt_string = true;
+            t->dt_len = mm->dt_len;
+            memcpy(t->dt, &mm->dt, 8);
+            t->shape_at = p + mm->shape;
+            t->shape_array = true;
+            t->n_dims = mm->ndims;
+            if (mm->ndims <= 2) { /* most tensors: two words */
+                t->dims[0] = mm->dims[0];
+                t->dims[1] = mm->dims[1];
+            } else {
+                memcpy(t->dims, mm->dims, sizeof(t->dims)); /* fixed size: no call */
+            }
+            t->numel = mm->numel;
+            t->offs_at = p + ml - 1;
+            p += ml;
+            goto offsets;
         }
-        t->numel = r->memo_numel;
-        t->offs_at = p + ml - 1;
-        p += ml;
-        goto offsets;
     }
     if (!LIT(p, end, "{\"dtype\":\""))
         return false;
@@ -355,23 +368,25 @@ static bool tensor_fast(st_reader *r, tensor_info *t)
         return false;
     t->offs_at = p + 16;
     p += 17;
-    /* kept for the next object: these bytes, and what they said (a shape that overflows
-     * is not kept, nor a prefix longer than 96 bytes) */
-    r->memo_len = 0;
+    /* kept for the next objects, in place of the one used before last: these bytes, and
+     * what they said (a shape that overflows is not kept, nor a prefix longer than 96
+     * bytes) */
     if (t->dim_bad == NULL && p - t->at <= 96) {
-        r->memo = t->at;
-        r->memo_len = (size_t)(p - t->at);
-        r->memo_shape = (size_t)(t->shape_at - t->at);
-        memcpy(&r->memo_dt, t->dt, 8);
-        r->memo_dt_len = t->dt_len;
-        r->memo_ndims = (unsigned)t->n_dims;
+        st_memo *mm = &r->memo[r->mru ^ 1];
+        mm->at = t->at;
+        mm->len = (size_t)(p - t->at);
+        mm->shape = (size_t)(t->shape_at - t->at);
+        memcpy(&mm->dt, t->dt, 8);
+        mm->dt_len = t->dt_len;
+        mm->ndims = (unsigned)t->n_dims;
         if (t->n_dims <= 2) { /* (those past n_dims unused) */
-            r->memo_dims[0] = t->dims[0];
-            r->memo_dims[1] = t->dims[1];
+            mm->dims[0] = t->dims[0];
+            mm->dims[1] = t->dims[1];
         } else {
-            memcpy(r->memo_dims, t->dims, sizeof(r->memo_dims));
+            memcpy(mm->dims, t->dims, sizeof(mm->dims));
         }
-        r->memo_numel = t->numel;
+        mm->numel = t->numel;
+        r->mru ^= 1;
     }
 offsets:;
     /* a tensor starts where the one before it ended (every writer's layout): its first

@@ -29,6 +29,23 @@
  * of the header proved to be well-formed JSON, and only the first one is reported.
  */
 
+/* An object read by the fast path, up to its data offsets: its bytes (len at `at`; 0: none)
+ * and what they said. */
+typedef struct {
+    const unsigned char *at;
+    size_t len, shape;         /* shape: where shape's '[' is in it */
+    uint64_t dt;               /* the dtype, NUL-padded (8 bytes) */
+    size_t dt_len;
+    unsigned ndims;
+    uint64_t dims[VP__MAX_DIMS], numel;
+    /* once a tensor with these bytes passed the dtype and size checks: its dtype's bits and
+     * list entry, and its size in bytes (the same for every tensor with these bytes) */
+    bool sized;
+    unsigned bits;
+    const char *dname;
+    uint64_t bytes;
+} st_memo;
+
 /* What a tensor's object says, as far as the checks need it. */
 typedef struct {
     const unsigned char *at;   /* the object */
@@ -47,6 +64,8 @@ typedef struct {
     uint64_t n_offs;           /* data_offsets' elements */
     bool offs_ok[2];
     uint64_t offs[2];
+    st_memo *memo;             /* the fast path's object with the same bytes up to the data
+                                  offsets (NULL: none) */
 } tensor_info;
 
 /* Nothing read yet (the arrays are written before they are read). */
@@ -61,18 +80,8 @@ static inline void tensor_info_init(tensor_info *t, const unsigned char *at)
     t->numel = 1;
     t->offs_ok[0] = t->offs_ok[1] = false;
     t->offs[0] = t->offs[1] = 0;
+    t->memo = NULL;
 }
-
-/* An object read by the fast path, up to its data offsets: its bytes (len at `at`; 0: none)
- * and what they said. */
-typedef struct {
-    const unsigned char *at;
-    size_t len, shape;         /* shape: where shape's '[' is in it */
-    uint64_t dt;               /* the dtype, NUL-padded (8 bytes) */
-    size_t dt_len;
-    unsigned ndims;
-    uint64_t dims[VP__MAX_DIMS], numel;
-} st_memo;
 
 typedef struct {
     vp__jlex lx;
@@ -280,12 +289,13 @@ static bool tensor_fast(st_reader *r, tensor_info *t)
 {
     const unsigned char *p = r->lx.p, *end = r->lx.end;
     for (unsigned k = 0; k < 2; k++) {
-        const st_memo *mm = &r->memo[r->mru ^ k];
+        st_memo *mm = &r->memo[r->mru ^ k];
         size_t ml = mm->len;
         if (ml != 0 && (size_t)(end - p) > ml && same_prefix(p, mm->at, ml)) {
             /* the same bytes as an object before up to its data offsets: the same dtype
              * and shape, read without reading them again */
             r->mru ^= k;
+            t->memo = mm;
             t->dt_at = p + 9;
             t->dt_string = true;
             t->dt_len = mm->dt_len;
@@ -386,6 +396,8 @@ static bool tensor_fast(st_reader *r, tensor_info *t)
             memcpy(mm->dims, t->dims, sizeof(mm->dims));
         }
         mm->numel = t->numel;
+        mm->sized = false;
+        t->memo = mm;
         r->mru ^= 1;
     }
 offsets:;
@@ -612,6 +624,28 @@ static bool tensor_checks(st_reader *r, const vp__jstr *key, const tensor_info *
     }
     unsigned bits = 0;
     const char *dname = NULL;
+    uint64_t begin = t->offs[0], end = t->offs[1], bytes;
+    st_memo *mm = t->memo;
+    if (mm != NULL && mm->sized) {
+        /* the same bytes as a tensor that passed: its dtype and its size (and the checks up
+         * to the data offsets passed), only the offsets to check */
+        bits = mm->bits;
+        dname = mm->dname;
+        bytes = mm->bytes;
+        if (end < begin || end > r->data_len) {
+            LATE_NAMED(r, VP_EFORMAT, t->offs_at,
+                       "data_offsets of \"%s\" fall outside the data section (InvalidOffset)",
+                       key);
+            return true;
+        }
+        if (end - begin != bytes) {
+            LATE_NAMED(r, VP_EFORMAT, t->offs_at,
+                       "data_offsets of \"%s\" do not match its dtype and shape "
+                       "(TensorInvalidInfo)", key);
+            return true;
+        }
+        goto add;
+    }
     if (t->dt_string && t->dt_len < 8) {
         /* the dtype as one word (NUL-padded): the last one found again without the list */
         uint64_t w;
@@ -648,7 +682,6 @@ static bool tensor_checks(st_reader *r, const vp__jstr *key, const tensor_info *
                    key);
         return true;
     }
-    uint64_t begin = t->offs[0], end = t->offs[1], bytes;
     if (!fast && (!t->offs_array || t->n_offs != 2 || !t->offs_ok[0] || !t->offs_ok[1])) {
         LATE_NAMED(r, VP_EFORMAT, t->offs_at,
                    "data_offsets of \"%s\" must be two non-negative integers", key);
@@ -665,12 +698,19 @@ static bool tensor_checks(st_reader *r, const vp__jstr *key, const tensor_info *
         return true;
     }
     bytes = vp__div_ceil_u64(bytes, 8);
+    if (mm != NULL) { /* for the next tensors with the same bytes */
+        mm->sized = true;
+        mm->bits = bits;
+        mm->dname = dname;
+        mm->bytes = bytes;
+    }
     if (end - begin != bytes) {
         LATE_NAMED(r, VP_EFORMAT, t->offs_at,
                    "data_offsets of \"%s\" do not match its dtype and shape "
                    "(TensorInvalidInfo)", key);
         return true;
     }
+add:
     if (r->m->n_tensors >= VP__LIM_TENSORS)
         return true; /* too many tensors: refused when the header has been read */
     /* the tensor is good: its span, then the tensor itself */
@@ -759,6 +799,7 @@ static bool member(st_reader *r, const vp__jstr *key)
     t.n_dims = 0;
     t.dim_bad = NULL;
     t.dim_overflow = false;
+    t.memo = NULL;
     bool fast = tensor_fast(r, &t);
     if (!fast) {
         tensor_info_init(&t, lx->p);

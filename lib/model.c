@@ -1715,9 +1715,9 @@ static bool is_packed_dtype8(const char *dtype)
 /* A tensor's role by its name and dtype, as far as the tensor alone tells: other buffers,
  * quantization metadata, quantized payload (packed dtypes, GPTQ qweight, MXFP4 blocks), or
  * 0xFF for floating point (payload, or unquantized beside quantized tensors: decided by
- * vp__model_finish_checkpoint()). A name that ends in ".weight" (nearly every tensor) ends in none of the suffixes of
- * is_other_buffer() and is_quant_metadata(), nor in ".qweight" or "_blocks": only
- * ".quant_state." inside it and the dtype decide. */
+ * vp__model_finish_checkpoint()). A name that ends in ".weight" (nearly every tensor)
+ * ends in none of the suffixes of is_other_buffer() and is_quant_metadata(), nor in
+ * ".qweight" or "_blocks": only ".quant_state." inside it and the dtype decide. */
 static uint8_t classify8(const char *name, size_t n, const char *dtype)
 {
     if (n >= 7 && memcmp(name + n - 7, ".weight", 7) == 0) {

@@ -38,10 +38,9 @@ typedef struct {
     size_t dt_len;
     unsigned ndims;
     uint64_t dims[VP__MAX_DIMS], numel;
-    /* once a tensor with these bytes passed the dtype and size checks: its dtype's bits and
-     * list entry, and its size in bytes (the same for every tensor with these bytes) */
+    /* once a tensor with these bytes passed the dtype and size checks: its dtype's list
+     * entry, and its size in bytes (the same for every tensor with these bytes) */
     bool sized;
-    unsigned bits;
     const char *dname;
     uint64_t bytes;
 } st_memo;
@@ -629,7 +628,6 @@ static bool tensor_checks(st_reader *r, const vp__jstr *key, const tensor_info *
     if (mm != NULL && mm->sized) {
         /* the same bytes as a tensor that passed: its dtype and its size (and the checks up
          * to the data offsets passed), only the offsets to check */
-        bits = mm->bits;
         dname = mm->dname;
         bytes = mm->bytes;
         if (end < begin || end > r->data_len) {
@@ -700,7 +698,6 @@ static bool tensor_checks(st_reader *r, const vp__jstr *key, const tensor_info *
     bytes = vp__div_ceil_u64(bytes, 8);
     if (mm != NULL) { /* for the next tensors with the same bytes */
         mm->sized = true;
-        mm->bits = bits;
         mm->dname = dname;
         mm->bytes = bytes;
     }
@@ -730,7 +727,7 @@ add:
     }
     unsigned nd = (unsigned)t->n_dims;
     if (vp__model_add_tensor8(r->m, bytes_of_name, key->len, dname, nd, t->dims, t->numel,
-                             bytes) == VP_OK)
+                              bytes) == VP_OK)
         return true;
 nomem:;
     vp__where w0 = { r->source, 0, 0, 0, true };

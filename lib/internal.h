@@ -361,6 +361,11 @@ vp_model *vp__model_new(vp_model_format format);
 vp_status vp__model_add_tensor(vp_model *m, const char *name, size_t name_len,
                                const char *dtype, unsigned ndim, const uint64_t *shape,
                                uint64_t numel, uint64_t bytes);
+/* vp__model_add_tensor() for a dtype given as 8 bytes, NUL-padded (the safetensors
+ * reader's list): copied as one word. */
+vp_status vp__model_add_tensor8(vp_model *m, const char *name, size_t name_len,
+                                const char *dtype8, unsigned ndim, const uint64_t *shape,
+                                uint64_t numel, uint64_t bytes);
 /* Room for `tensors` more tensors (at most up to VP__LIM_TENSORS) with `name_bytes` of
  * names, reserved ahead from the size of a header: pages never written cost nothing. */
 vp_status vp__model_reserve(vp_model *m, size_t tensors, size_t name_bytes);

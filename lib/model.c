@@ -1628,17 +1628,6 @@ static bool is_quant_metadata(const char *name, size_t n)
     return hit || has_quant_state(name, n);
 }
 
-static bool is_packed_dtype(const char *dtype)
-{
-    switch (dtype[0]) {
-    case 'U': return strcmp(dtype, "U8") == 0;
-    case 'I': return strcmp(dtype, "I8") == 0 || strcmp(dtype, "I32") == 0;
-    case 'F': return strncmp(dtype, "F8_", 3) == 0 || strcmp(dtype, "F4") == 0 ||
-                     strncmp(dtype, "F6_", 3) == 0;
-    default: return false;
-    }
-}
-
 /* Adds a tensor's bytes to its dtype's sum; *hint is the sum found last (consecutive
  * tensors mostly share their dtype). A tensor's dtype is 8 bytes padded with NULs. */
 static vp_status add_dtype_sum(vp_model *m, const char *dtype, uint64_t bytes, size_t *hint)
@@ -1669,21 +1658,6 @@ static vp_status add_dtype_sum(vp_model *m, const char *dtype, uint64_t bytes, s
     d->bytes = bytes;
     d->tensors = 1;
     return VP_OK;
-}
-
-/* A tensor's role by its name and dtype, as far as the tensor alone tells: other buffers,
- * quantization metadata, quantized payload (packed dtypes, GPTQ qweight, MXFP4 blocks), or
- * 0xFF for floating point (payload, or unquantized beside quantized tensors: decided by
- * vp__model_finish_checkpoint()). */
-static uint8_t classify(const char *name, size_t n, const char *dtype)
-{
-    if (is_other_buffer(name, n))
-        return VP_ROLE_OTHER;
-    if (is_quant_metadata(name, n))
-        return VP_ROLE_QUANT_METADATA;
-    if (is_packed_dtype(dtype) || ENDS(name, n, ".qweight") || ENDS(name, n, "_blocks"))
-        return VP_ROLE_PAYLOAD;
-    return 0xFF;
 }
 
 /* Room for `more` items in a growable array of `size`-byte items (doubling from `first`,
@@ -1725,39 +1699,76 @@ vp_status vp__model_reserve(vp_model *m, size_t tensors, size_t name_bytes)
                : VP_ENOMEM;
 }
 
-vp_status vp__model_add_tensor(vp_model *m, const char *name, size_t name_len,
-                               const char *dtype, unsigned ndim, const uint64_t *shape,
-                               uint64_t numel, uint64_t bytes)
+/* A tensor's dtype (8 bytes, NUL-padded) is one of the packed formats. */
+static bool is_packed_dtype8(const char *dtype)
+{
+    switch (dtype[0]) {
+    case 'U': return memcmp(dtype, "U8\0\0\0\0\0", 8) == 0;
+    case 'I': return memcmp(dtype, "I8\0\0\0\0\0", 8) == 0 ||
+                     memcmp(dtype, "I32\0\0\0\0", 8) == 0;
+    case 'F': return memcmp(dtype, "F8_", 3) == 0 || memcmp(dtype, "F4\0\0\0\0\0", 8) == 0 ||
+                     memcmp(dtype, "F6_", 3) == 0;
+    default: return false;
+    }
+}
+
+/* A tensor's role by its name and dtype, as far as the tensor alone tells: other buffers,
+ * quantization metadata, quantized payload (packed dtypes, GPTQ qweight, MXFP4 blocks), or
+ * 0xFF for floating point (payload, or unquantized beside quantized tensors: decided by
+ * vp__model_finish_checkpoint()). A name that ends in ".weight" (nearly every tensor)
+ * ends in none of the suffixes of is_other_buffer() and is_quant_metadata(), nor in
+ * ".qweight" or "_blocks": only ".quant_state." inside it and the dtype decide. */
+static uint8_t classify8(const char *name, size_t n, const char *dtype)
+{
+    if (n >= 7 && memcmp(name + n - 7, ".weight", 7) == 0) {
+        if (has_quant_state(name, n))
+            return VP_ROLE_QUANT_METADATA;
+        return is_packed_dtype8(dtype) ? VP_ROLE_PAYLOAD : 0xFF;
+    }
+    if (is_other_buffer(name, n))
+        return VP_ROLE_OTHER;
+    if (is_quant_metadata(name, n))
+        return VP_ROLE_QUANT_METADATA;
+    if (is_packed_dtype8(dtype) || ENDS(name, n, ".qweight") || ENDS(name, n, "_blocks"))
+        return VP_ROLE_PAYLOAD;
+    return 0xFF;
+}
+
+vp_status vp__model_add_tensor8(vp_model *m, const char *name, size_t name_len,
+                                const char *dtype8, unsigned ndim, const uint64_t *shape,
+                                uint64_t numel, uint64_t bytes)
 {
     if (m->n_tensors >= VP__LIM_TENSORS) /* the readers check first, with a position */
         return VP_ELIMIT;
     if (ndim > VP__MAX_DIMS)
         ndim = VP__MAX_DIMS;
-    if (!reserve((void **)&m->tensors, &m->cap_tensors, m->n_tensors, 1, sizeof(*m->tensors),
-                 64, (size_t)VP__LIM_TENSORS) ||
-        !reserve((void **)&m->names, &m->cap_names, m->n_names, name_len + 1, 1, 4096,
-                 SIZE_MAX) ||
-        !reserve((void **)&m->dims, &m->cap_dims, m->n_dims, ndim, sizeof(*m->dims), 128,
-                 (size_t)VP__LIM_TENSORS * VP__MAX_DIMS))
+    /* room: mostly reserved ahead by the reader (one compare each, reserve() otherwise) */
+    if ((m->cap_tensors == m->n_tensors &&
+         !reserve((void **)&m->tensors, &m->cap_tensors, m->n_tensors, 1, sizeof(*m->tensors),
+                  64, (size_t)VP__LIM_TENSORS)) ||
+        (m->cap_names - m->n_names <= name_len &&
+         !reserve((void **)&m->names, &m->cap_names, m->n_names, name_len + 1, 1, 4096,
+                  SIZE_MAX)) ||
+        (m->cap_dims - m->n_dims < ndim &&
+         !reserve((void **)&m->dims, &m->cap_dims, m->n_dims, ndim, sizeof(*m->dims), 128,
+                  (size_t)VP__LIM_TENSORS * VP__MAX_DIMS)))
         return VP_ENOMEM;
     vp__tensor *t = &m->tensors[m->n_tensors];
     t->numel = numel;
     t->bytes = bytes;
     t->name = m->n_names;
     t->dims = (uint32_t)m->n_dims;
-    /* at most 7 bytes of the dtype, NUL-padded to 8 (no strlen, no variable-length copy) */
-    char dt[sizeof(t->dtype)] = { 0 };
-    for (size_t k = 0; k < sizeof(dt) - 1 && dtype[k] != '\0'; k++)
-        dt[k] = dtype[k];
-    memcpy(t->dtype, dt, sizeof(dt));
+    memcpy(t->dtype, dtype8, sizeof(t->dtype));
+    t->dtype[sizeof(t->dtype) - 1] = '\0';
     t->ndim = (uint8_t)ndim;
+    char *nm = m->names + m->n_names;
     if (name_len > 0)
-        memcpy(m->names + m->n_names, name, name_len);
-    m->names[m->n_names + name_len] = '\0';
+        memcpy(nm, name, name_len);
+    nm[name_len] = '\0';
     /* classified now, while the name is in the cache (a GGUF reader sets its own roles) */
-    t->role = classify(m->names + m->n_names, name_len, t->dtype);
+    t->role = classify8(nm, name_len, t->dtype);
     m->n_quant_tensors += t->role == VP_ROLE_QUANT_METADATA || t->role == VP_ROLE_PAYLOAD;
-    t->part = vp__vision_part(m->names + m->n_names, name_len);
+    t->part = vp__vision_part(nm, name_len);
     m->n_names += name_len + 1;
     if (ndim == 2) { /* most tensors: two words, without a call */
         m->dims[m->n_dims] = shape[0];
@@ -1768,6 +1779,17 @@ vp_status vp__model_add_tensor(vp_model *m, const char *name, size_t name_len,
     m->n_dims += ndim;
     m->n_tensors++;
     return VP_OK;
+}
+
+vp_status vp__model_add_tensor(vp_model *m, const char *name, size_t name_len,
+                               const char *dtype, unsigned ndim, const uint64_t *shape,
+                               uint64_t numel, uint64_t bytes)
+{
+    /* at most 7 bytes of the dtype, NUL-padded to 8 */
+    char dt[8] = { 0 };
+    for (size_t k = 0; k < sizeof(dt) - 1 && dtype[k] != '\0'; k++)
+        dt[k] = dtype[k];
+    return vp__model_add_tensor8(m, name, name_len, dt, ndim, shape, numel, bytes);
 }
 
 /* The readers reserve room from the input's size (vp__model_reserve()): give back what was
@@ -1797,13 +1819,15 @@ vp_status vp__model_finish_checkpoint(vp_model *m)
         }
         return vp__vision_sum_parts(m);
     }
-    /* each tensor was classified when it was added (classify()), which counted the
+    /* each tensor was classified when it was added (classify8()), which counted the
      * quantized ones: one pass over the tensors for the dtype sums, the roles and the
      * parameters (a checkpoint of a million tensors holds 40 MB of them) */
     bool any_quant = m->n_quant_tensors > 0;
     uint64_t role[4] = { 0, 0, 0, 0 }, params = 0;
+    unsigned parts = 0; /* the parts seen, or-ed */
     for (size_t i = 0; i < m->n_tensors; i++) {
         vp__tensor *t = &m->tensors[i];
+        parts |= t->part;
         vp__dtype_sum *d = hint < m->n_dtypes ? &m->dtypes[hint] : NULL;
         if (d != NULL && memcmp(d->name, t->dtype, 8) == 0) { /* add_dtype_sum(), inline */
             if (vp__add_u64(&d->bytes, d->bytes, t->bytes))
@@ -1834,6 +1858,15 @@ vp_status vp__model_finish_checkpoint(vp_model *m)
     memcpy(m->role_bytes, role, sizeof(role));
     m->params = params;
     m->active = params; /* a checkpoint does not say which experts run per token */
+    if (parts == VP_PART_TEXT) {
+        /* text alone: vp__vision_sum_parts() would record nothing, and fail only when the
+         * sum of every tensor's bytes overflows (its parameters were summed above) */
+        uint64_t total; /* (the first three fit: roles_total_fits() above) */
+        return vp__add_u64(&total, role[VP_ROLE_PAYLOAD] + role[VP_ROLE_QUANT_METADATA] +
+                                       role[VP_ROLE_UNQUANTIZED], role[VP_ROLE_OTHER])
+                   ? VP_EOVERFLOW
+                   : VP_OK;
+    }
     return vp__vision_sum_parts(m);
 }
 

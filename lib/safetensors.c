@@ -29,6 +29,22 @@
  * of the header proved to be well-formed JSON, and only the first one is reported.
  */
 
+/* An object read by the fast path, up to its data offsets: its bytes (len at `at`; 0: none)
+ * and what they said. */
+typedef struct {
+    const unsigned char *at;
+    size_t len, shape;         /* shape: where shape's '[' is in it */
+    uint64_t dt;               /* the dtype, NUL-padded (8 bytes) */
+    size_t dt_len;
+    unsigned ndims;
+    uint64_t dims[VP__MAX_DIMS], numel;
+    /* once a tensor with these bytes passed the dtype and size checks: its dtype's list
+     * entry, and its size in bytes (the same for every tensor with these bytes) */
+    bool sized;
+    const char *dname;
+    uint64_t bytes;
+} st_memo;
+
 /* What a tensor's object says, as far as the checks need it. */
 typedef struct {
     const unsigned char *at;   /* the object */
@@ -47,6 +63,8 @@ typedef struct {
     uint64_t n_offs;           /* data_offsets' elements */
     bool offs_ok[2];
     uint64_t offs[2];
+    st_memo *memo;             /* the fast path's object with the same bytes up to the data
+                                  offsets (NULL: none) */
 } tensor_info;
 
 /* Nothing read yet (the arrays are written before they are read). */
@@ -61,6 +79,7 @@ static inline void tensor_info_init(tensor_info *t, const unsigned char *at)
     t->numel = 1;
     t->offs_ok[0] = t->offs_ok[1] = false;
     t->offs[0] = t->offs[1] = 0;
+    t->memo = NULL;
 }
 
 typedef struct {
@@ -99,20 +118,18 @@ typedef struct {
     const unsigned char *prev;
     size_t prev_len;
     uint64_t prev_value;
-    /* the fast path's last object up to its data offsets, `{"dtype":...,"data_offsets":[`
-     * (memo_len bytes at memo; 0: none), and what they said: the next object that starts
-     * with the same bytes says the same (about one tensor in three of a real checkpoint: an
-     * expert's gate_proj then up_proj in safetensors' dtype-then-name order) */
-    const unsigned char *memo;
-    size_t memo_len, memo_shape; /* memo_shape: where shape's '[' is in it */
-    uint64_t memo_dt;            /* the dtype, NUL-padded (8 bytes) */
-    size_t memo_dt_len;
-    unsigned memo_ndims;
+    /* the fast path's last two distinct objects up to their data offsets,
+     * `{"dtype":...,"data_offsets":[`, and what they said (see st_memo), memo[mru] the one
+     * used last: the next object that starts with the same bytes as one says the same
+     * (nearly every tensor of a real checkpoint: in safetensors' dtype-then-name order an
+     * expert's down_proj, gate_proj and up_proj, or a layer's projections, repeat two
+     * shapes) */
+    st_memo memo[2];
+    unsigned mru;
     /* the dtype found last: its name as a word, its bits, the list's entry (NULL: none) */
     uint64_t dt_word;
     unsigned dt_bits;
     const char *dt_name;
-    uint64_t memo_dims[VP__MAX_DIMS], memo_numel;
 } st_reader;
 
 static void late(st_reader *r, vp_status code, const unsigned char *at, const char *fmt, ...)
@@ -270,27 +287,32 @@ static inline bool same_prefix(const unsigned char *p, const unsigned char *q, s
 static bool tensor_fast(st_reader *r, tensor_info *t)
 {
     const unsigned char *p = r->lx.p, *end = r->lx.end;
-    size_t ml = r->memo_len;
-    if (ml != 0 && (size_t)(end - p) > ml && same_prefix(p, r->memo, ml)) {
-        /* the same bytes as the last object up to its data offsets: the same dtype and
-         * shape, read without reading them again */
-        t->dt_at = p + 9;
-        t->dt_string = true;
-        t->dt_len = r->memo_dt_len;
-        memcpy(t->dt, &r->memo_dt, 8);
-        t->shape_at = p + r->memo_shape;
-        t->shape_array = true;
-        t->n_dims = r->memo_ndims;
-        if (r->memo_ndims <= 2) { /* most tensors: two words */
-            t->dims[0] = r->memo_dims[0];
-            t->dims[1] = r->memo_dims[1];
-        } else {
-            memcpy(t->dims, r->memo_dims, sizeof(t->dims)); /* fixed size: no call */
+    for (unsigned k = 0; k < 2; k++) {
+        st_memo *mm = &r->memo[r->mru ^ k];
+        size_t ml = mm->len;
+        if (ml != 0 && (size_t)(end - p) > ml && same_prefix(p, mm->at, ml)) {
+            /* the same bytes as an object before up to its data offsets: the same dtype
+             * and shape, read without reading them again */
+            r->mru ^= k;
+            t->memo = mm;
+            t->dt_at = p + 9;
+            t->dt_string = true;
+            t->dt_len = mm->dt_len;
+            memcpy(t->dt, &mm->dt, 8);
+            t->shape_at = p + mm->shape;
+            t->shape_array = true;
+            t->n_dims = mm->ndims;
+            if (mm->ndims <= 2) { /* most tensors: two words */
+                t->dims[0] = mm->dims[0];
+                t->dims[1] = mm->dims[1];
+            } else {
+                memcpy(t->dims, mm->dims, sizeof(t->dims)); /* fixed size: no call */
+            }
+            t->numel = mm->numel;
+            t->offs_at = p + ml - 1;
+            p += ml;
+            goto offsets;
         }
-        t->numel = r->memo_numel;
-        t->offs_at = p + ml - 1;
-        p += ml;
-        goto offsets;
     }
     if (!LIT(p, end, "{\"dtype\":\""))
         return false;
@@ -355,23 +377,27 @@ static bool tensor_fast(st_reader *r, tensor_info *t)
         return false;
     t->offs_at = p + 16;
     p += 17;
-    /* kept for the next object: these bytes, and what they said (a shape that overflows
-     * is not kept, nor a prefix longer than 96 bytes) */
-    r->memo_len = 0;
+    /* kept for the next objects, in place of the one used before last: these bytes, and
+     * what they said (a shape that overflows is not kept, nor a prefix longer than 96
+     * bytes) */
     if (t->dim_bad == NULL && p - t->at <= 96) {
-        r->memo = t->at;
-        r->memo_len = (size_t)(p - t->at);
-        r->memo_shape = (size_t)(t->shape_at - t->at);
-        memcpy(&r->memo_dt, t->dt, 8);
-        r->memo_dt_len = t->dt_len;
-        r->memo_ndims = (unsigned)t->n_dims;
+        st_memo *mm = &r->memo[r->mru ^ 1];
+        mm->at = t->at;
+        mm->len = (size_t)(p - t->at);
+        mm->shape = (size_t)(t->shape_at - t->at);
+        memcpy(&mm->dt, t->dt, 8);
+        mm->dt_len = t->dt_len;
+        mm->ndims = (unsigned)t->n_dims;
         if (t->n_dims <= 2) { /* (those past n_dims unused) */
-            r->memo_dims[0] = t->dims[0];
-            r->memo_dims[1] = t->dims[1];
+            mm->dims[0] = t->dims[0];
+            mm->dims[1] = t->dims[1];
         } else {
-            memcpy(r->memo_dims, t->dims, sizeof(r->memo_dims));
+            memcpy(mm->dims, t->dims, sizeof(mm->dims));
         }
-        r->memo_numel = t->numel;
+        mm->numel = t->numel;
+        mm->sized = false;
+        t->memo = mm;
+        r->mru ^= 1;
     }
 offsets:;
     /* a tensor starts where the one before it ended (every writer's layout): its first
@@ -597,6 +623,27 @@ static bool tensor_checks(st_reader *r, const vp__jstr *key, const tensor_info *
     }
     unsigned bits = 0;
     const char *dname = NULL;
+    uint64_t begin = t->offs[0], end = t->offs[1], bytes;
+    st_memo *mm = t->memo;
+    if (mm != NULL && mm->sized) {
+        /* the same bytes as a tensor that passed: its dtype and its size (and the checks up
+         * to the data offsets passed), only the offsets to check */
+        dname = mm->dname;
+        bytes = mm->bytes;
+        if (end < begin || end > r->data_len) {
+            LATE_NAMED(r, VP_EFORMAT, t->offs_at,
+                       "data_offsets of \"%s\" fall outside the data section (InvalidOffset)",
+                       key);
+            return true;
+        }
+        if (end - begin != bytes) {
+            LATE_NAMED(r, VP_EFORMAT, t->offs_at,
+                       "data_offsets of \"%s\" do not match its dtype and shape "
+                       "(TensorInvalidInfo)", key);
+            return true;
+        }
+        goto add;
+    }
     if (t->dt_string && t->dt_len < 8) {
         /* the dtype as one word (NUL-padded): the last one found again without the list */
         uint64_t w;
@@ -633,7 +680,6 @@ static bool tensor_checks(st_reader *r, const vp__jstr *key, const tensor_info *
                    key);
         return true;
     }
-    uint64_t begin = t->offs[0], end = t->offs[1], bytes;
     if (!fast && (!t->offs_array || t->n_offs != 2 || !t->offs_ok[0] || !t->offs_ok[1])) {
         LATE_NAMED(r, VP_EFORMAT, t->offs_at,
                    "data_offsets of \"%s\" must be two non-negative integers", key);
@@ -650,12 +696,18 @@ static bool tensor_checks(st_reader *r, const vp__jstr *key, const tensor_info *
         return true;
     }
     bytes = vp__div_ceil_u64(bytes, 8);
+    if (mm != NULL) { /* for the next tensors with the same bytes */
+        mm->sized = true;
+        mm->dname = dname;
+        mm->bytes = bytes;
+    }
     if (end - begin != bytes) {
         LATE_NAMED(r, VP_EFORMAT, t->offs_at,
                    "data_offsets of \"%s\" do not match its dtype and shape "
                    "(TensorInvalidInfo)", key);
         return true;
     }
+add:
     if (r->m->n_tensors >= VP__LIM_TENSORS)
         return true; /* too many tensors: refused when the header has been read */
     /* the tensor is good: its span, then the tensor itself */
@@ -674,8 +726,8 @@ static bool tensor_checks(st_reader *r, const vp__jstr *key, const tensor_info *
         bytes_of_name = r->name;
     }
     unsigned nd = (unsigned)t->n_dims;
-    if (vp__model_add_tensor(r->m, bytes_of_name, key->len, dname, nd, t->dims, t->numel,
-                             bytes) == VP_OK)
+    if (vp__model_add_tensor8(r->m, bytes_of_name, key->len, dname, nd, t->dims, t->numel,
+                              bytes) == VP_OK)
         return true;
 nomem:;
     vp__where w0 = { r->source, 0, 0, 0, true };
@@ -744,6 +796,7 @@ static bool member(st_reader *r, const vp__jstr *key)
     t.n_dims = 0;
     t.dim_bad = NULL;
     t.dim_overflow = false;
+    t.memo = NULL;
     bool fast = tensor_fast(r, &t);
     if (!fast) {
         tensor_info_init(&t, lx->p);
@@ -930,7 +983,7 @@ static bool name_read(st_reader *r, const vp__jstr *key, const unsigned char *ke
         r->n_dec += need;
         bytes = d + 8;
     }
-    uint64_t h = vp__json_hash(bytes, key->len);
+    uint64_t h = vp__json_name_hash(bytes, key->len);
     r->names[r->n_names++] = h << 32 | ref;
     return true;
 }

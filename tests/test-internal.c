@@ -518,7 +518,7 @@ START_TEST(test_safetensors_colliding_names)
     for (unsigned i = 0; found < N; i++) {
         char k[16];
         snprintf(k, sizeof(k), "t%u", i);
-        if ((vp__json_key_hash(k, strlen(k)) & 127) == 0)
+        if ((vp__json_name_hash(k, strlen(k)) & 127) == 0)
             memcpy(names[found++], k, sizeof(k));
     }
     static char file[8 + N * 80];
@@ -552,6 +552,51 @@ START_TEST(test_safetensors_colliding_names)
         snprintf(want, sizeof(want), "\"%s\"", names[10]);
         ck_assert_msg(strstr(e.message, want) != NULL, "%s", e.message);
     }
+}
+END_TEST
+
+/* A name read by the general steps (the first member, or with an escape: decoded) and again
+ * by the fast member step: both are hashed alike, so the repeat is found, for names of every
+ * length from 0 to 70 (each way of the name hash) and the repeat in the middle or last of
+ * the header, at the repeat's position. */
+START_TEST(test_safetensors_repeat_across_steps)
+{
+    static char file[1024];
+    char name[80], first[96];
+    for (int len = 0; len <= 70; len++)
+        for (int way = 0; way < 4; way++) {
+            for (int i = 0; i < len; i++)
+                name[i] = (char)('a' + (i * 7 + len) % 26);
+            name[len] = '\0';
+            /* way 0: the first member; 1: an escaped first letter; 2, 3: a member between */
+            if (way == 1 && len > 0)
+                snprintf(first, sizeof(first), "\\u%04x%s", (unsigned)name[0], name + 1);
+            else
+                snprintf(first, sizeof(first), "%s", name);
+            size_t at = 8;
+            at += (size_t)snprintf(file + at, sizeof(file) - at,
+                                   "{%s\"%s\":{\"dtype\":\"U8\",\"shape\":[1],"
+                                   "\"data_offsets\":[0,1]},\"zz\":{\"dtype\":\"U8\",\"shape\":[1],"
+                                   "\"data_offsets\":[1,2]}",
+                                   way >= 2 ? "\"y\":{\"dtype\":\"U8\",\"shape\":[0],"
+                                              "\"data_offsets\":[0,0]}," : "",
+                                   way == 1 && len == 0 ? name : first);
+            size_t dup_at = at + 1;
+            at += (size_t)snprintf(file + at, sizeof(file) - at,
+                                   ",\"%s\":{\"dtype\":\"U8\",\"shape\":[1],"
+                                   "\"data_offsets\":[2,3]}%s}", name,
+                                   way == 3 ? ",\"tail\":{\"dtype\":\"U8\",\"shape\":[0],"
+                                              "\"data_offsets\":[3,3]}" : "");
+            uint64_t hl = at - 8;
+            for (int i = 0; i < 8; i++)
+                file[i] = (char)(hl >> (8 * i));
+            vp_model *m = NULL;
+            vp_error e = VP_ERROR_INIT;
+            vp_status st = vp_model_from_safetensors(&m, file, at, at + 3, "r.safetensors", &e);
+            ck_assert_msg(st == VP_EDUPLICATE, "len %d way %d: %s", len, way, e.message);
+            ck_assert_uint_eq(e.byte_offset, dup_at);
+            vp_model_free(m);
+        }
 }
 END_TEST
 
@@ -760,6 +805,7 @@ Suite *vp_test_suite(void)
     VP_ADD_TEST(s, test_checked_helpers);
     VP_ADD_TEST(s, test_json_colliding_keys);
     VP_ADD_TEST(s, test_safetensors_colliding_names);
+    VP_ADD_TEST(s, test_safetensors_repeat_across_steps);
     VP_ADD_TEST(s, test_kv_bytes_checked);
     VP_ADD_TEST(s, test_jamba_state_checked);
     VP_ADD_TEST(s, test_safetensors_tensor_limit);

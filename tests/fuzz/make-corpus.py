@@ -228,15 +228,41 @@ def main():
         else:
             return 0
         return mix(h, w) >> 32
+    def name_hash(b):  # vp__json_name_hash() in lib/json.h (where there are 128-bit integers)
+        m, n = 2**64 - 1, len(b)
+        k1, k2 = 0xa0761d6478bd642f, 0xe7037ed1a0b428db
+        le = lambda x: int.from_bytes(x, "little")
+        def mum(x, y):
+            p = x * y
+            return (p & m) ^ (p >> 64)
+        seed = n ^ k1
+        if n > 16:
+            j = 0
+            while n - j > 16:
+                seed = mum(le(b[j:j + 8]) ^ k2, le(b[j + 8:j + 16]) ^ seed)
+                j += 16
+            a, c = le(b[n - 16:n - 8]), le(b[n - 8:])
+        elif n >= 8:
+            a, c = le(b[:8]), le(b[n - 8:])
+        elif n >= 4:
+            a, c = le(b[:4]), le(b[n - 4:])
+        else:
+            a, c = (b[0] << 16 | b[n // 2] << 8 | b[n - 1]) if n else 0, 0
+        h = mum(a ^ k2, c ^ seed)
+        return mum(h ^ k1, n ^ k2) >> 32
     coll, i = [], 0
     while len(coll) < 40:
-        if key_hash(b"t%d" % i) & 127 == 0:
+        if name_hash(b"t%d" % i) & 127 == 0:
             coll.append("t%d" % i)
         i += 1
     put("safetensors", "names-colliding", st_raw([(k, j, j + 1) for j, k in enumerate(coll)], 40))
     coll[30] = coll[10]
     put("safetensors", "names-colliding-dup",
         st_raw([(k, j, j + 1) for j, k in enumerate(coll)], 40))
+    # names of every length from 0 to 40 (each way of the name hash), then one repeated
+    lens = [("n" * k, k * (k - 1) // 2, k * (k + 1) // 2) for k in range(41)]
+    put("safetensors", "names-lengths", st_raw(lens, 820))
+    put("safetensors", "names-lengths-dup", st_raw(lens[:38] + [("n" * 33, 703, 741)] + lens[39:], 820))
     # objects that repeat the one before up to its data offsets (dtype and shape taken
     # again), or differ from it in one byte of a dimension, of the dtype, or by one more
     # dimension; dimensions of 1 to 9 digits (one word, or more), '.' or 'e' after one
@@ -254,6 +280,14 @@ def main():
         return struct.pack("<Q", len(h)) + h + b"\0" * (at if payload is None else payload)
     put("safetensors", "prefix-repeated", st_shapes([("BF16", [4, 4])] * 4 + [("BF16", [4, 5]),
         ("F16", [4, 5]), ("F16", [4, 5, 1]), ("F16", [4, 5]), ("U8", [7]), ("U8", [7])]))
+    # two shapes that alternate (the fast path's two remembered objects), a third between
+    # them, three dimensions, a last one that differs from a remembered one in one digit
+    A, B, C = ("BF16", [4, 5]), ("BF16", [5, 4]), ("F16", [5, 4])
+    put("safetensors", "prefix-two", st_shapes([A, B, A, B, C, A, B, B, A, C, C]))
+    put("safetensors", "prefix-two-dims", st_shapes([("U8", [2, 3, 4]), ("U8", [4, 3, 2]),
+        ("U8", [2, 3, 4]), ("U8", [4, 3, 2]), ("U8", [4, 3, 2, 1]), ("U8", [2, 3, 4])]))
+    put("safetensors", "prefix-two-differ", st_shapes([A, B, A, ("BF16", [4, 6]), B, ("BF16", [5, 5])]))
+    put("safetensors", "prefix-two-short", st_shapes([A, B, A, B, A], 100))
     put("safetensors", "prefix-digits", st_shapes([("U8", [d]) for d in
         (1, 12, 123, 1234, 12345, 123456, 1234567, 12345678, 123456789)], 16))
     # (a short data section: the large offsets fall outside it, after every dimension is read)

@@ -35,6 +35,8 @@ typedef struct vp__entry {
     vp_bytes bytes;              /* BYTES */
     bool b;                      /* BOOL */
     char currency[4];            /* MONEY */
+    uint8_t pooled;              /* 1: text and str lie in the sheet's pool (a parsed value:
+                                  * freed with the sheet, never alone) */
     uint32_t line, column;       /* where the value was written (0: set through the API) */
     uint64_t offset;             /* its byte offset in the sheet text */
     struct vp__entry *sub;       /* SCOPE: VP__MAX_SUB values (owned) */
@@ -44,6 +46,8 @@ typedef struct vp__entry {
 typedef struct {
     char name[16];
     bool array;
+    bool pooled;                 /* e lies in the sheet's pool (a parsed table: copied out of
+                                  * it when an entry is added) */
     uint32_t line;
     vp__entry *e;
     size_t n, cap;
@@ -58,6 +62,7 @@ typedef struct {
 } vp__tindex;
 
 struct vp__wlcache;              /* the decoded workload (workload.c) */
+struct vp__pool_block;           /* sheet.c */
 
 struct vp_sheet {
     char source[1024];
@@ -67,6 +72,9 @@ struct vp_sheet {
     vp_model *mmproj;            /* workload.mmproj's header (vp_sheet_load), owned */
     struct vp__serving_files *serving; /* [draft] model, adapter files (serving.c) */
     vp__tindex tab[VP__TABLES];  /* table name → its sections, kept by every change */
+    struct vp__pool_block *pool; /* what parsing stored: each table's entries followed by
+                                  * their texts, in sheet order (one stream for a reader
+                                  * that walks the tables, not one allocation per value) */
     struct vp__wlcache *wlc;     /* the workload as the engine reads it (owned; NULL or
                                   * invalid when it could not be decoded): refreshed by every
                                   * change of the sheet, never by a reader */

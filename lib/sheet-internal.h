@@ -63,6 +63,9 @@ typedef struct {
 struct vp__serving_files;
 /* The tables a sheet may hold, indexed: each one's sections in file order. */
 #define VP__TABLES 9
+/* The array tables' places in vp_sheet.tab (sheet.c's tables[] has them first, in this
+ * order). */
+enum { VP__TAB_OFFER, VP__TAB_EVIDENCE, VP__TAB_MEASUREMENT };
 typedef struct {
     size_t *pos;                 /* indices into vp_sheet.sec (owned) */
     size_t n, cap;

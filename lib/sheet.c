@@ -147,7 +147,8 @@ static const char *const array_tables[] = { "offer", "evidence", "measurement" }
 static const char *const plain_tables[] = { "sheet", "model", "workload", "layout", "reserve",
                                             "draft" };
 
-/* The index of a table name in tables[] (array tables first), or -1: O(1). */
+/* The index of a table name in tables[] (array tables first, as VP__TAB_* says), or -1:
+ * O(1). */
 static const char *const tables[VP__TABLES] = { "offer", "evidence", "measurement", "sheet",
                                                 "model", "workload", "layout", "reserve",
                                                 "draft" };

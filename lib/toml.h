@@ -18,19 +18,17 @@ typedef enum {
 
 #define VP__T_NONE UINT32_MAX
 
-typedef struct {                /* 72 bytes: a sheet of many offers has ~13 per offer */
+typedef struct {
     uint8_t type;
     uint8_t boolean;
     uint32_t line, column;      /* of the value (tables: of the header) */
     uint32_t key_line, key_column;
-    int32_t exp10;              /* floats: see mant */
     uint64_t offset;
     uint32_t key, key_len;      /* in the pool */
     uint32_t str, str_len;      /* strings: decoded, NUL-terminated in the pool */
-    union {
-        int64_t i;              /* integers */
-        int64_t mant;           /* floats: value = mant × 10^exp10, exactly */
-    };
+    int64_t i;                  /* integers */
+    int64_t mant;               /* floats: value = mant × 10^exp10, exactly */
+    int32_t exp10;
     uint32_t first, last, next, count;
 } vp__tnode;
 

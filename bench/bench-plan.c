@@ -11,13 +11,20 @@
  * For a simulated cache (deterministic, unlike times on a busy machine), `bench-plan --once
  * N` parses the sheet of N offers and plans it once, reading every text of the plan:
  *   valgrind --tool=callgrind --cache-sim=yes --toggle-collect=vp_plan_new bench-plan --once N
- * gives the instructions and D1/LL misses of vp_plan_new() alone (divide by N).
+ * gives the instructions and D1/LL misses of vp_plan_new() alone (divide by N); add
+ * --LL=524288,8,64 to simulate this machine's 512 KiB L2 as the last level (valgrind
+ * otherwise takes the host's reported L3, here 256 MiB, and counts almost no misses).
+ * The last columns are minor page faults per offer (getrusage) over the rounds: fresh
+ * memory the kernel maps and zeroes, about 3.4 us a page on the VM this was tuned on, so a
+ * fault every 20 offers adds 170 ns per offer. At 100 offers a round reuses the memory the
+ * previous one freed; at 100,000 the C library returns much of it between rounds.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 
 #include <vramplan.h>
@@ -65,8 +72,16 @@ static char *make_sheet(size_t n, size_t *len)
     return t;
 }
 
+/* Minor page faults so far (fresh memory the kernel had to map and zero). */
+static long faults(void)
+{
+    struct rusage ru;
+    return getrusage(RUSAGE_SELF, &ru) == 0 ? ru.ru_minflt : 0;
+}
+
 typedef struct {
     double parse_min, parse_med, plan_min, plan_med; /* ns per offer */
+    double parse_flt, plan_flt; /* page faults per offer (all rounds) */
 } figures;
 
 static int measure(size_t n, figures *f)
@@ -79,12 +94,14 @@ static int measure(size_t n, figures *f)
     size_t reps = n >= 20000 ? 1 : 20000 / n;
     enum { ROUNDS = 7 };
     double tp[ROUNDS], tl[ROUNDS];
+    long fp = 0, fl = 0;
     for (int r = 0; r < ROUNDS; r++) {
         double parse = 0, plan = 0;
         for (size_t k = 0; k < reps; k++) {
             vp_sheet *s = NULL;
             vp_plan *p = NULL;
             vp_error err = VP_ERROR_INIT;
+            long f0 = faults();
             double t0 = now();
             if (vp_sheet_parse(&s, text, len, "bench.toml", &err) != VP_OK) {
                 fprintf(stderr, "%s:%u:%u: %s\n", err.source, err.line, err.column, err.message);
@@ -92,6 +109,7 @@ static int measure(size_t n, figures *f)
                 return 1;
             }
             double t1 = now();
+            long f1 = faults();
             if (vp_plan_new(&p, s, NULL, &err) != VP_OK) {
                 fprintf(stderr, "%s:%u:%u: %s\n", err.source, err.line, err.column, err.message);
                 vp_sheet_free(s);
@@ -99,6 +117,8 @@ static int measure(size_t n, figures *f)
                 return 1;
             }
             double t2 = now();
+            fp += f1 - f0;
+            fl += faults() - f1;
             if (vp_plan_candidate_count(p) != n) {
                 fprintf(stderr, "plan: %zu candidates for %zu offers\n",
                         vp_plan_candidate_count(p), n);
@@ -119,6 +139,8 @@ static int measure(size_t n, figures *f)
     f->parse_med = tp[ROUNDS / 2];
     f->plan_min = tl[0];
     f->plan_med = tl[ROUNDS / 2];
+    f->parse_flt = (double)fp / (double)(ROUNDS * reps * n);
+    f->plan_flt = (double)fl / (double)(ROUNDS * reps * n);
     return 0;
 }
 
@@ -143,16 +165,19 @@ static int once(size_t n)
     vp_sheet *s = NULL;
     vp_plan *p = NULL;
     vp_error err = VP_ERROR_INIT;
+    long f0 = faults(), f1 = f0, f2 = f0;
     if (text == NULL || vp_sheet_parse(&s, text, len, "bench.toml", &err) != VP_OK ||
-        vp_plan_new(&p, s, NULL, &err) != VP_OK) {
+        (f1 = faults(), vp_plan_new(&p, s, NULL, &err)) != VP_OK) {
         fprintf(stderr, "%s:%u:%u: %s\n", err.source, err.line, err.column, err.message);
         vp_sheet_free(s);
         free(text);
         return 1;
     }
+    f2 = faults();
     size_t sum = bench_read_texts(p);
-    printf("%zu offers: %zu candidates, %zu bytes of requirement texts\n", n,
-           vp_plan_candidate_count(p), sum);
+    printf("%zu offers: %zu candidates, %zu bytes of requirement texts; page faults per "
+           "offer: parse %.2f, plan %.2f\n", n, vp_plan_candidate_count(p), sum,
+           (double)(f1 - f0) / (double)n, (double)(f2 - f1) / (double)n);
     vp_plan_free(p);
     vp_sheet_free(s);
     free(text);
@@ -165,10 +190,11 @@ int main(int argc, char **argv)
     if (argc > 2 && strcmp(argv[1], "--once") == 0)
         return once((size_t)strtoull(argv[2], NULL, 10));
     size_t largest = argc > 1 ? (size_t)strtoull(argv[1], NULL, 10) : 100000;
-    figures f[5], at100 = { 0, 0, 0, 0 };
+    figures f[5], at100 = { 0, 0, 0, 0, 0, 0 };
     printf("plan scaling: N offers, one device-report evidence per offer (CPU time, 7 rounds)\n");
-    printf("%8s | %21s %13s | %21s %13s | %12s\n", "offers", "parse [ns/offer] min/med",
-           "ratio to 100", "plan [ns/offer] min/med", "ratio to 100", "plan [ms] med");
+    printf("%8s | %21s %13s | %21s %13s | %12s | %s\n", "offers", "parse [ns/offer] min/med",
+           "ratio to 100", "plan [ns/offer] min/med", "ratio to 100", "plan [ms] med",
+           "page faults per offer: parse plan");
     for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]) && sizes[i] <= largest; i++) {
         if (measure(sizes[i], &f[i]) != 0)
             return 1;
@@ -176,9 +202,9 @@ int main(int argc, char **argv)
             at100 = f[i];
         double rp = at100.parse_med > 0 ? f[i].parse_med / at100.parse_med : 0;
         double rl = at100.plan_med > 0 ? f[i].plan_med / at100.plan_med : 0;
-        printf("%8zu | %10.0f %10.0f %13.2f | %10.0f %10.0f %13.2f | %12.2f\n", sizes[i],
-               f[i].parse_min, f[i].parse_med, rp, f[i].plan_min, f[i].plan_med, rl,
-               f[i].plan_med * (double)sizes[i] / 1e6);
+        printf("%8zu | %10.0f %10.0f %13.2f | %10.0f %10.0f %13.2f | %12.2f | %.3f %.3f\n",
+               sizes[i], f[i].parse_min, f[i].parse_med, rp, f[i].plan_min, f[i].plan_med, rl,
+               f[i].plan_med * (double)sizes[i] / 1e6, f[i].parse_flt, f[i].plan_flt);
     }
     printf("(ratios are medians over the median at 100 offers; at 10 offers the fixed cost "
            "of the estimate dominates)\n");

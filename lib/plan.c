@@ -518,6 +518,7 @@ typedef struct {
     ev_view *evs;
     const vp__section **meas;
     size_t n_offers, n_ev, n_meas;
+    size_t n_run_ev;          /* evidence that is a run (ev_is_run()), counted when indexed */
     htab ids;                 /* offer index by id */
     size_t nc;                /* cards in the catalog */
     card_totals *totals;      /* per catalog card */
@@ -764,13 +765,7 @@ static const char *card_total_hint(const plan_index *x, size_t card_ix, size_t o
     return x->evs[k].value ? x->evs[k].value->str : NULL;
 }
 
-/* 1 [[offer]], 2 [[evidence]], 3 [[measurement]], 0 another table */
-static int table_of(const vp__section *sec)
-{
-    const char *n = sec->name;
-    return n[0] == 'o' ? is(n, "offer") : n[0] == 'e' ? 2 * is(n, "evidence")
-           : n[0] == 'm' ? 3 * is(n, "measurement") : 0;
-}
+static bool ev_is_run(const ev_view *v);
 
 /* Collects the sections of each array table, checks ids and references, and links each
  * offer to its evidence: one pass over each table, every lookup through a hash. */
@@ -778,13 +773,10 @@ static vp_status index_sheet(plan_index *x, const vp_sheet *s, arena *a, vp_erro
 {
     vp_status st = VP_OK;
     memset(x, 0, sizeof(*x));
-    size_t no = 0, ne = 0, nm = 0;
-    for (size_t i = 0; i < s->n_sec; i++) {
-        int t = table_of(&s->sec[i]);
-        no += t == 1;
-        ne += t == 2;
-        nm += t == 3;
-    }
+    /* each table's sections in sheet order, from the sheet's own index */
+    const vp__tindex *to = &s->tab[VP__TAB_OFFER], *te = &s->tab[VP__TAB_EVIDENCE],
+                     *tm = &s->tab[VP__TAB_MEASUREMENT];
+    size_t no = to->n, ne = te->n, nm = tm->n;
     x->n_offers = no;
     x->n_ev = ne;
     x->n_meas = nm;
@@ -802,21 +794,15 @@ static vp_status index_sheet(plan_index *x, const vp_sheet *s, arena *a, vp_erro
     }
     for (size_t c = 0; c < x->nc; c++)
         x->totals[c].last1 = x->totals[c].last2 = SIZE_MAX;
-    no = ne = nm = 0;
-    for (size_t i = 0; i < s->n_sec; i++) {
-        const vp__section *sec = &s->sec[i];
-        int t = table_of(sec);
-        if (t == 1)
-            view_offer(&x->offers[no++], sec);
-        else if (t == 2)
-            view_evidence(&x->evs[ne++], sec);
-        else if (t == 3)
-            x->meas[nm++] = sec;
-    }
+    for (size_t i = 0; i < ne; i++)
+        view_evidence(&x->evs[i], &s->sec[te->pos[i]]);
+    for (size_t i = 0; i < nm; i++)
+        x->meas[i] = &s->sec[tm->pos[i]];
     /* offers: ids present and unique (the second of two equal ids is named, in sheet
      * order), cards known, software readable */
     for (size_t i = 0; i < x->n_offers; i++) {
         offer_view *o = &x->offers[i];
+        view_offer(o, &s->sec[to->pos[i]]); /* and checked while at hand */
         if (o->id == NULL) {
             st = plan_fail(err, s, o->sec->line, 1, VP_EINVALID, "[[offer]] without an id");
             goto fail;
@@ -899,6 +885,7 @@ static vp_status index_sheet(plan_index *x, const vp_sheet *s, arena *a, vp_erro
             (versioned && (st = check_version(s, ev->version, err)) != VP_OK))
             break;
         ev->oi = oi;
+        x->n_run_ev += ev_is_run(ev);
         if (ev->card != NULL && ev->cl == CL_DEVICE_TOTAL) {
             card_totals *t = &x->totals[card_index(ev->card)];
             if (t->last1 != SIZE_MAX && x->evs[t->last1].oi != oi)
@@ -1099,9 +1086,8 @@ static vp_status runs_index(run_index *ri, const plan_index *x, const sheet_scop
                             const vp__req *rq)
 {
     memset(ri, 0, sizeof(*ri));
-    size_t n = x->n_meas, nc = vp_card_count();
-    for (size_t j = 0; j < x->n_ev; j++) /* only runs are evaluated (about 1.4 kB each) */
-        n += ev_is_run(&x->evs[j]);
+    /* only runs are evaluated (about 1.4 kB each) */
+    size_t n = x->n_meas + x->n_run_ev, nc = vp_card_count();
     ri->ev = calloc(n + 1, sizeof(*ri->ev));
     ri->labels = calloc(n + 1, sizeof(*ri->labels));
     ri->off_first = malloc((x->n_offers + 1) * sizeof(size_t));
@@ -1786,6 +1772,10 @@ vp_status vp_plan_new(vp_plan **out, const vp_sheet *s, const char *rank, vp_err
     const own_ctx oc = { p, a, &x, wq, ww, wc, wn, mn, sstart, sdur, inference, hr_need,
                          hr_text, fw, &sh };
     bool oom = false;
+    /* the adopted, collected as decided: their currencies compared, their ranking refs */
+    const char *cur = NULL;
+    bool mixed = false;
+    size_t n_fit = 0;
     for (size_t i = 0; i < n_offers && !oom; i++) {
         const offer_view *o = &x.offers[i];
         cand *c = &p->c[i];
@@ -1848,6 +1838,15 @@ vp_status vp_plan_new(vp_plan **out, const vp_sheet *s, const char *rank, vp_err
                      c->verdict == (uint8_t)VP_VERDICT_FIT)
                 c->verdict = VP_VERDICT_TO_CONFIRM;
         }
+        if (c->verdict == VP_VERDICT_FIT) {
+            if (c->currency[0]) {
+                if (cur == NULL)
+                    cur = c->currency;
+                else if (strcmp(cur, c->currency) != 0)
+                    mixed = true;
+            }
+            ranked[n_fit++] = (rank_ref){ c, i, order };
+        }
     }
     p->gv = groups.v; /* read by the memory texts written when read */
     p->rq = rq;
@@ -1865,29 +1864,19 @@ vp_status vp_plan_new(vp_plan **out, const vp_sheet *s, const char *rank, vp_err
         vp_plan_free(p);
         return st != VP_OK ? st : vp__error_set(err, VP_ENOMEM, NULL, "out of memory");
     }
-    /* prices in different currencies are not compared */
-    const char *cur = NULL;
-    bool mixed = false;
-    for (size_t i = 0; i < p->n; i++)
-        if (p->c[i].verdict == VP_VERDICT_FIT && p->c[i].currency[0]) {
-            if (cur == NULL)
-                cur = p->c[i].currency;
-            else if (strcmp(cur, p->c[i].currency) != 0)
-                mixed = true;
+    /* prices in different currencies are not compared: the adopted (the ranked, in sheet
+     * order) are then to confirm */
+    if (mixed) {
+        for (size_t r = 0; r < n_fit; r++) {
+            cand *c = &p->c[ranked[r].index];
+            put_req(p, c, RQ_COST, VP_VERDICT_TO_CONFIRM, "", "adopted offers are priced "
+                    "in different currencies: state them in one currency to compare plan "
+                    "costs");
+            c->verdict = VP_VERDICT_TO_CONFIRM;
         }
-    if (mixed)
-        for (size_t i = 0; i < p->n; i++)
-            if (p->c[i].verdict == VP_VERDICT_FIT) {
-                put_req(p, &p->c[i], RQ_COST, VP_VERDICT_TO_CONFIRM, "", "adopted offers are priced "
-                        "in different currencies: state them in one currency to compare plan "
-                        "costs");
-                p->c[i].verdict = VP_VERDICT_TO_CONFIRM;
-            }
+        n_fit = 0;
+    }
     /* rank the adopted: sorted by the ranking keys, then sheet order */
-    size_t n_fit = 0;
-    for (size_t i = 0; i < p->n; i++)
-        if (p->c[i].verdict == VP_VERDICT_FIT)
-            ranked[n_fit++] = (rank_ref){ &p->c[i], i, order };
     qsort(ranked, n_fit, sizeof(*ranked), cmp_rank);
     for (size_t r = 0; r < n_fit; r++)
         p->c[ranked[r].index].rank = (unsigned)(r + 1);

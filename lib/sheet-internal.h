@@ -29,21 +29,32 @@ typedef struct vp__entry {
     char *str;                   /* string kinds: the decoded string, at most
                                   * VP__MAX_TEXT - 1 bytes (owned; the static "" when the
                                   * value is no string or an empty one) */
-    uint64_t u;                  /* INT, UINT0; DURATION in minutes */
-    int64_t i;                   /* MONEY in millionths; DATE as a day number */
-    uint64_t num, den;           /* FRACTION */
-    vp_bytes bytes;              /* BYTES */
-    bool b;                      /* BOOL */
-    char currency[4];            /* MONEY */
+    union {                      /* by the field's kind: one of them (80 bytes an entry,
+                                  * not 112: a reader of many tables reads fewer lines) */
+        uint64_t u;              /* INT, UINT0, LAYERS; DURATION in minutes */
+        struct {
+            int64_t i;           /* MONEY in millionths; DATE as a day number */
+            char currency[4];    /* MONEY */
+        };
+        struct {
+            uint64_t num, den;   /* FRACTION */
+        };
+        vp_bytes bytes;          /* BYTES */
+    };
     uint32_t line, column;       /* where the value was written (0: set through the API) */
     uint64_t offset;             /* its byte offset in the sheet text */
     struct vp__entry *sub;       /* SCOPE: VP__MAX_SUB values (owned) */
     int n_sub;
+    bool b;                      /* BOOL */
+    uint8_t pooled;              /* 1: text and str lie in the sheet's pool (a parsed value:
+                                  * freed with the sheet, never alone) */
 } vp__entry;
 
 typedef struct {
     char name[16];
     bool array;
+    bool pooled;                 /* e lies in the sheet's pool (a parsed table: copied out of
+                                  * it when an entry is added) */
     uint32_t line;
     vp__entry *e;
     size_t n, cap;
@@ -52,12 +63,16 @@ typedef struct {
 struct vp__serving_files;
 /* The tables a sheet may hold, indexed: each one's sections in file order. */
 #define VP__TABLES 9
+/* The array tables' places in vp_sheet.tab (sheet.c's tables[] has them first, in this
+ * order). */
+enum { VP__TAB_OFFER, VP__TAB_EVIDENCE, VP__TAB_MEASUREMENT };
 typedef struct {
     size_t *pos;                 /* indices into vp_sheet.sec (owned) */
     size_t n, cap;
 } vp__tindex;
 
 struct vp__wlcache;              /* the decoded workload (workload.c) */
+struct vp__pool_block;           /* sheet.c */
 
 struct vp_sheet {
     char source[1024];
@@ -67,6 +82,9 @@ struct vp_sheet {
     vp_model *mmproj;            /* workload.mmproj's header (vp_sheet_load), owned */
     struct vp__serving_files *serving; /* [draft] model, adapter files (serving.c) */
     vp__tindex tab[VP__TABLES];  /* table name → its sections, kept by every change */
+    struct vp__pool_block *pool; /* what parsing stored: each table's entries followed by
+                                  * their texts, in sheet order (one stream for a reader
+                                  * that walks the tables, not one allocation per value) */
     struct vp__wlcache *wlc;     /* the workload as the engine reads it (owned; NULL or
                                   * invalid when it could not be decoded): refreshed by every
                                   * change of the sheet, never by a reader */

@@ -147,7 +147,8 @@ static const char *const array_tables[] = { "offer", "evidence", "measurement" }
 static const char *const plain_tables[] = { "sheet", "model", "workload", "layout", "reserve",
                                             "draft" };
 
-/* The index of a table name in tables[] (array tables first), or -1: O(1). */
+/* The index of a table name in tables[] (array tables first, as VP__TAB_* says), or -1:
+ * O(1). */
 static const char *const tables[VP__TABLES] = { "offer", "evidence", "measurement", "sheet",
                                                 "model", "workload", "layout", "reserve",
                                                 "draft" };
@@ -309,6 +310,57 @@ static char *dup_str(const char *s, size_t n)
     return d;
 }
 
+/* ---- the pool: what parsing stores, in sheet order, freed with the sheet -------------- */
+
+struct vp__pool_block {
+    struct vp__pool_block *next;
+    size_t used, cap;
+    uint64_t data[];          /* 8-byte aligned: entries lie here too */
+};
+
+#define POOL_BLOCK ((size_t)64 << 10) /* below malloc's mmap threshold: the heap's pages */
+
+/* n bytes at a multiple of align (1 or 8) in the sheet's pool, or NULL. */
+static void *pool_take(vp_sheet *sh, size_t n, size_t align)
+{
+    struct vp__pool_block *b = sh->pool;
+    size_t at = b ? (b->used + align - 1) & ~(align - 1) : 0;
+    if (b == NULL || at > b->cap || b->cap - at < n) {
+        size_t cap = n > POOL_BLOCK ? n : POOL_BLOCK;
+        if (cap > SIZE_MAX - sizeof(*b))
+            return NULL;
+        b = malloc(sizeof(*b) + cap);
+        if (b == NULL)
+            return NULL;
+        b->next = sh->pool;
+        b->used = 0;
+        b->cap = cap;
+        sh->pool = b;
+        at = 0;
+    }
+    b->used = at + n;
+    return (char *)b->data + at;
+}
+
+static char *pool_dup(vp_sheet *sh, const char *s, size_t n)
+{
+    char *d = pool_take(sh, n + 1, 1);
+    if (d != NULL) {
+        memcpy(d, s, n);
+        d[n] = '\0';
+    }
+    return d;
+}
+
+static void pool_free(vp_sheet *sh)
+{
+    for (struct vp__pool_block *b = sh->pool, *n; b != NULL; b = n) {
+        n = b->next;
+        free(b);
+    }
+    sh->pool = NULL;
+}
+
 /* The letter of c's short escape in a TOML basic string (\" \\ \b \t \n \f \r), or 0. */
 static char short_escape(unsigned char c)
 {
@@ -324,32 +376,29 @@ static char short_escape(unsigned char c)
     return 0;
 }
 
-/* A TOML basic string literal for s: quotes, backslashes and every control character
- * (U+0001..U+001F and DEL) escaped, so the text is one line of printable characters. */
-static char *quote(const char *s)
+/* The length of quote(s), NUL excluded; *plain: the leading bytes of s that need no
+ * escape (usually all of them). */
+static size_t quoted_len(const char *s, size_t *plain)
 {
-    size_t plain = 0; /* the leading bytes that need no escape: usually all of them */
+    size_t k = 0;
     const unsigned char *u = (const unsigned char *)s;
-    while (u[plain] >= 0x20 && u[plain] != '"' && u[plain] != '\\' && u[plain] != 0x7F)
-        plain++;
-    if (u[plain] == '\0') {
-        char *q = malloc(plain + 3);
-        if (q != NULL) {
-            q[0] = '"';
-            memcpy(q + 1, s, plain);
-            q[plain + 1] = '"';
-            q[plain + 2] = '\0';
-        }
-        return q;
-    }
-    size_t n = 2;
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+    while (u[k] >= 0x20 && u[k] != '"' && u[k] != '\\' && u[k] != 0x7F)
+        k++;
+    *plain = k;
+    size_t n = k + 2;
+    for (const unsigned char *p = u + k; *p; p++)
         n += short_escape(*p) ? 2 : (*p < 0x20 || *p == 0x7F) ? 6 : 1;
-    char *q = malloc(n + 1), *o = q;
-    if (q == NULL)
-        return NULL;
+    return n;
+}
+
+/* Writes quote(s) to q (quoted_len(s) + 1 bytes). */
+static void quote_into(char *q, const char *s, size_t plain)
+{
+    char *o = q;
     *o++ = '"';
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+    memcpy(o, s, plain);
+    o += plain;
+    for (const unsigned char *p = (const unsigned char *)s + plain; *p; p++) {
         char e = short_escape(*p);
         if (e) {
             *o++ = '\\';
@@ -362,6 +411,16 @@ static char *quote(const char *s)
     }
     *o++ = '"';
     *o = '\0';
+}
+
+/* A TOML basic string literal for s: quotes, backslashes and every control character
+ * (U+0001..U+001F and DEL) escaped, so the text is one line of printable characters. */
+static char *quote(const char *s)
+{
+    size_t plain, n = quoted_len(s, &plain);
+    char *q = malloc(n + 1);
+    if (q != NULL)
+        quote_into(q, s, plain);
     return q;
 }
 
@@ -448,6 +507,8 @@ static bool decimal_scaled(const char *s, size_t n, int scale, int64_t *out)
 typedef struct {
     const vp__toml *doc;
     vp_error *err;
+    vp_sheet *pool;           /* parsing: strings stored in this sheet's pool; NULL: each
+                                 one allocated (vp_sheet_set) */
 } vctx;
 
 static vp_status vfail(const vctx *c, const vp__tnode *n, vp_status code, const char *fmt, ...)
@@ -568,6 +629,7 @@ static vp_status fill(const vctx *c, const vp__tnode *v, const vp__field *f, con
     const char *str = v->type == VP__T_STRING ? vp__toml_str(c->doc, v) : NULL;
     e->str = (char *)no_str;
     e->field = f;
+    e->pooled = c->pool != NULL;
     if (f->key[0] == '*' && f->key[1] == '\0') { /* a name of the user's: a copy */
         size_t kl = strlen(key); /* checked by every caller: below VP__MAX_KEY */
         if (kl >= VP__MAX_KEY)
@@ -748,10 +810,9 @@ static vp_status fill(const vctx *c, const vp__tnode *v, const vp__field *f, con
     if (str != NULL && str[0] != '\0') {
         /* whole: a longer string was refused above */
         size_t n = strlen(str);
-        char *p = malloc(n + 1);
+        char *p = c->pool ? pool_dup(c->pool, str, n) : dup_str(str, n);
         if (p == NULL)
             return vfail(c, v, VP_ENOMEM, "out of memory");
-        memcpy(p, str, n + 1);
         e->str = p;
     }
     return VP_OK;
@@ -759,7 +820,8 @@ static vp_status fill(const vctx *c, const vp__tnode *v, const vp__field *f, con
 
 /* ---- canonical text of an entry ------------------------------------------------------- */
 
-static char *entry_text(const vp__toml *doc, const vp__tnode *v, const char *src)
+static char *entry_text(const vp__toml *doc, const vp__tnode *v, const char *src,
+                        const char *end)
 {
     switch (v->type) {
     case VP__T_STRING:
@@ -773,7 +835,7 @@ static char *entry_text(const vp__toml *doc, const vp__tnode *v, const char *src
     case VP__T_FLOAT: {
         /* the literal as written */
         const char *s = src + v->offset, *p = s;
-        while (*p && *p != ' ' && *p != '\t' && *p != '\n' && *p != '\r' && *p != '#' &&
+        while (p < end && *p && *p != ' ' && *p != '\t' && *p != '\n' && *p != '\r' && *p != '#' &&
                *p != ',' && *p != '}' && *p != ']')
             p++;
         return dup_str(s, (size_t)(p - s));
@@ -791,7 +853,7 @@ static char *entry_text(const vp__toml *doc, const vp__tnode *v, const char *src
             out[n++] = ' ';
         for (uint32_t i = v->first; i != VP__T_NONE; i = doc->nodes[i].next) {
             const vp__tnode *c = &doc->nodes[i];
-            char *item = entry_text(doc, c, src);
+            char *item = entry_text(doc, c, src, end);
             if (item == NULL) {
                 free(out);
                 return NULL;
@@ -843,6 +905,33 @@ static char *entry_text(const vp__toml *doc, const vp__tnode *v, const char *src
     return NULL;
 }
 
+/* entry_text() in the sheet's pool: strings and integers written there at once */
+static char *pool_text(vp_sheet *sh, const vp__toml *doc, const vp__tnode *v, const char *src,
+                       const char *end)
+{
+    switch (v->type) {
+    case VP__T_STRING: {
+        const char *str = vp__toml_str(doc, v);
+        size_t plain, n = quoted_len(str, &plain);
+        char *q = pool_take(sh, n + 1, 1);
+        if (q != NULL)
+            quote_into(q, str, plain);
+        return q;
+    }
+    case VP__T_INT: {
+        char b[24];
+        unsigned long long u = v->i < 0 ? 0ULL - (unsigned long long)v->i
+                                        : (unsigned long long)v->i;
+        return pool_dup(sh, b, vp__put_digits(b, sizeof(b), u, v->i < 0));
+    }
+    default: {
+        char *t = entry_text(doc, v, src, end), *p = t ? pool_dup(sh, t, strlen(t)) : NULL;
+        free(t);
+        return p;
+    }
+    }
+}
+
 /* ---- sections ------------------------------------------------------------------------ */
 
 static void entry_free(vp__entry *e)
@@ -850,9 +939,12 @@ static void entry_free(vp__entry *e)
     if (e->key != NULL && e->key != no_str && (e->field == NULL || e->key != e->field->key))
         free(e->key);
     e->key = NULL;
-    free(e->text);
-    if (e->str != no_str)
-        free(e->str);
+    if (!e->pooled) {
+        free(e->text);
+        if (e->str != no_str)
+            free(e->str);
+    }
+    e->pooled = 0;
     for (int i = 0; e->sub != NULL && i < e->n_sub; i++)
         entry_free(&e->sub[i]);
     free(e->sub);
@@ -866,7 +958,9 @@ static void section_free(vp__section *s)
 {
     for (size_t i = 0; i < s->n; i++)
         entry_free(&s->e[i]);
-    free(s->e);
+    if (!s->pooled)
+        free(s->e);
+    s->pooled = false;
     s->e = NULL;
     s->n = s->cap = 0;
 }
@@ -906,9 +1000,12 @@ static vp__entry *add_entry(vp__section *s)
 {
     if (s->n == s->cap) {
         size_t cap = s->cap ? s->cap * 2 : 8;
-        vp__entry *e = realloc(s->e, cap * sizeof(*e));
+        vp__entry *e = s->pooled ? malloc(cap * sizeof(*e)) : realloc(s->e, cap * sizeof(*e));
         if (e == NULL)
             return NULL;
+        if (s->pooled && s->n > 0) /* out of the pool: its copy there stays until freed */
+            memcpy(e, s->e, s->n * sizeof(*e));
+        s->pooled = false;
         s->e = e;
         s->cap = cap;
     }
@@ -918,18 +1015,21 @@ static vp__entry *add_entry(vp__section *s)
 }
 
 static vp_status load_table(vp_sheet *sh, const vp__toml *doc, const vp__tnode *tab,
-                            const char *name, bool array, const char *src, vp_error *err)
+                            const char *name, bool array, const char *src, const char *end,
+                            vp_error *err)
 {
-    vctx c = { doc, err };
+    vctx c = { doc, err, sh };
     size_t n_fields;
     const vp__field *fields = table_fields(name, &n_fields);
     vp__section *sec = add_section(sh, name, array, tab->line);
     if (sec == NULL)
         return vp__error_set(err, VP_ENOMEM, NULL, "out of memory");
-    if (tab->count > 0) { /* the table's keys: its entries in one block of that size */
-        sec->e = malloc((size_t)tab->count * sizeof(*sec->e));
+    if (tab->count > 0) { /* the table's keys: its entries in the pool, their texts after
+                             them */
+        sec->e = pool_take(sh, (size_t)tab->count * sizeof(*sec->e), 8);
         if (sec->e == NULL)
             return vp__error_set(err, VP_ENOMEM, NULL, "out of memory");
+        sec->pooled = true;
         sec->cap = tab->count;
     }
     for (uint32_t i = tab->first; i != VP__T_NONE; i = doc->nodes[i].next) {
@@ -961,7 +1061,7 @@ static vp_status load_table(vp_sheet *sh, const vp__toml *doc, const vp__tnode *
             sec->n--;
             return st;
         }
-        e->text = entry_text(doc, v, src);
+        e->text = pool_text(sh, doc, v, src, end);
         if (e->text == NULL)
             return vp__error_set(err, VP_ENOMEM, NULL, "out of memory");
     }
@@ -1017,6 +1117,7 @@ vp_status vp_sheet_parse(vp_sheet **out, const char *text, size_t len, const cha
     }
     /* the original text, NUL-terminated, for float literals */
     char *src = dup_str(text ? text : "", len);
+    const char *end = src != NULL ? src + len : NULL;
     if (src == NULL) {
         st = vp__error_set(err, VP_ENOMEM, NULL, "out of memory");
         goto done;
@@ -1056,10 +1157,10 @@ vp_status vp_sheet_parse(vp_sheet **out, const char *text, size_t len, const cha
                                        (unsigned long long)VP__LIM_ENTRIES, name);
                     goto done;
                 }
-                if ((st = load_table(sh, &doc, &doc.nodes[j], name, true, src, err)) != VP_OK)
+                if ((st = load_table(sh, &doc, &doc.nodes[j], name, true, src, end, err)) != VP_OK)
                     goto done;
             }
-        } else if ((st = load_table(sh, &doc, t, name, false, src, err)) != VP_OK) {
+        } else if ((st = load_table(sh, &doc, t, name, false, src, end, err)) != VP_OK) {
             goto done;
         }
     }
@@ -1083,6 +1184,7 @@ void vp_sheet_free(vp_sheet *s)
     for (size_t i = 0; i < s->n_sec; i++)
         section_free(&s->sec[i]);
     free(s->sec);
+    pool_free(s);
     for (int t = 0; t < VP__TABLES; t++)
         free(s->tab[t].pos);
     vp__wl_cache_free(s->wlc);
@@ -1335,9 +1437,9 @@ vp_status vp_sheet_set(vp_sheet *s, const char *key, const char *value, vp_error
     const vp__tnode *v = &doc.nodes[doc.nodes[doc.nodes[0].first].first];
     vp__entry e;
     memset(&e, 0, sizeof(e));
-    vctx c = { &doc, &sub };
+    vctx c = { &doc, &sub, NULL };
     st = fill(&c, v, f, name, &e);
-    if (st == VP_OK && (e.text = entry_text(&doc, v, docs)) == NULL)
+    if (st == VP_OK && (e.text = entry_text(&doc, v, docs, docs + n)) == NULL)
         st = vp__error_set(&sub, VP_ENOMEM, NULL, "out of memory");
     vp__toml_free(&doc);
     free(docs);

@@ -275,6 +275,63 @@ START_TEST(test_set_unset)
 }
 END_TEST
 
+/* A parsed table's values lie in the sheet's pool: replacing, adding (the table grows out of
+ * the pool) and removing values of parsed tables leaves the sheet that the same edits in
+ * the text give, and the plan reads the tables as they are now. */
+START_TEST(test_set_parsed_tables)
+{
+    static const char head[] =
+        "[workload]\ncontext = 4096\n"
+        "[[offer]]\nid = \"a\"\ngpu = \"L40S\"\nprice = \"1.50 USD\"\n"
+        "[[offer]]\nid = \"b\"\ngpu = \"T4\"\nduration = \"3 days\"\n"
+        "[[evidence]]\noffer = \"a\"\nclaim = \"peak\"\nvalue = \"20 GiB\"\n"
+        "source = \"measurement\"\nscope = { model = \"m\", context = 4096 }\n";
+    static const char want[] =
+        "[workload]\ncontext = 8192\n"
+        "[[offer]]\nid = \"a2\"\ngpu = \"L40S\"\nprice = \"2.25 EUR\"\n"
+        "memory = \"48 GB\"\ncount = 2\n"
+        "[[offer]]\ngpu = \"T4\"\nduration = \"3 days\"\nid = \"b\"\n"
+        "[[offer]]\nid = \"c\"\ngpu = \"A10\"\n"
+        "[[evidence]]\noffer = \"a2\"\nclaim = \"peak\"\nvalue = \"20 GiB\"\n"
+        "source = \"measurement\"\nscope = { model = \"m\", context = 4096 }\n";
+    vp_sheet *s = vp_test_sheet(head), *w = vp_test_sheet(want);
+    vp_error err = VP_ERROR_INIT;
+    ck_assert_int_eq(vp_sheet_set(s, "workload.context", "8192", &err), VP_OK);
+    ck_assert_int_eq(vp_sheet_set(s, "offer.0.id", "a2", &err), VP_OK);
+    ck_assert_int_eq(vp_sheet_set(s, "offer.0.price", "2.25 EUR", &err), VP_OK);
+    ck_assert_int_eq(vp_sheet_set(s, "offer.0.memory", "48 GB", &err), VP_OK); /* grows */
+    ck_assert_int_eq(vp_sheet_set(s, "offer.0.count", "2", &err), VP_OK);
+    ck_assert_int_eq(vp_sheet_unset(s, "offer.1.id"), VP_OK);
+    ck_assert_int_eq(vp_sheet_set(s, "offer.1.id", "b", &err), VP_OK);
+    ck_assert_int_eq(vp_sheet_set(s, "offer.2.id", "c", &err), VP_OK);
+    ck_assert_int_eq(vp_sheet_set(s, "offer.2.gpu", "A10", &err), VP_OK);
+    ck_assert_int_eq(vp_sheet_set(s, "evidence.0.offer", "a2", &err), VP_OK);
+    char *ts, *tw;
+    ck_assert_int_eq(vp_sheet_to_text(s, &ts, NULL), VP_OK);
+    ck_assert_int_eq(vp_sheet_to_text(w, &tw, NULL), VP_OK);
+    ck_assert_str_eq(ts, tw);
+    vp_free(ts);
+    vp_free(tw);
+    get_eq(s, "offer.0.price", "\"2.25 EUR\"");
+    get_eq(s, "offer.1.duration", "\"3 days\"");
+    /* the plan takes the tables as edited: three offers, in order, evidence linked */
+    vp_plan *p = NULL;
+    ck_assert_int_eq(vp_plan_new(&p, s, NULL, &err), VP_OK);
+    ck_assert_uint_eq(vp_plan_candidate_count(p), 3);
+    ck_assert_str_eq(vp_plan_candidate_offer(p, 0), "a2");
+    ck_assert_str_eq(vp_plan_candidate_offer(p, 1), "b");
+    ck_assert_str_eq(vp_plan_candidate_offer(p, 2), "c");
+    ck_assert_str_eq(vp_plan_candidate_cost(p, 0), "2.25 EUR");
+    vp_plan_free(p);
+    /* an id removed is the plan's error, at its [[offer]] line */
+    ck_assert_int_eq(vp_sheet_unset(s, "offer.2.id"), VP_OK);
+    ck_assert_int_eq(vp_plan_new(&p, s, NULL, &err), VP_EINVALID);
+    ck_assert_ptr_nonnull(strstr(err.message, "without an id"));
+    vp_sheet_free(s);
+    vp_sheet_free(w);
+}
+END_TEST
+
 /* An index that does not fit (2^64 wrapped to 0) names no entry: it never edits offer 0. */
 START_TEST(test_index_wrap)
 {
@@ -1284,6 +1341,7 @@ Suite *vp_test_suite(void)
     VP_ADD_LOOP_TEST(s, test_bad_sheets, sizeof(bad) / sizeof(bad[0]));
     VP_ADD_TEST(s, test_layout_errors_where);
     VP_ADD_TEST(s, test_set_unset);
+    VP_ADD_TEST(s, test_set_parsed_tables);
     VP_ADD_TEST(s, test_index_wrap);
     VP_ADD_TEST(s, test_long_line_linear);
     VP_ADD_LOOP_TEST(s, test_entry_limits, 3);

@@ -74,6 +74,7 @@ static const char *const builtin_ids[] = {
     "cuda_context", "workspace", "allocator_slack", "comm_buffers", "export_transient"
 };
 #define ID_CODES ((int)(sizeof(builtin_ids) / sizeof(builtin_ids[0])))
+_Static_assert(ID_CODES <= 32, "a stage keeps one bit per id code in a uint32_t");
 
 static const char *item_id(const item *it)
 {

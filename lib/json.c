@@ -1087,6 +1087,16 @@ static inline const unsigned char *indent_end(const unsigned char *p, const unsi
     return p;
 }
 
+/* After the `,` at p (p < end): nothing, one space, or a line break and spaces, as the
+ * pretty-printed and compact layouts write them; the byte after them. */
+static inline const unsigned char *comma_end(const unsigned char *p, const unsigned char *end)
+{
+    const unsigned char *q = p + 1;
+    if (*q == '\n')
+        return indent_end(q, end);
+    return *q == ' ' ? q + 1 : q;
+}
+
 /* The member step in pretty-printed and compact layouts: `,` then nothing, one space, or
  * a line break and spaces, then a key of plain characters, `:` and at most one space
  * before a value; read as vp__jlex_member() reads it (p at the value, the key in *key and
@@ -1096,11 +1106,7 @@ static inline bool member_fast(vp__jlex *lx, vp__jstr *key, const unsigned char 
     const unsigned char *p = lx->p, *end = lx->end;
     if (end - p < 8 || *p != ',')
         return false;
-    const unsigned char *q = p + 1;
-    if (*q == '\n')
-        q = indent_end(q, end);
-    else if (*q == ' ')
-        q++;
+    const unsigned char *q = comma_end(p, end);
     if (end - q < 4 || *q != '"')
         return false;
     const unsigned char *raw = q + 1, *e = vp__jplain_run(raw, end);
@@ -1130,11 +1136,7 @@ static inline bool element_fast(vp__jlex *lx)
     const unsigned char *p = lx->p, *end = lx->end;
     if (end - p < 2 || *p != ',')
         return false;
-    const unsigned char *q = p + 1;
-    if (*q == '\n')
-        q = indent_end(q, end);
-    else if (*q == ' ')
-        q++;
+    const unsigned char *q = comma_end(p, end);
     if (q >= end || *q <= ' ')
         return false;
     lx->p = q;

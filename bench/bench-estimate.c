@@ -16,7 +16,8 @@
  * not): `bench-estimate --repeat CASE N DATA_DIR` makes the same call N times, untimed,
  * CASE one of inference, lora, qlora (the sheets above, reused estimate), s-inference,
  * s-qlora (the structured workloads without texts), fit-context, fit-concurrency,
- * fit-microbatch; under valgrind --tool=callgrind, (count at N2 - count at N1) / (N2 - N1)
+ * fit-microbatch, or cK for the K-th component estimator's call (0-based, in the order
+ * printed); under valgrind --tool=callgrind, (count at N2 - count at N1) / (N2 - N1)
  * is one call's instructions.
  */
 #define _GNU_SOURCE
@@ -360,70 +361,7 @@ int main(int argc, char **argv)
     wq.gpus = 8;
     wq.sharding = VP_SHARDING_FSDP;
 
-    if (repeat != NULL) {
-        static const struct { const char *name; op f; int sheet; int target; } cases[] = {
-            { "inference", run_sheet, 0, 0 }, { "lora", run_sheet, 1, 0 },
-            { "qlora", run_sheet, 2, 0 }, { "s-inference", run_workload, 3, 0 },
-            { "s-qlora", run_workload, 4, 0 },
-            { "fit-context", solve, 0, VP_FIT_CONTEXT },
-            { "fit-concurrency", solve, 0, VP_FIT_CONCURRENCY },
-            { "fit-microbatch", solve, 1, VP_FIT_MICROBATCH },
-        };
-        const vp_sheet *sheets[] = { si, st, sf };
-        for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
-            if (strcmp(cases[k].name, repeat) != 0)
-                continue;
-            if (cases[k].sheet < 3)
-                c.s = sheets[cases[k].sheet];
-            else
-                c.w = cases[k].sheet == 3 ? &wi : &wq;
-            c.target = (vp_fit_target)cases[k].target;
-            for (long i = 0; i < times; i++)
-                if (cases[k].f(&c) != 0)
-                    return 1;
-            printf("%s x %ld: %llu\n", repeat, times, (unsigned long long)c.sink);
-            return 0;
-        }
-        fprintf(stderr, "bench-estimate: unknown case '%s'\n", repeat);
-        return 2;
-    }
-
-    double mn;
-    measure(empty, &c, &mn, &base_med);
-    printf("vramplan estimate benchmark: ns per call, min and median of %d rounds; ratio: median "
-           "/ empty loop (%.2f ns per call in this run)\n", ROUNDS, base_med);
-    printf("  %-52s %9s %9s %9s   %s\n", "", "min ns", "median ns", "x empty", "target");
-
-    printf("sheet estimates (Llama-3.1-8B):\n");
-    report("inference, vLLM 8k x 32 (reused estimate)", run_sheet, &c, "<= 250 ns");
-    report("inference, every text read", run_sheet_texts, &c, "");
-    report("inference, vp_estimate_new + run + free", new_run_free, &c, "<= 2x reused");
-    c.s = st;
-    report("training LoRA r 16 all-linear, 4k x 2", run_sheet, &c, "<= 500 ns");
-    c.s = sf;
-    report("training QLoRA r 16, every key, FSDP x 8", run_sheet, &c, "<= 500 ns");
-    report("training QLoRA FSDP x 8, every text read", run_sheet_texts, &c, "");
-    c.s = si;
-    c.target = VP_FIT_CONTEXT;
-    report("fit: solve context (inference)", solve, &c, "<= 5,000 ns");
-    c.target = VP_FIT_CONCURRENCY;
-    report("fit: solve concurrency (inference)", solve, &c, "<= 5,000 ns");
-    c.s = st;
-    c.target = VP_FIT_MICROBATCH;
-    report("fit: solve microbatch (LoRA)", solve, &c, "<= 5,000 ns");
-
-    /* the same estimates as structured workloads: no text at all */
-    c.w = &wi;
-    printf("structured workloads (vp_estimate_run_workload):\n");
-    report("inference vLLM 8k x 32, no how texts", run_workload, &c, "< 1,000 ns");
-    wi.flags = VP_WORKLOAD_HOW;
-    report("the same with how texts, every text read", run_workload_texts, &c, "");
-    c.w = &wq;
-    report("QLoRA r 16, FSDP x 8, 4k x 4, no how texts", run_workload, &c, "< 1,000 ns");
-    wq.flags = VP_WORKLOAD_HOW;
-    report("the same with how texts, every text read", run_workload_texts, &c, "");
-
-    printf("component estimators (Llama-3.1-8B):\n");
+    /* the component estimators' calls (bench cases c0, c1, ...) */
     make_any_formats();
     vp_kv_options kvo = VP_KV_OPTIONS_INIT;
     kvo.tokens = 12000;
@@ -482,6 +420,83 @@ int main(int argc, char **argv)
         { "vp_gradients_bytes (ZeRO-1 x 8)", gradients, &oo },
         { "vp_lora_parameters (all-linear, r 16)", lora, &lo },
     };
+    if (repeat != NULL) {
+        static const struct { const char *name; op f; int sheet; int target; } cases[] = {
+            { "inference", run_sheet, 0, 0 }, { "lora", run_sheet, 1, 0 },
+            { "qlora", run_sheet, 2, 0 }, { "s-inference", run_workload, 3, 0 },
+            { "s-qlora", run_workload, 4, 0 },
+            { "fit-context", solve, 0, VP_FIT_CONTEXT },
+            { "fit-concurrency", solve, 0, VP_FIT_CONCURRENCY },
+            { "fit-microbatch", solve, 1, VP_FIT_MICROBATCH },
+        };
+        const vp_sheet *sheets[] = { si, st, sf };
+        if (repeat[0] == 'c' && repeat[1] >= '0' && repeat[1] <= '9') { /* component K */
+            size_t k = (size_t)atol(repeat + 1);
+            if (k >= sizeof(comps) / sizeof(comps[0])) {
+                fprintf(stderr, "bench-estimate: no component case '%s'\n", repeat);
+                return 2;
+            }
+            c.opts = comps[k].o;
+            for (long i = 0; i < times; i++)
+                if (comps[k].f(&c) != 0)
+                    return 1;
+            printf("%s x %ld: %llu\n", comps[k].label, times, (unsigned long long)c.sink);
+            return 0;
+        }
+        for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+            if (strcmp(cases[k].name, repeat) != 0)
+                continue;
+            if (cases[k].sheet < 3)
+                c.s = sheets[cases[k].sheet];
+            else
+                c.w = cases[k].sheet == 3 ? &wi : &wq;
+            c.target = (vp_fit_target)cases[k].target;
+            for (long i = 0; i < times; i++)
+                if (cases[k].f(&c) != 0)
+                    return 1;
+            printf("%s x %ld: %llu\n", repeat, times, (unsigned long long)c.sink);
+            return 0;
+        }
+        fprintf(stderr, "bench-estimate: unknown case '%s'\n", repeat);
+        return 2;
+    }
+
+    double mn;
+    measure(empty, &c, &mn, &base_med);
+    printf("vramplan estimate benchmark: ns per call, min and median of %d rounds; ratio: median "
+           "/ empty loop (%.2f ns per call in this run)\n", ROUNDS, base_med);
+    printf("  %-52s %9s %9s %9s   %s\n", "", "min ns", "median ns", "x empty", "target");
+
+    printf("sheet estimates (Llama-3.1-8B):\n");
+    report("inference, vLLM 8k x 32 (reused estimate)", run_sheet, &c, "<= 250 ns");
+    report("inference, every text read", run_sheet_texts, &c, "");
+    report("inference, vp_estimate_new + run + free", new_run_free, &c, "<= 2x reused");
+    c.s = st;
+    report("training LoRA r 16 all-linear, 4k x 2", run_sheet, &c, "<= 500 ns");
+    c.s = sf;
+    report("training QLoRA r 16, every key, FSDP x 8", run_sheet, &c, "<= 500 ns");
+    report("training QLoRA FSDP x 8, every text read", run_sheet_texts, &c, "");
+    c.s = si;
+    c.target = VP_FIT_CONTEXT;
+    report("fit: solve context (inference)", solve, &c, "<= 5,000 ns");
+    c.target = VP_FIT_CONCURRENCY;
+    report("fit: solve concurrency (inference)", solve, &c, "<= 5,000 ns");
+    c.s = st;
+    c.target = VP_FIT_MICROBATCH;
+    report("fit: solve microbatch (LoRA)", solve, &c, "<= 5,000 ns");
+
+    /* the same estimates as structured workloads: no text at all */
+    c.w = &wi;
+    printf("structured workloads (vp_estimate_run_workload):\n");
+    report("inference vLLM 8k x 32, no how texts", run_workload, &c, "< 1,000 ns");
+    wi.flags = VP_WORKLOAD_HOW;
+    report("the same with how texts, every text read", run_workload_texts, &c, "");
+    c.w = &wq;
+    report("QLoRA r 16, FSDP x 8, 4k x 4, no how texts", run_workload, &c, "< 1,000 ns");
+    wq.flags = VP_WORKLOAD_HOW;
+    report("the same with how texts, every text read", run_workload_texts, &c, "");
+
+    printf("component estimators (Llama-3.1-8B):\n");
     for (size_t i = 0; i < sizeof(comps) / sizeof(comps[0]); i++) {
         c.opts = comps[i].o;
         report(comps[i].label, comps[i].f, &c, "< 100 ns");

@@ -230,49 +230,52 @@ vp_status vp_activations_options_init(vp_activations_options *opts, unsigned int
 vp_status vp_activations_bytes(vp_bytes *activations, vp_bytes *logits, const vp_model *m,
                                const vp_activations_options *opts, vp_error *err)
 {
-    vp_activations_options o;
+    vp_activations_options local;
     vp__fmt f;
     uint64_t unq = 0;
     bool ovf = false;
     if (activations == NULL || m == NULL || opts == NULL)
         return vp__error_set(err, VP_EMISUSE, NULL, "vp_activations_bytes: a NULL argument");
-    vp_status st = vp__options_read(&o, sizeof(o), opts, act_sizes,
-                                    VP_ACTIVATIONS_OPTIONS_VERSION, "vp_activations_options", err);
-    if (st != VP_OK ||
-        (st = vp__enum_check((int)o.task, VP_TASK_FULL, "task", err)) != VP_OK ||
-        (st = vp__enum_check((int)o.framework, VP_FRAMEWORK_SGLANG, "framework", err)) != VP_OK ||
-        (st = vp__enum_check((int)o.part, VP_ACTIVATIONS_EVAL, "part", err)) != VP_OK ||
-        (st = vp__enum_check((int)o.checkpointing, VP_CHECKPOINTING_FULL, "checkpointing",
-                             err)) != VP_OK ||
-        (st = vp__enum_check((int)o.cross_entropy, VP_CROSS_ENTROPY_FUSED, "cross_entropy",
-                             err)) != VP_OK ||
-        (st = vp__enum_check((int)o.unquantized_dtype, VP_DTYPE_FP16, "unquantized_dtype",
-                             err)) != VP_OK ||
-        (st = vp__enum_check((int)o.sharding, VP_SHARDING_FSDP, "sharding", err)) != VP_OK ||
-        (st = vp__check_limit(o.tokens, VP__LIM_CONTEXT, "tokens", err)) != VP_OK ||
-        (st = vp__check_limit(o.sequences, VP__LIM_BATCH, "sequences", err)) != VP_OK ||
-        (st = vp__check_limit(o.max_num_batched_tokens, VP__LIM_CONTEXT,
-                              "max_num_batched_tokens", err)) != VP_OK ||
-        (st = vp__check_limit(o.max_num_seqs, VP__LIM_BATCH, "max_num_seqs", err)) != VP_OK ||
-        (st = vp__check_limit(o.grad_accumulation, VP__LIM_BATCH, "grad_accumulation",
-                              err)) != VP_OK ||
-        (st = vp__layout_opts(&o.tensor_parallel, &o.pipeline_parallel, o.stage,
-                              &o.data_parallel, err)) != VP_OK ||
-        (st = vp__fmt_parse(&f, m, o.format, 0, err)) != VP_OK ||
-        (st = vp__layout_check(f.a, o.tensor_parallel, o.pipeline_parallel, NULL, err)) != VP_OK)
+    vp_status st;
+    const vp_activations_options *o =
+        vp__options_view(&local, sizeof(local), opts, act_sizes, VP_ACTIVATIONS_OPTIONS_VERSION,
+                         "vp_activations_options", err, &st);
+    if (o == NULL)
         return st;
-    bool training = o.task != VP_TASK_INFERENCE;
-    if (!training && o.part != VP_ACTIVATIONS_FORWARD)
+    uint64_t tp = o->tensor_parallel, pp = o->pipeline_parallel, dp = o->data_parallel;
+    if ((st = vp__enum_check((int)o->task, VP_TASK_FULL, "task", err)) != VP_OK ||
+        (st = vp__enum_check((int)o->framework, VP_FRAMEWORK_SGLANG, "framework", err)) != VP_OK ||
+        (st = vp__enum_check((int)o->part, VP_ACTIVATIONS_EVAL, "part", err)) != VP_OK ||
+        (st = vp__enum_check((int)o->checkpointing, VP_CHECKPOINTING_FULL, "checkpointing",
+                             err)) != VP_OK ||
+        (st = vp__enum_check((int)o->cross_entropy, VP_CROSS_ENTROPY_FUSED, "cross_entropy",
+                             err)) != VP_OK ||
+        (st = vp__enum_check((int)o->unquantized_dtype, VP_DTYPE_FP16, "unquantized_dtype",
+                             err)) != VP_OK ||
+        (st = vp__enum_check((int)o->sharding, VP_SHARDING_FSDP, "sharding", err)) != VP_OK ||
+        (st = vp__check_limit(o->tokens, VP__LIM_CONTEXT, "tokens", err)) != VP_OK ||
+        (st = vp__check_limit(o->sequences, VP__LIM_BATCH, "sequences", err)) != VP_OK ||
+        (st = vp__check_limit(o->max_num_batched_tokens, VP__LIM_CONTEXT,
+                              "max_num_batched_tokens", err)) != VP_OK ||
+        (st = vp__check_limit(o->max_num_seqs, VP__LIM_BATCH, "max_num_seqs", err)) != VP_OK ||
+        (st = vp__check_limit(o->grad_accumulation, VP__LIM_BATCH, "grad_accumulation",
+                              err)) != VP_OK ||
+        (st = vp__layout_opts(&tp, &pp, o->stage, &dp, err)) != VP_OK ||
+        (st = vp__fmt_parse(&f, m, o->format, 0, err)) != VP_OK ||
+        (st = vp__layout_check(f.a, tp, pp, NULL, err)) != VP_OK)
+        return st;
+    bool training = o->task != VP_TASK_INFERENCE;
+    if (!training && o->part != VP_ACTIVATIONS_FORWARD)
         return vp__error_set(err, VP_EMISUSE, NULL, "inference has no backward or evaluation "
                              "part: ask for VP_ACTIVATIONS_FORWARD");
-    vp__dtype_bytes((int)o.unquantized_dtype, &unq);
-    bool sharded = o.sharding == VP_SHARDING_ZERO3 || o.sharding == VP_SHARDING_FSDP;
-    vp__actreq r = { &f, (int)o.task, (int)o.framework, o.tokens,
-                     o.sequences ? o.sequences : 1, o.tensor_parallel, o.pipeline_parallel,
-                     o.stage, o.max_num_batched_tokens ? o.max_num_batched_tokens : 8192,
-                     o.max_num_seqs ? o.max_num_seqs : 1024, (int)o.checkpointing,
-                     (int)o.cross_entropy, o.grad_accumulation ? o.grad_accumulation : 1, unq,
-                     sharded ? o.data_parallel : 1 };
+    vp__dtype_bytes((int)o->unquantized_dtype, &unq);
+    bool sharded = o->sharding == VP_SHARDING_ZERO3 || o->sharding == VP_SHARDING_FSDP;
+    vp__actreq r = { &f, (int)o->task, (int)o->framework, o->tokens,
+                     o->sequences ? o->sequences : 1, tp, pp,
+                     o->stage, o->max_num_batched_tokens ? o->max_num_batched_tokens : 8192,
+                     o->max_num_seqs ? o->max_num_seqs : 1024, (int)o->checkpointing,
+                     (int)o->cross_entropy, o->grad_accumulation ? o->grad_accumulation : 1, unq,
+                     sharded ? dp : 1 };
     vp__actres res;
     vp__activations(&res, &r, &ovf);
     if (!res.known)
@@ -283,10 +286,10 @@ vp_status vp_activations_bytes(vp_bytes *activations, vp_bytes *logits, const vp
     if (!training) {
         act = res.act;
         lg = res.logits;
-    } else if (o.part == VP_ACTIVATIONS_FORWARD) {
+    } else if (o->part == VP_ACTIVATIONS_FORWARD) {
         act = res.saved;
         lg = res.logits_fwd;
-    } else if (o.part == VP_ACTIVATIONS_BACKWARD) {
+    } else if (o->part == VP_ACTIVATIONS_BACKWARD) {
         act = res.layer;
         lg = res.logits_bwd;
     } else {

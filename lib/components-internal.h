@@ -97,10 +97,15 @@ static inline vp_status vp__enum_check(int v, int max, const char *what, vp_erro
 
 /* ---- a model and the format its weights are in (weights.c) ------------------------- */
 
+/* The format of a vp__fmt without one (has_q false): all zero, never read for a figure. */
+extern const vp__qformat vp__qformat_none;
+
 typedef struct vp__fmt {
     const vp_model *m;          /* may be NULL */
     const vp__arch *a;          /* NULL: the architecture is unknown */
-    vp__qformat q;              /* the format, when has_q */
+    const vp__qformat *q;       /* the format, when has_q: the caller's, the model's own or
+                                   qbuf (pointed to, not copied: a format is ~100 bytes) */
+    vp__qformat qbuf;           /* a format parsed from text (vp__fmt_parse()) */
     bool has_q;                 /* named by the caller, or the model's own (config.json) */
     bool named;                 /* the caller named it */
     bool gguf;                  /* "gguf-…": a GGUF checkpoint's own tensors */
@@ -124,21 +129,19 @@ static inline void vp__fmt_init_i(vp__fmt *f, const vp_model *m, const vp__qform
     f->gguf = gguf;
     f->has_q = false;
     if (named != NULL) {
-        if (named != &f->q) /* vp__fmt_parse() parses into f->q */
-            f->q = *named;
+        f->q = named; /* the caller's (or f->qbuf): it outlives f */
         f->has_q = true;
     } else if (m && m->has_lt) {
-        f->q = m->q;
+        f->q = &m->q;
         f->has_q = true;
     } else {
-        f->q.method = VP__Q_NONE; /* never read without has_q */
-        f->q.dtype_bytes = 0;
+        f->q = &vp__qformat_none; /* never read without has_q */
     }
-    f->quantized = f->has_q && f->q.method != VP__Q_NONE;
+    f->quantized = f->has_q && f->q->method != VP__Q_NONE;
     f->by_layer = m && m->has_lt && !gguf;
     f->dtype_bytes = f->a ? f->a->dtype_bytes : 2;
-    if (f->has_q && f->q.dtype_bytes)
-        f->dtype_bytes = f->q.dtype_bytes;
+    if (f->has_q && f->q->dtype_bytes)
+        f->dtype_bytes = f->q->dtype_bytes;
     f->params = m && m->params ? m->params : parameters;
     f->L = f->a ? f->a->layers : 0;
 }
@@ -146,7 +149,7 @@ static inline void vp__fmt_init_i(vp__fmt *f, const vp_model *m, const vp__qform
 vp_status vp__fmt_parse_text(vp__fmt *f, const vp_model *m, const char *text,
                              uint64_t parameters, vp_error *err);
 /* From a format's text (NULL: the model's own); VP_EUNSUPPORTED for an unknown one. The
- * parsed format's name is left empty (f->q.name = ""): no component reads it, and the
+ * parsed format's name is left empty (f->q->name = ""): no component reads it, and the
  * engine names formats from vp__qformat_parse(). */
 static inline vp_status vp__fmt_parse(vp__fmt *f, const vp_model *m, const char *text,
                                       uint64_t parameters, vp_error *err)

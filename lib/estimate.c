@@ -1072,7 +1072,7 @@ static vp_status compute_training(vp_estimate *e, const run_in *in, vp_error *er
     /* DeepSpeed ZeRO steps with its own fused optimizer; DDP, FSDP and one GPU with torch's */
     T.torch_opt = w->sharding == VP_SHARDING_NONE || w->sharding == VP_SHARDING_DDP ||
                   w->sharding == VP_SHARDING_FSDP;
-    T.fmt = F->has_q ? &F->q : NULL;
+    T.fmt = F->has_q ? F->q : NULL;
     T.quantized = F->quantized;
 
     vp_status st = train_recipe(e, &T, err);
@@ -1605,7 +1605,7 @@ static vp_status run_weights(vp_estimate *e, run_in *R, vp_error *err)
                     (unsigned long long)w->context, (unsigned long long)a->max_ctx);
 
     /* the weight format and the weights-only figure */
-    const vp__qformat *fmt = R->f->has_q ? &R->f->q : NULL;
+    const vp__qformat *fmt = R->f->has_q ? R->f->q : NULL;
     vp__weights_nominal(R->f, &e->weights_only, &e->weights_only_known, R->ovf);
     if (w->gguf_format && (m == NULL || m->format != VP_FORMAT_GGUF))
         return vp__error_set(err, VP_EUNSUPPORTED, &R->where0,
@@ -1667,7 +1667,7 @@ static uint64_t stage_weights(vp_estimate *e, stage *S, const run_in *R, const i
     const vp__wl *w = R->w;
     const vp_model *m = w->model;
     const vp__fmt *F = R->f;
-    const vp__qformat *fmt = F->has_q ? &F->q : NULL;
+    const vp__qformat *fmt = F->has_q ? F->q : NULL;
     uint64_t wsum = 0;
     if (R->weights_known) {
         vp__wres wr;
@@ -2048,7 +2048,7 @@ static vp_status compute(vp_estimate *e, const vp__wl *w, uint64_t capacity, boo
     vp_status st = run_weights(e, &R, err);
     if (st != VP_OK)
         return st;
-    note_assumptions(e, w, F.has_q ? &F.q : NULL, F.dtype_bytes, capacity);
+    note_assumptions(e, w, F.has_q ? F.q : NULL, F.dtype_bytes, capacity);
     const char *ignored = vp__serving_ignored(w);
     if (ignored != NULL)
         add_warning(e, "%s", ignored);

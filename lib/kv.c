@@ -107,36 +107,39 @@ vp_status vp_kv_options_init(vp_kv_options *opts, unsigned int version)
 vp_status vp_kv_cache_bytes(vp_bytes *out, const vp_model *m, const vp_kv_options *opts,
                             vp_error *err)
 {
-    vp_kv_options o;
+    vp_kv_options local;
     vp__fmt f;
     uint64_t kvb = 0;
     bool ovf = false;
     if (out == NULL || m == NULL || opts == NULL)
         return vp__error_set(err, VP_EMISUSE, NULL, "vp_kv_cache_bytes: a NULL argument");
-    vp_status st = vp__options_read(&o, sizeof(o), opts, kv_sizes, VP_KV_OPTIONS_VERSION,
-                                    "vp_kv_options", err);
-    if (st != VP_OK ||
-        (st = vp__check_limit(o.tokens, VP__LIM_CONTEXT, "tokens", err)) != VP_OK ||
-        (st = vp__check_limit(o.sequences, VP__LIM_BATCH, "sequences", err)) != VP_OK ||
-        (st = vp__check_limit(o.block_size, VP__LIM_CONTEXT, "block_size", err)) != VP_OK ||
-        (st = vp__check_limit(o.prefill_chunk, VP__LIM_CONTEXT, "prefill_chunk", err)) != VP_OK ||
-        (st = vp__enum_check((int)o.kv_dtype, VP_DTYPE_FP8, "kv_dtype", err)) != VP_OK ||
-        (st = vp__layout_opts(&o.tensor_parallel, &o.pipeline_parallel, o.stage, NULL,
-                              err)) != VP_OK ||
-        (st = vp__fmt_parse(&f, m, o.format, 0, err)) != VP_OK)
+    vp_status st;
+    const vp_kv_options *o =
+        vp__options_view(&local, sizeof(local), opts, kv_sizes, VP_KV_OPTIONS_VERSION,
+                         "vp_kv_options", err, &st);
+    if (o == NULL)
+        return st;
+    uint64_t tp = o->tensor_parallel, pp = o->pipeline_parallel;
+    if ((st = vp__check_limit(o->tokens, VP__LIM_CONTEXT, "tokens", err)) != VP_OK ||
+        (st = vp__check_limit(o->sequences, VP__LIM_BATCH, "sequences", err)) != VP_OK ||
+        (st = vp__check_limit(o->block_size, VP__LIM_CONTEXT, "block_size", err)) != VP_OK ||
+        (st = vp__check_limit(o->prefill_chunk, VP__LIM_CONTEXT, "prefill_chunk", err)) != VP_OK ||
+        (st = vp__enum_check((int)o->kv_dtype, VP_DTYPE_FP8, "kv_dtype", err)) != VP_OK ||
+        (st = vp__layout_opts(&tp, &pp, o->stage, NULL, err)) != VP_OK ||
+        (st = vp__fmt_parse(&f, m, o->format, 0, err)) != VP_OK)
         return st;
     if (f.a == NULL)
         return vp__error_set(err, VP_EUNKNOWN, NULL, "the KV cache needs the model's "
                              "architecture (layers, KV heads, head dimension): a config.json or "
                              "a GGUF file with its metadata");
-    if (o.tokens == 0)
+    if (o->tokens == 0)
         return vp__error_set(err, VP_EUNKNOWN, NULL, "the KV cache needs the tokens per sequence "
                              "(workload.context)");
-    if ((st = vp__layout_check(f.a, o.tensor_parallel, o.pipeline_parallel, NULL, err)) != VP_OK)
+    if ((st = vp__layout_check(f.a, tp, pp, NULL, err)) != VP_OK)
         return st;
-    vp__dtype_bytes((int)o.kv_dtype, &kvb);
-    vp__kvreq r = { &f, kvb, o.tokens, o.sequences, o.tensor_parallel, o.pipeline_parallel,
-                    o.stage, o.block_size, o.prefill_chunk };
+    vp__dtype_bytes((int)o->kv_dtype, &kvb);
+    vp__kvreq r = { &f, kvb, o->tokens, o->sequences, tp, pp,
+                    o->stage, o->block_size, o->prefill_chunk };
     vp__kvres res;
     vp__kv(&res, &r, &ovf);
     if (ovf)

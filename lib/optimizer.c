@@ -282,37 +282,40 @@ vp_status vp_lora_options_init(vp_lora_options *opts, unsigned int version)
 static vp_status optimizer_run(vp__optres *res, const vp_model *m, vp_count trainable,
                                const vp_optimizer_options *opts, vp_error *err)
 {
-    vp_optimizer_options o;
+    vp_optimizer_options local;
     vp__fmt f;
     vp__recipe rc;
     uint64_t od = 0;
     bool ovf = false;
-    vp_status st = vp__options_read(&o, sizeof(o), opts, opt_sizes, VP_OPTIMIZER_OPTIONS_VERSION,
-                                    "vp_optimizer_options", err);
-    if (st != VP_OK ||
-        (st = vp__enum_check((int)o.optimizer, VP_OPTIMIZER_NONE, "optimizer", err)) != VP_OK ||
-        (st = vp__enum_check((int)o.task, VP_TASK_FULL, "task", err)) != VP_OK ||
-        (st = vp__enum_check((int)o.framework, VP_FRAMEWORK_SGLANG, "framework", err)) != VP_OK ||
-        (st = vp__enum_check((int)o.master_weights, VP_MASTER_WEIGHTS_OFF, "master_weights",
-                             err)) != VP_OK ||
-        (st = vp__enum_check((int)o.state_dtype, VP_DTYPE_FP16, "state_dtype", err)) != VP_OK ||
-        (st = vp__enum_check((int)o.sharding, VP_SHARDING_FSDP, "sharding", err)) != VP_OK ||
-        (st = vp__check_limit(o.lora_rank, VP__LIM_DIM, "lora_rank", err)) != VP_OK ||
-        (st = vp__check_limit(trainable.n, VP__LIM_PARAMETERS, "trainable", err)) != VP_OK ||
-        (st = vp__layout_opts(&o.tensor_parallel, &o.pipeline_parallel, o.stage,
-                              &o.data_parallel, err)) != VP_OK ||
-        (st = vp__fmt_parse(&f, m, o.format, 0, err)) != VP_OK ||
-        (st = vp__layout_check(f.a, o.tensor_parallel, o.pipeline_parallel, NULL, err)) != VP_OK)
+    vp_status st;
+    const vp_optimizer_options *o =
+        vp__options_view(&local, sizeof(local), opts, opt_sizes, VP_OPTIMIZER_OPTIONS_VERSION,
+                         "vp_optimizer_options", err, &st);
+    if (o == NULL)
         return st;
-    bool full = o.task == VP_TASK_FULL || o.task == VP_TASK_INFERENCE;
-    vp__dtype_bytes((int)o.state_dtype, &od);
-    int master = o.master_weights == VP_MASTER_WEIGHTS_ON ? 1
-                 : o.master_weights == VP_MASTER_WEIGHTS_OFF ? 0 : -1;
-    switch (vp__recipe_resolve(&rc, &f, full, o.framework == VP_FRAMEWORK_TRANSFORMERS, master, od)) {
+    uint64_t tp = o->tensor_parallel, pp = o->pipeline_parallel, dp = o->data_parallel;
+    if ((st = vp__enum_check((int)o->optimizer, VP_OPTIMIZER_NONE, "optimizer", err)) != VP_OK ||
+        (st = vp__enum_check((int)o->task, VP_TASK_FULL, "task", err)) != VP_OK ||
+        (st = vp__enum_check((int)o->framework, VP_FRAMEWORK_SGLANG, "framework", err)) != VP_OK ||
+        (st = vp__enum_check((int)o->master_weights, VP_MASTER_WEIGHTS_OFF, "master_weights",
+                             err)) != VP_OK ||
+        (st = vp__enum_check((int)o->state_dtype, VP_DTYPE_FP16, "state_dtype", err)) != VP_OK ||
+        (st = vp__enum_check((int)o->sharding, VP_SHARDING_FSDP, "sharding", err)) != VP_OK ||
+        (st = vp__check_limit(o->lora_rank, VP__LIM_DIM, "lora_rank", err)) != VP_OK ||
+        (st = vp__check_limit(trainable.n, VP__LIM_PARAMETERS, "trainable", err)) != VP_OK ||
+        (st = vp__layout_opts(&tp, &pp, o->stage, &dp, err)) != VP_OK ||
+        (st = vp__fmt_parse(&f, m, o->format, 0, err)) != VP_OK ||
+        (st = vp__layout_check(f.a, tp, pp, NULL, err)) != VP_OK)
+        return st;
+    bool full = o->task == VP_TASK_FULL || o->task == VP_TASK_INFERENCE;
+    vp__dtype_bytes((int)o->state_dtype, &od);
+    int master = o->master_weights == VP_MASTER_WEIGHTS_ON ? 1
+                 : o->master_weights == VP_MASTER_WEIGHTS_OFF ? 0 : -1;
+    switch (vp__recipe_resolve(&rc, &f, full, o->framework == VP_FRAMEWORK_TRANSFORMERS, master, od)) {
     case 1:
         return vp__error_set(err, VP_EINVALID, NULL, "state_dtype %s contradicts master_weights "
                              "on: a master copy keeps fp32 optimizer states",
-                             o.state_dtype == VP_DTYPE_BF16 ? "bf16" : "fp16");
+                             o->state_dtype == VP_DTYPE_BF16 ? "bf16" : "fp16");
     case 2:
         return vp__error_set(err, VP_EINVALID, NULL, "state_dtype fp32 contradicts "
                              "master_weights off: without a master copy torch allocates the "
@@ -320,11 +323,10 @@ static vp_status optimizer_run(vp__optres *res, const vp_model *m, vp_count trai
     default:
         break;
     }
-    uint64_t dp = o.data_parallel;
-    vp__optreq r = { &f, &rc, (int)o.optimizer, !full, o.lora_rank, trainable.n,
-                     o.tensor_parallel, o.pipeline_parallel, o.stage,
-                     o.sharding >= VP_SHARDING_ZERO1 ? dp : 1,
-                     o.sharding >= VP_SHARDING_ZERO2 ? dp : 1 };
+    vp__optreq r = { &f, &rc, (int)o->optimizer, !full, o->lora_rank, trainable.n,
+                     tp, pp, o->stage,
+                     o->sharding >= VP_SHARDING_ZERO1 ? dp : 1,
+                     o->sharding >= VP_SHARDING_ZERO2 ? dp : 1 };
     vp__optimizer(res, &r, &ovf);
     if (ovf)
         return vp__error_set(err, VP_EOVERFLOW, NULL, "the optimizer's bytes exceed 2^64 − 1");
@@ -362,38 +364,41 @@ vp_status vp_gradients_bytes(vp_bytes *out, const vp_model *m, vp_count trainabl
 vp_status vp_lora_parameters(vp_count *out, const vp_model *m, const vp_lora_options *opts,
                              vp_error *err)
 {
-    vp_lora_options o;
+    vp_lora_options local;
     bool hit[VP__LIM_TARGETS], ovf = false;
     uint64_t count, wide;
     if (out == NULL || m == NULL || opts == NULL)
         return vp__error_set(err, VP_EMISUSE, NULL, "vp_lora_parameters: a NULL argument");
-    vp_status st = vp__options_read(&o, sizeof(o), opts, lora_sizes, VP_LORA_OPTIONS_VERSION,
-                                    "vp_lora_options", err);
-    if (st != VP_OK ||
-        (st = vp__check_limit(o.rank, VP__LIM_DIM, "rank", err)) != VP_OK ||
-        (st = vp__check_limit(o.n_targets, VP__LIM_TARGETS, "targets", err)) != VP_OK)
+    vp_status st;
+    const vp_lora_options *o =
+        vp__options_view(&local, sizeof(local), opts, lora_sizes, VP_LORA_OPTIONS_VERSION,
+                         "vp_lora_options", err, &st);
+    if (o == NULL)
         return st;
-    if (o.n_targets && o.targets == NULL)
+    if ((st = vp__check_limit(o->rank, VP__LIM_DIM, "rank", err)) != VP_OK ||
+        (st = vp__check_limit(o->n_targets, VP__LIM_TARGETS, "targets", err)) != VP_OK)
+        return st;
+    if (o->n_targets && o->targets == NULL)
         return vp__error_set(err, VP_EMISUSE, NULL, "vp_lora_parameters: %zu targets and no "
-                             "array", o.n_targets);
-    for (size_t i = 0; i < o.n_targets; i++) {
-        if (o.targets[i] == NULL)
+                             "array", o->n_targets);
+    for (size_t i = 0; i < o->n_targets; i++) {
+        if (o->targets[i] == NULL)
             return vp__error_set(err, VP_EMISUSE, NULL, "LoRA target %zu is NULL", i);
-        size_t n = strlen(o.targets[i]);
+        size_t n = strlen(o->targets[i]);
         if (n == 0 || n > VP__LIM_TARGET_NAME)
             return vp__error_set(err, n ? VP_ELIMIT : VP_EINVALID, NULL, "LoRA target %zu: %zu "
                                  "bytes (1 to %llu)", i, n,
                                  (unsigned long long)VP__LIM_TARGET_NAME);
     }
-    if (o.rank == 0)
+    if (o->rank == 0)
         return vp__error_set(err, VP_EUNKNOWN, NULL, "the LoRA count needs the rank");
     if (!m->has_lt)
         return vp__error_set(err, VP_EUNKNOWN, NULL, "the LoRA count needs the model's module "
                              "shapes (a config.json)");
-    if (!vp__lora_count(m, o.rank, o.targets, o.n_targets, &count, hit, &wide, &ovf))
+    if (!vp__lora_count(m, o->rank, o->targets, o->n_targets, &count, hit, &wide, &ovf))
         return vp__error_set(err, VP_EINVALID, NULL, "no LoRA target matches a linear module "
                              "of %s (first target \"%s\")", m->model_type,
-                             o.n_targets ? o.targets[0] : "q_proj");
+                             o->n_targets ? o->targets[0] : "q_proj");
     if (ovf)
         return vp__error_set(err, VP_EOVERFLOW, NULL, "the LoRA count exceeds 2^64 − 1");
     out->n = count;

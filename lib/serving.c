@@ -346,10 +346,10 @@ static void draft_stage(vp__sv_out *o, const vp__sv_req *r, uint64_t *outside_ne
      * an unknown asking for draft.parameters, which the sheet gives) */
     if (named == NULL && sv->draft_model == NULL && sv->draft_params && F->has_q &&
         strncmp(sv->draft_fmt_text, "gguf-", 5) != 0) {
-        named = &F->q;
+        named = F->q;
         if (first)
             note(o->assumption, &o->n_assumption, "draft.weights: the target's format "
-                 "(%s); set draft.weights for another", F->q.name[0] ? F->q.name : "16-bit");
+                 "(%s); set draft.weights for another", F->q->name[0] ? F->q->name : "16-bit");
     }
     bool gguf = strncmp(sv->draft_fmt_text, "gguf-", 5) == 0;
     vp__fmt_init(&DF, sv->draft_model, named, gguf, sv->draft_params);

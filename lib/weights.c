@@ -1302,13 +1302,15 @@ vp_status vp__qformat_parse(vp__qformat *out, const char *text)
 
 /* ---- a model and its format ---------------------------------------------------------- */
 
+const vp__qformat vp__qformat_none; /* zero: VP__Q_NONE, no dtype */
+
 void vp__fmt_init(vp__fmt *f, const vp_model *m, const vp__qformat *named, bool gguf,
                   uint64_t parameters)
 {
     vp__fmt_init_i(f, m, named, gguf, parameters);
 }
 
-/* name: the format's name copied into f->q.name (no component reads it; "" otherwise) */
+/* name: the format's name copied into f->qbuf.name (no component reads it; "" otherwise) */
 static ALWAYS_INLINE vp_status fmt_parse_i(vp__fmt *f, const vp_model *m, const char *text,
                                            uint64_t parameters, bool name, vp_error *err)
 {
@@ -1325,14 +1327,14 @@ static ALWAYS_INLINE vp_status fmt_parse_i(vp__fmt *f, const vp_model *m, const 
         vp__fmt_init_i(f, m, NULL, true, parameters);
         return VP_OK;
     }
-    if (!qformat_fields_i(&f->q, text, strlen(text), name)) {
+    if (!qformat_fields_i(&f->qbuf, text, strlen(text), name)) {
         vp__error_set(err, VP_EUNSUPPORTED, NULL, "unknown weight format \"%.40s\" (fp32, "
                       "bf16, fp16, fp8, int8, fp8-block128, nf4, fp4, nf4-dq, fp4-dq, "
                       "int8-bnb, gptq-int<b>-g<g>, awq-int4-g<g>, mxfp4, nvfp4, gguf-<type>)",
                       text);
         return VP_EUNSUPPORTED;
     }
-    vp__fmt_init_i(f, m, &f->q, false, parameters);
+    vp__fmt_init_i(f, m, &f->qbuf, false, parameters);
     return VP_OK;
 }
 
@@ -1393,7 +1395,7 @@ void vp__weights_nominal(const vp__fmt *f, uint64_t *out, bool *known, bool *ovf
                m->role_bytes[VP_ROLE_UNQUANTIZED];
         return;
     }
-    uint64_t bits = f->has_q ? vp__nominal_bits(&f->q, f->dtype_bytes) : 8 * f->dtype_bytes;
+    uint64_t bits = f->has_q ? vp__nominal_bits(f->q, f->dtype_bytes) : 8 * f->dtype_bytes;
     uint64_t b = vp__mul_sat(f->params, bits, ovf);
     *out = b / 8 + (b % 8 != 0);
 }
@@ -1408,9 +1410,9 @@ static ALWAYS_INLINE vp_status weights_sums_i(vp__wsums *s, const vp__fmt *f, ui
     if (f->by_layer) {
         /* the model's modules by name, in the format (the unquantized ones in unq bytes) */
         vp__qformat q2;
-        const vp__qformat *q = f->named ? &f->q : NULL;
+        const vp__qformat *q = f->named ? f->q : NULL;
         if (unq && f->quantized) {
-            q2 = f->q;
+            q2 = *f->q;
             q2.dtype_bytes = unq;
             q = &q2;
             s->unq_applied = true;
@@ -1525,38 +1527,41 @@ vp_status vp_weights_options_init(vp_weights_options *opts, unsigned int version
 static vp_status weights_run(vp__wres *res, const vp_model *m, const vp_weights_options *opts,
                              vp_error *err)
 {
-    vp_weights_options o;
+    vp_weights_options local;
     vp__fmt f;
     vp__wsums sums;
     uint64_t unq = 0;
     bool ovf = false;
-    vp_status st = vp__options_read(&o, sizeof(o), opts, weights_sizes,
-                                    VP_WEIGHTS_OPTIONS_VERSION, "vp_weights_options", err);
-    if (st != VP_OK ||
-        (st = vp__enum_check((int)o.task, VP_TASK_FULL, "task", err)) != VP_OK ||
-        (st = vp__enum_check((int)o.framework, VP_FRAMEWORK_SGLANG, "framework", err)) != VP_OK ||
-        (st = vp__enum_check((int)o.sharding, VP_SHARDING_FSDP, "sharding", err)) != VP_OK ||
-        (st = vp__enum_check((int)o.unquantized_dtype, VP_DTYPE_FP16, "unquantized_dtype",
+    vp_status st;
+    const vp_weights_options *o =
+        vp__options_view(&local, sizeof(local), opts, weights_sizes, VP_WEIGHTS_OPTIONS_VERSION,
+                         "vp_weights_options", err, &st);
+    if (o == NULL)
+        return st;
+    uint64_t tp = o->tensor_parallel, pp = o->pipeline_parallel, dp = o->data_parallel;
+    if ((st = vp__enum_check((int)o->task, VP_TASK_FULL, "task", err)) != VP_OK ||
+        (st = vp__enum_check((int)o->framework, VP_FRAMEWORK_SGLANG, "framework", err)) != VP_OK ||
+        (st = vp__enum_check((int)o->sharding, VP_SHARDING_FSDP, "sharding", err)) != VP_OK ||
+        (st = vp__enum_check((int)o->unquantized_dtype, VP_DTYPE_FP16, "unquantized_dtype",
                              err)) != VP_OK ||
-        (st = vp__layout_opts(&o.tensor_parallel, &o.pipeline_parallel, o.stage,
-                              &o.data_parallel, err)) != VP_OK ||
-        (st = vp__check_limit(o.parameters, VP__LIM_PARAMETERS, "parameters", err)) != VP_OK ||
-        (st = fmt_parse_i(&f, m, o.format, o.parameters, false, err)) != VP_OK)
+        (st = vp__layout_opts(&tp, &pp, o->stage, &dp, err)) != VP_OK ||
+        (st = vp__check_limit(o->parameters, VP__LIM_PARAMETERS, "parameters", err)) != VP_OK ||
+        (st = fmt_parse_i(&f, m, o->format, o->parameters, false, err)) != VP_OK)
         return st;
-    if ((st = vp__layout_check(f.a, o.tensor_parallel, o.pipeline_parallel, NULL, err)) != VP_OK)
+    if ((st = vp__layout_check(f.a, tp, pp, NULL, err)) != VP_OK)
         return st;
-    bool training = o.task != VP_TASK_INFERENCE;
-    bool sharded = training && (o.sharding == VP_SHARDING_ZERO3 || o.sharding == VP_SHARDING_FSDP);
+    bool training = o->task != VP_TASK_INFERENCE;
+    bool sharded =
+        training && (o->sharding == VP_SHARDING_ZERO3 || o->sharding == VP_SHARDING_FSDP);
     if (training)
-        vp__dtype_bytes((int)o.unquantized_dtype, &unq);
-    st = weights_sums_i(&sums, &f, o.tensor_parallel, o.pipeline_parallel, unq, &ovf);
+        vp__dtype_bytes((int)o->unquantized_dtype, &unq);
+    st = weights_sums_i(&sums, &f, tp, pp, unq, &ovf);
     if (st != VP_OK)
         return vp__error_set(err, st, NULL, "weight bytes overflow");
     if (sums.kind == VP__W_UNKNOWN)
         return vp__error_set(err, VP_EUNKNOWN, NULL, "the weights need %s", sums.needs);
-    weights_stage_i(res, &sums, &f, o.pipeline_parallel, o.stage,
-                      sharded ? o.data_parallel : 1,
-                      !training && o.framework == VP_FRAMEWORK_VLLM, &ovf);
+    weights_stage_i(res, &sums, &f, pp, o->stage, sharded ? dp : 1,
+                    !training && o->framework == VP_FRAMEWORK_VLLM, &ovf);
     if (ovf)
         return vp__error_set(err, VP_EOVERFLOW, NULL, "the weights exceed 2^64 − 1 bytes");
     return VP_OK;

@@ -323,56 +323,59 @@ static const char *const dtype_names[] = { "auto", "fp32", "bf16", "fp16", "fp8"
 vp_status vp__wl_from_workload(vp__wl *w, const vp_model *m, const vp_workload *in,
                                vp_error *err)
 {
-    vp_workload o;
-    vp_status st = vp__options_read(&o, sizeof(o), in, workload_sizes, VP_WORKLOAD_VERSION,
-                                    "vp_workload", err);
-    if (st != VP_OK ||
-        (st = vp__enum_check((int)o.task, VP_TASK_FULL, "task", err)) != VP_OK ||
-        (st = vp__enum_check((int)o.framework, VP_FRAMEWORK_SGLANG, "framework", err)) != VP_OK ||
-        (st = vp__enum_check((int)o.kv_cache, VP_DTYPE_FP8, "kv_cache", err)) != VP_OK ||
-        (st = vp__enum_check((int)o.sharding, VP_SHARDING_FSDP, "sharding", err)) != VP_OK ||
-        (st = vp__enum_check((int)o.optimizer, VP_OPTIMIZER_NONE, "optimizer", err)) != VP_OK ||
-        (st = vp__enum_check((int)o.master_weights, VP_MASTER_WEIGHTS_OFF, "master_weights",
-                             err)) != VP_OK ||
-        (st = vp__enum_check((int)o.optimizer_dtype, VP_DTYPE_FP16, "optimizer_dtype",
-                             err)) != VP_OK ||
-        (st = vp__enum_check((int)o.unquantized_dtype, VP_DTYPE_FP16, "unquantized_dtype",
-                             err)) != VP_OK ||
-        (st = vp__enum_check((int)o.checkpointing, VP_CHECKPOINTING_FULL, "checkpointing",
-                             err)) != VP_OK ||
-        (st = vp__enum_check((int)o.cross_entropy, VP_CROSS_ENTROPY_FUSED, "cross_entropy",
-                             err)) != VP_OK ||
-        (st = vp__enum_check((int)o.export_mode, VP_EXPORT_NONE, "export_mode", err)) != VP_OK ||
-        (st = vp__check_limit(o.context, VP__LIM_CONTEXT, "context", err)) != VP_OK ||
-        (st = vp__check_limit(o.concurrency, VP__LIM_BATCH, "concurrency", err)) != VP_OK ||
-        (st = vp__check_limit(o.microbatch, VP__LIM_BATCH, "microbatch", err)) != VP_OK ||
-        (st = vp__check_limit(o.grad_accumulation, VP__LIM_BATCH, "grad_accumulation",
-                              err)) != VP_OK ||
-        (st = vp__check_limit(o.gpus, VP__LIM_GPUS, "gpus", err)) != VP_OK ||
-        (st = vp__layout_opts(&o.tensor_parallel, &o.pipeline_parallel, 0, NULL, err)) != VP_OK ||
-        (st = vp__check_limit(o.parameters, VP__LIM_PARAMETERS, "parameters", err)) != VP_OK ||
-        (st = vp__check_limit(o.max_num_batched_tokens, VP__LIM_CONTEXT,
-                              "max_num_batched_tokens", err)) != VP_OK ||
-        (st = vp__check_limit(o.max_num_seqs, VP__LIM_BATCH, "max_num_seqs", err)) != VP_OK ||
-        (st = vp__check_limit(o.block_size, VP__LIM_CONTEXT, "block_size", err)) != VP_OK ||
-        (st = vp__check_limit(o.lora_rank, VP__LIM_DIM, "lora_rank", err)) != VP_OK ||
-        (st = vp__check_limit(o.n_reserves, VP__LIM_RESERVES, "n_reserves", err)) != VP_OK ||
-        (st = vp__check_limit(o.n_lora_targets, VP__LIM_TARGETS, "n_lora_targets", err)) != VP_OK)
+    vp_workload local;
+    vp_status st;
+    const vp_workload *o = vp__options_view(&local, sizeof(local), in, workload_sizes,
+                                            VP_WORKLOAD_VERSION, "vp_workload", err, &st);
+    if (o == NULL)
         return st;
-    if (o.gpu_memory_utilization_ppm > 1000000)
+    uint64_t tp = o->tensor_parallel, pp = o->pipeline_parallel;
+    if ((st = vp__enum_check((int)o->task, VP_TASK_FULL, "task", err)) != VP_OK ||
+        (st = vp__enum_check((int)o->framework, VP_FRAMEWORK_SGLANG, "framework", err)) != VP_OK ||
+        (st = vp__enum_check((int)o->kv_cache, VP_DTYPE_FP8, "kv_cache", err)) != VP_OK ||
+        (st = vp__enum_check((int)o->sharding, VP_SHARDING_FSDP, "sharding", err)) != VP_OK ||
+        (st = vp__enum_check((int)o->optimizer, VP_OPTIMIZER_NONE, "optimizer", err)) != VP_OK ||
+        (st = vp__enum_check((int)o->master_weights, VP_MASTER_WEIGHTS_OFF, "master_weights",
+                             err)) != VP_OK ||
+        (st = vp__enum_check((int)o->optimizer_dtype, VP_DTYPE_FP16, "optimizer_dtype",
+                             err)) != VP_OK ||
+        (st = vp__enum_check((int)o->unquantized_dtype, VP_DTYPE_FP16, "unquantized_dtype",
+                             err)) != VP_OK ||
+        (st = vp__enum_check((int)o->checkpointing, VP_CHECKPOINTING_FULL, "checkpointing",
+                             err)) != VP_OK ||
+        (st = vp__enum_check((int)o->cross_entropy, VP_CROSS_ENTROPY_FUSED, "cross_entropy",
+                             err)) != VP_OK ||
+        (st = vp__enum_check((int)o->export_mode, VP_EXPORT_NONE, "export_mode", err)) != VP_OK ||
+        (st = vp__check_limit(o->context, VP__LIM_CONTEXT, "context", err)) != VP_OK ||
+        (st = vp__check_limit(o->concurrency, VP__LIM_BATCH, "concurrency", err)) != VP_OK ||
+        (st = vp__check_limit(o->microbatch, VP__LIM_BATCH, "microbatch", err)) != VP_OK ||
+        (st = vp__check_limit(o->grad_accumulation, VP__LIM_BATCH, "grad_accumulation",
+                              err)) != VP_OK ||
+        (st = vp__check_limit(o->gpus, VP__LIM_GPUS, "gpus", err)) != VP_OK ||
+        (st = vp__layout_opts(&tp, &pp, 0, NULL, err)) != VP_OK ||
+        (st = vp__check_limit(o->parameters, VP__LIM_PARAMETERS, "parameters", err)) != VP_OK ||
+        (st = vp__check_limit(o->max_num_batched_tokens, VP__LIM_CONTEXT,
+                              "max_num_batched_tokens", err)) != VP_OK ||
+        (st = vp__check_limit(o->max_num_seqs, VP__LIM_BATCH, "max_num_seqs", err)) != VP_OK ||
+        (st = vp__check_limit(o->block_size, VP__LIM_CONTEXT, "block_size", err)) != VP_OK ||
+        (st = vp__check_limit(o->lora_rank, VP__LIM_DIM, "lora_rank", err)) != VP_OK ||
+        (st = vp__check_limit(o->n_reserves, VP__LIM_RESERVES, "n_reserves", err)) != VP_OK ||
+        (st = vp__check_limit(o->n_lora_targets, VP__LIM_TARGETS, "n_lora_targets", err)) != VP_OK)
+        return st;
+    if (o->gpu_memory_utilization_ppm > 1000000)
         return vp__error_set(err, VP_ERANGE, NULL, "gpu_memory_utilization_ppm = %u is more "
-                             "than 1,000,000 (the whole device)", o.gpu_memory_utilization_ppm);
-    uint64_t mp = o.tensor_parallel * o.pipeline_parallel;
-    if (o.gpus && (o.gpus % mp != 0 || o.gpus < mp))
+                             "than 1,000,000 (the whole device)", o->gpu_memory_utilization_ppm);
+    uint64_t mp = tp * pp;
+    if (o->gpus && (o->gpus % mp != 0 || o->gpus < mp))
         return vp__error_set(err, VP_EINVALID, NULL, "gpus = %llu is not a multiple of "
                              "tensor_parallel × pipeline_parallel = %llu × %llu",
-                             (unsigned long long)o.gpus, (unsigned long long)o.tensor_parallel,
-                             (unsigned long long)o.pipeline_parallel);
-    if (o.n_reserves && (o.reserve_names == NULL || o.reserve_bytes == NULL))
+                             (unsigned long long)o->gpus, (unsigned long long)tp,
+                             (unsigned long long)pp);
+    if (o->n_reserves && (o->reserve_names == NULL || o->reserve_bytes == NULL))
         return vp__error_set(err, VP_EMISUSE, NULL, "%zu reserves without their names or sizes",
-                             o.n_reserves);
-    for (size_t r = 0; r < o.n_reserves; r++) {
-        const char *name = o.reserve_names[r];
+                             o->n_reserves);
+    for (size_t r = 0; r < o->n_reserves; r++) {
+        const char *name = o->reserve_names[r];
         if (name == NULL)
             return vp__error_set(err, VP_EMISUSE, NULL, "reserve %zu has no name", r);
         size_t n = strlen(name);
@@ -380,16 +383,16 @@ vp_status vp__wl_from_workload(vp__wl *w, const vp_model *m, const vp_workload *
             return vp__error_set(err, VP_ELIMIT, NULL, "reserve %zu: a name of %zu bytes (at "
                                  "most %llu)", r, n, (unsigned long long)VP__LIM_NAME);
         for (size_t q = 0; q < r; q++) /* at most 256 reserves: 32,640 comparisons */
-            if (strcmp(o.reserve_names[q], name) == 0)
+            if (strcmp(o->reserve_names[q], name) == 0)
                 return vp__error_set(err, VP_EINVALID, NULL, "two reserves are named \"%s\"",
                                      name);
     }
-    if (o.n_lora_targets && o.lora_targets == NULL)
+    if (o->n_lora_targets && o->lora_targets == NULL)
         return vp__error_set(err, VP_EMISUSE, NULL, "%zu LoRA targets and no array",
-                             o.n_lora_targets);
+                             o->n_lora_targets);
     defaults(w);
-    for (size_t i = 0; i < o.n_lora_targets; i++) {
-        const char *t = o.lora_targets[i];
+    for (size_t i = 0; i < o->n_lora_targets; i++) {
+        const char *t = o->lora_targets[i];
         if (t == NULL)
             return vp__error_set(err, VP_EMISUSE, NULL, "LoRA target %zu is NULL", i);
         size_t n = strlen(t);
@@ -398,56 +401,56 @@ vp_status vp__wl_from_workload(vp__wl *w, const vp_model *m, const vp_workload *
                                  "bytes (1 to %llu)", i, n,
                                  (unsigned long long)VP__LIM_TARGET_NAME);
     }
-    w->n_targets = o.n_lora_targets;
-    w->targets = o.lora_targets;
-    if (o.weights != NULL) {
+    w->n_targets = o->n_lora_targets;
+    w->targets = o->lora_targets;
+    if (o->weights != NULL) {
         w->weights_set = true;
-        copy_cut(w->weights_text, sizeof(w->weights_text), o.weights);
-        if (o.weights[0] == 'g' && o.weights[1] == 'g' && strncmp(o.weights, "gguf-", 5) == 0)
+        copy_cut(w->weights_text, sizeof(w->weights_text), o->weights);
+        if (o->weights[0] == 'g' && o->weights[1] == 'g' && strncmp(o->weights, "gguf-", 5) == 0)
             w->gguf_format = true;
-        else if (vp__qformat_parse(&w->fmt, o.weights) == VP_OK)
+        else if (vp__qformat_parse(&w->fmt, o->weights) == VP_OK)
             w->have_format = true;
         else
             return vp__error_set(err, VP_EUNSUPPORTED, NULL, "unknown weight format \"%.40s\"",
-                                 o.weights);
+                                 o->weights);
     }
     w->source = "<workload>";
     w->model = m;
     /* vp_workload has no images yet: a structured workload is text only (a multimodal
      * model's vision_activations are not counted; sheets state [workload] images) */
     w->images_set = true;
-    w->how = (o.flags & VP_WORKLOAD_HOW) != 0;
-    w->task = (int)o.task;
-    w->framework_set = o.framework != VP_FRAMEWORK_UNSET;
-    w->framework = o.framework == VP_FRAMEWORK_UNSET ? VP_FRAMEWORK_NONE : (int)o.framework;
-    if (o.framework == VP_FRAMEWORK_OLLAMA) { /* llama.cpp with Ollama's defaults */
+    w->how = (o->flags & VP_WORKLOAD_HOW) != 0;
+    w->task = (int)o->task;
+    w->framework_set = o->framework != VP_FRAMEWORK_UNSET;
+    w->framework = o->framework == VP_FRAMEWORK_UNSET ? VP_FRAMEWORK_NONE : (int)o->framework;
+    if (o->framework == VP_FRAMEWORK_OLLAMA) { /* llama.cpp with Ollama's defaults */
         w->framework = VP_FRAMEWORK_LLAMACPP;
         w->llama.ollama = true;
     }
-    if (o.kv_cache != VP_DTYPE_AUTO)
-        w->llama.kv_type = o.kv_cache == VP_DTYPE_FP32 ? VP__LKV_F32
-                           : o.kv_cache == VP_DTYPE_BF16 ? VP__LKV_BF16
-                           : o.kv_cache == VP_DTYPE_FP8 ? VP__LKV_FP8 : VP__LKV_F16;
-    vp__dtype_bytes((int)o.kv_cache, &w->kv_bytes);
-    if (o.kv_cache != VP_DTYPE_AUTO)
-        copy_cut(w->kv_text, sizeof(w->kv_text), dtype_names[o.kv_cache]);
-    w->kv_stated = o.kv_cache != VP_DTYPE_AUTO;
-    w->context = o.context;
-    w->concurrency_set = o.concurrency != 0;
-    w->concurrency = o.concurrency ? o.concurrency : 1;
-    w->microbatch_set = o.microbatch != 0;
-    w->microbatch = o.microbatch ? o.microbatch : 1;
-    w->tp = o.tensor_parallel;
-    w->pp = o.pipeline_parallel;
-    w->gpus_set = o.gpus != 0;
-    w->dp = o.gpus ? o.gpus / mp : 1;
-    w->sharding = (int)o.sharding;
-    w->parameters = o.parameters;
-    if (o.gpu_memory_utilization_ppm) {
+    if (o->kv_cache != VP_DTYPE_AUTO)
+        w->llama.kv_type = o->kv_cache == VP_DTYPE_FP32 ? VP__LKV_F32
+                           : o->kv_cache == VP_DTYPE_BF16 ? VP__LKV_BF16
+                           : o->kv_cache == VP_DTYPE_FP8 ? VP__LKV_FP8 : VP__LKV_F16;
+    vp__dtype_bytes((int)o->kv_cache, &w->kv_bytes);
+    if (o->kv_cache != VP_DTYPE_AUTO)
+        copy_cut(w->kv_text, sizeof(w->kv_text), dtype_names[o->kv_cache]);
+    w->kv_stated = o->kv_cache != VP_DTYPE_AUTO;
+    w->context = o->context;
+    w->concurrency_set = o->concurrency != 0;
+    w->concurrency = o->concurrency ? o->concurrency : 1;
+    w->microbatch_set = o->microbatch != 0;
+    w->microbatch = o->microbatch ? o->microbatch : 1;
+    w->tp = tp;
+    w->pp = pp;
+    w->gpus_set = o->gpus != 0;
+    w->dp = o->gpus ? o->gpus / mp : 1;
+    w->sharding = (int)o->sharding;
+    w->parameters = o->parameters;
+    if (o->gpu_memory_utilization_ppm) {
         /* the fraction as a sheet writes it: 950000 ppm is 0.95, 95/100 (the largest power
          * of ten that divides it, at most 10^6, divided out of both) */
         static const uint32_t p10[] = { 1000000, 100000, 10000, 1000, 100, 10, 1 };
-        uint32_t ppm = o.gpu_memory_utilization_ppm;
+        uint32_t ppm = o->gpu_memory_utilization_ppm;
         int k = 0;
         while (ppm % p10[k] != 0)
             k++;
@@ -455,29 +458,29 @@ vp_status vp__wl_from_workload(vp__wl *w, const vp_model *m, const vp_workload *
         w->util_den = 1000000 / p10[k];
         w->util_set = true;
     }
-    w->mnbt = o.max_num_batched_tokens;
-    w->mnbt_set = o.max_num_batched_tokens != 0;
-    w->mns = o.max_num_seqs;
-    w->mns_set = o.max_num_seqs != 0;
-    if (o.block_size)
-        w->block = o.block_size;
-    w->optimizer = (int)o.optimizer;
-    w->optimizer_set = o.optimizer != VP_OPTIMIZER_ADAMW;
-    w->master_set = o.master_weights != VP_MASTER_WEIGHTS_DEFAULT;
-    w->master = o.master_weights == VP_MASTER_WEIGHTS_ON ? 1
-                : o.master_weights == VP_MASTER_WEIGHTS_OFF ? 0 : -1;
-    w->checkpointing = (int)o.checkpointing;
-    w->checkpointing_set = o.checkpointing != VP_CHECKPOINTING_NONE;
-    w->lora_rank = o.lora_rank;
-    w->grad_accum = o.grad_accumulation ? o.grad_accumulation : 1;
-    vp__dtype_bytes((int)o.optimizer_dtype, &w->od_bytes);
-    w->od_name = w->od_bytes ? dtype_names[o.optimizer_dtype] : NULL;
-    vp__dtype_bytes((int)o.unquantized_dtype, &w->uq_bytes);
-    w->uq_name = w->uq_bytes ? dtype_names[o.unquantized_dtype] : NULL;
-    w->ce = (int)o.cross_entropy;
-    w->exp = (int)o.export_mode;
-    w->n_reserves = o.n_reserves;
-    w->rnames = o.reserve_names;
-    w->rbytes = o.reserve_bytes;
+    w->mnbt = o->max_num_batched_tokens;
+    w->mnbt_set = o->max_num_batched_tokens != 0;
+    w->mns = o->max_num_seqs;
+    w->mns_set = o->max_num_seqs != 0;
+    if (o->block_size)
+        w->block = o->block_size;
+    w->optimizer = (int)o->optimizer;
+    w->optimizer_set = o->optimizer != VP_OPTIMIZER_ADAMW;
+    w->master_set = o->master_weights != VP_MASTER_WEIGHTS_DEFAULT;
+    w->master = o->master_weights == VP_MASTER_WEIGHTS_ON ? 1
+                : o->master_weights == VP_MASTER_WEIGHTS_OFF ? 0 : -1;
+    w->checkpointing = (int)o->checkpointing;
+    w->checkpointing_set = o->checkpointing != VP_CHECKPOINTING_NONE;
+    w->lora_rank = o->lora_rank;
+    w->grad_accum = o->grad_accumulation ? o->grad_accumulation : 1;
+    vp__dtype_bytes((int)o->optimizer_dtype, &w->od_bytes);
+    w->od_name = w->od_bytes ? dtype_names[o->optimizer_dtype] : NULL;
+    vp__dtype_bytes((int)o->unquantized_dtype, &w->uq_bytes);
+    w->uq_name = w->uq_bytes ? dtype_names[o->unquantized_dtype] : NULL;
+    w->ce = (int)o->cross_entropy;
+    w->exp = (int)o->export_mode;
+    w->n_reserves = o->n_reserves;
+    w->rnames = o->reserve_names;
+    w->rbytes = o->reserve_bytes;
     return VP_OK;
 }

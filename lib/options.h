@@ -5,8 +5,9 @@
  *
  * The component functions read and check their options on every call (each must take well
  * under 100 ns), so the common case is inline here: a caller's struct of the library's own
- * version is one fixed-size copy, a layout within its limits a few comparisons; everything
- * else (an older version, a default, an error and its message) is out of line in options.c.
+ * version is read in place (vp__options_view()), a layout within its limits a few
+ * comparisons; everything else (an older version, a default, an error and its message) is
+ * out of line in options.c.
  */
 #ifndef VRAMPLAN_OPTIONS_H
 #define VRAMPLAN_OPTIONS_H

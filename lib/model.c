@@ -1770,14 +1770,26 @@ vp_status vp__model_add_tensor8(vp_model *m, const char *name, size_t name_len,
     m->n_quant_tensors += t->role == VP_ROLE_QUANT_METADATA || t->role == VP_ROLE_PAYLOAD;
     t->part = vp__vision_part(nm, name_len);
     m->n_names += name_len + 1;
-    if (ndim == 2) { /* most tensors: two words, without a call */
-        m->dims[m->n_dims] = shape[0];
+    m->n_tensors++;
+    /* a shape the tensor before, or the one before that, has too (most tensors: an expert's
+     * projections, a layer's norms, a weight and its scales alternating) is shared, not
+     * stored again: a million tensors of two shapes keep 16 MB less (the dimensions are
+     * only read, by vp_model_tensor_dim()) */
+    if (ndim == 2) {
+        for (size_t back = 2; back <= 3 && back <= m->n_tensors; back++) {
+            const vp__tensor *o = t - (back - 1);
+            if (o->ndim == 2 && m->dims[o->dims] == shape[0] &&
+                m->dims[o->dims + 1] == shape[1]) {
+                t->dims = o->dims;
+                return VP_OK;
+            }
+        }
+        m->dims[m->n_dims] = shape[0]; /* two words, without a call */
         m->dims[m->n_dims + 1] = shape[1];
     } else if (ndim > 0) {
         memcpy(m->dims + m->n_dims, shape, ndim * sizeof(*shape));
     }
     m->n_dims += ndim;
-    m->n_tensors++;
     return VP_OK;
 }
 

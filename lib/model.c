@@ -1776,13 +1776,17 @@ vp_status vp__model_add_tensor8(vp_model *m, const char *name, size_t name_len,
      * stored again: a million tensors of two shapes keep 16 MB less (the dimensions are
      * only read, by vp_model_tensor_dim()) */
     if (ndim == 2) {
-        for (size_t back = 2; back <= 3 && back <= m->n_tensors; back++) {
-            const vp__tensor *o = t - (back - 1);
-            if (o->ndim == 2 && m->dims[o->dims] == shape[0] &&
-                m->dims[o->dims + 1] == shape[1]) {
-                t->dims = o->dims;
-                return VP_OK;
-            }
+        uint64_t d0 = shape[0], d1 = shape[1];
+        const uint64_t *d = m->dims;
+        const vp__tensor *o = t - 1;
+        if (m->n_tensors >= 2 && o->ndim == 2 && d[o->dims] == d0 && d[o->dims + 1] == d1) {
+            t->dims = o->dims;
+            return VP_OK;
+        }
+        o--;
+        if (m->n_tensors >= 3 && o->ndim == 2 && d[o->dims] == d0 && d[o->dims + 1] == d1) {
+            t->dims = o->dims;
+            return VP_OK;
         }
         m->dims[m->n_dims] = shape[0]; /* two words, without a call */
         m->dims[m->n_dims + 1] = shape[1];

@@ -118,7 +118,6 @@ typedef struct {
     const unsigned char *prev;
     size_t prev_len;
     uint64_t prev_value;
-    bool reserved;             /* the model's room reserved by an index for all its shards */
     /* the fast path's last two distinct objects up to their data offsets,
      * `{"dtype":...,"data_offsets":[`, and what they said (see st_memo), memo[mru] the one
      * used last: the next object that starts with the same bytes as one says the same
@@ -131,6 +130,7 @@ typedef struct {
     uint64_t dt_word;
     unsigned dt_bits;
     const char *dt_name;
+    bool reserved;             /* the model's room reserved by an index for all its shards */
 } st_reader;
 
 static void late(st_reader *r, vp_status code, const unsigned char *at, const char *fmt, ...)

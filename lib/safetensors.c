@@ -1840,7 +1840,7 @@ vp_status vp__safetensors_index_read(vp_model *m, const char *json, size_t len,
         first[entries[i].shard + 2]++;
     for (size_t s = 2; s < n_shards + 2; s++)
         first[s] += first[s - 1];
-    size_t name_bytes = 0; /* the names with their NULs: at most k * (2^24 + 1) */
+    size_t name_bytes = 0; /* the names with their NULs: at most the text's length + k */
     for (size_t i = 0; i < k; i++) {
         size_t at = first[entries[i].shard + 1]++;
         order[at] = (uint32_t)i;

@@ -1771,10 +1771,11 @@ vp_status vp__model_add_tensor8(vp_model *m, const char *name, size_t name_len,
     t->part = vp__vision_part(nm, name_len);
     m->n_names += name_len + 1;
     m->n_tensors++;
-    /* a shape the tensor before, or the one before that, has too (most tensors: an expert's
-     * projections, a layer's norms, a weight and its scales alternating) is shared, not
-     * stored again: a million tensors of two shapes keep 16 MB less (the dimensions are
-     * only read, by vp_model_tensor_dim()) */
+    /* a 2-D shape the tensor before, or the one before that, has too (most tensors: an
+     * expert's projections, a weight and its scales alternating) is shared, not stored
+     * again: a million tensors of two shapes keep 16 MB less (the dimensions are only
+     * read, by vp_model_tensor_dim(); a failed header's rollback of n_dims keeps every
+     * shared index below it) */
     if (ndim == 2) {
         uint64_t d0 = shape[0], d1 = shape[1];
         const uint64_t *d = m->dims;

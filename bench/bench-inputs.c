@@ -25,13 +25,15 @@
  * same bytes (the machine's memory speed in that moment); the best (min) and the median
  * round are printed, in CPU time of the process. Shared machines are noisy: quote medians
  * and ratios, and compare builds run alternately in one session.
- * Run: meson test -C build --benchmark --verbose  (or build/bench/bench-inputs DATA_DIR)
+ * Run: meson test -C build --benchmark --verbose  (or build/bench/bench-inputs DATA_DIR;
+ * `bench-inputs --scaling DATA_DIR` runs the two tensor-scaling series alone)
  *
  * Instructions, exactly (timings on a shared machine swing 2x; instruction counts do not):
  * `bench-inputs --repeat WHAT N DATA_DIR` builds one input as above and parses it N times,
  * WHAT one of safetensors (the 100,000-tensor header), moe (the same count laid out as
  * DeepSeek-V3's), series:N (the scaling series' header of N tensors), index (the 10 MB
- * index.json tree) and configs (the 10 MB of config.json files as a tree); under valgrind:
+ * index.json tree), index:N (an index of 10 shard files of N tensors in all, read from its
+ * path) and configs (the 10 MB of config.json files as a tree); under valgrind:
  *   valgrind --tool=callgrind --toggle-collect=vp_model_from_safetensors \
  *     --toggle-collect=vp_model_free --toggle-collect=vp__json_parse \
  *     --toggle-collect=vp__json_free build-rel/bench/bench-inputs --repeat safetensors 2 tests/data
@@ -614,6 +616,30 @@ static void clean_scratch(void)
 static int repeat(const char *what, int n, const char *data)
 {
     uint64_t payload = 0;
+    if (strncmp(what, "index:", 6) == 0) { /* an index of 10 shards of N tensors in all */
+        char path[400];
+        snprintf(scratch, sizeof(scratch), "/tmp/vramplan-bench-XXXXXX");
+        if (mkdtemp(scratch) == NULL)
+            return 1;
+        atexit(clean_scratch);
+        if (write_index(10, atoi(what + 6) / 10, true, path, sizeof(path)) != 0)
+            return 1;
+        double *ts = malloc((size_t)(n > 0 ? n : 1) * sizeof(*ts));
+        if (ts == NULL)
+            return 1;
+        for (int i = 0; i < n; i++) {
+            double t0 = now();
+            if (read_path(path) != 0)
+                return 1;
+            ts[i] = now() - t0;
+        }
+        qsort(ts, (size_t)n, sizeof(*ts), cmp_double);
+        printf("%s: %d reads of the index and its 10 shards, ns per tensor best / median: "
+               "%.0f / %.0f\n", what, n, n > 0 ? ts[0] * 1e9 / atoi(what + 6) : 0.0,
+               n > 0 ? ts[n / 2] * 1e9 / atoi(what + 6) : 0.0);
+        free(ts);
+        return 0;
+    }
     bool st = strcmp(what, "safetensors") == 0;
     bool moe = strcmp(what, "moe") == 0;
     int series = strncmp(what, "series:", 7) == 0 ? atoi(what + 7) : 0;
@@ -625,7 +651,7 @@ static int repeat(const char *what, int n, const char *data)
             : strcmp(what, "configs") == 0 ? configs_json(data, 10000000)
                                            : (buf){ 0 };
     if (b.p == NULL) {
-        fprintf(stderr, "--repeat: safetensors, moe, series:N, index or configs\n");
+        fprintf(stderr, "--repeat: safetensors, moe, series:N, index, index:N or configs\n");
         return 2;
     }
     mem_input in = { b.p, b.n, b.n + payload };
@@ -641,9 +667,17 @@ int main(int argc, char **argv)
 {
     if (argc > 3 && strcmp(argv[1], "--repeat") == 0)
         return repeat(argv[2], atoi(argv[3]), argc > 4 ? argv[4] : "tests/data");
+    /* --scaling [DATA]: the two scaling series alone (headers, then indexes of 10 shards) */
+    bool scaling = argc > 1 && strcmp(argv[1], "--scaling") == 0;
+    if (scaling) {
+        argc--;
+        argv++;
+    }
     const char *data = argc > 1 ? argv[1] : "tests/data";
     timing t;
     uint64_t payload;
+    if (scaling)
+        goto series;
 
     /* the 100,000-tensor header: memory (first, while the process has freed nothing that
      * the C library would keep), then rate and ratios */
@@ -668,6 +702,7 @@ int main(int argc, char **argv)
         return 1;
     free(moe.p);
 
+series:;
     /* scaling in tensors: one header up to 1,000,000, then an index */
     static const int counts[] = { 100, 1000, 10000, 100000, 500000, 1000000 };
     enum { N_COUNTS = sizeof(counts) / sizeof(counts[0]) };
@@ -722,6 +757,8 @@ int main(int argc, char **argv)
             printf("; %.2f x one header of 1,000", per / ns[1][1]);
         printf("\n");
     }
+    if (scaling)
+        return 0;
 
     /* scaling in shards */
     printf("indexes of 100 tensors per shard, read from files, us per shard best / median:\n");

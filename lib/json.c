@@ -668,16 +668,18 @@ static bool find_duplicate(vp__jlex *lx, vp__jkeys *k, vp__jkey *e, size_t n,
     size_t cap = 16;
     while (cap < n * 2)
         cap *= 2;
-    if (!grow(&k->scratch, &k->cap_scratch, cap * sizeof(uint64_t), 1))
-        return out_of_memory(lx);
+    /* a table beyond the first-level cache: partitioned (below); a smaller one (most
+     * objects): each hash taken as its key is inserted */
+    bool large = cap > 4096;
     /* a slot: the key's hash (high half) and its index + 1 (low half; 0 = empty), so that
      * a probe compares the bytes of another key only when the whole hash matches */
-    uint64_t *slot = k->scratch;
-    memset(slot, 0, cap * sizeof(*slot));
-    /* a table beyond the first-level cache: the hashes first, in one pass over keys that
-     * were just read (still in the cache), so that each slot can be asked for 8 keys
-     * ahead; a smaller one (most objects): each hash taken as its key is inserted */
-    bool large = cap > 4096;
+    uint64_t *slot = NULL;
+    if (!large) {
+        if (!grow(&k->scratch, &k->cap_scratch, cap * sizeof(uint64_t), 1))
+            return out_of_memory(lx);
+        slot = k->scratch;
+        memset(slot, 0, cap * sizeof(*slot));
+    }
     size_t budget = n * 8; /* expected probes at load 1/2: about n / 2 */
     if (!large && k->n_decoded == 0) {
         /* the usual object: every key's bytes in the text (none decoded: an escaped key
@@ -703,20 +705,79 @@ static bool find_duplicate(vp__jlex *lx, vp__jkeys *k, vp__jkey *e, size_t n,
         }
         return true;
     }
-    if (large)
-        for (size_t j = 0; j < n; j++)
-            e[j].hash = vp__json_hash(key_bytes(lx, k, &e[j]), KEY_LEN(&e[j]));
-    for (size_t j = 0; j < n; j++) {
-        uint32_t lj = KEY_LEN(&e[j]), h;
-        if (large) {
-#if defined(__GNUC__)
-            if (j + 8 < n) /* the slots are visited at random: the one 8 keys ahead */
-                __builtin_prefetch(&slot[e[j + 8].hash & (cap - 1)]);
-#endif
-            h = e[j].hash;
-        } else {
-            h = vp__json_hash(key_bytes(lx, k, &e[j]), lj);
+    if (large) {
+        /* partitioned by the top bits of the hash (one counting pass, one stable scatter)
+         * into buckets of about a thousand keys (at most 256, so that the scatter writes
+         * to few places at once), each checked with a table that stays in the first- or
+         * second-level cache: one table over every key would be visited at random (at a
+         * million keys 16 MB, a miss per key). A repeat shares its key's bucket, and each
+         * bucket is in document order: the earliest repeat is the least of the buckets'. */
+        unsigned bits = 1;
+        while (bits < 8 && (n >> bits) > 1024)
+            bits++;
+        size_t buckets = (size_t)1 << bits, start[257], fill[256], largest = 0;
+        memset(start, 0, (buckets + 1) * sizeof(*start));
+        for (size_t j = 0; j < n; j++) {
+            uint32_t h = vp__json_hash(key_bytes(lx, k, &e[j]), KEY_LEN(&e[j]));
+            e[j].hash = h;
+            start[(h >> (32 - bits)) + 1]++;
         }
+        for (size_t b = 0; b < buckets; b++) {
+            if (start[b + 1] > largest)
+                largest = start[b + 1];
+            start[b + 1] += start[b];
+        }
+        size_t tcap = 16;
+        while (tcap < 2 * largest)
+            tcap *= 2;
+        if (!grow(&k->scratch, &k->cap_scratch, (n + tcap) * sizeof(uint64_t), 1))
+            return out_of_memory(lx);
+        uint64_t *part = k->scratch, *table = part + n;
+        memcpy(fill, start, buckets * sizeof(*fill));
+        for (size_t j = 0; j < n; j++) {
+            uint32_t h = e[j].hash;
+            part[fill[h >> (32 - bits)]++] = (uint64_t)h << 32 | (uint64_t)(j + 1);
+        }
+        for (size_t b = 0; b < buckets; b++) {
+            size_t kb = start[b + 1] - start[b], c = 16;
+            if (kb < 2)
+                continue;
+            while (c < 2 * kb)
+                c *= 2;
+            memset(table, 0, c * sizeof(*table));
+            size_t bbudget = 8 * kb + 64;
+            for (size_t q = start[b]; q < start[b + 1]; q++) {
+                uint64_t x = part[q];
+                uint32_t h = (uint32_t)(x >> 32), j = (uint32_t)x - 1;
+                if (j >= *dup)
+                    break; /* an earlier repeat was found in another bucket */
+                for (size_t at = (size_t)h & (c - 1);; at = (at + 1) & (c - 1)) {
+                    uint64_t v = table[at];
+                    if (v == 0) {
+                        table[at] = x;
+                        break;
+                    }
+                    const vp__jkey *o = &e[(uint32_t)v - 1];
+                    if ((uint32_t)(v >> 32) == h && KEY_LEN(o) == KEY_LEN(&e[j]) &&
+                        memcmp(key_bytes(lx, k, o), key_bytes(lx, k, &e[j]),
+                               KEY_LEN(&e[j])) == 0) {
+                        *dup = j;
+                        break;
+                    }
+                    if (bbudget-- == 0) {
+                        *dup = n;
+                        goto sort;
+                    }
+                }
+                if (*dup == j)
+                    break;
+            }
+        }
+        return true;
+    }
+    for (size_t j = 0; j < n; j++) {
+        uint32_t lj = KEY_LEN(&e[j]);
+        uint32_t h = vp__json_hash(key_bytes(lx, k, &e[j]), lj);
         for (size_t at = (size_t)h & (cap - 1);; at = (at + 1) & (cap - 1)) {
             if (slot[at] == 0) {
                 slot[at] = (uint64_t)h << 32 | (uint64_t)(j + 1);

@@ -1770,14 +1770,31 @@ vp_status vp__model_add_tensor8(vp_model *m, const char *name, size_t name_len,
     m->n_quant_tensors += t->role == VP_ROLE_QUANT_METADATA || t->role == VP_ROLE_PAYLOAD;
     t->part = vp__vision_part(nm, name_len);
     m->n_names += name_len + 1;
-    if (ndim == 2) { /* most tensors: two words, without a call */
-        m->dims[m->n_dims] = shape[0];
+    m->n_tensors++;
+    /* a 2-D shape the tensor before, or the one before that, has too (most tensors: an
+     * expert's projections, a weight and its scales alternating) is shared, not stored
+     * again: a million tensors of two shapes keep 16 MB less (the dimensions are only
+     * read, by vp_model_tensor_dim(); a failed header's rollback of n_dims keeps every
+     * shared index below it) */
+    if (ndim == 2) {
+        uint64_t d0 = shape[0], d1 = shape[1];
+        const uint64_t *d = m->dims;
+        const vp__tensor *o = t - 1;
+        if (m->n_tensors >= 2 && o->ndim == 2 && d[o->dims] == d0 && d[o->dims + 1] == d1) {
+            t->dims = o->dims;
+            return VP_OK;
+        }
+        o--;
+        if (m->n_tensors >= 3 && o->ndim == 2 && d[o->dims] == d0 && d[o->dims + 1] == d1) {
+            t->dims = o->dims;
+            return VP_OK;
+        }
+        m->dims[m->n_dims] = shape[0]; /* two words, without a call */
         m->dims[m->n_dims + 1] = shape[1];
     } else if (ndim > 0) {
         memcpy(m->dims + m->n_dims, shape, ndim * sizeof(*shape));
     }
     m->n_dims += ndim;
-    m->n_tensors++;
     return VP_OK;
 }
 

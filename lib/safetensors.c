@@ -130,6 +130,7 @@ typedef struct {
     uint64_t dt_word;
     unsigned dt_bits;
     const char *dt_name;
+    bool reserved;             /* the model's room reserved by an index for all its shards */
 } st_reader;
 
 static void late(st_reader *r, vp_status code, const unsigned char *at, const char *fmt, ...)
@@ -1170,7 +1171,8 @@ static vp_status read_header(st_reader *r, uint64_t header_len)
      * given back when the checkpoint is finished); more grows it */
     size_t hlen = (size_t)(lx->end - lx->start), guess = hlen / 64 + 1;
     r->first = first;
-    if (vp__model_reserve(r->m, guess, hlen / 8 * 3) != VP_OK || !names_reserve(r, guess)) {
+    if ((!r->reserved && vp__model_reserve(r->m, guess, hlen / 8 * 3) != VP_OK) ||
+        !names_reserve(r, guess)) {
         vp__where w0 = { r->source, 0, 0, 0, true };
         return vp__error_set(r->err, VP_ENOMEM, &w0, "%s", vp_status_str(VP_ENOMEM));
     }
@@ -1215,8 +1217,10 @@ static vp_status read_header(st_reader *r, uint64_t header_len)
     return check_spans(r, first, header_len);
 }
 
-vp_status vp__safetensors_read(vp_model *m, const unsigned char *data, size_t len,
-                               uint64_t file_size, const char *source, vp_error *err)
+/* A header read into m; `reserved`: the model has room for it already (an index reserved
+ * room for all its shards at once, so that no shard grows the model's arrays by a copy). */
+static vp_status st_read(vp_model *m, const unsigned char *data, size_t len, uint64_t file_size,
+                         const char *source, vp_error *err, bool reserved)
 {
     vp__where w0 = { source, 0, 0, 0, true };
     if (file_size < len)
@@ -1262,6 +1266,7 @@ vp_status vp__safetensors_read(vp_model *m, const unsigned char *data, size_t le
     r.err = err;
     r.data_len = file_size - 8 - n;
     r.sorted = true;
+    r.reserved = reserved;
     size_t had_tensors = m->n_tensors, had_names = m->n_names, had_dims = m->n_dims;
     size_t had_quant = m->n_quant_tensors;
     vp_status st = read_header(&r, n);
@@ -1279,6 +1284,12 @@ vp_status vp__safetensors_read(vp_model *m, const unsigned char *data, size_t le
     free(r.begin);
     free(r.value_at);
     return st;
+}
+
+vp_status vp__safetensors_read(vp_model *m, const unsigned char *data, size_t len,
+                               uint64_t file_size, const char *source, vp_error *err)
+{
+    return st_read(m, data, len, file_size, source, err, false);
 }
 
 /* ---- index ------------------------------------------------------------------------- */
@@ -1405,17 +1416,58 @@ static const char *entry_name(const void *ctx, size_t i, size_t *len)
     return e[i].name;
 }
 
-typedef struct {
-    const vp_model *m;
-    size_t first;
-} tensor_names;
-
-static const char *tensor_name(const void *ctx, size_t i, size_t *len)
+static int cmp_wm_ref(const void *a, const void *b)
 {
-    const tensor_names *t = ctx;
-    const char *name = vp__tensor_name(t->m, &t->m->tensors[t->first + i]);
-    *len = strlen(name);
-    return name;
+    const wm_entry *const *x = a, *const *y = b;
+    return cmp_wm(*x, *y);
+}
+
+/* The names of the entries, looked up when a tensor is not the next entry of its shard:
+ * a hash index built on the first such lookup (most indexes never need it: see
+ * vp__safetensors_index_read()), or, after crafted collisions, the entries sorted by name
+ * for a binary search. */
+typedef struct {
+    str_index x;
+    const wm_entry **by_name; /* NULL unless the hashing gave up */
+    bool built;
+} name_index;
+
+static bool name_index_build(name_index *ni, wm_entry *e, size_t k)
+{
+    ni->built = true;
+    if (!str_index_init(&ni->x, k))
+        return false;
+    uint32_t ring[AHEAD];
+    for (size_t i = 0; i < k; i++) {
+        uint32_t h = hash_ahead(&ni->x, ring, i, k, entry_name, e);
+        if (str_index_find(&ni->x, h, e[i].name, e[i].len, i, e, false) == STR_INDEX_GAVE_UP) {
+            /* crafted collisions: by name through a sorted list */
+            free(ni->x.slot);
+            ni->x.slot = NULL;
+            ni->by_name = malloc((k ? k : 1) * sizeof(*ni->by_name));
+            if (ni->by_name == NULL)
+                return false;
+            for (size_t j = 0; j < k; j++)
+                ni->by_name[j] = &e[j];
+            qsort(ni->by_name, k, sizeof(*ni->by_name), cmp_wm_ref);
+            return true;
+        }
+    }
+    return true;
+}
+
+/* The entry named (name, len), or NULL. */
+static wm_entry *name_index_find(name_index *ni, wm_entry *e, size_t k, const char *name,
+                                 size_t len)
+{
+    if (ni->by_name != NULL) {
+        wm_entry key = { name, NULL, (uint32_t)len, 0, 0, 0 };
+        const wm_entry *kp = &key;
+        const wm_entry **hit = bsearch(&kp, ni->by_name, k, sizeof(*ni->by_name), cmp_wm_ref);
+        return hit != NULL ? (wm_entry *)*hit : NULL;
+    }
+    size_t f = str_index_find(&ni->x, vp__json_hash(name, len), name, len, SIZE_MAX, e, false);
+    return f < k ? &e[f] : NULL;
 }
 
 /* Each entry's shard, numbered in file name order; the distinct files into *files (sorted)
@@ -1532,6 +1584,18 @@ static bool index_weight_map(index_reader *r)
     r->wm_object = true;
     if (!vp__jlex_open(lx, 2))
         return false;
+    /* room for the entries the rest of the text can hold at 32 bytes each (an entry as
+     * written takes 40 to 100), reserved once: no copies while they grow (the pages
+     * reserved and not used are never touched); more grow it */
+    if (r->cap == 0) {
+        size_t guess = (size_t)(lx->end - lx->p) / 32 + 16;
+        if (guess > VP__LIM_TENSORS)
+            guess = (size_t)VP__LIM_TENSORS;
+        r->e = malloc(guess * sizeof(*r->e));
+        if (r->e == NULL || !vp__jkeys_reserve(lx, &r->keys, guess))
+            return vp__jlex_fail(lx, VP_ENOMEM, lx->p, "out of memory"), false;
+        r->cap = guess;
+    }
     size_t from = r->keys.n;
     bool first = true;
     /* the names so far in increasing byte order, none escaped: then none repeats, and the
@@ -1704,10 +1768,12 @@ vp_status vp__safetensors_index_read(vp_model *m, const char *json, size_t len,
     memset(&r, 0, sizeof(r));
     vp__jlex_init(&r.lx, json, len, path, 0, err);
     const wm_entry **files = NULL;
-    wm_entry *entries = NULL, *by_name = NULL;
-    uint32_t *mapped = NULL; /* weight_map entries per shard */
+    wm_entry *entries = NULL;
+    size_t *first = NULL;    /* each shard's entries: order[first[s] .. first[s + 1]) */
+    uint32_t *order = NULL;  /* the entries by shard, each shard's in weight_map order */
     char *shard_path = NULL;
-    str_index names = { NULL, 0, 0 };
+    name_index names;
+    memset(&names, 0, sizeof(names));
     size_t n_shards = 0;
     vp__where w0 = { path, 0, 0, 0, false };
     vp_status st;
@@ -1761,28 +1827,32 @@ vp_status vp__safetensors_index_read(vp_model *m, const char *json, size_t len,
                            (unsigned long long)VP__LIM_SHARDS);
         goto done;
     }
-    mapped = calloc(n_shards ? n_shards : 1, sizeof(*mapped));
-    if (mapped == NULL || !str_index_init(&names, k)) {
+    /* the entries of each shard, in weight_map order (one counting pass, one stable
+     * scatter), each entry's place among them kept in `seen` (bit 0 then says whether a
+     * tensor was found for it) */
+    first = calloc(n_shards + 2, sizeof(*first));
+    order = malloc((k ? k : 1) * sizeof(*order));
+    if (first == NULL || order == NULL) {
         st = vp__error_set(err, VP_ENOMEM, &w0, "out of memory");
         goto done;
     }
-    uint32_t ring[AHEAD];
+    for (size_t i = 0; i < k; i++)
+        first[entries[i].shard + 2]++;
+    for (size_t s = 2; s < n_shards + 2; s++)
+        first[s] += first[s - 1];
+    size_t name_bytes = 0; /* the names with their NULs: at most the text's length + k */
     for (size_t i = 0; i < k; i++) {
-        mapped[entries[i].shard]++;
-        if (by_name != NULL)
-            continue;
-        uint32_t h = hash_ahead(&names, ring, i, k, entry_name, entries);
-        if (str_index_find(&names, h, entries[i].name, entries[i].len, i, entries, false) ==
-            STR_INDEX_GAVE_UP) {
-            /* crafted collisions: by name through a sorted copy */
-            by_name = malloc(k * sizeof(*by_name));
-            if (by_name == NULL) {
-                st = vp__error_set(err, VP_ENOMEM, &w0, "out of memory");
-                goto done;
-            }
-            memcpy(by_name, entries, k * sizeof(*by_name));
-            qsort(by_name, k, sizeof(*by_name), cmp_wm);
-        }
+        size_t at = first[entries[i].shard + 1]++;
+        order[at] = (uint32_t)i;
+        entries[i].seen = (uint32_t)at << 1;
+        name_bytes += entries[i].len + 1;
+    }
+    /* room in the model for every tensor the index maps, reserved once: the shards' headers
+     * then add to it without growing the model's arrays by copies, shard after shard (a
+     * shard with more tensors is refused; more dimensions than 2 a tensor grow them) */
+    if (vp__model_reserve(m, k, name_bytes) != VP_OK) {
+        st = vp__error_set(err, VP_ENOMEM, &w0, "out of memory");
+        goto done;
     }
     m->n_shards = n_shards;
     /* read every shard header found beside the index, in file name order */
@@ -1802,45 +1872,55 @@ vp_status vp__safetensors_index_read(vp_model *m, const char *json, size_t len,
             continue;
         }
         size_t before = m->n_tensors;
-        st = vp__safetensors_read(m, buf, blen, size, shard_path, err);
+        st = st_read(m, buf, blen, size, shard_path, err, true);
         free(buf);
         if (st != VP_OK)
             goto done;
-        /* every tensor of the shard must be mapped to this shard, and only once */
-        const tensor_names tn = { m, before };
+        /* every tensor of the shard must be mapped to this shard, and only once. The
+         * tensors of a shard come in the order of its entries in the weight_map (both
+         * sorted by name, or both as written), or in a few runs of that order (a shard's
+         * header is sorted by dtype first): each tensor is compared with the entry after
+         * the one found last, and only when that is not it looked up by name (one lookup
+         * per run, not a random visit per tensor) */
+        size_t next = first[s], end = first[s + 1];
         for (size_t i = before; i < m->n_tensors; i++) {
             const char *tname = vp__tensor_name(m, &m->tensors[i]);
             size_t tlen = strlen(tname);
-            wm_entry *hit;
-            if (by_name != NULL) {
-                wm_entry key = { tname, NULL, (uint32_t)tlen, 0, 0, 0 };
-                hit = bsearch(&key, by_name, k, sizeof(*by_name), cmp_wm);
-            } else {
-                uint32_t h = hash_ahead(&names, ring, i - before, m->n_tensors - before,
-                                        tensor_name, &tn);
-                size_t f = str_index_find(&names, h, tname, tlen, SIZE_MAX, entries, false);
-                hit = f < k ? &entries[f] : NULL;
+            wm_entry *hit = NULL;
+            if (next < end) {
+                wm_entry *e = &entries[order[next]];
+                if (e->len == tlen && memcmp(e->name, tname, tlen) == 0)
+                    hit = e;
             }
-            if (hit == NULL || hit->shard != s || hit->seen) {
+            if (hit == NULL) {
+                if (!names.built && !name_index_build(&names, entries, k)) {
+                    st = vp__error_set(err, VP_ENOMEM, &w0, "out of memory");
+                    goto done;
+                }
+                hit = name_index_find(&names, entries, k, tname, tlen);
+            }
+            if (hit == NULL || hit->shard != s || (hit->seen & 1u)) {
                 vp__where w = { shard_path, 0, 0, 0, false };
                 st = vp__error_set(err, VP_EINVALID, &w,
                                    "tensor \"%.60s\" is %s", tname,
                                    hit == NULL ? "not in the index's weight_map"
-                                   : hit->seen ? "stored twice"
-                                               : "mapped to another shard by the index");
+                                   : (hit->seen & 1u) ? "stored twice"
+                                                      : "mapped to another shard by the index");
                 goto done;
             }
-            hit->seen = 1;
+            hit->seen |= 1u;
+            next = (hit->seen >> 1) + 1;
         }
         /* every tensor the index maps here was found: counted, so that the check stays
          * linear in the tensors; the entries are scanned only to name a missing one (the
          * first in name order) */
-        if (m->n_tensors - before != mapped[s]) {
-            const wm_entry *all = by_name != NULL ? by_name : entries, *missing = NULL;
-            for (size_t i = 0; i < k; i++)
-                if (all[i].shard == s && !all[i].seen &&
-                    (missing == NULL || cmp_wm(&all[i], missing) < 0))
-                    missing = &all[i];
+        if (m->n_tensors - before != end - first[s]) {
+            const wm_entry *missing = NULL;
+            for (size_t j = first[s]; j < end; j++) {
+                const wm_entry *e = &entries[order[j]];
+                if (!(e->seen & 1u) && (missing == NULL || cmp_wm(e, missing) < 0))
+                    missing = e;
+            }
             vp__where w = { shard_path, 0, 0, 0, false };
             st = vp__error_set(err, VP_EINVALID, &w,
                                "the index maps \"%.*s\" to this shard, which lacks it",
@@ -1855,9 +1935,10 @@ vp_status vp__safetensors_index_read(vp_model *m, const char *json, size_t len,
 done:
     free(files);
     free(entries);
-    free(by_name);
-    free(mapped);
-    free(names.slot);
+    free(first);
+    free(order);
+    free(names.x.slot);
+    free(names.by_name);
     free(shard_path);
     free(r.e);
     free(r.decoded);

@@ -507,6 +507,75 @@ START_TEST(test_json_colliding_keys)
 }
 END_TEST
 
+/* An object of more than 2,048 keys is checked in buckets by the top bits of the hash: the
+ * earliest repeat in document order is reported even when a later bucket holds it (member
+ * 3000 repeats member 2500, member 4000 repeats member 100); and keys crafted to share a
+ * bucket and a slot make that bucket give up and the keys be sorted, with the same answer. */
+static void large_object(int n, const char *const *keys, int r1, int o1, int r2, int o2,
+                         int want_line, const char *want_key)
+{
+    size_t cap = (size_t)n * 40 + 16, at = 0;
+    char *json = malloc(cap);
+    ck_assert_ptr_nonnull(json);
+    json[at++] = '{';
+    for (int i = 0; i < n; i++) {
+        const char *k = i == r1 ? keys[o1] : i == r2 ? keys[o2] : keys[i];
+        at += (size_t)snprintf(json + at, cap - at, "%s\n\"%s\": %d", i ? "," : "", k, i);
+    }
+    json[at++] = '}';
+    vp__json doc;
+    vp_error e;
+    vp_status st = vp__json_parse(&doc, json, at, "large.json", &e);
+    if (want_line == 0) {
+        ck_assert_msg(st == VP_OK, "%s", e.message);
+        ck_assert_uint_eq(vp__json_root(&doc)->count, (size_t)n);
+        vp__json_free(&doc);
+    } else {
+        ck_assert_int_eq(st, VP_EDUPLICATE);
+        ck_assert_uint_eq(e.line, (uint64_t)want_line);
+        char want[40];
+        snprintf(want, sizeof(want), "\"%s\"", want_key);
+        ck_assert_msg(strstr(e.message, want) != NULL, "%s", e.message);
+    }
+    free(json);
+}
+
+START_TEST(test_json_large_object_duplicates)
+{
+    enum { N = 5000 };
+    static char names[N][16];
+    static const char *keys[N];
+    for (int i = 0; i < N; i++) {
+        snprintf(names[i], sizeof(names[i]), "key%d", i);
+        keys[i] = names[i];
+    }
+    large_object(N, keys, -1, 0, -1, 0, 0, NULL);
+    /* the earliest repeat, member 3000 (line 3002), whichever bucket each pair is in */
+    large_object(N, keys, 4000, 100, 3000, 2500, 3002, names[2500]);
+    large_object(N, keys, 3000, 2500, 4000, 100, 3002, names[2500]);
+    /* 2,100 keys: 4 buckets of about 525 keys, tables of 1,024 or 2,048 slots; 120 keys of
+     * one bucket fall in one slot (7,140 probes, beyond the bucket's budget of about 4,300) */
+    enum { M = 2100, C = 120 };
+    static char crafted[M][16];
+    int found = 0;
+    for (unsigned i = 0; found < C; i++) {
+        char k[16];
+        snprintf(k, sizeof(k), "c%u", i);
+        uint32_t h = vp__json_key_hash(k, strlen(k));
+        if ((h & 2047) == 0 && (h >> 30) == 1)
+            memcpy(crafted[found++], k, sizeof(k));
+    }
+    for (int i = C; i < M; i++) {
+        snprintf(crafted[i], sizeof(crafted[i]), "w%d", i);
+        keys[i] = crafted[i];
+    }
+    for (int i = 0; i < C; i++)
+        keys[i] = crafted[i];
+    large_object(M, keys, -1, 0, -1, 0, 0, NULL);
+    large_object(M, keys, 2000, 7, 100, 50, 102, crafted[50]);
+}
+END_TEST
+
 /* The same crafted names as tensor names of a safetensors header: the per-bucket check
  * gives up after its probe budget, the names are read again and sorted; the clean header
  * reads, and the repeat is reported at the earliest repeating name. */
@@ -804,6 +873,7 @@ Suite *vp_test_suite(void)
     VP_ADD_LOOP_TEST(s, test_megatron_activations, sizeof(megatron) / sizeof(megatron[0]));
     VP_ADD_TEST(s, test_checked_helpers);
     VP_ADD_TEST(s, test_json_colliding_keys);
+    VP_ADD_TEST(s, test_json_large_object_duplicates);
     VP_ADD_TEST(s, test_safetensors_colliding_names);
     VP_ADD_TEST(s, test_safetensors_repeat_across_steps);
     VP_ADD_TEST(s, test_kv_bytes_checked);

@@ -2116,8 +2116,11 @@ static void clear(vp_estimate *e)
 
 vp_status vp_estimate_run(vp_estimate *e, const vp_sheet *s, vp_bytes capacity, vp_error *err)
 {
-    if (e == NULL || s == NULL)
-        return VP_EMISUSE;
+    if (e == NULL || s == NULL) {
+        if (e != NULL)
+            clear(e); /* on error the estimate reads as empty, whatever the error */
+        return vp__error_set(err, VP_EMISUSE, NULL, "vp_estimate_run: a NULL argument");
+    }
     vp__wl wb;
     vp__wl_text txt;
     vp_status st;
@@ -2132,8 +2135,11 @@ vp_status vp_estimate_run(vp_estimate *e, const vp_sheet *s, vp_bytes capacity, 
 vp_status vp_estimate_run_workload(vp_estimate *e, const vp_model *model,
                                    const vp_workload *workload, vp_bytes capacity, vp_error *err)
 {
-    if (e == NULL || workload == NULL)
+    if (e == NULL || workload == NULL) {
+        if (e != NULL)
+            clear(e); /* on error the estimate reads as empty, whatever the error */
         return vp__error_set(err, VP_EMISUSE, NULL, "vp_estimate_run_workload: a NULL argument");
+    }
     vp__wl w;
     vp_status st = vp__wl_from_workload(&w, model, workload, err);
     if (st == VP_OK)

@@ -376,6 +376,8 @@ vp_status vp__wl_from_workload(vp__wl *w, const vp_model *m, const vp_workload *
         if (name == NULL)
             return vp__error_set(err, VP_EMISUSE, NULL, "reserve %zu has no name", r);
         size_t n = strlen(name);
+        if (n == 0)
+            return vp__error_set(err, VP_EINVALID, NULL, "reserve %zu has an empty name", r);
         if (n > VP__LIM_NAME)
             return vp__error_set(err, VP_ELIMIT, NULL, "reserve %zu: a name of %zu bytes (at "
                                  "most %llu)", r, n, (unsigned long long)VP__LIM_NAME);

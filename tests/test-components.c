@@ -1445,7 +1445,11 @@ START_TEST(test_classify_no_partial_uses)
         vp_evidence x[4];
         memcpy(x, ev, sizeof(x));
         switch (bad[k].field) {
-        case 0: x[3].claim = VP_CLAIM_DEVICE_TOTAL; x[3].has_value = 1; x[3].value = vp_bytes_make(UINT64_MAX); break;
+        case 0:
+            x[3].claim = VP_CLAIM_DEVICE_TOTAL;
+            x[3].has_value = 1;
+            x[3].value = vp_bytes_make(UINT64_MAX);
+            break;
         case 1: x[3].reading = (vp_reading)-1; break;
         case 2: x[3].software = "driver"; break;
         default: x[3].version = 2; break;
@@ -1523,8 +1527,9 @@ START_TEST(test_classify_bounded_time)
         ck_assert_int_eq(vp_classify_evidence(&v, &d, uses, &rq, ev, n, NULL, NULL), VP_OK);
         ck_assert_int_eq(v, VP_VERDICT_TO_CONFIRM);
         /* every peak of the card that proves more than nothing is read: none counts */
-        vp_evidence_use want = mode == 1 ? VP_EVIDENCE_TO_CONFIRM : mode == 2 ? VP_EVIDENCE_DIMENSIONS
-                               : VP_EVIDENCE_OTHER_VERSION;
+        vp_evidence_use want = mode == 1   ? VP_EVIDENCE_TO_CONFIRM
+                               : mode == 2 ? VP_EVIDENCE_DIMENSIONS
+                                           : VP_EVIDENCE_OTHER_VERSION;
         ck_assert_int_eq(uses[0], want);
         /* those that cannot count are read while their reasons have room to be shown */
         ck_assert_int_eq(uses[n - 1], mode == 2 ? VP_EVIDENCE_NOT_READ : want);
@@ -1535,8 +1540,9 @@ START_TEST(test_classify_bounded_time)
 }
 END_TEST
 
-/* Named reserves: an empty name is refused (as two of one name are), and an estimate that
- * fails on a NULL argument reads as empty like any other failed run. */
+/* Named reserves: an empty name or one that is not UTF-8 is refused (as two of one name
+ * are), so is a LoRA target that is not UTF-8, and an estimate that fails on a NULL argument
+ * reads as empty like any other failed run. */
 START_TEST(test_workload_hostile)
 {
     vp_estimate *e;
@@ -1552,7 +1558,23 @@ START_TEST(test_workload_hostile)
     w.n_reserves = 1;
     ck_assert_int_eq(vp_estimate_run_workload(e, NULL, &w, vp_bytes_make(0), &err), VP_EINVALID);
     ck_assert_ptr_nonnull(strstr(err.message, "empty name"));
+    /* names become item ids and warnings, which vp_estimate_json() writes: UTF-8 only */
+    static const char *const raw[] = { "\xff\xfe\"\n{" };
+    w.reserve_names = raw;
+    ck_assert_int_eq(vp_estimate_run_workload(e, NULL, &w, vp_bytes_make(0), &err), VP_EINVALID);
+    ck_assert_ptr_nonnull(strstr(err.message, "UTF-8"));
     w.n_reserves = 0;
+    static const char *const targets[] = { "q_proj", "v_pr\xc3" };
+    w.task = VP_TASK_LORA;
+    w.lora_rank = 8;
+    w.lora_targets = targets;
+    w.n_lora_targets = 2;
+    vp_model *m = model("configs/meta-llama__Meta-Llama-3.1-8B/config.json");
+    ck_assert_int_eq(vp_estimate_run_workload(e, m, &w, vp_bytes_make(0), &err), VP_EINVALID);
+    ck_assert_ptr_nonnull(strstr(err.message, "LoRA target 1 is not UTF-8"));
+    vp_model_free(m);
+    w.task = VP_TASK_INFERENCE;
+    w.n_lora_targets = 0;
     ck_assert_int_eq(vp_estimate_run_workload(e, NULL, &w, vp_bytes_make(0), &err), VP_OK);
     ck_assert_uint_eq(vp_estimate_gpu_count(e), 1);
     ck_assert_int_eq(vp_estimate_run_workload(e, NULL, NULL, vp_bytes_make(0), &err), VP_EMISUSE);

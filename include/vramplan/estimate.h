@@ -159,8 +159,9 @@ VP_API vp_status vp_estimate_run(vp_estimate *e, const vp_sheet *s, vp_bytes cap
  * @retval VP_ELIMIT a count beyond its limit (docs/errors.md), a reserve name over 63 bytes
  *         or a LoRA target over 47
  * @retval VP_ERANGE gpu_memory_utilization_ppm above 1,000,000
- * @retval VP_EINVALID an impossible layout, two reserves of one name, an empty name, a
- *         contradicting precision recipe, a LoRA target list that matches nothing
+ * @retval VP_EINVALID an impossible layout, two reserves of one name, an empty name or
+ *         one that is not UTF-8 (reserves and LoRA targets), a contradicting precision
+ *         recipe, a LoRA target list that matches nothing
  * @retval VP_EUNSUPPORTED an unknown weight format; the errors of vp_estimate_run()
  * @retval VP_EOVERFLOW a size exceeds 2^64 − 1 bytes
  * @since 0.2

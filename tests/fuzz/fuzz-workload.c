@@ -14,7 +14,8 @@
  *  - the component functions called with the workload's values give the estimate's items
  *    (weights, quant_metadata, unquantized_modules, kv_cache, activations, logits,
  *    gradients, optimizer_state, master_weights; a LoRA estimate's trainable count), as
- *    tests/components-check.c maps a sheet's values to them;
+ *    tests/components-check.c maps a sheet's values to them; its JSON is UTF-8 of the size
+ *    measured;
  *  - the component functions called alone with the decoded options: documented statuses,
  *    canaries kept on error, vp_quant_metadata_bytes() == the weights' metadata.
  */
@@ -27,6 +28,7 @@
 
 #include <vramplan.h>
 
+#include "../../lib/json.h"
 #include "../gguf-table.h"
 #include "fuzz.h"
 
@@ -163,7 +165,8 @@ static int enm(rd *r, int max)
 
 static const char *const formats[] = {
     "bf16", "fp16", "fp32", "fp8", "fp8-block128", "nf4", "nf4-dq", "fp4", "int8",
-    "gptq-int4-g128", "gptq-int8-g32", "gptq-int4-g0", "gptq-int99", "gptq-int4-g18446744073709551616",
+    "gptq-int4-g128", "gptq-int8-g32", "gptq-int4-g0", "gptq-int99",
+    "gptq-int4-g18446744073709551616",
     "gptq-int4-g1", "awq-int4-g128", "awq-int4-g18446744073709551616", "gguf-", "gguf-q4_k_m",
     "gguf-f16", "mxfp4", "int3", "", "BF16", "gptq", "gptq-int4-", "fp8-block0", "awq-int3-g64",
     "gguf-Q8_0", "fp8-block18446744073709551616"
@@ -498,7 +501,8 @@ static void check_components(const vp_estimate *e, const vp_model *m, const vp_w
 static void check_alone(const vp_model *m, const vp_workload *w, uint64_t trainable)
 {
     vp_error err = VP_ERROR_INIT;
-    uint64_t stage = w->pipeline_parallel ? w->context % (w->pipeline_parallel + 1) : 0;
+    uint64_t pp = w->pipeline_parallel; /* a stage below it, or at it (misuse) */
+    uint64_t stage = pp && pp < UINT64_MAX ? w->context % (pp + 1) : w->context & 1;
     vp_weights_options wo = VP_WEIGHTS_OPTIONS_INIT;
     wo.format = w->weights;
     wo.task = w->task;
@@ -612,6 +616,21 @@ static void check_alone(const vp_model *m, const vp_workload *w, uint64_t traina
     }
 }
 
+/* vp_estimate_json() of an accepted estimate: the size it measures is the size it writes,
+ * and the text is UTF-8 (names from the workload become ids and warnings). */
+static void check_json(const vp_estimate *e)
+{
+    size_t need = 0;
+    FUZZ_ASSERT(vp_estimate_json(NULL, 0, &need, e, NULL, NULL) == VP_EBUFFER);
+    char *j = malloc(need);
+    FUZZ_ASSERT(j != NULL);
+    size_t again = 0;
+    FUZZ_ASSERT(vp_estimate_json(j, need, &again, e, NULL, NULL) == VP_OK);
+    FUZZ_ASSERT(again == need && strlen(j) + 1 == need && j[0] == '{');
+    FUZZ_ASSERT(vp__utf8_valid((const unsigned char *)j, need - 1));
+    free(j);
+}
+
 static vp_estimate *est;
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -630,6 +649,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (st == VP_OK) {
         check_estimate(est, &in.w);
         check_components(est, m, &in.w, in.capacity);
+        check_json(est);
     } else {
         check_error(st, &err);
         FUZZ_ASSERT(vp_estimate_gpu_count(est) == 0);

@@ -789,6 +789,14 @@ static vp_status train_trainable(vp_estimate *e, train_run *T, vp_error *err)
         T->trainable_known = false;
         add_unknown(e, "adapter", "model.config (the shapes of the LoRA target modules)");
     }
+    if (T->trainable_known && !T->ovf && T->trainable > VP__LIM_PARAMETERS) {
+        /* the optimizer's component refuses such a count: so does the estimate */
+        vp__where wh = where_of(w, T->lora ? w->e_targets : NULL);
+        return vp__error_set(err, VP_ELIMIT, &wh, "%llu trainable values%s are beyond the limit "
+                             "of %llu", (unsigned long long)T->trainable,
+                             T->lora ? " (lora_rank × the targets' in + out)" : "",
+                             (unsigned long long)VP__LIM_PARAMETERS);
+    }
     e->trainable = T->trainable;
     e->trainable_known = T->trainable_known;
 

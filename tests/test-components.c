@@ -1541,8 +1541,9 @@ START_TEST(test_classify_bounded_time)
 END_TEST
 
 /* Named reserves: an empty name or one that is not UTF-8 is refused (as two of one name
- * are), so is a LoRA target that is not UTF-8, and an estimate that fails on a NULL argument
- * reads as empty like any other failed run. */
+ * are), so is a LoRA target that is not UTF-8, and so are more trainable values than the
+ * optimizer's component takes; an estimate that fails on a NULL argument reads as empty like
+ * any other failed run. */
 START_TEST(test_workload_hostile)
 {
     vp_estimate *e;
@@ -1573,8 +1574,32 @@ START_TEST(test_workload_hostile)
     ck_assert_int_eq(vp_estimate_run_workload(e, m, &w, vp_bytes_make(0), &err), VP_EINVALID);
     ck_assert_ptr_nonnull(strstr(err.message, "LoRA target 1 is not UTF-8"));
     vp_model_free(m);
+    /* more trainable values than vp_optimizer_state_bytes() takes (2^50): the estimate
+     * refuses them too, rather than give items no component function reproduces */
+    m = model("configs/deepseek-ai__DeepSeek-V3/config.json");
+    static const char *const all[] = { "all-linear" };
+    w.lora_targets = all;
+    w.n_lora_targets = 1;
+    w.lora_rank = UINT64_C(1) << 24;
+    w.context = 512;
+    vp_lora_options lo = VP_LORA_OPTIONS_INIT;
+    lo.rank = w.lora_rank;
+    lo.targets = all;
+    lo.n_targets = 1;
+    vp_count n;
+    ck_assert_int_eq(vp_lora_parameters(&n, m, &lo, &err), VP_OK);
+    ck_assert_uint_gt(n.n, UINT64_C(1) << 50);
+    vp_bytes b = { 7 };
+    ck_assert_int_eq(vp_optimizer_state_bytes(&b, NULL, m, n, NULL, &err), VP_ELIMIT);
+    ck_assert_int_eq(vp_estimate_run_workload(e, m, &w, vp_bytes_make(0), &err), VP_ELIMIT);
+    ck_assert_ptr_nonnull(strstr(err.message, "trainable values"));
+    ck_assert_uint_eq(vp_estimate_gpu_count(e), 0);
+    w.lora_rank = 8; /* within the limit: the estimate's optimizer states are the component's */
+    ck_assert_int_eq(vp_estimate_run_workload(e, m, &w, vp_bytes_make(0), &err), VP_OK);
+    vp_model_free(m);
     w.task = VP_TASK_INFERENCE;
     w.n_lora_targets = 0;
+    w.context = 0;
     ck_assert_int_eq(vp_estimate_run_workload(e, NULL, &w, vp_bytes_make(0), &err), VP_OK);
     ck_assert_uint_eq(vp_estimate_gpu_count(e), 1);
     ck_assert_int_eq(vp_estimate_run_workload(e, NULL, NULL, vp_bytes_make(0), &err), VP_EMISUSE);

@@ -789,6 +789,14 @@ static vp_status train_trainable(vp_estimate *e, train_run *T, vp_error *err)
         T->trainable_known = false;
         add_unknown(e, "adapter", "model.config (the shapes of the LoRA target modules)");
     }
+    if (T->trainable_known && !T->ovf && T->trainable > VP__LIM_PARAMETERS) {
+        /* the optimizer's component refuses such a count: so does the estimate */
+        vp__where wh = where_of(w, T->lora ? w->e_targets : NULL);
+        return vp__error_set(err, VP_ELIMIT, &wh, "%llu trainable values%s are beyond the limit "
+                             "of %llu", (unsigned long long)T->trainable,
+                             T->lora ? " (lora_rank × the targets' in + out)" : "",
+                             (unsigned long long)VP__LIM_PARAMETERS);
+    }
     e->trainable = T->trainable;
     e->trainable_known = T->trainable_known;
 
@@ -2116,8 +2124,11 @@ static void clear(vp_estimate *e)
 
 vp_status vp_estimate_run(vp_estimate *e, const vp_sheet *s, vp_bytes capacity, vp_error *err)
 {
-    if (e == NULL || s == NULL)
-        return VP_EMISUSE;
+    if (e == NULL || s == NULL) {
+        if (e != NULL)
+            clear(e); /* on error the estimate reads as empty, whatever the error */
+        return vp__error_set(err, VP_EMISUSE, NULL, "vp_estimate_run: a NULL argument");
+    }
     vp__wl wb;
     vp__wl_text txt;
     vp_status st;
@@ -2132,8 +2143,11 @@ vp_status vp_estimate_run(vp_estimate *e, const vp_sheet *s, vp_bytes capacity, 
 vp_status vp_estimate_run_workload(vp_estimate *e, const vp_model *model,
                                    const vp_workload *workload, vp_bytes capacity, vp_error *err)
 {
-    if (e == NULL || workload == NULL)
+    if (e == NULL || workload == NULL) {
+        if (e != NULL)
+            clear(e); /* on error the estimate reads as empty, whatever the error */
         return vp__error_set(err, VP_EMISUSE, NULL, "vp_estimate_run_workload: a NULL argument");
+    }
     vp__wl w;
     vp_status st = vp__wl_from_workload(&w, model, workload, err);
     if (st == VP_OK)

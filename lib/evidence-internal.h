@@ -95,6 +95,10 @@ typedef struct {
                           const vp_card **card);
     /* (may be NULL) what became of run r: a vp_evidence_use */
     void (*note)(void *ctx, size_t r, int use);
+    /* (may be NULL) the runs of catalog card c in any order: where card() costs a pass over
+     * every run per step (a flat array), vp__runs_decide() reads the offer's card in a
+     * bounded number of passes with it instead, to the same verdict, texts and notes */
+    size_t (*any)(void *ctx, size_t c, size_t cur);
 } vp__run_iter;
 
 /* The runs on the offer, on its card, and failures on cards with no less memory, read up to

@@ -386,6 +386,112 @@ static int consider_at(vp__runs_verdict *v, const vp__run_iter *it, size_t r, co
     return use;
 }
 
+/* A peak of the offer's card in the order card() gives: larger `covered` first, then the
+ * lower run id. */
+static bool peak_before(uint64_t ca, size_t ra, uint64_t cb, size_t rb)
+{
+    return ca != cb ? ca > cb : ra < rb;
+}
+
+/* Is run r (of kind k, covering c) read by the loop over the offer's card below at all, and
+ * after the cursor (kind pk, covering pc, id pr; pr SIZE_MAX: none yet)? Failures and runs on
+ * the offer are skipped there; peaks come before the runs that cannot count. */
+static bool card_after(int k, uint64_t c, size_t r, int pk, uint64_t pc, size_t pr)
+{
+    if (pr == SIZE_MAX)
+        return true;
+    if (k != pk)
+        return pk == VP__RUN_PEAK; /* a run that cannot count after a peak */
+    return k == VP__RUN_PEAK ? peak_before(pc, pr, c, r) : r > pr;
+}
+
+/*
+ * The loop over the offer's card of vp__runs_decide(), for an iterator whose ordered card()
+ * costs a pass over every run per step (it->any set): the same reads in a bounded number of
+ * passes. The ordered loop reads, in order, the peaks not on the offer that prove more than
+ * a peak already counted, up to the first that counts (W), then the runs that cannot count
+ * while nothing counts and their reasons have room. A read changes the verdict's texts only
+ * while they have room (each such read writes at least one byte of not_counted) or, for the
+ * first peak to confirm (Y), its version condition; every other read only notes the run. So
+ * the reads that write are found one pass each, in order, while there is room; then Y is
+ * read, the other peaks before W are noted, and W decides.
+ */
+static void own_card_bounded(vp__runs_verdict *v, const vp__run_iter *it, size_t own,
+                             const offer_sw *os)
+{
+    const char *label;
+    bool here;
+    const vp_card *rcard;
+    size_t W = SIZE_MAX, Y = SIZE_MAX;
+    uint64_t wc = 0, yc = 0;
+    for (size_t r = it->any(it->ctx, own, SIZE_MAX); r != SIZE_MAX; r = it->any(it->ctx, own, r)) {
+        const vp__run *ev = it->run(it->ctx, r, &label, &here, &rcard);
+        if (ev->kind != VP__RUN_PEAK || here || (v->peak_in && ev->covered <= v->peak))
+            continue;
+        int vf = run_version(ev, os->o, os->no, os->offer_states, false, NULL, 0);
+        if (vf == 0 && (W == SIZE_MAX || peak_before(ev->covered, r, wc, W)))
+            W = r, wc = ev->covered;
+        else if (vf == 1 && (Y == SIZE_MAX || peak_before(ev->covered, r, yc, Y)))
+            Y = r, yc = ev->covered;
+    }
+    bool nothing = W == SIZE_MAX && !v->peak_in; /* the runs that cannot count are read */
+    /* the reads that write not_counted, in order, while it has room */
+    int pk = VP__RUN_NO;
+    uint64_t pc = 0;
+    size_t pr = SIZE_MAX;
+    while (!v->quiet && v->nc + 1 < sizeof(v->not_counted)) {
+        size_t best = SIZE_MAX;
+        int bk = VP__RUN_NO;
+        uint64_t bc = 0;
+        for (size_t r = it->any(it->ctx, own, SIZE_MAX); r != SIZE_MAX;
+             r = it->any(it->ctx, own, r)) {
+            const vp__run *ev = it->run(it->ctx, r, &label, &here, &rcard);
+            int k = ev->kind;
+            uint64_t c = ev->covered;
+            if (here || k == VP__RUN_OOM || !card_after(k, c, r, pk, pc, pr))
+                continue;
+            if (k == VP__RUN_PEAK && (r == W || (W != SIZE_MAX && !peak_before(c, r, wc, W)) ||
+                                      (v->peak_in && c <= v->peak)))
+                continue; /* W and what comes after it: not read this way */
+            if (k == VP__RUN_NO && !nothing)
+                continue;
+            if (best == SIZE_MAX || (k != bk ? k == VP__RUN_PEAK
+                                     : k == VP__RUN_PEAK ? peak_before(c, r, bc, best)
+                                                         : r < best))
+                best = r, bk = k, bc = c;
+        }
+        if (best == SIZE_MAX)
+            break; /* every run before W was read */
+        consider_at(v, it, best, os, NULL, NULL);
+        pk = bk, pc = bc, pr = best;
+        if (best == Y)
+            Y = SIZE_MAX;
+    }
+    if (pk == VP__RUN_NO && pr != SIZE_MAX) {
+        if (W != SIZE_MAX)
+            consider_at(v, it, W, os, NULL, NULL);
+        return; /* past the peaks */
+    }
+    /* the peaks before W not read yet: the first to confirm, then the others (notes) */
+    if (Y != SIZE_MAX && (W == SIZE_MAX || peak_before(yc, Y, wc, W)) &&
+        card_after(VP__RUN_PEAK, yc, Y, pk, pc, pr))
+        consider_at(v, it, Y, os, NULL, NULL);
+    else
+        Y = SIZE_MAX;
+    for (size_t r = it->any(it->ctx, own, SIZE_MAX); !v->quiet && r != SIZE_MAX;
+         r = it->any(it->ctx, own, r)) {
+        const vp__run *ev = it->run(it->ctx, r, &label, &here, &rcard);
+        if (ev->kind != VP__RUN_PEAK || here || r == W || r == Y ||
+            (v->peak_in && ev->covered <= v->peak) ||
+            (W != SIZE_MAX && !peak_before(ev->covered, r, wc, W)) ||
+            !card_after(VP__RUN_PEAK, ev->covered, r, pk, pc, pr))
+            continue;
+        consider_at(v, it, r, os, NULL, NULL);
+    }
+    if (W != SIZE_MAX)
+        consider_at(v, it, W, os, NULL, NULL);
+}
+
 void vp__runs_decide(vp__runs_verdict *v, const vp__run_iter *it, const vp_card *ocard,
                      const vp__vcomp *o, int no, bool offer_states, bool quiet)
 {
@@ -412,6 +518,10 @@ void vp__runs_decide(vp__runs_verdict *v, const vp__run_iter *it, const vp_card 
             if (!here && consider_at(v, it, r, &os, NULL, NULL) == VP_EVIDENCE_COUNTED)
                 return; /* excluded: nothing else matters */
         }
+    }
+    if (it->any != NULL) {
+        own_card_bounded(v, it, own, &os);
+        return;
     }
     for (size_t r = it->card(it->ctx, own, SIZE_MAX); r != SIZE_MAX; r = it->card(it->ctx, own, r)) {
         const char *label;
@@ -618,6 +728,18 @@ static size_t flat_card(void *ctx, size_t c, size_t cur)
         rc = rank_of(&r);
         cc = r.covered;
     }
+    if (rc == 0) {
+        /* failures are in array order: the next one is after the cursor (a step costs
+         * what it skips, so the failures of a card are read in one pass) */
+        for (size_t i = cur + 1; i < f->n; i++) {
+            const vp_evidence *ev = flat_at(f, i, &buf);
+            if (!vp__is_run(ev) || ev->card != card)
+                continue;
+            run_scope(&r, ev, f->rq, false);
+            if (rank_of(&r) == 0)
+                return i;
+        }
+    }
     size_t best = SIZE_MAX;
     int br = 0;
     uint64_t bc = 0;
@@ -636,6 +758,22 @@ static size_t flat_card(void *ctx, size_t c, size_t cur)
         }
     }
     return best;
+}
+
+/* The runs of card c in array order (vp__run_iter.any). */
+static size_t flat_any(void *ctx, size_t c, size_t cur)
+{
+    const flat *f = ctx;
+    if (!f->all_cards && (c >= 64 || !(f->cards & (UINT64_C(1) << c))))
+        return SIZE_MAX;
+    const vp_card *card = vp_card_at(c);
+    vp_evidence buf;
+    for (size_t i = cur == SIZE_MAX ? 0 : cur + 1; i < f->n; i++) {
+        const vp_evidence *ev = flat_at(f, i, &buf);
+        if (vp__is_run(ev) && ev->card == card)
+            return i;
+    }
+    return SIZE_MAX;
 }
 
 static const vp__run *flat_run(void *ctx, size_t r, const char **label, bool *here,
@@ -750,8 +888,6 @@ vp_status vp_classify_evidence(vp_verdict *verdict, vp_verdict_detail *detail,
                              (ev.claim == VP_CLAIM_DEVICE_TOTAL && ev.value.b == 0)))
             return vp__error_set(err, VP_ERANGE, NULL, "evidence %zu: an impossible value for one "
                                  "GPU: %llu B", i, (unsigned long long)ev.value.b);
-        if (uses != NULL)
-            uses[i] = VP_EVIDENCE_NOT_READ;
         if (vp__is_run(&ev) && ev.card != NULL) {
             size_t ci = card_index(ev.card);
             if (ci < 64)
@@ -767,10 +903,12 @@ vp_status vp_classify_evidence(vp_verdict *verdict, vp_verdict_detail *detail,
         else if (!ev.on_offer && ev.card != NULL && ev.card == rqs.card)
             hint_at = i;  /* the latest total stated for its card model, any source */
     }
+    for (size_t i = 0; uses != NULL && i < n; i++) /* every item checked: no partial output */
+        uses[i] = VP_EVIDENCE_NOT_READ;
     vp__req rq;
     vp__req_init(&rq, &rqs, o.assumed_context.b);
     f.rq = &rq;
-    vp__run_iter it = { &f, flat_own, flat_card, flat_run, flat_note };
+    vp__run_iter it = { &f, flat_own, flat_card, flat_run, flat_note, flat_any };
     vp__runs_verdict rv;
     vp__vcomp osw[VP__MAX_VCOMP];
     size_t bad;

@@ -1248,7 +1248,7 @@ static void runs_for_offer(vp__runs_verdict *v, const run_index *ri, const plan_
                            uint64_t *reads)
 {
     offer_runs ctx = { ri, oi, reads };
-    vp__run_iter it = { &ctx, it_own, it_card, it_run, NULL };
+    vp__run_iter it = { &ctx, it_own, it_card, it_run, NULL, NULL };
     const vp__entry *sw = x->offers[oi].software;
     vp__vcomp o[VP__MAX_VCOMP];
     size_t bad;

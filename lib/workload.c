@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "json.h"
 #include "workload-internal.h"
 
 static const size_t workload_sizes[] = { 0, sizeof(vp_workload) };
@@ -379,6 +380,10 @@ vp_status vp__wl_from_workload(vp__wl *w, const vp_model *m, const vp_workload *
         if (name == NULL)
             return vp__error_set(err, VP_EMISUSE, NULL, "reserve %zu has no name", r);
         size_t n = strlen(name);
+        if (n == 0)
+            return vp__error_set(err, VP_EINVALID, NULL, "reserve %zu has an empty name", r);
+        if (!vp__utf8_valid((const unsigned char *)name, n)) /* it becomes an item id */
+            return vp__error_set(err, VP_EINVALID, NULL, "reserve %zu: its name is not UTF-8", r);
         if (n > VP__LIM_NAME)
             return vp__error_set(err, VP_ELIMIT, NULL, "reserve %zu: a name of %zu bytes (at "
                                  "most %llu)", r, n, (unsigned long long)VP__LIM_NAME);
@@ -400,6 +405,8 @@ vp_status vp__wl_from_workload(vp__wl *w, const vp_model *m, const vp_workload *
             return vp__error_set(err, n ? VP_ELIMIT : VP_EINVALID, NULL, "LoRA target %zu: %zu "
                                  "bytes (1 to %llu)", i, n,
                                  (unsigned long long)VP__LIM_TARGET_NAME);
+        if (!vp__utf8_valid((const unsigned char *)t, n)) /* warnings name it */
+            return vp__error_set(err, VP_EINVALID, NULL, "LoRA target %zu is not UTF-8", i);
     }
     w->n_targets = o->n_lora_targets;
     w->targets = o->lora_targets;

@@ -192,6 +192,8 @@ static void read_sheet(sheet_workload *sw, const vp_sheet *s, const vp_estimate 
         const char *id = vp_estimate_item_id(e, 0, i);
         if (strncmp(id, "reserve:", 8) != 0 || w->n_reserves == 256)
             continue;
+        if (id[8] == '\0') /* a sheet's "" = …: a vp_workload's names have 1 to 63 bytes */
+            sw->within_limits = false;
         snprintf(sw->reserve_buf[w->n_reserves], sizeof(sw->reserve_buf[0]), "%s", id + 8);
         sw->reserve_names[w->n_reserves] = sw->reserve_buf[w->n_reserves];
         sw->reserve_bytes[w->n_reserves] = vp_estimate_item_bytes(e, 0, i);

@@ -1422,6 +1422,196 @@ START_TEST(test_plan_memory_is_the_classifier)
 }
 END_TEST
 
+/* ---- hostile input (red team, issue 13) ------------------------------------------------ */
+
+/* An error leaves every output as it was: the per-item uses too, even when the item that
+ * fails comes after items that were fine (they were written while checking, before). */
+START_TEST(test_classify_no_partial_uses)
+{
+    vp_estimate *e = estimate_of("[workload]\ncontext = 4096\n");
+    vp_requirement rq = VP_REQUIREMENT_INIT;
+    rq.estimate = e;
+    rq.model = "llama";
+    vp_evidence ev[4] = { VP_EVIDENCE_INIT, VP_EVIDENCE_INIT, VP_EVIDENCE_INIT, VP_EVIDENCE_INIT };
+    vp_evidence_use uses[4];
+    vp_verdict v = (vp_verdict)77;
+    vp_verdict_detail d;
+    vp_error err = VP_ERROR_INIT;
+    static const struct {
+        int field;
+        vp_status want;
+    } bad[] = { { 0, VP_ERANGE }, { 1, VP_EMISUSE }, { 2, VP_EPARSE }, { 3, VP_EVERSION } };
+    for (size_t k = 0; k < sizeof(bad) / sizeof(bad[0]); k++) {
+        vp_evidence x[4];
+        memcpy(x, ev, sizeof(x));
+        switch (bad[k].field) {
+        case 0:
+            x[3].claim = VP_CLAIM_DEVICE_TOTAL;
+            x[3].has_value = 1;
+            x[3].value = vp_bytes_make(UINT64_MAX);
+            break;
+        case 1: x[3].reading = (vp_reading)-1; break;
+        case 2: x[3].software = "driver"; break;
+        default: x[3].version = 2; break;
+        }
+        memset(uses, 0x5a, sizeof(uses));
+        memset(&d, 0x5a, sizeof(d));
+        d.version = VP_VERDICT_DETAIL_VERSION;
+        vp_status st = vp_classify_evidence(&v, &d, uses, &rq, x, 4, NULL, &err);
+        ck_assert_msg(st == bad[k].want, "case %zu: %s", k, vp_status_name(st));
+        for (size_t i = 0; i < sizeof(uses); i++)
+            ck_assert_uint_eq(((const unsigned char *)uses)[i], 0x5a);
+        ck_assert_int_eq(v, 77);
+        ck_assert_int_eq(d.verdict, 0x5a5a5a5a);
+    }
+    ck_assert_int_eq(vp_classify_evidence(&v, &d, uses, &rq, ev, 4, NULL, &err), VP_OK);
+    for (size_t i = 0; i < 4; i++)
+        ck_assert_int_eq(uses[i], VP_EVIDENCE_NOT_READ);
+    vp_estimate_free(e);
+}
+END_TEST
+
+/* A classification reads the offer's card in a bounded number of passes over the items:
+ * 2^17 peaks on the offer's card that do not count (another version, one to confirm, a
+ * smaller context), failures elsewhere that do not count, or runs on the offer, each took a
+ * pass over every item per item before (an hour for these; days at the limit of 2^18); each
+ * call here must end within the test's timeout, verdict alone or with its texts and uses. */
+START_TEST(test_classify_bounded_time)
+{
+    vp_estimate *e = estimate_of("[workload]\ncontext = 4096\nconcurrency = 4\n");
+    const vp_card *card = vp_card_at(0);
+    const vp_card *bigger = NULL;
+    vp_bytes cb, ob;
+    ck_assert_int_eq(vp_card_capacity(card, &ob, NULL), VP_OK);
+    for (size_t c = 1; c < vp_card_count() && bigger == NULL; c++)
+        if (vp_card_capacity(vp_card_at(c), &cb, NULL) == VP_OK && cb.b >= ob.b)
+            bigger = vp_card_at(c);
+    vp_requirement rq = VP_REQUIREMENT_INIT;
+    rq.estimate = e;
+    rq.model = "llama";
+    rq.context = 4096;
+    rq.sequences = 4;
+    rq.card = card;
+    rq.software = "driver 550.54.15, CUDA 12.4";
+    size_t n = (size_t)1 << 17;
+    vp_evidence *ev = malloc(n * sizeof(*ev));
+    vp_evidence_use *uses = malloc(n * sizeof(*uses));
+    ck_assert(ev != NULL && uses != NULL);
+    for (int mode = 0; mode < 5; mode++) {
+        for (size_t i = 0; i < n; i++) {
+            vp_evidence z = VP_EVIDENCE_INIT;
+            z.source = VP_SOURCE_MEASUREMENT;
+            z.card = card;
+            z.model = "llama";
+            z.context = 4096;
+            z.sequences = 4;
+            z.claim = VP_CLAIM_PEAK;
+            z.has_value = 1;
+            z.value = vp_bytes_make(UINT64_C(1000000000) + i);
+            switch (mode) {
+            case 0: z.software = "driver 1.0"; break;        /* another version */
+            case 1: z.software = "torch 2.1"; break;         /* to confirm */
+            case 2: z.context = 10; break;                   /* smaller: cannot count */
+            case 3: z.claim = VP_CLAIM_OUT_OF_MEMORY;        /* a failure on a card with no */
+                    z.card = bigger ? bigger : card;         /* less memory, another version */
+                    z.software = "driver 1.0"; break;
+            default: z.on_offer = 1; z.software = "driver 1.0"; break; /* on the offer */
+            }
+            ev[i] = z;
+        }
+        vp_verdict v;
+        vp_verdict_detail d;
+        d.version = VP_VERDICT_DETAIL_VERSION;
+        ck_assert_int_eq(vp_classify_evidence(&v, NULL, NULL, &rq, ev, n, NULL, NULL), VP_OK);
+        ck_assert_int_eq(v, VP_VERDICT_TO_CONFIRM);
+        ck_assert_int_eq(vp_classify_evidence(&v, &d, uses, &rq, ev, n, NULL, NULL), VP_OK);
+        ck_assert_int_eq(v, VP_VERDICT_TO_CONFIRM);
+        /* every peak of the card that proves more than nothing is read: none counts */
+        vp_evidence_use want = mode == 1   ? VP_EVIDENCE_TO_CONFIRM
+                               : mode == 2 ? VP_EVIDENCE_DIMENSIONS
+                                           : VP_EVIDENCE_OTHER_VERSION;
+        ck_assert_int_eq(uses[0], want);
+        /* those that cannot count are read while their reasons have room to be shown */
+        ck_assert_int_eq(uses[n - 1], mode == 2 ? VP_EVIDENCE_NOT_READ : want);
+    }
+    free(ev);
+    free(uses);
+    vp_estimate_free(e);
+}
+END_TEST
+
+/* Named reserves: an empty name or one that is not UTF-8 is refused (as two of one name
+ * are), so is a LoRA target that is not UTF-8, and so are more trainable values than the
+ * optimizer's component takes; an estimate that fails on a NULL argument reads as empty like
+ * any other failed run. */
+START_TEST(test_workload_hostile)
+{
+    vp_estimate *e;
+    vp_error err = VP_ERROR_INIT;
+    ck_assert_int_eq(vp_estimate_new(&e), VP_OK);
+    vp_workload w = VP_WORKLOAD_INIT;
+    w.parameters = UINT64_C(7000000000);
+    w.weights = "fp16";
+    static const char *const empty[] = { "" };
+    static const vp_bytes one[] = { { 1 } };
+    w.reserve_names = empty;
+    w.reserve_bytes = one;
+    w.n_reserves = 1;
+    ck_assert_int_eq(vp_estimate_run_workload(e, NULL, &w, vp_bytes_make(0), &err), VP_EINVALID);
+    ck_assert_ptr_nonnull(strstr(err.message, "empty name"));
+    /* names become item ids and warnings, which vp_estimate_json() writes: UTF-8 only */
+    static const char *const raw[] = { "\xff\xfe\"\n{" };
+    w.reserve_names = raw;
+    ck_assert_int_eq(vp_estimate_run_workload(e, NULL, &w, vp_bytes_make(0), &err), VP_EINVALID);
+    ck_assert_ptr_nonnull(strstr(err.message, "UTF-8"));
+    w.n_reserves = 0;
+    static const char *const targets[] = { "q_proj", "v_pr\xc3" };
+    w.task = VP_TASK_LORA;
+    w.lora_rank = 8;
+    w.lora_targets = targets;
+    w.n_lora_targets = 2;
+    vp_model *m = model("configs/meta-llama__Meta-Llama-3.1-8B/config.json");
+    ck_assert_int_eq(vp_estimate_run_workload(e, m, &w, vp_bytes_make(0), &err), VP_EINVALID);
+    ck_assert_ptr_nonnull(strstr(err.message, "LoRA target 1 is not UTF-8"));
+    vp_model_free(m);
+    /* more trainable values than vp_optimizer_state_bytes() takes (2^50): the estimate
+     * refuses them too, rather than give items no component function reproduces */
+    m = model("configs/deepseek-ai__DeepSeek-V3/config.json");
+    static const char *const all[] = { "all-linear" };
+    w.lora_targets = all;
+    w.n_lora_targets = 1;
+    w.lora_rank = UINT64_C(1) << 24;
+    w.context = 512;
+    vp_lora_options lo = VP_LORA_OPTIONS_INIT;
+    lo.rank = w.lora_rank;
+    lo.targets = all;
+    lo.n_targets = 1;
+    vp_count n;
+    ck_assert_int_eq(vp_lora_parameters(&n, m, &lo, &err), VP_OK);
+    ck_assert_uint_gt(n.n, UINT64_C(1) << 50);
+    vp_bytes b = { 7 };
+    ck_assert_int_eq(vp_optimizer_state_bytes(&b, NULL, m, n, NULL, &err), VP_ELIMIT);
+    ck_assert_int_eq(vp_estimate_run_workload(e, m, &w, vp_bytes_make(0), &err), VP_ELIMIT);
+    ck_assert_ptr_nonnull(strstr(err.message, "trainable values"));
+    ck_assert_uint_eq(vp_estimate_gpu_count(e), 0);
+    w.lora_rank = 8; /* within the limit: the estimate's optimizer states are the component's */
+    ck_assert_int_eq(vp_estimate_run_workload(e, m, &w, vp_bytes_make(0), &err), VP_OK);
+    vp_model_free(m);
+    w.task = VP_TASK_INFERENCE;
+    w.n_lora_targets = 0;
+    w.context = 0;
+    ck_assert_int_eq(vp_estimate_run_workload(e, NULL, &w, vp_bytes_make(0), &err), VP_OK);
+    ck_assert_uint_eq(vp_estimate_gpu_count(e), 1);
+    ck_assert_int_eq(vp_estimate_run_workload(e, NULL, NULL, vp_bytes_make(0), &err), VP_EMISUSE);
+    ck_assert_uint_eq(vp_estimate_gpu_count(e), 0); /* nothing of the run before */
+    ck_assert_int_eq(vp_estimate_run_workload(e, NULL, &w, vp_bytes_make(0), &err), VP_OK);
+    ck_assert_int_eq(vp_estimate_run(e, NULL, vp_bytes_make(0), &err), VP_EMISUSE);
+    ck_assert_uint_eq(vp_estimate_gpu_count(e), 0);
+    ck_assert_int_eq(err.code, VP_EMISUSE);
+    vp_estimate_free(e);
+}
+END_TEST
+
 Suite *vp_test_suite(void)
 {
     Suite *s = suite_create("components");
@@ -1440,5 +1630,8 @@ Suite *vp_test_suite(void)
     VP_ADD_TEST(s, test_classify_errors);
     VP_ADD_TEST(s, test_plan_memory_is_the_classifier);
     VP_ADD_TEST(s, test_random_plans_one_rule);
+    VP_ADD_TEST(s, test_classify_no_partial_uses);
+    VP_ADD_TEST(s, test_classify_bounded_time);
+    VP_ADD_TEST(s, test_workload_hostile);
     return s;
 }

@@ -130,6 +130,8 @@ VP_API void vp_estimate_free(vp_estimate *e);
  *         fine-tuning of quantized weights
  * @retval VP_EMISSING lora or qlora without lora_rank
  * @retval VP_ERANGE a zero micro-batch
+ * @retval VP_ELIMIT a layout degree beyond its limit (set with vp_sheet_set()), or more
+ *         than 2^50 trainable values (since 0.2: what vp_optimizer_state_bytes() takes)
  * @retval VP_EOVERFLOW a size exceeds 2^64 − 1 bytes
  * @since 0.1
  */
@@ -157,10 +159,11 @@ VP_API vp_status vp_estimate_run(vp_estimate *e, const vp_sheet *s, vp_bytes cap
  *         NULL name or array where a count says there are some
  * @retval VP_EVERSION a workload version this library does not know
  * @retval VP_ELIMIT a count beyond its limit (docs/errors.md), a reserve name over 63 bytes
- *         or a LoRA target over 47
+ *         or a LoRA target over 47, more than 2^50 trainable values
  * @retval VP_ERANGE gpu_memory_utilization_ppm above 1,000,000
- * @retval VP_EINVALID an impossible layout, two reserves of one name, an empty name, a
- *         contradicting precision recipe, a LoRA target list that matches nothing
+ * @retval VP_EINVALID an impossible layout, two reserves of one name, an empty name or
+ *         one that is not UTF-8 (reserves and LoRA targets), a contradicting precision
+ *         recipe, a LoRA target list that matches nothing
  * @retval VP_EUNSUPPORTED an unknown weight format; the errors of vp_estimate_run()
  * @retval VP_EOVERFLOW a size exceeds 2^64 − 1 bytes
  * @since 0.2

@@ -155,7 +155,7 @@ typedef struct vp_workload {
     vp_sharding sharding;        /**< layout.sharding */
     uint64_t parameters;         /**< model.parameters: used when there is no model */
     size_t n_reserves;           /**< named reserves ([reserve]) */
-    const char *const *reserve_names; /**< their names (unique, 1 to 63 bytes each) */
+    const char *const *reserve_names; /**< their names (unique, 1 to 63 bytes of UTF-8 each) */
     const vp_bytes *reserve_bytes;    /**< their sizes */
     uint32_t gpu_memory_utilization_ppm; /**< vLLM, in millionths; 0: 900000 (0.9) */
     uint64_t max_num_batched_tokens;  /**< vLLM; 0: its default for the device size */
@@ -168,7 +168,7 @@ typedef struct vp_workload {
     vp_checkpointing checkpointing; /**< workload.checkpointing */
     uint64_t lora_rank;          /**< workload.lora_rank (needed by lora and qlora) */
     size_t n_lora_targets;       /**< workload.lora_targets; 0: PEFT's default q_proj, v_proj */
-    const char *const *lora_targets; /**< the target names (1 to 47 bytes each) */
+    const char *const *lora_targets; /**< the target names (1 to 47 bytes of UTF-8 each) */
     uint64_t grad_accumulation;  /**< workload.grad_accumulation; 0: 1 */
     vp_cross_entropy cross_entropy; /**< workload.cross_entropy */
     vp_export export_mode;       /**< workload.export */

@@ -14,8 +14,8 @@
 
 #include "ck-util.h"
 #include "components-check.h"
+#include "components-map.h"
 
-#define GIB ((uint64_t)1 << 30)
 
 /* ---- the sheet's values, as text ------------------------------------------------------ */
 
@@ -223,32 +223,6 @@ static void read_sheet(sheet_workload *sw, const vp_sheet *s, const vp_estimate 
 
 /* ---- the comparisons ------------------------------------------------------------------- */
 
-/* The n-th item (0-based) of `id` on GPU g, or -1. */
-static long nth(const vp_estimate *e, size_t g, const char *id, int n)
-{
-    for (size_t i = 0; i < vp_estimate_item_count(e, g); i++)
-        if (strcmp(vp_estimate_item_id(e, g, i), id) == 0 && n-- == 0)
-            return (long)i;
-    return -1;
-}
-
-static uint64_t bytes_of(const vp_estimate *e, size_t g, const char *id, int n)
-{
-    long i = nth(e, g, id, n);
-    return i < 0 ? 0 : vp_bytes_value(vp_estimate_item_bytes(e, g, (size_t)i));
-}
-
-static const char *name(const vp_sheet *s)
-{
-    static const char none[] = "<sheet>";
-    (void)s;
-    return none;
-}
-
-#define SAME(what, got, want)                                                              \
-    ck_assert_msg((got) == (want), "%s, stage %zu, %s: engine %" PRIu64 ", component %"       \
-                  PRIu64, name(s), st, what, (uint64_t)(got), (uint64_t)(want))
-
 static void compare_estimates(const vp_estimate *a, const vp_estimate *b)
 {
     ck_assert_uint_eq(vp_estimate_gpu_count(a), vp_estimate_gpu_count(b));
@@ -315,163 +289,18 @@ vp_test_coverage vp_test_check_components(const vp_sheet *s, uint64_t capacity)
         cov.workload_runs = 1;
     }
 
-    bool infer = w->task == VP_TASK_INFERENCE, vllm = w->framework == VP_FRAMEWORK_VLLM;
-    /* llama.cpp / Ollama over a GGUF checkpoint: the partial-offload profile places tensors
-     * by layer (lib/llamacpp.c, tested against llama.cpp's load logs in test-llamacpp.c);
-     * the component functions size full offload and are not its parts */
-    if (infer && m != NULL && vp_model_get_format(m) == VP_FORMAT_GGUF &&
-        (w->framework == VP_FRAMEWORK_LLAMACPP || w->framework == VP_FRAMEWORK_OLLAMA) &&
-        vp_estimate_host_item_count(e) > 0) {
-        free(sw);
-        vp_estimate_free(e);
-        return cov;
-    }
-    uint64_t tp = w->tensor_parallel ? w->tensor_parallel : 1;
-    uint64_t pp = w->pipeline_parallel ? w->pipeline_parallel : 1;
-    uint64_t dp = w->gpus ? w->gpus / (tp * pp) : 1;
-    /* vLLM's batch defaults by device size (its get_batch_defaults) */
-    bool big = capacity == 0 || capacity >= 70 * GIB;
-    uint64_t mnbt = w->max_num_batched_tokens ? w->max_num_batched_tokens : big ? 8192 : 2048;
-    uint64_t mns = w->max_num_seqs ? w->max_num_seqs : big ? 1024 : 256;
-    if (w->framework == VP_FRAMEWORK_SGLANG) {
-        /* SGLang's chunked_prefill_size by device memory (server_args.py, v0.5.4+): the
-         * tokens of one prefill forward; page_size rounds its KV cache */
-        uint64_t mib = capacity / (1024 * 1024);
-        mnbt = sw->chunk ? sw->chunk : capacity == 0 ? 4096 : mib < 35 * 1024 ? 2048
-               : mib < 60 * 1024 ? 4096 : mib < 160 * 1024 ? 8192 : 16384;
-    }
-    uint64_t sg_page = 0;
-    if (w->framework == VP_FRAMEWORK_SGLANG) {
-        get_u64(s, "workload.page_size", &sg_page);
-        sg_page = sg_page > 1 ? sg_page : 0;
-    }
-    bool limits = sw->within_limits;
-
-    vp_count trainable = { 0 };
-    bool trainable_known = vp_estimate_trainable(e, &trainable) == VP_OK;
-    if (!infer && w->task != VP_TASK_FULL && trainable_known && m != NULL && limits &&
-        !(w->n_lora_targets == 0 && w->lora_targets != NULL)) {
-        vp_lora_options lo = VP_LORA_OPTIONS_INIT;
-        vp_count n;
-        lo.rank = w->lora_rank;
-        lo.n_targets = w->n_lora_targets;
-        lo.targets = w->lora_targets;
-        vp_status ls = vp_lora_parameters(&n, m, &lo, &err);
-        ck_assert_msg(ls == VP_OK, "vp_lora_parameters: %s", err.message);
-        ck_assert_uint_eq(n.n, trainable.n);
-        cov.items++;
-    }
-
-    for (size_t st = 0; limits && st < vp_estimate_stage_count(e); st++) {
-        size_t g = vp_estimate_stage_gpu(e, st);
-        /* weights */
-        if (nth(e, g, "weights", 0) >= 0) {
-            vp_weights_options o = VP_WEIGHTS_OPTIONS_INIT;
-            vp_bytes pay, meta, unq;
-            o.format = w->weights;
-            o.task = w->task;
-            o.framework = w->framework;
-            o.tensor_parallel = tp;
-            o.pipeline_parallel = pp;
-            o.stage = st;
-            o.sharding = w->sharding;
-            o.data_parallel = dp;
-            o.unquantized_dtype = w->unquantized_dtype;
-            o.parameters = w->parameters;
-            vp_status ws = vp_weights_bytes(&pay, &meta, &unq, m, &o, &err);
-            ck_assert_msg(ws == VP_OK, "vp_weights_bytes: %s", err.message);
-            SAME("weights", bytes_of(e, g, "weights", 0), vp_bytes_value(pay));
-            SAME("quant_metadata", bytes_of(e, g, "quant_metadata", 0), vp_bytes_value(meta));
-            SAME("unquantized_modules", bytes_of(e, g, "unquantized_modules", 0), vp_bytes_value(unq));
-            vp_bytes meta2;
-            ck_assert_int_eq(vp_quant_metadata_bytes(&meta2, m, &o, NULL), VP_OK);
-            SAME("quant metadata alone", vp_bytes_value(meta2), vp_bytes_value(meta));
-            cov.items += (size_t)(1 + (nth(e, g, "quant_metadata", 0) >= 0) +
-                                  (nth(e, g, "unquantized_modules", 0) >= 0));
+    /* every item a component function gives, against it (components-map.c); a sheet's
+     * explicit empty target list (`lora_targets = []`) has no workload twin */
+    if (sw->within_limits) {
+        vp_test_map x = { capacity, 0, sw->chunk, false };
+        if (w->framework == VP_FRAMEWORK_SGLANG) {
+            get_u64(s, "workload.page_size", &x.sg_page);
+            x.sg_page = x.sg_page > 1 ? x.sg_page : 0;
         }
-        /* KV cache */
-        if (nth(e, g, "kv_cache", 0) >= 0) {
-            vp_kv_options o = VP_KV_OPTIONS_INIT;
-            vp_bytes kv;
-            o.tokens = w->context;
-            o.sequences = w->concurrency;
-            o.kv_dtype = w->kv_cache;
-            o.format = w->weights;
-            o.tensor_parallel = tp;
-            o.pipeline_parallel = pp;
-            o.stage = st;
-            o.block_size = vllm ? (w->block_size ? w->block_size : 16) : sg_page;
-            o.prefill_chunk = vllm ? mnbt : 0;
-            vp_status ks = vp_kv_cache_bytes(&kv, m, &o, &err);
-            ck_assert_msg(ks == VP_OK, "vp_kv_cache_bytes: %s", err.message);
-            SAME("kv_cache", bytes_of(e, g, "kv_cache", 0), vp_bytes_value(kv));
-            cov.items++;
-        }
-        /* activations and logits */
-        if (nth(e, g, "activations", 0) >= 0) {
-            vp_activations_options o = VP_ACTIVATIONS_OPTIONS_INIT;
-            vp_bytes act, lg;
-            o.task = w->task;
-            o.framework = w->framework;
-            o.format = w->weights;
-            o.tokens = w->context;
-            o.sequences = infer ? w->concurrency : w->microbatch;
-            o.tensor_parallel = tp;
-            o.pipeline_parallel = pp;
-            o.stage = st;
-            o.max_num_batched_tokens = mnbt;
-            o.max_num_seqs = mns;
-            o.checkpointing = w->checkpointing;
-            o.grad_accumulation = w->grad_accumulation;
-            o.cross_entropy = w->cross_entropy;
-            o.unquantized_dtype = w->unquantized_dtype;
-            o.sharding = w->sharding;
-            o.data_parallel = dp;
-            int parts = infer ? 1 : 3;
-            for (int part = 0; part < parts; part++) {
-                o.part = (vp_activations_part)part;
-                vp_status as = vp_activations_bytes(&act, &lg, m, &o, &err);
-                ck_assert_msg(as == VP_OK, "vp_activations_bytes: %s", err.message);
-                if (nth(e, g, "activations", part) >= 0) {
-                    SAME("activations", bytes_of(e, g, "activations", part), vp_bytes_value(act));
-                    cov.items++;
-                } else {
-                    ck_assert(part == VP_ACTIVATIONS_EVAL); /* the last stage's alone */
-                }
-                if (part < 2 && nth(e, g, "logits", part) >= 0) {
-                    SAME("logits", bytes_of(e, g, "logits", part), vp_bytes_value(lg));
-                    cov.items++;
-                } else if (part < 2) {
-                    SAME("logits (none)", 0, vp_bytes_value(lg));
-                }
-            }
-        }
-        /* gradients, optimizer states, master copy */
-        if (nth(e, g, "gradients", 0) >= 0) {
-            vp_optimizer_options o = VP_OPTIMIZER_OPTIONS_INIT;
-            vp_bytes states, master, grads;
-            o.optimizer = w->optimizer;
-            o.task = w->task;
-            o.format = w->weights;
-            o.framework = w->framework;
-            o.master_weights = w->master_weights;
-            o.state_dtype = w->optimizer_dtype;
-            o.lora_rank = w->lora_rank;
-            o.tensor_parallel = tp;
-            o.pipeline_parallel = pp;
-            o.stage = st;
-            o.sharding = w->sharding;
-            o.data_parallel = dp;
-            ck_assert(trainable_known);
-            vp_status os = vp_optimizer_state_bytes(&states, &master, m, trainable, &o, &err);
-            ck_assert_msg(os == VP_OK, "vp_optimizer_state_bytes: %s", err.message);
-            ck_assert_int_eq(vp_gradients_bytes(&grads, m, trainable, &o, NULL), VP_OK);
-            SAME("gradients", bytes_of(e, g, "gradients", 0), vp_bytes_value(grads));
-            SAME("optimizer_state", bytes_of(e, g, "optimizer_state", 0), vp_bytes_value(states));
-            SAME("master_weights", bytes_of(e, g, "master_weights", 0), vp_bytes_value(master));
-            cov.items += (size_t)(1 + (nth(e, g, "optimizer_state", 0) >= 0) +
-                                  (nth(e, g, "master_weights", 0) >= 0));
-        }
+        x.check_lora = !(w->n_lora_targets == 0 && w->lora_targets != NULL);
+        char msg[256];
+        const char *diff = vp_test_map_components(e, m, w, &x, msg, sizeof(msg), &cov.items);
+        ck_assert_msg(diff == NULL, "%s", diff);
     }
     free(sw);
     vp_estimate_free(e);

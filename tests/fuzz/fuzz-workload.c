@@ -29,6 +29,7 @@
 #include <vramplan.h>
 
 #include "../../lib/json.h"
+#include "../components-map.h"
 #include "../gguf-table.h"
 #include "fuzz.h"
 
@@ -357,144 +358,17 @@ static void check_estimate(const vp_estimate *e, const vp_workload *w)
     }
 }
 
-/* The n-th item `id` of GPU g: its bytes, or -1 as "none". */
-static long nth(const vp_estimate *e, size_t g, const char *id, int n)
-{
-    for (size_t i = 0; i < vp_estimate_item_count(e, g); i++)
-        if (strcmp(vp_estimate_item_id(e, g, i), id) == 0 && n-- == 0)
-            return (long)i;
-    return -1;
-}
-
-static uint64_t bytes_of(const vp_estimate *e, size_t g, const char *id, int n)
-{
-    long i = nth(e, g, id, n);
-    return i < 0 ? 0 : vp_bytes_value(vp_estimate_item_bytes(e, g, (size_t)i));
-}
-
-/* The estimate's items against the component functions, as components-check.c maps them. */
+/* The estimate's items against the component functions, as the Check suites compare them
+ * (components-map.c). */
 static void check_components(const vp_estimate *e, const vp_model *m, const vp_workload *w,
                              uint64_t capacity)
 {
-    bool infer = w->task == VP_TASK_INFERENCE, vllm = w->framework == VP_FRAMEWORK_VLLM;
-    if (infer && m != NULL && vp_model_get_format(m) == VP_FORMAT_GGUF &&
-        (w->framework == VP_FRAMEWORK_LLAMACPP || w->framework == VP_FRAMEWORK_OLLAMA) &&
-        vp_estimate_host_item_count(e) > 0)
-        return; /* the partial-offload profile places tensors by layer (test-llamacpp.c) */
-    uint64_t tp = w->tensor_parallel ? w->tensor_parallel : 1;
-    uint64_t pp = w->pipeline_parallel ? w->pipeline_parallel : 1;
-    uint64_t dp = w->gpus ? w->gpus / (tp * pp) : 1;
-    bool big = capacity == 0 || capacity >= 70 * GIB;
-    uint64_t mnbt = w->max_num_batched_tokens ? w->max_num_batched_tokens : big ? 8192 : 2048;
-    uint64_t mns = w->max_num_seqs ? w->max_num_seqs : big ? 1024 : 256;
-    if (w->framework == VP_FRAMEWORK_SGLANG) {
-        uint64_t mib = capacity / (1024 * 1024);
-        mnbt = capacity == 0 ? 4096 : mib < 35 * 1024 ? 2048 : mib < 60 * 1024 ? 4096
-               : mib < 160 * 1024 ? 8192 : 16384;
-    }
-    vp_error err = VP_ERROR_INIT;
-    vp_count trainable = { 0 };
-    bool trainable_known = vp_estimate_trainable(e, &trainable) == VP_OK;
-    if (!infer && w->task != VP_TASK_FULL && trainable_known && m != NULL) {
-        vp_lora_options lo = VP_LORA_OPTIONS_INIT;
-        vp_count n = { CANARY };
-        lo.rank = w->lora_rank;
-        lo.n_targets = w->n_lora_targets;
-        lo.targets = w->lora_targets;
-        FUZZ_ASSERT(vp_lora_parameters(&n, m, &lo, &err) == VP_OK);
-        FUZZ_ASSERT(n.n == trainable.n);
-    }
-    for (size_t st = 0; st < vp_estimate_stage_count(e); st++) {
-        size_t g = vp_estimate_stage_gpu(e, st);
-        if (nth(e, g, "weights", 0) >= 0) {
-            vp_weights_options o = VP_WEIGHTS_OPTIONS_INIT;
-            vp_bytes pay, meta, unq, meta2;
-            o.format = w->weights;
-            o.task = w->task;
-            o.framework = w->framework;
-            o.tensor_parallel = tp;
-            o.pipeline_parallel = pp;
-            o.stage = st;
-            o.sharding = w->sharding;
-            o.data_parallel = dp;
-            o.unquantized_dtype = w->unquantized_dtype;
-            o.parameters = w->parameters;
-            FUZZ_ASSERT(vp_weights_bytes(&pay, &meta, &unq, m, &o, &err) == VP_OK);
-            FUZZ_ASSERT(bytes_of(e, g, "weights", 0) == vp_bytes_value(pay));
-            FUZZ_ASSERT(bytes_of(e, g, "quant_metadata", 0) == vp_bytes_value(meta));
-            FUZZ_ASSERT(bytes_of(e, g, "unquantized_modules", 0) == vp_bytes_value(unq));
-            FUZZ_ASSERT(vp_quant_metadata_bytes(&meta2, m, &o, NULL) == VP_OK);
-            FUZZ_ASSERT(vp_bytes_value(meta2) == vp_bytes_value(meta));
-        }
-        if (nth(e, g, "kv_cache", 0) >= 0) {
-            vp_kv_options o = VP_KV_OPTIONS_INIT;
-            vp_bytes kv;
-            o.tokens = w->context;
-            o.sequences = w->concurrency;
-            o.kv_dtype = w->kv_cache;
-            o.format = w->weights;
-            o.tensor_parallel = tp;
-            o.pipeline_parallel = pp;
-            o.stage = st;
-            o.block_size = vllm ? (w->block_size ? w->block_size : 16) : 0;
-            o.prefill_chunk = vllm ? mnbt : 0;
-            FUZZ_ASSERT(vp_kv_cache_bytes(&kv, m, &o, &err) == VP_OK);
-            FUZZ_ASSERT(bytes_of(e, g, "kv_cache", 0) == vp_bytes_value(kv));
-        }
-        if (nth(e, g, "activations", 0) >= 0) {
-            vp_activations_options o = VP_ACTIVATIONS_OPTIONS_INIT;
-            vp_bytes act, lg;
-            o.task = w->task;
-            o.framework = w->framework;
-            o.format = w->weights;
-            o.tokens = w->context;
-            o.sequences = infer ? w->concurrency : w->microbatch;
-            o.tensor_parallel = tp;
-            o.pipeline_parallel = pp;
-            o.stage = st;
-            o.max_num_batched_tokens = mnbt;
-            o.max_num_seqs = mns;
-            o.checkpointing = w->checkpointing;
-            o.grad_accumulation = w->grad_accumulation;
-            o.cross_entropy = w->cross_entropy;
-            o.unquantized_dtype = w->unquantized_dtype;
-            o.sharding = w->sharding;
-            o.data_parallel = dp;
-            for (int part = 0; part < (infer ? 1 : 3); part++) {
-                o.part = (vp_activations_part)part;
-                FUZZ_ASSERT(vp_activations_bytes(&act, &lg, m, &o, &err) == VP_OK);
-                if (nth(e, g, "activations", part) >= 0)
-                    FUZZ_ASSERT(bytes_of(e, g, "activations", part) == vp_bytes_value(act));
-                else
-                    FUZZ_ASSERT(part == VP_ACTIVATIONS_EVAL);
-                if (part < 2)
-                    FUZZ_ASSERT(bytes_of(e, g, "logits", part) == vp_bytes_value(lg));
-            }
-        }
-        if (nth(e, g, "gradients", 0) >= 0) {
-            vp_optimizer_options o = VP_OPTIMIZER_OPTIONS_INIT;
-            vp_bytes states, master, grads;
-            o.optimizer = w->optimizer;
-            o.task = w->task;
-            o.format = w->weights;
-            o.framework = w->framework;
-            o.master_weights = w->master_weights;
-            o.state_dtype = w->optimizer_dtype;
-            o.lora_rank = w->lora_rank;
-            o.tensor_parallel = tp;
-            o.pipeline_parallel = pp;
-            o.stage = st;
-            o.sharding = w->sharding;
-            o.data_parallel = dp;
-            FUZZ_ASSERT(trainable_known);
-            FUZZ_ASSERT(vp_optimizer_state_bytes(&states, &master, m, trainable, &o, &err) ==
-                        VP_OK);
-            FUZZ_ASSERT(vp_gradients_bytes(&grads, m, trainable, &o, NULL) == VP_OK);
-            FUZZ_ASSERT(bytes_of(e, g, "gradients", 0) == vp_bytes_value(grads));
-            FUZZ_ASSERT(bytes_of(e, g, "optimizer_state", 0) == vp_bytes_value(states));
-            FUZZ_ASSERT(bytes_of(e, g, "master_weights", 0) == vp_bytes_value(master));
-        }
-    }
+    vp_test_map x = { capacity, 0, 0, true };
+    char msg[256];
+    const char *diff = vp_test_map_components(e, m, w, &x, msg, sizeof(msg), NULL);
+    if (diff != NULL)
+        fprintf(stderr, "fuzz-workload: %s\n", diff);
+    FUZZ_ASSERT(diff == NULL);
 }
 
 /* The component functions alone, on the decoded values (one stage of the layout). */

@@ -1,0 +1,208 @@
+/* The estimate's items against the component functions (components-map.h). */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "components-map.h"
+
+#define GIB ((uint64_t)1 << 30)
+
+long vp_test_nth_item(const vp_estimate *e, size_t g, const char *id, int n)
+{
+    for (size_t i = 0; i < vp_estimate_item_count(e, g); i++)
+        if (strcmp(vp_estimate_item_id(e, g, i), id) == 0 && n-- == 0)
+            return (long)i;
+    return -1;
+}
+
+uint64_t vp_test_nth_bytes(const vp_estimate *e, size_t g, const char *id, int n)
+{
+    long i = vp_test_nth_item(e, g, id, n);
+    return i < 0 ? 0 : vp_bytes_value(vp_estimate_item_bytes(e, g, (size_t)i));
+}
+
+#define nth vp_test_nth_item
+#define bytes_of vp_test_nth_bytes
+
+/* The first difference, written into msg: return it from the caller. */
+#define SAME(what, got, want)                                                                 \
+    do {                                                                                      \
+        uint64_t got_ = (got), want_ = (want);                                                \
+        if (got_ != want_) {                                                                  \
+            snprintf(msg, cap, "stage %zu, %s: engine %" PRIu64 ", component %" PRIu64, st,   \
+                     what, got_, want_);                                                      \
+            return msg;                                                                       \
+        }                                                                                     \
+    } while (0)
+
+/* A component call that must succeed. */
+#define CALL_OK(what, call)                                                                   \
+    do {                                                                                      \
+        vp_status s_ = (call);                                                                \
+        if (s_ != VP_OK) {                                                                    \
+            snprintf(msg, cap, "stage %zu, %s: %s: %s", st, what, vp_status_name(s_),        \
+                     err.message);                                                            \
+            return msg;                                                                       \
+        }                                                                                     \
+    } while (0)
+
+const char *vp_test_map_components(const vp_estimate *e, const vp_model *m,
+                                   const vp_workload *w, const vp_test_map *x, char *msg,
+                                   size_t cap, size_t *items)
+{
+    size_t n_items = 0, st = 0;
+    if (items != NULL)
+        *items = 0;
+    bool infer = w->task == VP_TASK_INFERENCE, vllm = w->framework == VP_FRAMEWORK_VLLM;
+    /* llama.cpp / Ollama over a GGUF checkpoint: the partial-offload profile places tensors
+     * by layer (lib/llamacpp.c, tested against llama.cpp's load logs in test-llamacpp.c);
+     * the component functions size full offload and are not its parts */
+    if (infer && m != NULL && vp_model_get_format(m) == VP_FORMAT_GGUF &&
+        (w->framework == VP_FRAMEWORK_LLAMACPP || w->framework == VP_FRAMEWORK_OLLAMA) &&
+        vp_estimate_host_item_count(e) > 0)
+        return NULL;
+    uint64_t capacity = x->capacity;
+    uint64_t tp = w->tensor_parallel ? w->tensor_parallel : 1;
+    uint64_t pp = w->pipeline_parallel ? w->pipeline_parallel : 1;
+    uint64_t dp = w->gpus ? w->gpus / (tp * pp) : 1;
+    /* vLLM's batch defaults by device size (its get_batch_defaults) */
+    bool big = capacity == 0 || capacity >= 70 * GIB;
+    uint64_t mnbt = w->max_num_batched_tokens ? w->max_num_batched_tokens : big ? 8192 : 2048;
+    uint64_t mns = w->max_num_seqs ? w->max_num_seqs : big ? 1024 : 256;
+    if (w->framework == VP_FRAMEWORK_SGLANG) {
+        /* SGLang's chunked_prefill_size by device memory (server_args.py, v0.5.4+): the
+         * tokens of one prefill forward */
+        uint64_t mib = capacity / (1024 * 1024);
+        mnbt = x->sg_chunk ? x->sg_chunk : capacity == 0 ? 4096 : mib < 35 * 1024 ? 2048
+               : mib < 60 * 1024 ? 4096 : mib < 160 * 1024 ? 8192 : 16384;
+    }
+    vp_error err = VP_ERROR_INIT;
+
+    vp_count trainable = { 0 };
+    bool trainable_known = vp_estimate_trainable(e, &trainable) == VP_OK;
+    if (x->check_lora && !infer && w->task != VP_TASK_FULL && trainable_known && m != NULL) {
+        vp_lora_options lo = VP_LORA_OPTIONS_INIT;
+        vp_count n = { 0 };
+        lo.rank = w->lora_rank;
+        lo.n_targets = w->n_lora_targets;
+        lo.targets = w->lora_targets;
+        CALL_OK("vp_lora_parameters", vp_lora_parameters(&n, m, &lo, &err));
+        SAME("trainable", trainable.n, n.n);
+        n_items++;
+    }
+
+    for (st = 0; st < vp_estimate_stage_count(e); st++) {
+        size_t g = vp_estimate_stage_gpu(e, st);
+        /* weights */
+        if (nth(e, g, "weights", 0) >= 0) {
+            vp_weights_options o = VP_WEIGHTS_OPTIONS_INIT;
+            vp_bytes pay, meta, unq, meta2;
+            o.format = w->weights;
+            o.task = w->task;
+            o.framework = w->framework;
+            o.tensor_parallel = tp;
+            o.pipeline_parallel = pp;
+            o.stage = st;
+            o.sharding = w->sharding;
+            o.data_parallel = dp;
+            o.unquantized_dtype = w->unquantized_dtype;
+            o.parameters = w->parameters;
+            CALL_OK("vp_weights_bytes", vp_weights_bytes(&pay, &meta, &unq, m, &o, &err));
+            SAME("weights", bytes_of(e, g, "weights", 0), vp_bytes_value(pay));
+            SAME("quant_metadata", bytes_of(e, g, "quant_metadata", 0), vp_bytes_value(meta));
+            SAME("unquantized_modules", bytes_of(e, g, "unquantized_modules", 0),
+                 vp_bytes_value(unq));
+            CALL_OK("vp_quant_metadata_bytes", vp_quant_metadata_bytes(&meta2, m, &o, &err));
+            SAME("quant metadata alone", vp_bytes_value(meta2), vp_bytes_value(meta));
+            n_items += (size_t)(1 + (nth(e, g, "quant_metadata", 0) >= 0) +
+                                (nth(e, g, "unquantized_modules", 0) >= 0));
+        }
+        /* KV cache */
+        if (nth(e, g, "kv_cache", 0) >= 0) {
+            vp_kv_options o = VP_KV_OPTIONS_INIT;
+            vp_bytes kv;
+            o.tokens = w->context;
+            o.sequences = w->concurrency;
+            o.kv_dtype = w->kv_cache;
+            o.format = w->weights;
+            o.tensor_parallel = tp;
+            o.pipeline_parallel = pp;
+            o.stage = st;
+            o.block_size = vllm ? (w->block_size ? w->block_size : 16) : x->sg_page;
+            o.prefill_chunk = vllm ? mnbt : 0;
+            CALL_OK("vp_kv_cache_bytes", vp_kv_cache_bytes(&kv, m, &o, &err));
+            SAME("kv_cache", bytes_of(e, g, "kv_cache", 0), vp_bytes_value(kv));
+            n_items++;
+        }
+        /* activations and logits */
+        if (nth(e, g, "activations", 0) >= 0) {
+            vp_activations_options o = VP_ACTIVATIONS_OPTIONS_INIT;
+            vp_bytes act, lg;
+            o.task = w->task;
+            o.framework = w->framework;
+            o.format = w->weights;
+            o.tokens = w->context;
+            o.sequences = infer ? w->concurrency : w->microbatch;
+            o.tensor_parallel = tp;
+            o.pipeline_parallel = pp;
+            o.stage = st;
+            o.max_num_batched_tokens = mnbt;
+            o.max_num_seqs = mns;
+            o.checkpointing = w->checkpointing;
+            o.grad_accumulation = w->grad_accumulation;
+            o.cross_entropy = w->cross_entropy;
+            o.unquantized_dtype = w->unquantized_dtype;
+            o.sharding = w->sharding;
+            o.data_parallel = dp;
+            for (int part = 0; part < (infer ? 1 : 3); part++) {
+                o.part = (vp_activations_part)part;
+                CALL_OK("vp_activations_bytes", vp_activations_bytes(&act, &lg, m, &o, &err));
+                if (nth(e, g, "activations", part) >= 0) {
+                    SAME("activations", bytes_of(e, g, "activations", part),
+                         vp_bytes_value(act));
+                    n_items++;
+                } else if (part != VP_ACTIVATIONS_EVAL) { /* the last stage's alone */
+                    snprintf(msg, cap, "stage %zu: no activations item of part %d", st, part);
+                    return msg;
+                }
+                if (part < 2) { /* none: the component gives 0 */
+                    SAME("logits", bytes_of(e, g, "logits", part), vp_bytes_value(lg));
+                    n_items += nth(e, g, "logits", part) >= 0;
+                }
+            }
+        }
+        /* gradients, optimizer states, master copy */
+        if (nth(e, g, "gradients", 0) >= 0) {
+            vp_optimizer_options o = VP_OPTIMIZER_OPTIONS_INIT;
+            vp_bytes states, master, grads;
+            o.optimizer = w->optimizer;
+            o.task = w->task;
+            o.format = w->weights;
+            o.framework = w->framework;
+            o.master_weights = w->master_weights;
+            o.state_dtype = w->optimizer_dtype;
+            o.lora_rank = w->lora_rank;
+            o.tensor_parallel = tp;
+            o.pipeline_parallel = pp;
+            o.stage = st;
+            o.sharding = w->sharding;
+            o.data_parallel = dp;
+            if (!trainable_known) {
+                snprintf(msg, cap, "stage %zu: gradients without a trainable count", st);
+                return msg;
+            }
+            CALL_OK("vp_optimizer_state_bytes",
+                    vp_optimizer_state_bytes(&states, &master, m, trainable, &o, &err));
+            CALL_OK("vp_gradients_bytes", vp_gradients_bytes(&grads, m, trainable, &o, &err));
+            SAME("gradients", bytes_of(e, g, "gradients", 0), vp_bytes_value(grads));
+            SAME("optimizer_state", bytes_of(e, g, "optimizer_state", 0),
+                 vp_bytes_value(states));
+            SAME("master_weights", bytes_of(e, g, "master_weights", 0), vp_bytes_value(master));
+            n_items += (size_t)(1 + (nth(e, g, "optimizer_state", 0) >= 0) +
+                                (nth(e, g, "master_weights", 0) >= 0));
+        }
+    }
+    if (items != NULL)
+        *items = n_items;
+    return NULL;
+}

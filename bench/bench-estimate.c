@@ -15,7 +15,8 @@
  * Instructions, exactly (timings on a shared machine swing 1.4-2x; instruction counts do
  * not): `bench-estimate --repeat CASE N DATA_DIR` makes the same call N times, untimed,
  * CASE one of inference, lora, qlora (the sheets above, reused estimate), s-inference,
- * s-qlora (the structured workloads without texts), fit-context, fit-concurrency,
+ * s-qlora (the structured workloads without texts), n-inference, n-lora, n-qlora,
+ * n-s-inference, n-s-qlora (the same with VP_ESTIMATE_NUMBERS_ONLY), fit-context, fit-concurrency,
  * fit-microbatch, or cK for the K-th component estimator's call (0-based, in the order
  * printed); under valgrind --tool=callgrind, (count at N2 - count at N1) / (N2 - N1)
  * is one call's instructions.
@@ -334,8 +335,10 @@ int main(int argc, char **argv)
                          "unquantized_dtype = \"fp32\"\ncross_entropy = \"inplace\"\n"
                          "export = \"merged\"\n[layout]\ngpus = 8\nsharding = \"fsdp\"\n"
                          "[reserve]\nother = \"1 GiB\"\n", m3);
-    vp_estimate *e;
-    if (si == NULL || st == NULL || sf == NULL || vp_estimate_new(&e) != VP_OK)
+    vp_estimate *e, *en; /* en: numbers only (VP_ESTIMATE_NUMBERS_ONLY) */
+    if (si == NULL || st == NULL || sf == NULL || vp_estimate_new(&e) != VP_OK ||
+        vp_estimate_new(&en) != VP_OK ||
+        vp_estimate_set_flags(en, VP_ESTIMATE_NUMBERS_ONLY) != VP_OK)
         return 1;
     ctx c = { e, m, si, NULL, vp_bytes_make(UINT64_C(85030000000)), VP_FIT_CONTEXT, NULL, 0 };
 
@@ -425,6 +428,9 @@ int main(int argc, char **argv)
             { "inference", run_sheet, 0, 0 }, { "lora", run_sheet, 1, 0 },
             { "qlora", run_sheet, 2, 0 }, { "s-inference", run_workload, 3, 0 },
             { "s-qlora", run_workload, 4, 0 },
+            { "n-inference", run_sheet, 0, 1 }, { "n-lora", run_sheet, 1, 1 },
+            { "n-qlora", run_sheet, 2, 1 }, { "n-s-inference", run_workload, 3, 1 },
+            { "n-s-qlora", run_workload, 4, 1 },
             { "fit-context", solve, 0, VP_FIT_CONTEXT },
             { "fit-concurrency", solve, 0, VP_FIT_CONCURRENCY },
             { "fit-microbatch", solve, 1, VP_FIT_MICROBATCH },
@@ -450,7 +456,10 @@ int main(int argc, char **argv)
                 c.s = sheets[cases[k].sheet];
             else
                 c.w = cases[k].sheet == 3 ? &wi : &wq;
-            c.target = (vp_fit_target)cases[k].target;
+            if (cases[k].name[0] == 'n')
+                c.e = en;
+            else
+                c.target = (vp_fit_target)cases[k].target;
             for (long i = 0; i < times; i++)
                 if (cases[k].f(&c) != 0)
                     return 1;
@@ -476,6 +485,15 @@ int main(int argc, char **argv)
     c.s = sf;
     report("training QLoRA r 16, every key, FSDP x 8", run_sheet, &c, "<= 500 ns");
     report("training QLoRA FSDP x 8, every text read", run_sheet_texts, &c, "");
+    printf("the same sheets, numbers only (VP_ESTIMATE_NUMBERS_ONLY: no text):\n");
+    c.e = en;
+    c.s = si;
+    report("inference, vLLM 8k x 32 (reused estimate)", run_sheet, &c, "<= 250 ns");
+    c.s = st;
+    report("training LoRA r 16 all-linear, 4k x 2", run_sheet, &c, "<= 500 ns");
+    c.s = sf;
+    report("training QLoRA r 16, every key, FSDP x 8", run_sheet, &c, "<= 500 ns");
+    c.e = e;
     c.s = si;
     c.target = VP_FIT_CONTEXT;
     report("fit: solve context (inference)", solve, &c, "<= 5,000 ns");
@@ -495,6 +513,13 @@ int main(int argc, char **argv)
     report("QLoRA r 16, FSDP x 8, 4k x 4, no how texts", run_workload, &c, "< 1,000 ns");
     wq.flags = VP_WORKLOAD_HOW;
     report("the same with how texts, every text read", run_workload_texts, &c, "");
+    wi.flags = wq.flags = 0;
+    c.e = en;
+    c.w = &wi;
+    report("inference, numbers only (VP_ESTIMATE_NUMBERS_ONLY)", run_workload, &c, "< 1,000 ns");
+    c.w = &wq;
+    report("QLoRA, numbers only (VP_ESTIMATE_NUMBERS_ONLY)", run_workload, &c, "< 1,000 ns");
+    c.e = e;
 
     printf("component estimators (Llama-3.1-8B):\n");
     for (size_t i = 0; i < sizeof(comps) / sizeof(comps[0]); i++) {
@@ -519,6 +544,7 @@ int main(int argc, char **argv)
            before.uordblks == after.uordblks ? "none" : "SOME");
 #endif
     vp_estimate_free(e);
+    vp_estimate_free(en);
     vp_sheet_free(si);
     vp_sheet_free(st);
     vp_sheet_free(sf);

@@ -138,6 +138,7 @@ struct vp_estimate {
     int n_assumption;
     bool vllm_known;
     bool probing;           /* a solver's probe: no texts at all (fits()) */
+    unsigned flags;         /* VP_ESTIMATE_* (vp_estimate_set_flags()) */
     uint64_t vllm_budget, vllm_blocks, vllm_tokens;
     bool trainable_known;
     uint64_t trainable;
@@ -2082,6 +2083,7 @@ vp_status vp_estimate_new(vp_estimate **out)
     e->tp = e->pp = e->dp = 1;
     e->phases_used = 0;
     e->probing = false;
+    e->flags = 0;
     e->weights_only_known = e->vllm_known = e->trainable_known = false;
     e->weights_only = e->vllm_budget = e->vllm_blocks = e->vllm_tokens = e->trainable = 0;
     e->n_unknown = e->n_warning = e->n_assumption = 0;
@@ -2122,6 +2124,32 @@ static void clear(vp_estimate *e)
     e->host.known = false;
 }
 
+vp_status vp_estimate_set_flags(vp_estimate *e, unsigned int flags)
+{
+    if (e == NULL)
+        return VP_EMISUSE;
+    if (flags & ~VP_ESTIMATE_NUMBERS_ONLY)
+        return VP_EINVALID;
+    e->flags = flags;
+    return VP_OK;
+}
+
+unsigned int vp_estimate_flags(const vp_estimate *e)
+{
+    return e != NULL ? e->flags : 0;
+}
+
+/* A run of the API: with VP_ESTIMATE_NUMBERS_ONLY, the figures alone, as a solver's probe
+ * computes them (no text is captured; the counts of warnings and assumptions are kept). */
+static vp_status run_api(vp_estimate *e, const vp__wl *w, uint64_t capacity, vp_error *err)
+{
+    bool numbers = (e->flags & VP_ESTIMATE_NUMBERS_ONLY) != 0;
+    e->probing = numbers;
+    vp_status st = compute(e, w, capacity, numbers, err);
+    e->probing = false;
+    return st;
+}
+
 vp_status vp_estimate_run(vp_estimate *e, const vp_sheet *s, vp_bytes capacity, vp_error *err)
 {
     if (e == NULL || s == NULL) {
@@ -2134,7 +2162,7 @@ vp_status vp_estimate_run(vp_estimate *e, const vp_sheet *s, vp_bytes capacity, 
     vp_status st;
     const vp__wl *w = vp__wl_of_sheet(&wb, &txt, s, err, &st);
     if (w != NULL)
-        st = compute(e, w, capacity.b, false, err);
+        st = run_api(e, w, capacity.b, err);
     if (st != VP_OK)
         clear(e);
     return st;
@@ -2151,7 +2179,7 @@ vp_status vp_estimate_run_workload(vp_estimate *e, const vp_model *model,
     vp__wl w;
     vp_status st = vp__wl_from_workload(&w, model, workload, err);
     if (st == VP_OK)
-        st = compute(e, &w, capacity.b, false, err);
+        st = run_api(e, &w, capacity.b, err);
     if (st != VP_OK)
         clear(e);
     return st;

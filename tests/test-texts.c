@@ -237,6 +237,79 @@ START_TEST(test_new_estimate)
 }
 END_TEST
 
+/* VP_ESTIMATE_NUMBERS_ONLY: the flag's checks, its figures (the run with texts' ones: every
+ * sheet of the suites is compared in components-check.c), no text, and the texts back once
+ * it is cleared. */
+START_TEST(test_numbers_only)
+{
+    vp_sheet *s = llama_sheet(vllm_sheet);
+    vp_estimate *e = NULL, *f = NULL;
+    ck_assert_int_eq(vp_estimate_new(&e), VP_OK);
+    ck_assert_int_eq(vp_estimate_new(&f), VP_OK);
+    ck_assert_uint_eq(vp_estimate_flags(e), 0);
+    ck_assert_uint_eq(vp_estimate_flags(NULL), 0);
+    ck_assert_int_eq(vp_estimate_set_flags(NULL, VP_ESTIMATE_NUMBERS_ONLY), VP_EMISUSE);
+    ck_assert_int_eq(vp_estimate_set_flags(e, 0x2u), VP_EINVALID);
+    ck_assert_int_eq(vp_estimate_set_flags(e, ~0u), VP_EINVALID);
+    ck_assert_uint_eq(vp_estimate_flags(e), 0); /* unchanged by a refused call */
+    ck_assert_int_eq(vp_estimate_run(f, s, vp_bytes_make(H100), NULL), VP_OK);
+
+    /* set after a run: the contents stay as the run left them, texts included */
+    ck_assert_int_eq(vp_estimate_run(e, s, vp_bytes_make(H100), NULL), VP_OK);
+    ck_assert_int_eq(vp_estimate_set_flags(e, VP_ESTIMATE_NUMBERS_ONLY), VP_OK);
+    ck_assert_uint_eq(vp_estimate_flags(e), VP_ESTIMATE_NUMBERS_ONLY);
+    ck_assert_str_eq(how(e, "weights"), "Σ tensors of llama in bf16; + vLLM rotary cos/sin cache");
+
+    /* the next runs: the same figures, no text (two runs: the flag is kept) */
+    for (int r = 0; r < 2; r++) {
+        ck_assert_int_eq(vp_estimate_run(e, s, vp_bytes_make(H100), NULL), VP_OK);
+        ck_assert_uint_eq(vp_estimate_item_count(e, 0), vp_estimate_item_count(f, 0));
+        for (size_t i = 0; i < vp_estimate_item_count(f, 0); i++) {
+            ck_assert_str_eq(vp_estimate_item_id(e, 0, i), vp_estimate_item_id(f, 0, i));
+            ck_assert_uint_eq(vp_bytes_value(vp_estimate_item_bytes(e, 0, i)),
+                              vp_bytes_value(vp_estimate_item_bytes(f, 0, i)));
+            ck_assert_str_eq(vp_estimate_item_how(e, 0, i), "");
+        }
+        ck_assert_uint_eq(vp_estimate_assumption_count(e), vp_estimate_assumption_count(f));
+        ck_assert_uint_gt(vp_estimate_assumption_count(e), 0);
+        for (size_t i = 0; i < vp_estimate_assumption_count(e); i++)
+            ck_assert_str_eq(vp_estimate_assumption(e, i), "");
+        /* the headline figure on an H100: the example's 54,275,682,576 B (`vramplan estimate
+         * examples/llama-3.1-8b-vllm.toml`) + this sheet's 1 GiB reserve */
+        ck_assert_uint_eq(vp_bytes_value(vp_estimate_peak_bytes(e, 0, NULL)),
+                          vp_bytes_value(vp_estimate_peak_bytes(f, 0, NULL)));
+        ck_assert_uint_eq(vp_bytes_value(vp_estimate_peak_bytes(e, 0, NULL)),
+                          UINT64_C(54275682576) + (UINT64_C(1) << 30));
+    }
+    /* a structured workload too: its warnings and assumptions are counted, not written */
+    vp_workload w = VP_WORKLOAD_INIT;
+    w.context = 8192;
+    ck_assert_int_eq(vp_estimate_run_workload(e, vp_sheet_model(s), &w, vp_bytes_make(0), NULL),
+                     VP_OK);
+    ck_assert_uint_gt(vp_estimate_warning_count(e), 0); /* framework not set */
+    ck_assert_str_eq(vp_estimate_warning(e, 0), "");
+
+    /* cleared: the sentences again, as a fresh estimate writes them */
+    ck_assert_int_eq(vp_estimate_set_flags(e, 0), VP_OK);
+    ck_assert_int_eq(vp_estimate_run(e, s, vp_bytes_make(H100), NULL), VP_OK);
+    for (size_t i = 0; i < vp_estimate_item_count(f, 0); i++)
+        ck_assert_str_eq(vp_estimate_item_how(e, 0, i), vp_estimate_item_how(f, 0, i));
+    for (size_t i = 0; i < vp_estimate_assumption_count(f); i++)
+        ck_assert_str_eq(vp_estimate_assumption(e, i), vp_estimate_assumption(f, i));
+
+    /* vp_fit does not read the flag: the same answer with and without it */
+    uint64_t a = 0, b = 0;
+    ck_assert_int_eq(vp_fit(&a, e, s, VP_FIT_CONTEXT, vp_bytes_make(H100), NULL), VP_OK);
+    ck_assert_int_eq(vp_estimate_set_flags(e, VP_ESTIMATE_NUMBERS_ONLY), VP_OK);
+    ck_assert_int_eq(vp_fit(&b, e, s, VP_FIT_CONTEXT, vp_bytes_make(H100), NULL), VP_OK);
+    ck_assert_uint_eq(a, b);
+    ck_assert_uint_gt(a, 8192);
+    vp_sheet_free(s);
+    vp_estimate_free(e);
+    vp_estimate_free(f);
+}
+END_TEST
+
 Suite *vp_test_suite(void)
 {
     Suite *s = suite_create("texts");
@@ -246,5 +319,6 @@ Suite *vp_test_suite(void)
     VP_ADD_TEST(s, test_texts_after_fit);
     VP_ADD_TEST(s, test_sheet_changes_seen);
     VP_ADD_TEST(s, test_new_estimate);
+    VP_ADD_TEST(s, test_numbers_only);
     return s;
 }

@@ -111,6 +111,46 @@ VP_API vp_status vp_estimate_new(vp_estimate **out);
 VP_API void vp_estimate_free(vp_estimate *e);
 
 /**
+ * @brief Flag of vp_estimate_set_flags(): runs compute the figures and write no text.
+ *
+ * For a scheduler or a sweep that reads figures and never the sentences: every figure of a
+ * run is the one a run without the flag gives (items, their ids, bytes, bases, phases and
+ * counters; per-phase totals, peaks, envelopes, the KV-cache pool, the trainable count,
+ * host-RAM figures; the unknowns with the input each needs; the number of warnings and of
+ * assumptions), and no text is captured, so a run takes about 0.6 of the time of one
+ * without it. vp_estimate_item_how(), vp_estimate_host_item_how(), vp_estimate_warning()
+ * and vp_estimate_assumption() give "" for such a run; run again without the flag for the
+ * sentences (the estimate's reports, vp_estimate_json() included, then show them).
+ * @since 0.2
+ */
+#define VP_ESTIMATE_NUMBERS_ONLY 0x1u
+
+/**
+ * @brief Set the flags the next runs of @p e use (#VP_ESTIMATE_NUMBERS_ONLY, or 0).
+ *
+ * The estimate's current contents are not changed: the flags apply from the next
+ * vp_estimate_run() or vp_estimate_run_workload() on. vp_fit() does not read them (its
+ * probes write no text in any case).
+ * @param e the estimate
+ * @param flags a bitwise or of VP_ESTIMATE_* flags
+ * @retval VP_OK on success
+ * @retval VP_EMISUSE @p e is NULL
+ * @retval VP_EINVALID a bit that is not a VP_ESTIMATE_* flag (the flags are not changed)
+ * @since 0.2
+ * Thread safety: one thread per estimate at a time.
+ */
+VP_API vp_status vp_estimate_set_flags(vp_estimate *e, unsigned int flags);
+
+/**
+ * @brief The flags of @p e (vp_estimate_set_flags()); 0 for a new estimate or NULL.
+ * @param e the estimate
+ * @return the flags
+ * @since 0.2
+ * Thread safety: safe for distinct estimates; read-only.
+ */
+VP_API unsigned int vp_estimate_flags(const vp_estimate *e);
+
+/**
  * @brief Estimate the sheet's workload, per GPU of its layout.
  *
  * @p capacity is the memory of one GPU (0 when unknown). It is needed only for what

@@ -194,6 +194,29 @@ class SheetEstimateTest(unittest.TestCase):
         self.assertIn("framework profile: none (nothing assumed beyond the sheet's reserves)",
                       e.assumptions)
 
+    def test_numbers_only(self):
+        # texts=False (VP_ESTIMATE_NUMBERS_ONLY): every figure of the run with texts, no text
+        for name in ("llama-3.1-8b-vllm.toml", "mistral-7b-qlora.toml", "zero3-8gpu-full.toml"):
+            p = os.path.join(EX, name)
+            full, nums = vramplan.estimate(p, "80 GB"), vramplan.estimate(p, "80 GB", texts=False)
+            self.assertEqual(vramplan.L.vp_estimate_flags(nums._h), 1)
+            self.assertEqual(vramplan.L.vp_estimate_flags(full._h), 0)
+            a, b = full.as_dict(), nums.as_dict()
+            self.assertTrue(a["warnings"] or full.assumptions, name)  # texts to drop
+            for d in (a, b):
+                for it in d["items"] + [i for s in d["per_stage"] for i in s["items"]]:
+                    it["how"] = ""
+                d["warnings"] = [""] * len(d["warnings"])
+                d["assumptions"] = [""] * len(d["assumptions"])
+            self.assertEqual(a, b, name)
+            self.assertEqual(nums.assumptions, [""] * len(full.assumptions))
+        self.assertEqual(vramplan.estimate(os.path.join(EX, "llama-3.1-8b-vllm.toml"),
+                                           "80 GB", texts=False).peak()[0].bytes,
+                         vramplan.estimate(os.path.join(EX, "llama-3.1-8b-vllm.toml"),
+                                           "80 GB").peak()[0].bytes)
+        with self.assertRaises(vramplan.InvalidInput):
+            vramplan.L.vp_estimate_set_flags(nums._h, 2)
+
     def test_sheet_round_trip(self):
         s = vramplan.Sheet.load(os.path.join(EX, "seed.toml"))
         s["workload.context"] = 4096

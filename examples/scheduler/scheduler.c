@@ -5,7 +5,8 @@
  * knowledge is an array of vp_evidence.
  *
  * Per job, the need (the modeled peak per GPU) is estimated once with
- * vp_estimate_run_workload(). Each placement decision is then vp_classify_evidence(): the
+ * vp_estimate_run_workload(), numbers only (VP_ESTIMATE_NUMBERS_ONLY: every figure, no
+ * text, as nothing here reads one). Each placement decision is then vp_classify_evidence(): the
  * plan's memory rule on what the node has reported (its device total), what was measured on
  * its card model (a peak, an out-of-memory failure) and its catalog capacity.
  *
@@ -77,6 +78,7 @@ static void *run(void *arg)
             wl.reserve_bytes = &rb;
         }
         if (vp_estimate_new(&e[k]) != VP_OK ||
+            vp_estimate_set_flags(e[k], VP_ESTIMATE_NUMBERS_ONLY) != VP_OK ||
             vp_estimate_run_workload(e[k], NULL, &wl, vp_bytes_make(0), NULL) != VP_OK)
             return NULL;
         w->needs[k] = vp_bytes_value(vp_estimate_peak_bytes(e[k], vp_estimate_peak_gpu(e[k]), NULL));

@@ -46,6 +46,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -301,7 +302,20 @@ typedef struct {
 typedef struct {
     double parse[2], copy[2], scan[2]; /* seconds per run: best, median */
     double x_copy[2], x_scan[2];       /* parse / memcpy, parse / strlen: best, median */
+    double user[2];                    /* of parse: the user-mode part (getrusage) */
+    double faults;                     /* page faults per run (median round) */
 } timing;
+
+/* User-mode CPU seconds and page faults of the process so far (getrusage: the kernel's
+ * time, mostly zeroing the fresh pages a parse touches, is the rest of now()'s time). */
+static double user_time(long *faults)
+{
+    struct rusage ru;
+    if (getrusage(RUSAGE_SELF, &ru) != 0)
+        return 0;
+    *faults = ru.ru_minflt + ru.ru_majflt;
+    return (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec * 1e-6;
+}
 
 static volatile size_t sink;
 
@@ -327,13 +341,17 @@ static int measure(const figure *f, double budget, timing *t)
         iters = 1;
     if (iters > 100000)
         iters = 100000;
-    double p[ROUNDS], c[ROUNDS], s[ROUNDS], xc[ROUNDS], xs[ROUNDS];
+    double p[ROUNDS], c[ROUNDS], s[ROUNDS], xc[ROUNDS], xs[ROUNDS], u[ROUNDS], pf[ROUNDS];
     for (int r = 0; r < ROUNDS; r++) {
+        long f0 = 0, f1 = 0;
+        double u0 = user_time(&f0);
         t0 = now();
         for (int i = 0; i < iters; i++)
             if (f->fn(f->ctx) != 0)
                 return -1;
         p[r] = (now() - t0) / iters;
+        u[r] = (user_time(&f1) - u0) / iters;
+        pf[r] = (double)(f1 - f0) / iters;
         int copies = f->len > 0 ? iters * 4 : 0; /* no bytes in memory: no baseline */
         t0 = now();
         for (int i = 0; i < copies; i++) {
@@ -351,9 +369,11 @@ static int measure(const figure *f, double budget, timing *t)
         xc[r] = p[r] / c[r];
         xs[r] = f->text ? p[r] / s[r] : 0;
     }
-    double *all[] = { p, c, s, xc, xs };
-    for (size_t k = 0; k < 5; k++)
+    double *all[] = { p, c, s, xc, xs, u, pf };
+    for (size_t k = 0; k < 7; k++)
         qsort(all[k], ROUNDS, sizeof(double), cmp_double);
+    t->user[0] = u[0], t->user[1] = u[ROUNDS / 2];
+    t->faults = pf[ROUNDS / 2];
     t->parse[0] = p[0], t->parse[1] = p[ROUNDS / 2];
     t->copy[0] = c[0], t->copy[1] = c[ROUNDS / 2];
     t->scan[0] = s[0], t->scan[1] = s[ROUNDS / 2];
@@ -706,7 +726,7 @@ series:;
     /* scaling in tensors: one header up to 1,000,000, then an index */
     static const int counts[] = { 100, 1000, 10000, 100000, 500000, 1000000 };
     enum { N_COUNTS = sizeof(counts) / sizeof(counts[0]) };
-    double ns[N_COUNTS][2], x_copy[N_COUNTS];
+    double ns[N_COUNTS][2], x_copy[N_COUNTS], user_ns[N_COUNTS], faults[N_COUNTS];
     size_t bytes[N_COUNTS];
     for (size_t i = 0; i < N_COUNTS; i++) {
         buf b = series_file(counts[i], &payload);
@@ -717,6 +737,8 @@ series:;
         ns[i][0] = t.parse[0] * 1e9 / counts[i];
         ns[i][1] = t.parse[1] * 1e9 / counts[i];
         x_copy[i] = t.x_copy[1];
+        user_ns[i] = t.user[1] * 1e9 / counts[i];
+        faults[i] = t.faults / counts[i];
         bytes[i] = b.n - 8;
         free(b.p);
     }
@@ -735,6 +757,15 @@ series:;
     for (size_t i = 0; i < N_COUNTS; i++)
         printf("  %7d tensors (%9zu B): %6.0f / %6.0f ns, %.2f x (%.1f x memcpy)\n", counts[i],
                bytes[i], ns[i][0], ns[i][1], ns[i][1] / ns[1][1], x_copy[i]);
+    /* where the growth goes: the parse's user-mode time, and the pages the kernel maps
+     * (and zeroes) for the model's fresh memory: a freed model of more than 32 MB goes back
+     * to the system (glibc's largest mmap threshold), so each parse faults its pages again */
+    printf("  the same, user-mode ns per tensor (median round; the rest is the kernel's) and "
+           "page faults per 1,000 tensors:\n   ");
+    for (size_t i = 0; i < N_COUNTS; i++)
+        printf(" %d: %.0f ns %.2fx, %.1f faults;", counts[i], user_ns[i],
+               user_ns[i] / user_ns[1], faults[i] * 1000);
+    printf("\n");
     /* the same numbers of tensors through an index of 10 shard files (the index JSON, 10
      * shard headers, lookups) */
     printf("indexes of 10 shard files, ns per tensor best / median, over the one at 1,000:\n");

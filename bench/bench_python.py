@@ -119,17 +119,6 @@ def main():
     def py_estimate():
         vramplan.estimate(sheet)
 
-    flags = raw.vp_estimate_set_flags
-
-    def c_numbers():  # VP_ESTIMATE_NUMBERS_ONLY
-        new(hp)
-        flags(h, 1)
-        run(h, sh, zero, None)
-        free(h)
-
-    def py_numbers():
-        vramplan.estimate(sheet, texts=False)
-
     e = vramplan.estimate(sheet)
     buf = ctypes.create_string_buffer(1 << 20)
     need = ctypes.c_size_t()
@@ -218,7 +207,6 @@ def main():
     # alike: the "before" rows are comparable with the rows above them
     groups = [
         [("estimate(sheet)", py_estimate, c_estimate, 20000)],
-        [("estimate(sheet, texts=False)", py_numbers, c_numbers, 20000)],
         [("Estimate.as_dict()", e.as_dict, c_snapshot, 5000),
          ("  before: JSON + json.loads", json_as_dict, c_as_dict, 5000)],
         [("estimate(sheet).as_dict()", fresh_as_dict, c_estimate, 3000)],

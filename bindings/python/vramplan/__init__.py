@@ -609,13 +609,11 @@ class Estimate:
     _json_size = 8192  # the JSON text's size, learnt per object (_report)
     _snap_size = 8192  # the snapshot's block, learnt per object (as_dict)
 
-    def __init__(self, sheet, capacity=None, texts=True):
+    def __init__(self, sheet, capacity=None):
         self._sheet = _sheet(sheet)
         self._h = h = ctypes.c_void_p()
         cap = _ZERO if capacity is None else Bytes_t(_bytes_or_parse(capacity).bytes)
         L.vp_estimate_new(ctypes.byref(h))
-        if not texts:  # VP_ESTIMATE_NUMBERS_ONLY: every figure, no text ("" for each)
-            L.vp_estimate_set_flags(h, 1)
         # the run without an error struct first (building one costs more than the rest of
         # the binding's work); a failure runs again with one, for the message and position
         if _run_quiet(h, self._sheet._h, cap, None) < 0:
@@ -737,12 +735,9 @@ class Estimate:
                                        _raise_status)
 
 
-def estimate(sheet, capacity=None, texts=True):
-    """Estimate a sheet (a Sheet or a path); capacity per GPU is optional ("80 GB").
-    texts=False computes every figure and no text (VP_ESTIMATE_NUMBERS_ONLY): the how
-    texts, warnings and assumptions read as "" (their counts are kept), in about 0.6 of the
-    time; for a sweep that reads figures only."""
-    return Estimate(sheet, capacity, texts)
+def estimate(sheet, capacity=None):
+    """Estimate a sheet (a Sheet or a path); capacity per GPU is optional ("80 GB")."""
+    return Estimate(sheet, capacity)
 
 
 _TARGETS = {"context": 0, "concurrency": 1, "microbatch": 2, "gpu_layers": 3}
@@ -1071,20 +1066,17 @@ class _Workload:
         w.lora_targets = ctypes.cast(self._tn, ctypes.POINTER(ctypes.c_char_p))
 
 
-def estimate_workload(model=None, capacity=None, how=True, texts=True, **workload):
+def estimate_workload(model=None, capacity=None, how=True, **workload):
     """An Estimate of a structured workload (vp_estimate_run_workload()): the sheet's keys as
     keywords (task, framework, weights, kv_cache, context, concurrency, microbatch, gpus,
     tp, pp, sharding, parameters, reserves={"other": "6 GiB"}, …), no text at all; how=False
-    leaves the items' how-texts empty (faster); texts=False leaves every text empty, the
-    warnings and assumptions too (VP_ESTIMATE_NUMBERS_ONLY, fastest)."""
+    leaves the items' how-texts empty (faster)."""
     wl = _Workload(workload, how)
     est = Estimate.__new__(Estimate)
     est._sheet = None
     est._model = model
     est._h = ctypes.c_void_p()
     L.vp_estimate_new(ctypes.byref(est._h))
-    if not texts:
-        L.vp_estimate_set_flags(est._h, 1)
     L.vp_estimate_run_workload(est._h, _model_h(model), ctypes.byref(wl.w),
                                Bytes_t(_bytes_or_parse(capacity).bytes), ctypes.byref(_err()))
     return est

@@ -2119,6 +2119,7 @@ void vp_estimate_free(vp_estimate *e)
 static void clear(vp_estimate *e)
 {
     e->n_stages = 0; /* reads as empty: nothing partial */
+    e->phases_used = 0; /* as a new estimate: no phase (vp_estimate_phase_used(), reports) */
     e->n_unknown = e->n_warning = e->n_assumption = 0;
     e->vllm_known = e->weights_only_known = false;
     e->host.known = false;

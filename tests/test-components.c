@@ -1604,6 +1604,16 @@ START_TEST(test_workload_hostile)
     ck_assert_uint_eq(vp_estimate_gpu_count(e), 1);
     ck_assert_int_eq(vp_estimate_run_workload(e, NULL, NULL, vp_bytes_make(0), &err), VP_EMISUSE);
     ck_assert_uint_eq(vp_estimate_gpu_count(e), 0); /* nothing of the run before */
+    /* not its phases either: the failed estimate reads as a new one, in its JSON too */
+    for (int p = 0; p < VP_PHASE_COUNT; p++)
+        ck_assert_int_eq(vp_estimate_phase_used(e, (vp_phase)p), 0);
+    vp_estimate *fresh;
+    ck_assert_int_eq(vp_estimate_new(&fresh), VP_OK);
+    char ja[512], jb[512];
+    ck_assert_int_eq(vp_estimate_json(ja, sizeof(ja), NULL, e, NULL, NULL), VP_OK);
+    ck_assert_int_eq(vp_estimate_json(jb, sizeof(jb), NULL, fresh, NULL, NULL), VP_OK);
+    ck_assert_str_eq(ja, jb);
+    vp_estimate_free(fresh);
     ck_assert_int_eq(vp_estimate_run_workload(e, NULL, &w, vp_bytes_make(0), &err), VP_OK);
     ck_assert_int_eq(vp_estimate_run(e, NULL, vp_bytes_make(0), &err), VP_EMISUSE);
     ck_assert_uint_eq(vp_estimate_gpu_count(e), 0);

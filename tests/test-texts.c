@@ -5,6 +5,7 @@
  * sheet. Golden strings: the Llama-3.1-8B vLLM example (examples/llama-3.1-8b-vllm.toml,
  * with tests/data/configs/meta-llama__Meta-Llama-3.1-8B/config.json) and the seed sheet.
  */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -310,6 +311,77 @@ START_TEST(test_numbers_only)
 }
 END_TEST
 
+/* The same as e, run by a new estimate with e's flags: every item (id, bytes, how) of every
+ * stage, every warning and assumption; texts read as "" when e runs numbers only. */
+static void same_as_new(const vp_estimate *e, const vp_sheet *s)
+{
+    vp_estimate *f = NULL;
+    ck_assert_int_eq(vp_estimate_new(&f), VP_OK);
+    ck_assert_int_eq(vp_estimate_set_flags(f, vp_estimate_flags(e)), VP_OK);
+    ck_assert_int_eq(vp_estimate_run(f, s, vp_bytes_make(H100), NULL), VP_OK);
+    bool numbers = vp_estimate_flags(e) == VP_ESTIMATE_NUMBERS_ONLY;
+    ck_assert_uint_eq(vp_estimate_stage_count(e), vp_estimate_stage_count(f));
+    for (size_t st = 0; st < vp_estimate_stage_count(f); st++) {
+        size_t g = vp_estimate_stage_gpu(f, st);
+        ck_assert_uint_eq(vp_estimate_item_count(e, g), vp_estimate_item_count(f, g));
+        for (size_t i = 0; i < vp_estimate_item_count(f, g); i++) {
+            ck_assert_str_eq(vp_estimate_item_id(e, g, i), vp_estimate_item_id(f, g, i));
+            ck_assert_uint_eq(vp_bytes_value(vp_estimate_item_bytes(e, g, i)),
+                              vp_bytes_value(vp_estimate_item_bytes(f, g, i)));
+            ck_assert_str_eq(vp_estimate_item_how(e, g, i), vp_estimate_item_how(f, g, i));
+            ck_assert(numbers == (vp_estimate_item_how(e, g, i)[0] == '\0'));
+        }
+        ck_assert_uint_eq(vp_bytes_value(vp_estimate_peak_bytes(e, g, NULL)),
+                          vp_bytes_value(vp_estimate_peak_bytes(f, g, NULL)));
+    }
+    ck_assert_uint_eq(vp_estimate_warning_count(e), vp_estimate_warning_count(f));
+    for (size_t i = 0; i < vp_estimate_warning_count(f); i++)
+        ck_assert_str_eq(vp_estimate_warning(e, i), vp_estimate_warning(f, i));
+    ck_assert_uint_eq(vp_estimate_assumption_count(e), vp_estimate_assumption_count(f));
+    for (size_t i = 0; i < vp_estimate_assumption_count(f); i++) {
+        ck_assert_str_eq(vp_estimate_assumption(e, i), vp_estimate_assumption(f, i));
+        ck_assert(numbers == (vp_estimate_assumption(e, i)[0] == '\0'));
+    }
+    vp_estimate_free(f);
+}
+
+/* One estimate reused over sheets of 1, 4 and 2 pipeline stages (inference and LoRA, the
+ * weights' sentence quoted by the training texts), the flag flipped before every run: each
+ * run reads as a new estimate's with the same flag, never a text of an earlier run. */
+START_TEST(test_numbers_only_reused)
+{
+    vp_sheet *s[3] = {
+        llama_sheet(vllm_sheet),
+        llama_sheet("[workload]\nweights = \"bf16\"\nframework = \"vllm\"\ncontext = 8192\n"
+                    "concurrency = 8\n[layout]\ngpus = 4\npipeline_parallel = 4\n"),
+        llama_sheet("[workload]\ntask = \"lora\"\nlora_rank = 16\ncontext = 2048\n"
+                    "framework = \"transformers\"\n[layout]\ngpus = 2\npipeline_parallel = 2\n"),
+    };
+    static const int order[] = { 0, 1, 2, 1, 0, 2, 2, 1, 1, 0 };
+    vp_estimate *e = NULL;
+    ck_assert_int_eq(vp_estimate_new(&e), VP_OK);
+    for (size_t r = 0; r < 2 * sizeof(order) / sizeof(order[0]); r++) {
+        size_t k = r % (sizeof(order) / sizeof(order[0]));
+        /* the first pass flips the flag at every run, the second every two runs */
+        unsigned flags = (r < 10 ? r : r / 2) % 2 ? VP_ESTIMATE_NUMBERS_ONLY : 0;
+        ck_assert_int_eq(vp_estimate_set_flags(e, flags), VP_OK);
+        ck_assert_int_eq(vp_estimate_run(e, s[order[k]], vp_bytes_make(H100), NULL), VP_OK);
+        ck_assert_uint_eq(vp_estimate_stage_count(e), order[k] == 0 ? 1 : order[k] == 1 ? 4 : 2);
+        same_as_new(e, s[order[k]]);
+    }
+    /* the LoRA run's weights sentence (a quoted part) after a numbers-only LoRA run */
+    ck_assert_int_eq(vp_estimate_set_flags(e, VP_ESTIMATE_NUMBERS_ONLY), VP_OK);
+    ck_assert_int_eq(vp_estimate_run(e, s[2], vp_bytes_make(H100), NULL), VP_OK);
+    ck_assert_str_eq(how(e, "weights"), "");
+    ck_assert_int_eq(vp_estimate_set_flags(e, 0), VP_OK);
+    ck_assert_int_eq(vp_estimate_run(e, s[2], vp_bytes_make(H100), NULL), VP_OK);
+    ck_assert_ptr_nonnull(strstr(how(e, "weights"), "Σ tensors of llama"));
+    for (int i = 0; i < 3; i++)
+        vp_sheet_free(s[i]);
+    vp_estimate_free(e);
+}
+END_TEST
+
 Suite *vp_test_suite(void)
 {
     Suite *s = suite_create("texts");
@@ -320,5 +392,6 @@ Suite *vp_test_suite(void)
     VP_ADD_TEST(s, test_sheet_changes_seen);
     VP_ADD_TEST(s, test_new_estimate);
     VP_ADD_TEST(s, test_numbers_only);
+    VP_ADD_TEST(s, test_numbers_only_reused);
     return s;
 }

@@ -223,83 +223,13 @@ static void read_sheet(sheet_workload *sw, const vp_sheet *s, const vp_estimate 
 
 /* ---- the comparisons ------------------------------------------------------------------- */
 
-/* b's figures are a's; its texts too when texts, else none (b ran numbers only) */
+/* b agrees with a (vp_test_compare_estimates()). */
 static void compare_estimates(const vp_estimate *a, const vp_estimate *b, bool texts)
 {
-    ck_assert_uint_eq(vp_estimate_gpu_count(a), vp_estimate_gpu_count(b));
-    ck_assert_uint_eq(vp_estimate_stage_count(a), vp_estimate_stage_count(b));
-    for (size_t st = 0; st < vp_estimate_stage_count(a); st++) {
-        size_t g = vp_estimate_stage_gpu(a, st);
-        ck_assert_uint_eq(vp_estimate_stage_gpus(a, st), vp_estimate_stage_gpus(b, st));
-        ck_assert_uint_eq(vp_estimate_item_count(a, g), vp_estimate_item_count(b, g));
-        for (size_t i = 0; i < vp_estimate_item_count(a, g); i++) {
-            ck_assert_str_eq(vp_estimate_item_id(a, g, i), vp_estimate_item_id(b, g, i));
-            ck_assert_msg(vp_bytes_value(vp_estimate_item_bytes(a, g, i)) ==
-                          vp_bytes_value(vp_estimate_item_bytes(b, g, i)),
-                          "workload and sheet differ on %s", vp_estimate_item_id(a, g, i));
-            ck_assert_int_eq(vp_estimate_item_basis(a, g, i), vp_estimate_item_basis(b, g, i));
-            ck_assert_uint_eq(vp_estimate_item_phases(a, g, i), vp_estimate_item_phases(b, g, i));
-            ck_assert_int_eq(vp_estimate_item_counter(a, g, i), vp_estimate_item_counter(b, g, i));
-        }
-        for (int p = 0; p < VP_PHASE_COUNT; p++)
-            for (int c = 0; c <= VP_COUNTER_DEVICE; c++)
-                ck_assert_uint_eq(vp_bytes_value(vp_estimate_phase_bytes(a, g, (vp_phase)p, (vp_counter)c)),
-                                  vp_bytes_value(vp_estimate_phase_bytes(b, g, (vp_phase)p, (vp_counter)c)));
-        ck_assert_uint_eq(vp_bytes_value(vp_estimate_envelope_bytes(a, g)),
-                          vp_bytes_value(vp_estimate_envelope_bytes(b, g)));
-    }
-    ck_assert_uint_eq(vp_estimate_unknown_count(a), vp_estimate_unknown_count(b));
-    for (size_t i = 0; i < vp_estimate_unknown_count(a); i++) {
-        ck_assert_str_eq(vp_estimate_unknown_id(a, i), vp_estimate_unknown_id(b, i));
-        ck_assert_str_eq(vp_estimate_unknown_needs(a, i), vp_estimate_unknown_needs(b, i));
-    }
-    ck_assert_uint_eq(vp_estimate_warning_count(a), vp_estimate_warning_count(b));
-    for (size_t i = 0; i < vp_estimate_warning_count(a); i++)
-        ck_assert_str_eq(vp_estimate_warning(b, i), texts ? vp_estimate_warning(a, i) : "");
-    vp_bytes x = { 0 }, y = { 0 };
-    ck_assert_int_eq(vp_estimate_weights_only(a, &x), vp_estimate_weights_only(b, &y));
-    ck_assert_uint_eq(x.b, y.b);
-    vp_count ta = { 0 }, tb = { 0 };
-    ck_assert_int_eq(vp_estimate_trainable(a, &ta), vp_estimate_trainable(b, &tb));
-    ck_assert_uint_eq(ta.n, tb.n);
-}
-
-/* A numbers-only run of the same input (VP_ESTIMATE_NUMBERS_ONLY): every figure of a (the
- * run with texts), and not one text. */
-static void compare_numbers_only(const vp_estimate *a, const vp_estimate *b)
-{
-    compare_estimates(a, b, false);
-    /* plain comparisons, one assertion each (Check records every assertion it passes) */
-    bool same = vp_estimate_peak_gpu(a) == vp_estimate_peak_gpu(b) &&
-                vp_estimate_assumption_count(a) == vp_estimate_assumption_count(b);
-    for (size_t st = 0; st < vp_estimate_stage_count(a); st++) {
-        size_t g = vp_estimate_stage_gpu(a, st);
-        vp_phase pa, pb;
-        vp_bytes x = { 0 }, y = { 0 };
-        same = same && vp_bytes_value(vp_estimate_peak_bytes(a, g, &pa)) ==
-                       vp_bytes_value(vp_estimate_peak_bytes(b, g, &pb)) && pa == pb &&
-               vp_estimate_peak(a, g, &x, &pa) == vp_estimate_peak(b, g, &y, &pb) &&
-               x.b == y.b;
-        for (size_t i = 0; i < vp_estimate_item_count(b, g); i++)
-            same = same && strcmp(vp_estimate_item_how(b, g, i), "") == 0;
-    }
-    for (size_t i = 0; i < vp_estimate_assumption_count(b); i++)
-        same = same && strcmp(vp_estimate_assumption(b, i), "") == 0;
-    vp_bytes ba = { 0 }, bb = { 0 };
-    uint64_t ka = 0, kb = 0, ta = 0, tb = 0;
-    same = same && vp_estimate_kv_capacity(a, &ba, &ka, &ta) ==
-                   vp_estimate_kv_capacity(b, &bb, &kb, &tb) &&
-           ba.b == bb.b && ka == kb && ta == tb &&
-           vp_estimate_host_item_count(a) == vp_estimate_host_item_count(b);
-    for (size_t i = 0; same && i < vp_estimate_host_item_count(a); i++)
-        same = strcmp(vp_estimate_host_item_id(a, i), vp_estimate_host_item_id(b, i)) == 0 &&
-               vp_bytes_value(vp_estimate_host_item_bytes(a, i)) ==
-                   vp_bytes_value(vp_estimate_host_item_bytes(b, i)) &&
-               strcmp(vp_estimate_host_item_how(b, i), "") == 0;
-    for (int p = 0; same && p < VP_PHASE_COUNT; p++)
-        same = vp_estimate_host_bytes(a, (vp_phase)p, &ba) ==
-                   vp_estimate_host_bytes(b, (vp_phase)p, &bb) && ba.b == bb.b;
-    ck_assert_msg(same, "a numbers-only run differs from the run with texts");
+    char msg[256];
+    const char *diff = vp_test_compare_estimates(a, b, texts, msg, sizeof(msg));
+    ck_assert_msg(diff == NULL, "%s: %s", texts ? "workload and sheet differ" :
+                  "a numbers-only run differs", diff);
 }
 
 vp_test_coverage vp_test_check_components(const vp_sheet *s, uint64_t capacity)
@@ -317,7 +247,7 @@ vp_test_coverage vp_test_check_components(const vp_sheet *s, uint64_t capacity)
         vp_estimate_free(n);
         return cov;
     }
-    compare_numbers_only(e, n);
+    compare_estimates(e, n, false);
     vp_estimate_free(n);
     sheet_workload *sw = malloc(sizeof(*sw));
     ck_assert_ptr_nonnull(sw);
@@ -328,16 +258,18 @@ vp_test_coverage vp_test_check_components(const vp_sheet *s, uint64_t capacity)
 
     /* the structured workload gives the same estimate */
     if (sw->within_limits && !sw->serving_keys) {
-        vp_estimate *e2;
+        vp_estimate *e2, *n2; /* n2: the same workload, numbers only */
         ck_assert_int_eq(vp_estimate_new(&e2), VP_OK);
+        ck_assert_int_eq(vp_estimate_new(&n2), VP_OK);
         vp_status rs = vp_estimate_run_workload(e2, m, w, vp_bytes_make(capacity), &err);
         ck_assert_msg(rs == VP_OK, "workload: %s: %s", vp_status_name(rs), err.message);
         compare_estimates(e, e2, true);
-        ck_assert_int_eq(vp_estimate_set_flags(e2, VP_ESTIMATE_NUMBERS_ONLY), VP_OK);
-        ck_assert_int_eq(vp_estimate_run_workload(e2, m, w, vp_bytes_make(capacity), NULL),
+        ck_assert_int_eq(vp_estimate_set_flags(n2, VP_ESTIMATE_NUMBERS_ONLY), VP_OK);
+        ck_assert_int_eq(vp_estimate_run_workload(n2, m, w, vp_bytes_make(capacity), NULL),
                          VP_OK);
-        compare_estimates(e, e2, false);
+        compare_estimates(e2, n2, false);
         vp_estimate_free(e2);
+        vp_estimate_free(n2);
         cov.workload_runs = 1;
     }
 

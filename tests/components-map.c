@@ -206,3 +206,82 @@ const char *vp_test_map_components(const vp_estimate *e, const vp_model *m,
         *items = n_items;
     return NULL;
 }
+
+/* A difference between two estimates, written into msg: return it from the caller. */
+#define DIFF(cond, ...)                                                                       \
+    do {                                                                                      \
+        if (cond) {                                                                           \
+            snprintf(msg, cap, __VA_ARGS__);                                                  \
+            return msg;                                                                       \
+        }                                                                                     \
+    } while (0)
+#define B(x) vp_bytes_value(x)
+
+const char *vp_test_compare_estimates(const vp_estimate *a, const vp_estimate *b, bool texts,
+                                      char *msg, size_t cap)
+{
+    DIFF(vp_estimate_gpu_count(a) != vp_estimate_gpu_count(b) ||
+         vp_estimate_stage_count(a) != vp_estimate_stage_count(b) ||
+         vp_estimate_peak_gpu(a) != vp_estimate_peak_gpu(b), "GPUs, stages or the peak GPU");
+    for (size_t st = 0; st < vp_estimate_stage_count(a); st++) {
+        size_t g = vp_estimate_stage_gpu(a, st), n = vp_estimate_item_count(a, g);
+        DIFF(vp_estimate_stage_gpus(a, st) != vp_estimate_stage_gpus(b, st) ||
+             vp_estimate_item_count(b, g) != n, "stage %zu: its GPUs or items", st);
+        for (size_t i = 0; i < n; i++) {
+            const char *id = vp_estimate_item_id(a, g, i);
+            DIFF(strcmp(id, vp_estimate_item_id(b, g, i)) != 0 ||
+                 B(vp_estimate_item_bytes(a, g, i)) != B(vp_estimate_item_bytes(b, g, i)) ||
+                 vp_estimate_item_basis(a, g, i) != vp_estimate_item_basis(b, g, i) ||
+                 vp_estimate_item_phases(a, g, i) != vp_estimate_item_phases(b, g, i) ||
+                 vp_estimate_item_counter(a, g, i) != vp_estimate_item_counter(b, g, i),
+                 "stage %zu, item %zu (%s): id, bytes, basis, phases or counter", st, i, id);
+            DIFF(!texts && vp_estimate_item_how(b, g, i)[0] != '\0',
+                 "stage %zu, item %s: a how text in a numbers-only run", st, id);
+        }
+        for (int p = 0; p < VP_PHASE_COUNT; p++)
+            for (int c = 0; c <= VP_COUNTER_DEVICE; c++)
+                DIFF(B(vp_estimate_phase_bytes(a, g, (vp_phase)p, (vp_counter)c)) !=
+                     B(vp_estimate_phase_bytes(b, g, (vp_phase)p, (vp_counter)c)),
+                     "stage %zu: the %s total (%s)", st, vp_phase_name((vp_phase)p),
+                     vp_counter_name((vp_counter)c));
+        vp_phase pa = VP_PHASE_LOAD, pb = VP_PHASE_LOAD;
+        vp_bytes x = { 0 }, y = { 0 };
+        DIFF(B(vp_estimate_envelope_bytes(a, g)) != B(vp_estimate_envelope_bytes(b, g)) ||
+             B(vp_estimate_peak_bytes(a, g, &pa)) != B(vp_estimate_peak_bytes(b, g, &pb)) ||
+             pa != pb || vp_estimate_peak(a, g, &x, &pa) != vp_estimate_peak(b, g, &y, &pb) ||
+             x.b != y.b, "stage %zu: the envelope or the peak", st);
+    }
+    DIFF(vp_estimate_unknown_count(a) != vp_estimate_unknown_count(b), "the unknowns");
+    for (size_t i = 0; i < vp_estimate_unknown_count(a); i++)
+        DIFF(strcmp(vp_estimate_unknown_id(a, i), vp_estimate_unknown_id(b, i)) != 0 ||
+             strcmp(vp_estimate_unknown_needs(a, i), vp_estimate_unknown_needs(b, i)) != 0,
+             "unknown %zu (%s)", i, vp_estimate_unknown_id(a, i));
+    DIFF(vp_estimate_warning_count(a) != vp_estimate_warning_count(b), "the warnings");
+    for (size_t i = 0; i < vp_estimate_warning_count(a); i++)
+        DIFF(strcmp(vp_estimate_warning(b, i), texts ? vp_estimate_warning(a, i) : "") != 0,
+             "warning %zu: \"%s\"", i, vp_estimate_warning(b, i));
+    if (!texts) {
+        DIFF(vp_estimate_assumption_count(a) != vp_estimate_assumption_count(b),
+             "the number of assumptions");
+        for (size_t i = 0; i < vp_estimate_assumption_count(b); i++)
+            DIFF(vp_estimate_assumption(b, i)[0] != '\0', "assumption %zu: a text", i);
+    }
+    vp_bytes x = { 0 }, y = { 0 };
+    vp_count ta = { 0 }, tb = { 0 };
+    uint64_t ka = 0, kb = 0, sa = 0, sb = 0;
+    DIFF(vp_estimate_weights_only(a, &x) != vp_estimate_weights_only(b, &y) || x.b != y.b ||
+         vp_estimate_trainable(a, &ta) != vp_estimate_trainable(b, &tb) || ta.n != tb.n ||
+         vp_estimate_kv_capacity(a, &x, &ka, &sa) != vp_estimate_kv_capacity(b, &y, &kb, &sb) ||
+         x.b != y.b || ka != kb || sa != sb,
+         "the weights-only figure, the trainable count or the KV-cache pool");
+    DIFF(vp_estimate_host_item_count(a) != vp_estimate_host_item_count(b), "the host items");
+    for (size_t i = 0; i < vp_estimate_host_item_count(a); i++)
+        DIFF(strcmp(vp_estimate_host_item_id(a, i), vp_estimate_host_item_id(b, i)) != 0 ||
+             B(vp_estimate_host_item_bytes(a, i)) != B(vp_estimate_host_item_bytes(b, i)) ||
+             (!texts && vp_estimate_host_item_how(b, i)[0] != '\0'), "host item %zu", i);
+    for (int p = 0; p < VP_PHASE_COUNT; p++)
+        DIFF(vp_estimate_host_bytes(a, (vp_phase)p, &x) !=
+             vp_estimate_host_bytes(b, (vp_phase)p, &y) || x.b != y.b,
+             "the host total of %s", vp_phase_name((vp_phase)p));
+    return NULL;
+}

@@ -1,6 +1,7 @@
 /* The estimate's items against the component functions (issue 13: equal by construction),
  * shared by the component check of the Check suites (components-check.c) and the
- * structured-workload fuzz target (tests/fuzz/fuzz-workload.c). */
+ * structured-workload fuzz target (tests/fuzz/fuzz-workload.c); and two estimates of one
+ * input compared figure by figure (the numbers-only check, also in fuzz-sheet). */
 #ifndef VP_TEST_COMPONENTS_MAP_H
 #define VP_TEST_COMPONENTS_MAP_H
 
@@ -31,6 +32,19 @@ typedef struct {
 const char *vp_test_map_components(const vp_estimate *e, const vp_model *m,
                                    const vp_workload *w, const vp_test_map *x, char *msg,
                                    size_t cap, size_t *items);
+
+/*
+ * Estimate b against estimate a, figure by figure: GPUs and stages; each stage's items (id,
+ * bytes, basis, phases, counter), phase totals per counter, envelope and peak; the peak
+ * GPU; the unknowns (id and needs); the number of warnings; the weights-only figure, the
+ * trainable count, the KV-cache pool and the host-RAM items and totals. texts: b's warnings
+ * are a's; else b has no text at all (VP_ESTIMATE_NUMBERS_ONLY: every warning, assumption
+ * and how text ""), and a and b ran the same input (the number of assumptions is a's).
+ * Returns NULL when b agrees, else the first difference, written into msg[cap]. Shared by
+ * the component check (components-check.c) and fuzz-sheet.
+ */
+const char *vp_test_compare_estimates(const vp_estimate *a, const vp_estimate *b, bool texts,
+                                      char *msg, size_t cap);
 
 /* The index of the n-th (0-based) item `id` of GPU g, or -1; its bytes (0 when none). */
 long vp_test_nth_item(const vp_estimate *e, size_t g, const char *id, int n);

@@ -14,6 +14,7 @@
 #include <vramplan.h>
 
 #include "../../lib/sheet-internal.h"
+#include "../components-map.h"
 #include "fuzz.h"
 
 /* At most this many GPUs of one estimate are checked (one per pipeline stage first). */
@@ -74,47 +75,6 @@ static void check_estimate(const vp_sheet *s, const vp_estimate *e)
         check_gpu(s, e, g);
     if (gpus > 0)
         check_gpu(s, e, gpus - 1);
-}
-
-/* n (a numbers-only run) has a's figures on GPU g, and no text. */
-static void check_numbers_gpu(const vp_estimate *a, const vp_estimate *n, size_t g)
-{
-    size_t k = vp_estimate_item_count(a, g);
-    FUZZ_ASSERT(vp_estimate_item_count(n, g) == k);
-    for (size_t i = 0; i < k; i++) {
-        FUZZ_ASSERT(strcmp(vp_estimate_item_id(a, g, i), vp_estimate_item_id(n, g, i)) == 0);
-        FUZZ_ASSERT(vp_bytes_value(vp_estimate_item_bytes(a, g, i)) ==
-                    vp_bytes_value(vp_estimate_item_bytes(n, g, i)));
-        FUZZ_ASSERT(vp_estimate_item_basis(a, g, i) == vp_estimate_item_basis(n, g, i) &&
-                    vp_estimate_item_phases(a, g, i) == vp_estimate_item_phases(n, g, i) &&
-                    vp_estimate_item_counter(a, g, i) == vp_estimate_item_counter(n, g, i));
-        FUZZ_ASSERT(vp_estimate_item_how(n, g, i)[0] == '\0');
-    }
-    for (int p = 0; p < VP_PHASE_COUNT; p++)
-        for (int c = VP_COUNTER_ALLOCATED; c <= VP_COUNTER_DEVICE; c++)
-            FUZZ_ASSERT(vp_bytes_value(vp_estimate_phase_bytes(a, g, (vp_phase)p, (vp_counter)c)) ==
-                        vp_bytes_value(vp_estimate_phase_bytes(n, g, (vp_phase)p, (vp_counter)c)));
-    FUZZ_ASSERT(vp_bytes_value(vp_estimate_envelope_bytes(a, g)) ==
-                vp_bytes_value(vp_estimate_envelope_bytes(n, g)));
-}
-
-static void check_numbers_only(const vp_estimate *a, const vp_estimate *n)
-{
-    size_t gpus = vp_estimate_gpu_count(a);
-    FUZZ_ASSERT(vp_estimate_gpu_count(n) == gpus);
-    for (size_t st = 0; st < vp_estimate_stage_count(a) && st < MAX_CHECKED_GPUS; st++)
-        check_numbers_gpu(a, n, vp_estimate_stage_gpu(a, st));
-    FUZZ_ASSERT(vp_estimate_peak_gpu(a) == vp_estimate_peak_gpu(n));
-    FUZZ_ASSERT(vp_estimate_unknown_count(a) == vp_estimate_unknown_count(n));
-    for (size_t i = 0; i < vp_estimate_unknown_count(a); i++)
-        FUZZ_ASSERT(strcmp(vp_estimate_unknown_id(a, i), vp_estimate_unknown_id(n, i)) == 0 &&
-                    strcmp(vp_estimate_unknown_needs(a, i), vp_estimate_unknown_needs(n, i)) == 0);
-    FUZZ_ASSERT(vp_estimate_warning_count(a) == vp_estimate_warning_count(n) &&
-                vp_estimate_assumption_count(a) == vp_estimate_assumption_count(n));
-    for (size_t i = 0; i < vp_estimate_warning_count(n); i++)
-        FUZZ_ASSERT(vp_estimate_warning(n, i)[0] == '\0');
-    for (size_t i = 0; i < vp_estimate_assumption_count(n); i++)
-        FUZZ_ASSERT(vp_estimate_assumption(n, i)[0] == '\0');
 }
 
 /* The verdict of offer `id` in p, or -1 when p has no such candidate. */
@@ -186,7 +146,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     FUZZ_ASSERT(vp_estimate_run(en, s, vp_bytes_make(UINT64_C(80000000000)), NULL) == st);
     if (st == VP_OK) {
         check_estimate(s, e);
-        check_numbers_only(e, en);
+        char msg[256];
+        FUZZ_ASSERT(vp_test_compare_estimates(e, en, false, msg, sizeof(msg)) == NULL);
     } else {
         FUZZ_ASSERT(st < 0 && vp_estimate_gpu_count(e) == 0);
     }

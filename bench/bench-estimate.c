@@ -434,6 +434,7 @@ int main(int argc, char **argv)
             { "fit-context", solve, 0, VP_FIT_CONTEXT },
             { "fit-concurrency", solve, 0, VP_FIT_CONCURRENCY },
             { "fit-microbatch", solve, 1, VP_FIT_MICROBATCH },
+            { "new-inference", new_run_free, 0, 0 },
         };
         const vp_sheet *sheets[] = { si, st, sf };
         if (repeat[0] == 'c' && repeat[1] >= '0' && repeat[1] <= '9') { /* component K */

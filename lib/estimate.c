@@ -1341,8 +1341,12 @@ static bool stage_totals_moments(stage *S, unsigned phases_used)
     uint64_t all = 0;
     bool ovf = false, others = false;
     unsigned live = 0;
-    uint64_t mt[MO_COUNT][VP_COUNTER_DEVICE + 1], base[VP_COUNTER_DEVICE + 1] = { 0 };
-    memset(mt, 0, sizeof(mt));
+    /* d: per counter, the change of the total at each moment (an item adds its bytes where
+     * a run of its moments starts and takes them back after it ends): a moment's total is
+     * the sum of the changes up to it, computed modulo 2^64 but exact, since no total
+     * exceeds the sum of all items, which fits */
+    uint64_t d[MO_COUNT + 1][VP_COUNTER_DEVICE + 1];
+    memset(d, 0, sizeof(d));
     for (size_t i = 0; i < S->n; i++) {
         const item *it = &S->items[i];
         uint64_t b = it->bytes;
@@ -1350,26 +1354,30 @@ static bool stage_totals_moments(stage *S, unsigned phases_used)
         live |= it->phases;
         others |= it->code == ID_OTHER && !it->unique;
         unsigned set = it->moments ? it->moments : moments_of(it->phases);
-        if (set == MO(MO_COUNT) - 1) {
-            base[it->counter] += b;
-        } else {
-            uint64_t *col = &mt[0][it->counter];
-            for (; set != 0; set &= set - 1)
-                col[(size_t)vp__ctz(set) * (VP_COUNTER_DEVICE + 1)] += b;
+        uint64_t *col = &d[0][it->counter];
+        while (set != 0) {
+            unsigned end = set + (set & (0u - set)); /* the bit just above the lowest run */
+            col[(size_t)vp__ctz(set) * (VP_COUNTER_DEVICE + 1)] += b;
+            col[(size_t)vp__ctz(end) * (VP_COUNTER_DEVICE + 1)] -= b;
+            set &= end;
         }
     }
     if (ovf || others)
         return stage_totals_checked(S, phases_used);
     memset(S->total, 0, sizeof(S->total));
+    uint64_t run[VP_COUNTER_DEVICE + 1] = { 0 };
     for (int mo = 0; mo < MO_COUNT; mo++) {
+        for (int c = 0; c <= VP_COUNTER_DEVICE; c++)
+            run[c] += d[mo][c];
         /* the counters nest: allocated ⊂ reserved ⊂ device used */
-        mt[mo][VP_COUNTER_ALLOCATED] += base[VP_COUNTER_ALLOCATED];
-        mt[mo][VP_COUNTER_RESERVED] += base[VP_COUNTER_RESERVED] + mt[mo][VP_COUNTER_ALLOCATED];
-        mt[mo][VP_COUNTER_DEVICE] += base[VP_COUNTER_DEVICE] + mt[mo][VP_COUNTER_RESERVED];
+        uint64_t m[VP_COUNTER_DEVICE + 1];
+        m[VP_COUNTER_ALLOCATED] = run[VP_COUNTER_ALLOCATED];
+        m[VP_COUNTER_RESERVED] = run[VP_COUNTER_RESERVED] + m[VP_COUNTER_ALLOCATED];
+        m[VP_COUNTER_DEVICE] = run[VP_COUNTER_DEVICE] + m[VP_COUNTER_RESERVED];
         uint64_t *t = S->total[mo_phase[mo]];
         for (int c = 0; c <= VP_COUNTER_DEVICE; c++)
-            if (mt[mo][c] > t[c])
-                t[c] = mt[mo][c];
+            if (m[c] > t[c])
+                t[c] = m[c];
     }
     stage_peak(S, phases_used, live & ALL_PHASES);
     S->envelope_lazy = true;

@@ -138,6 +138,8 @@ struct vp_estimate {
     int n_assumption;
     bool vllm_known;
     bool probing;           /* a solver's probe: no texts at all (fits()) */
+    bool mute;              /* the last run was a probe: its warnings and assumptions were
+                             * counted, not stored (their accessors read "") */
     unsigned flags;         /* VP_ESTIMATE_* (vp_estimate_set_flags()) */
     uint64_t vllm_budget, vllm_blocks, vllm_tokens;
     bool trainable_known;
@@ -228,7 +230,17 @@ static void text_now_(char *out, size_t cap, const vp__targ *a, size_t n, uint32
     vp__text_format(out, cap, a[0].s, a + 1, n - 1);
 }
 
-#define add_warning(e, ...) add_warning_((e), VP__TEXT_ARGS(__VA_ARGS__))
+/* A warning or an assumption in a probe: counted, never stored nor read (the text's
+ * arguments are not even evaluated: add_warning(), add_assumption()). */
+static inline void count_only(int *n, int max)
+{
+    if (*n < max)
+        (*n)++;
+}
+
+#define add_warning(e, ...)                                                                    \
+    ((e)->probing ? count_only(&(e)->n_warning, MAX_WARNINGS)                                 \
+                  : add_warning_((e), VP__TEXT_ARGS(__VA_ARGS__)))
 static void add_warning_(vp_estimate *e, const vp__targ *a, size_t n, uint32_t copy)
 {
     if (e->n_warning >= MAX_WARNINGS)
@@ -245,11 +257,6 @@ static void add_warning_(vp_estimate *e, const vp__targ *a, size_t n, uint32_t c
         e->cap_warning = cap;
     }
     ltext *t = &e->warning[e->n_warning++];
-    if (e->probing) { /* a solver's probe: counted, never read */
-        t->lazy = false;
-        t->text[0] = '\0';
-        return;
-    }
     if (e->n_warning == MAX_WARNINGS) { /* never reached by a valid sheet; never silent */
         t->lazy = false;
         snprintf(t->text, sizeof(t->text), "further warnings omitted");
@@ -271,18 +278,14 @@ static void add_unknown(vp_estimate *e, const char *id, const char *needs)
 }
 
 /* What the estimate took for granted because the workload was silent (shown first). */
-#define add_assumption(e, ...) add_assumption_((e), VP__TEXT_ARGS(__VA_ARGS__))
+#define add_assumption(e, ...)                                                                 \
+    ((e)->probing ? count_only(&(e)->n_assumption, MAX_ASSUMPTIONS)                           \
+                  : add_assumption_((e), VP__TEXT_ARGS(__VA_ARGS__)))
 static void add_assumption_(vp_estimate *e, const vp__targ *a, size_t n, uint32_t copy)
 {
     if (e->n_assumption >= MAX_ASSUMPTIONS)
         return; /* a fixed, small set of call sites: never reached */
-    ltext *t = &e->assumption[e->n_assumption++];
-    if (e->probing) { /* a solver's probe: counted, never read */
-        t->lazy = false;
-        t->text[0] = '\0';
-        return;
-    }
-    text_set(t, &e->nsb, a, n, copy, e);
+    text_set(&e->assumption[e->n_assumption++], &e->nsb, a, n, copy, e);
 }
 
 /* Capture part k (a sentence other texts quote as VP__LIT(part)); its storage. */
@@ -1395,7 +1398,8 @@ static bool stage_totals(stage *S, unsigned phases_used)
     uint64_t all = 0;
     bool ovf = false, others = false;
     unsigned live = 0;
-    memset(S->total, 0, sizeof(S->total));
+    uint64_t d[VP_PHASE_COUNT + 1][VP_COUNTER_DEVICE + 1]; /* as in stage_totals_moments() */
+    memset(d, 0, sizeof(d));
     for (size_t i = 0; i < S->n; i++) {
         const item *it = &S->items[i];
         uint64_t b = it->bytes;
@@ -1403,17 +1407,24 @@ static bool stage_totals(stage *S, unsigned phases_used)
         ovf |= vp__add_u64(&all, all, b);
         live |= ph;
         others |= it->code == ID_OTHER && !it->unique;
-        uint64_t *tc = &S->total[0][it->counter];
-        for (; ph != 0; ph &= ph - 1)
-            tc[(size_t)vp__ctz(ph) * (VP_COUNTER_DEVICE + 1)] += b;
+        uint64_t *col = &d[0][it->counter];
+        while (ph != 0) {
+            unsigned end = ph + (ph & (0u - ph));
+            col[(size_t)vp__ctz(ph) * (VP_COUNTER_DEVICE + 1)] += b;
+            col[(size_t)vp__ctz(end) * (VP_COUNTER_DEVICE + 1)] -= b;
+            ph &= end;
+        }
     }
     if (ovf || others)
         return stage_totals_checked(S, phases_used);
-    /* the counters nest: allocated ⊂ reserved ⊂ device used */
-    for (unsigned ph = live; ph != 0; ph &= ph - 1) {
-        int p = vp__ctz(ph);
-        S->total[p][VP_COUNTER_RESERVED] += S->total[p][VP_COUNTER_ALLOCATED];
-        S->total[p][VP_COUNTER_DEVICE] += S->total[p][VP_COUNTER_RESERVED];
+    uint64_t run[VP_COUNTER_DEVICE + 1] = { 0 };
+    for (int p = 0; p < VP_PHASE_COUNT; p++) {
+        for (int c = 0; c <= VP_COUNTER_DEVICE; c++)
+            run[c] += d[p][c];
+        /* the counters nest: allocated ⊂ reserved ⊂ device used */
+        S->total[p][VP_COUNTER_ALLOCATED] = run[VP_COUNTER_ALLOCATED];
+        S->total[p][VP_COUNTER_RESERVED] = run[VP_COUNTER_RESERVED] + run[VP_COUNTER_ALLOCATED];
+        S->total[p][VP_COUNTER_DEVICE] = run[VP_COUNTER_DEVICE] + S->total[p][VP_COUNTER_RESERVED];
     }
     stage_peak(S, phases_used, live & ALL_PHASES);
     S->envelope_lazy = true;
@@ -1562,6 +1573,7 @@ static void run_reset(vp_estimate *e, const vp__wl *w, bool how)
 {
     e->n_stages = 0;
     e->n_unknown = e->n_warning = e->n_assumption = 0;
+    e->mute = e->probing;
     for (int k = 0; k < PARTS; k++) {
         e->part[k].lazy = false;
         e->part[k].text[0] = '\0';
@@ -2090,7 +2102,7 @@ vp_status vp_estimate_new(vp_estimate **out)
     e->n_stages = e->n_init = 0;
     e->tp = e->pp = e->dp = 1;
     e->phases_used = 0;
-    e->probing = false;
+    e->probing = e->mute = false;
     e->flags = 0;
     e->weights_only_known = e->vllm_known = e->trainable_known = false;
     e->weights_only = e->vllm_budget = e->vllm_blocks = e->vllm_tokens = e->trainable = 0;
@@ -2432,6 +2444,8 @@ const char *vp_estimate_assumption(const vp_estimate *e, size_t i)
 {
     if (e == NULL || i >= (size_t)e->n_assumption)
         return NULL;
+    if (e->mute)
+        return "";
     parts_ready(e);
     return text_get(&e->assumption[i], &e->nsb);
 }
@@ -2506,6 +2520,8 @@ const char *vp_estimate_warning(const vp_estimate *e, size_t i)
 {
     if (e == NULL || i >= (size_t)e->n_warning)
         return NULL;
+    if (e->mute)
+        return "";
     parts_ready(e);
     return text_get(&e->warning[i], &e->nsb);
 }

@@ -17,6 +17,8 @@
 #ifndef VRAMPLAN_TEXT_INTERNAL_H
 #define VRAMPLAN_TEXT_INTERNAL_H
 
+#include <string.h>
+
 #include "internal.h"
 
 /* One argument: a number (integers of any type, as unsigned long long), a string or a
@@ -154,8 +156,31 @@ typedef struct {
     size_t n, cap;
 } vp__strbuf;
 
-/* Copy a string into sb: its offset + 2 (1: the empty string), or 0 when out of memory. */
-uint64_t vp__text_keep(vp__strbuf *sb, const char *s);
+/* A captured string longer than this shows only its start: no text is that long. */
+#define VP__TEXT_STR_MAX 1023
+
+/* Room for `need` more bytes in sb (grown by doubling, kept across runs); false when out of
+ * memory. */
+bool vp__strbuf_grow(vp__strbuf *sb, size_t need);
+
+/* Copy a string into sb: its offset + 2 (1: the empty string), or 0 when out of memory.
+ * Inline, the growth out of line: it runs for every string a text quotes. */
+static inline uint64_t vp__text_keep(vp__strbuf *sb, const char *s)
+{
+    if (s[0] == '\0')
+        return 1;
+    size_t len = strlen(s);
+    if (len > VP__TEXT_STR_MAX)
+        len = VP__TEXT_STR_MAX;
+    if (sb->cap - sb->n < len + 1 && !vp__strbuf_grow(sb, len + 1))
+        return 0;
+    char *d = sb->p + sb->n;
+    memcpy(d, s, len);
+    d[len] = '\0';
+    uint64_t v = (uint64_t)sb->n + 2;
+    sb->n += len + 1;
+    return v;
+}
 
 /* Capture a[0] (the format) and a[1 .. n-1] (copy: as VP__TEXT_ARGS gives it); false when
  * the strings cannot be stored (out of memory) or there are more than VP__TEXT_MAX

@@ -10,33 +10,17 @@
 
 #include "text-internal.h"
 
-/* A captured string longer than this shows only its start: no text is that long. */
-#define STR_MAX 1023
-
-/* Copy a string into sb: its offset + 2 (1: the empty string), or 0 when out of memory. */
-uint64_t vp__text_keep(vp__strbuf *sb, const char *s)
+bool vp__strbuf_grow(vp__strbuf *sb, size_t need)
 {
-    if (s[0] == '\0')
-        return 1;
-    size_t len = strlen(s);
-    if (len > STR_MAX)
-        len = STR_MAX;
-    if (sb->cap - sb->n < len + 1) {
-        size_t cap = sb->cap ? sb->cap : 512;
-        while (cap - sb->n < len + 1)
-            cap *= 2;
-        char *p = realloc(sb->p, cap);
-        if (p == NULL)
-            return 0;
-        sb->p = p;
-        sb->cap = cap;
-    }
-    char *d = sb->p + sb->n;
-    memcpy(d, s, len);
-    d[len] = '\0';
-    uint64_t v = (uint64_t)sb->n + 2;
-    sb->n += len + 1;
-    return v;
+    size_t cap = sb->cap ? sb->cap : 512;
+    while (cap - sb->n < need)
+        cap *= 2;
+    char *p = realloc(sb->p, cap);
+    if (p == NULL)
+        return false;
+    sb->p = p;
+    sb->cap = cap;
+    return true;
 }
 
 void vp__text_render(char *out, size_t cap, const vp__tcap *c, const vp__strbuf *sb)

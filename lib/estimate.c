@@ -52,17 +52,23 @@ typedef struct {
     char text[TEXT_SIZE];
 } ltext;
 
+/* An item's numbers: what a run and its totals read, 16 bytes, four to a cache line (its
+ * id and text are apart, in an itext: a sweep reads none of them). */
 typedef struct {
     uint64_t bytes;
-    vp_basis basis;
-    unsigned phases;
-    vp_counter counter;
-    bool unique;            /* no other item of the stage has this id (named reserves) */
-    unsigned moments;       /* training: the moments it is live in (0: all of its phases) */
+    uint16_t phases;        /* bit p: live in phase p */
+    uint16_t moments;       /* training: the moments it is live in (0: all of its phases) */
+    unsigned char basis;    /* vp_basis */
+    unsigned char counter;  /* vp_counter */
     unsigned char code;     /* index of a built-in id in builtin_ids, 0 for any other id */
+    bool unique;            /* no other item of the stage has this id (named reserves) */
+} item;
+
+/* An item's id and text, at the same index as its numbers. */
+typedef struct {
     char id[ID_SIZE];       /* code 0 only: a built-in id is builtin_ids[code] */
     ltext how;
-} item;
+} itext;
 
 /* The built-in item ids (docs/estimate.md): the envelope sums them by index. */
 enum { ID_OTHER, ID_WEIGHTS, ID_QUANT_METADATA, ID_UNQUANTIZED, ID_LOAD_TRANSIENT, ID_KV,
@@ -76,10 +82,6 @@ static const char *const builtin_ids[] = {
 #define ID_CODES ((int)(sizeof(builtin_ids) / sizeof(builtin_ids[0])))
 _Static_assert(ID_CODES <= 32, "a stage keeps one bit per id code in a uint32_t");
 
-static const char *item_id(const item *it)
-{
-    return it->code ? builtin_ids[it->code] : it->id;
-}
 
 /* The code of an id when it is a built-in one, else ID_OTHER. */
 static int id_code(const char *id)
@@ -94,13 +96,16 @@ static int id_code(const char *id)
  * largest of its moments. */
 enum { MO_LOAD, MO_FWD, MO_BWD_LOSS, MO_BWD_TOP, MO_BWD_BOTTOM, MO_STEP, MO_EVAL, MO_EXPORT,
        MO_COUNT };
+_Static_assert(VP_PHASE_COUNT <= 16 && MO_COUNT <= 16,
+               "an item keeps its phases and its moments in 16 bits each");
 
 /* A pipeline stage: the items of each of its GPUs (tensor-parallel ranks and data-parallel
  * replicas of a stage are identical), and their totals, checked once per run. */
 typedef struct {
     item *items;            /* grown on demand and kept across runs */
+    itext *tx;              /* their ids and texts (the same indexes and capacity) */
     size_t n, cap;
-    bool heap;              /* items is owned (else the estimate's inline_items) */
+    bool heap;              /* items and tx are owned (else the estimate's inline ones) */
     vp__strbuf sb;          /* the strings the items' texts captured (owned) */
     bool failed;            /* an item could not be stored (out of memory) */
     bool moments;           /* an item has moments (training) */
@@ -152,6 +157,7 @@ struct vp_estimate {
     ltext assumption[MAX_ASSUMPTIONS];
     ltext inline_warning[INLINE_WARNINGS];
     item inline_items[INLINE_ITEMS];
+    itext inline_tx[INLINE_ITEMS];
     stage st[MAX_STAGES];   /* only the first n_init are initialized */
 };
 
@@ -310,21 +316,55 @@ static void parts_ready(const vp_estimate *e)
         (void)text_get(&e->part[k], &e->nsb);
 }
 
-/* Room for one more item: the stage's storage grown (once: kept across runs). */
+/* Room for one more item: the stage's storage grown (once: kept across runs). On failure
+ * the stage is marked failed and keeps its capacity (an array may be larger than it). */
 static bool grow_items(stage *s)
 {
     size_t cap = s->cap ? s->cap * 2 : 32;
-    item *grown = s->heap ? realloc(s->items, cap * sizeof(*grown)) : malloc(cap * sizeof(*grown));
-    if (grown == NULL) {
-        s->failed = true;
-        return false;
+    if (s->heap) {
+        item *gi = realloc(s->items, cap * sizeof(*gi));
+        if (gi == NULL)
+            goto fail;
+        s->items = gi;
+        itext *gt = realloc(s->tx, cap * sizeof(*gt));
+        if (gt == NULL)
+            goto fail;
+        s->tx = gt;
+    } else { /* the estimate's inline arrays: copied out */
+        item *gi = malloc(cap * sizeof(*gi));
+        itext *gt = malloc(cap * sizeof(*gt));
+        if (gi == NULL || gt == NULL) {
+            free(gi);
+            free(gt);
+            goto fail;
+        }
+        if (s->n) {
+            memcpy(gi, s->items, s->n * sizeof(*gi));
+            memcpy(gt, s->tx, s->n * sizeof(*gt));
+        }
+        s->items = gi;
+        s->tx = gt;
+        s->heap = true;
     }
-    if (!s->heap && s->n)
-        memcpy(grown, s->items, s->n * sizeof(*grown));
-    s->heap = true;
-    s->items = grown;
     s->cap = cap;
     return true;
+fail:
+    s->failed = true;
+    return false;
+}
+
+/* The id of item i of a stage. */
+static const char *item_id(const stage *s, size_t i)
+{
+    return s->items[i].code ? builtin_ids[s->items[i].code] : s->tx[i].id;
+}
+
+/* Remove item i of a stage (its numbers, id and text). */
+static void remove_item(stage *s, size_t i)
+{
+    memmove(&s->items[i], &s->items[i + 1], (s->n - i - 1) * sizeof(item));
+    memmove(&s->tx[i], &s->tx[i + 1], (s->n - i - 1) * sizeof(itext));
+    s->n--;
 }
 
 /* A new item of the stage: its id (code, or id for another one), numbers and moments (0: all
@@ -335,29 +375,20 @@ static inline item *new_item(stage *s, int code, const char *id, uint64_t bytes,
 {
     if (s->n == s->cap && !grow_items(s))
         return NULL;
-    item *it = &s->items[s->n];
     if (code == ID_OTHER) {
-        size_t idl = id != NULL ? strlen(id) : sizeof(it->id);
-        if (idl >= sizeof(it->id)) { /* cannot happen: ids are built-in names or reserve keys */
+        char *to = s->tx[s->n].id;
+        size_t idl = id != NULL ? strlen(id) : ID_SIZE;
+        if (idl >= ID_SIZE) { /* cannot happen: ids are built-in names or reserve keys */
             s->failed = true;
             return NULL;
         }
-        memcpy(it->id, id, idl + 1);
+        memcpy(to, id, idl + 1);
     }
-    s->n++;
-    it->bytes = bytes;
-    it->basis = basis;
-    it->phases = phases;
-    it->counter = counter;
-    it->unique = false;
-    it->moments = moments;
-    it->code = (unsigned char)code;
+    item *it = &s->items[s->n++];
+    *it = (item){ bytes, (uint16_t)phases, (uint16_t)moments, (unsigned char)basis,
+                  (unsigned char)counter, (unsigned char)code, false };
     s->moments |= moments != 0;
     s->codes |= UINT32_C(1) << code;
-    if (!s->quiet) {
-        it->how.lazy = false;
-        it->how.text[0] = '\0';
-    }
     return it;
 }
 
@@ -370,8 +401,11 @@ static item *add_itemv(stage *s, int code, const char *id, uint64_t bytes, vp_ba
                        unsigned phases, vp_counter counter, const char *fmt, va_list ap)
 {
     item *it = new_item(s, code, id, bytes, basis, phases, counter, 0);
-    if (it != NULL && !s->quiet) /* the solvers need bytes, not accounts */
-        format_text(it->how.text, sizeof(it->how.text), fmt, ap);
+    if (it != NULL && !s->quiet) { /* the solvers need bytes, not accounts */
+        ltext *how = &s->tx[s->n - 1].how;
+        how->lazy = false;
+        format_text(how->text, sizeof(how->text), fmt, ap);
+    }
     return it;
 }
 
@@ -382,7 +416,7 @@ static item *add_item_(stage *s, int code, const char *id, uint64_t bytes, vp_ba
 {
     item *it = new_item(s, code, id, bytes, basis, phases, counter, moments);
     if (it != NULL)
-        text_set(&it->how, &s->sb, a, n, copy, s->owner);
+        text_set(&s->tx[s->n - 1].how, &s->sb, a, n, copy, s->owner);
     return it;
 }
 
@@ -559,7 +593,7 @@ static uint64_t add_vision(vp_estimate *e, stage *S, const vp__wl *w, const vp_m
                        (unsigned long long)m->vis.params[VP_PART_VISION],
                        (unsigned long long)dtype_bytes, tp);
     if (it != NULL && moments)
-        it->moments = moments;
+        it->moments = (uint16_t)moments;
     if (v.stored)
         it = add_named(S, "projector", v.proj, VP_BASIS_COMPUTED, phases, VP_COUNTER_ALLOCATED,
                        "stored bytes of the checkpoint's projector tensors%s", tp);
@@ -569,7 +603,7 @@ static uint64_t add_vision(vp_estimate *e, stage *S, const vp__wl *w, const vp_m
                        (unsigned long long)m->vis.params[VP_PART_PROJECTOR],
                        (unsigned long long)dtype_bytes, tp);
     if (it != NULL && moments)
-        it->moments = moments;
+        it->moments = (uint16_t)moments;
     if (moments)
         return add_sat(v.enc, v.proj, ovf);
     if (v.act_known)
@@ -1263,13 +1297,14 @@ static bool stage_totals_checked(stage *S, unsigned phases_used)
             continue;
         /* other ids that are not unique: summed per id */
         for (size_t j = 0; j < i && !seen; j++)
-            seen = !S->items[j].unique && !S->items[j].code && S->items[j].id[0] == it->id[0] &&
-                   strcmp(S->items[j].id, it->id) == 0;
+            seen = !S->items[j].unique && !S->items[j].code &&
+                   S->tx[j].id[0] == S->tx[i].id[0] && strcmp(S->tx[j].id, S->tx[i].id) == 0;
         if (seen)
             continue;
         for (size_t j = i; j < S->n; j++) {
             if (j != i && (S->items[j].unique || S->items[j].code ||
-                           S->items[j].id[0] != it->id[0] || strcmp(S->items[j].id, it->id) != 0))
+                           S->tx[j].id[0] != S->tx[i].id[0] ||
+                           strcmp(S->tx[j].id, S->tx[i].id) != 0))
                 continue;
             for (int p = 0; p < VP_PHASE_COUNT; p++)
                 if (S->items[j].phases & PH(p))
@@ -1582,6 +1617,7 @@ static void run_reset(vp_estimate *e, const vp__wl *w, bool how)
     for (uint64_t s = (uint64_t)e->n_init; s < w->pp && s < MAX_STAGES; s++) {
         stage *S = &e->st[s];
         S->items = s == 0 ? e->inline_items : NULL;
+        S->tx = s == 0 ? e->inline_tx : NULL;
         S->cap = s == 0 ? INLINE_ITEMS : 0;
         S->heap = s != 0;
         S->sb.p = NULL;
@@ -2016,10 +2052,9 @@ static void add_reserves(vp_estimate *e, const vp__wl *w)
             /* a reserve replaces an assumed item of its id: none when no item has the id */
             for (size_t i = 0; (S->codes >> rcode) & 1u && i < S->n; i++)
                 if ((rcode ? S->items[i].code == rcode
-                           : S->items[i].code == ID_OTHER && strcmp(S->items[i].id, name) == 0) &&
+                           : S->items[i].code == ID_OTHER && strcmp(S->tx[i].id, name) == 0) &&
                     S->items[i].basis == VP_BASIS_ASSUMED) {
-                    memmove(&S->items[i], &S->items[i + 1], (S->n - i - 1) * sizeof(item));
-                    S->n--;
+                    remove_item(S, i);
                     break;
                 }
             item *it = text != NULL
@@ -2126,8 +2161,10 @@ void vp_estimate_free(vp_estimate *e)
     if (e == NULL)
         return;
     for (int s = 0; s < e->n_init; s++) {
-        if (e->st[s].heap)
+        if (e->st[s].heap) {
             free(e->st[s].items);
+            free(e->st[s].tx);
+        }
         free(e->st[s].sb.p);
     }
     if (e->warning != e->inline_warning)
@@ -2282,8 +2319,7 @@ vp_status vp__estimate_changed(vp_estimate *e, const vp_sheet *s, vp_bytes capac
             stage *S = &e->st[k];
             for (size_t i = 0; i < S->n; i++)
                 if (S->items[i].code == gone) {
-                    memmove(&S->items[i], &S->items[i + 1], (S->n - i - 1) * sizeof(item));
-                    S->n--;
+                    remove_item(S, i);
                     break;
                 }
             stage_totals(S, e->phases_used);
@@ -2321,8 +2357,8 @@ size_t vp_estimate_item_count(const vp_estimate *e, size_t gpu)
 
 const char *vp_estimate_item_id(const vp_estimate *e, size_t gpu, size_t i)
 {
-    const item *it = item_at(e, gpu, i);
-    return it ? item_id(it) : NULL;
+    const stage *s = stage_of(e, gpu);
+    return s != NULL && i < s->n ? item_id(s, i) : NULL;
 }
 
 vp_bytes vp_estimate_item_bytes(const vp_estimate *e, size_t gpu, size_t i)
@@ -2334,7 +2370,7 @@ vp_bytes vp_estimate_item_bytes(const vp_estimate *e, size_t gpu, size_t i)
 vp_basis vp_estimate_item_basis(const vp_estimate *e, size_t gpu, size_t i)
 {
     const item *it = item_at(e, gpu, i);
-    return it ? it->basis : VP_BASIS_UNKNOWN;
+    return it ? (vp_basis)it->basis : VP_BASIS_UNKNOWN;
 }
 
 unsigned int vp_estimate_item_phases(const vp_estimate *e, size_t gpu, size_t i)
@@ -2346,7 +2382,7 @@ unsigned int vp_estimate_item_phases(const vp_estimate *e, size_t gpu, size_t i)
 vp_counter vp_estimate_item_counter(const vp_estimate *e, size_t gpu, size_t i)
 {
     const item *it = item_at(e, gpu, i);
-    return it ? it->counter : VP_COUNTER_DEVICE;
+    return it ? (vp_counter)it->counter : VP_COUNTER_DEVICE;
 }
 
 const char *vp_estimate_item_how(const vp_estimate *e, size_t gpu, size_t i)
@@ -2357,7 +2393,7 @@ const char *vp_estimate_item_how(const vp_estimate *e, size_t gpu, size_t i)
     if (s->quiet) /* its items have no texts */
         return "";
     parts_ready(e);
-    return text_get(&s->items[i].how, &s->sb);
+    return text_get(&s->tx[i].how, &s->sb);
 }
 
 vp_bytes vp_estimate_phase_bytes(const vp_estimate *e, size_t gpu, vp_phase phase,

@@ -762,6 +762,26 @@ START_TEST(test_alloc_estimate_quoted_parts)
 }
 END_TEST
 
+START_TEST(test_alloc_estimate_grown_items)
+{
+    /* more items than a stage holds inline: stage 0 copies its items, ids and texts out of
+     * the estimate, the other stages grow from nothing and again (40 reserves, two stages);
+     * every allocation of the run fails in turn */
+    char path[1024], config[1024], *p, sheet[8192];
+    vp_test_path(config, sizeof(config), "configs/meta-llama__Meta-Llama-3.1-8B/config.json");
+    p = sheet + snprintf(sheet, sizeof(sheet),
+                         "[model]\nconfig = \"%s\"\n[workload]\ncontext = 4096\n"
+                         "[layout]\ngpus = 2\npipeline_parallel = 2\n[reserve]\n", config);
+    for (int r = 0; r < 40; r++)
+        p += snprintf(p, sizeof(sheet) - (size_t)(p - sheet), "r%02d = \"%d MiB\"\n", r, r + 1);
+    char *dir = vp_test_tmpdir();
+    snprintf(path, sizeof(path), "%s/grown-items.toml", dir);
+    vp_test_write(path, sheet, (size_t)(p - sheet));
+    exhaust("estimate 2 stages of over 40 items", op_estimate, NULL, NULL, path);
+    free(dir);
+}
+END_TEST
+
 START_TEST(test_alloc_plan)
 {
     char path[1024];
@@ -802,6 +822,7 @@ Suite *vp_test_suite(void)
     VP_ADD_TEST(s, test_alloc_inspect_gguf);
     VP_ADD_TEST(s, test_alloc_estimate_examples);
     VP_ADD_TEST(s, test_alloc_estimate_quoted_parts);
+    VP_ADD_TEST(s, test_alloc_estimate_grown_items);
     VP_ADD_TEST(s, test_alloc_plan);
     VP_ADD_TEST(s, test_alloc_sheet_save);
     return s;

@@ -318,6 +318,13 @@ bool vp__lora_count(const vp_model *m, uint64_t rank, const char *const *targets
                     uint64_t *count, bool *hit, uint64_t *wide, bool *ovf);
 /* What vp__lora_count() reads of a model, noted once (m->ln_*: after m->lt_last). */
 void vp__lora_cache(vp_model *m);
+/* The tensors each of the nt targets names (masks[i], bit j: lt.t[j]), resolved against
+ * the model's noted module names; false (nothing written) when they were not noted. A
+ * sheet resolves its targets once, when its workload is decoded. */
+bool vp__lora_masks(const vp_model *m, const char *const *targets, size_t nt, uint64_t *masks);
+/* vp__lora_count() from the targets' masks (vp__lora_masks()). */
+bool vp__lora_count_masks(const vp_model *m, uint64_t rank, const uint64_t *masks, size_t nt,
+                          uint64_t *count, bool *hit, uint64_t *wide, bool *ovf);
 
 /* Activation bytes saved per transformer layer: vp__act_layer_bytes() in internal.h. */
 

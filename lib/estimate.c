@@ -805,8 +805,11 @@ static vp_status train_trainable(vp_estimate *e, train_run *T, vp_error *err)
         static const char *const deflt[] = { "q_proj", "v_proj" };
         const char *const *targets = w->n_targets ? w->targets : deflt;
         size_t nt = w->n_targets ? w->n_targets : 2;
-        bool any = vp__lora_count(m, w->lora_rank, targets, nt, &T->trainable, hit, &wide,
-                                  &T->ovf);
+        bool any = w->tmask != NULL /* a sheet's, resolved once */
+                   ? vp__lora_count_masks(m, w->lora_rank, w->tmask, nt, &T->trainable, hit,
+                                          &wide, &T->ovf)
+                   : vp__lora_count(m, w->lora_rank, targets, nt, &T->trainable, hit, &wide,
+                                    &T->ovf);
         for (int j = 0; wide != 0 && j < m->lt.n; j++)
             if (wide & (UINT64_C(1) << j)) {
                 const vp__ltensor *t = &m->lt.t[j];

@@ -171,51 +171,65 @@ static uint64_t lora_target_mask(const vp_model *m, const char *t)
     return mask;
 }
 
+bool vp__lora_masks(const vp_model *m, const char *const *targets, size_t nt, uint64_t *masks)
+{
+    if (!m->ln_ok)
+        return false;
+    for (size_t i = 0; i < nt; i++)
+        masks[i] = lora_target_mask(m, targets[i]);
+    return true;
+}
+
+bool vp__lora_count_masks(const vp_model *m, uint64_t rank, const uint64_t *masks, size_t nt,
+                          uint64_t *count, bool *hit_t, uint64_t *wide, bool *ovf)
+{
+    uint64_t hit = 0;
+    for (size_t i = 0; i < nt; i++) {
+        hit_t[i] = masks[i] != 0;
+        hit |= masks[i];
+    }
+    bool any = hit != 0;
+    *count = 0;
+    *wide = 0;
+    /* rank × Σ (rows + cols) × count when nothing overflows (the sum below, exactly) */
+    uint64_t sum = 0, total;
+    bool fits = (hit & ~m->ln_rc_ok) == 0;
+    for (uint64_t b = hit; fits && b != 0; b &= b - 1) {
+        int j = vp__ctz(b);
+        const vp__ltensor *t = &m->lt.t[j];
+        fits = !vp__add_u64(&sum, sum, m->ln_rc[j]);
+        if (rank > (t->rows < t->cols ? t->rows : t->cols))
+            *wide |= UINT64_C(1) << j;
+    }
+    if (fits && !vp__mul_u64(&total, sum, rank)) {
+        *count = total;
+        return any;
+    }
+    *wide = 0;
+    for (; hit != 0; hit &= hit - 1) {
+        int j = vp__ctz(hit);
+        const vp__ltensor *t = &m->lt.t[j];
+        uint64_t mn = t->rows < t->cols ? t->rows : t->cols;
+        if (rank > mn)
+            *wide |= UINT64_C(1) << j;
+        *count = add_sat(*count, mul_sat(mul_sat(rank, add_sat(t->rows, t->cols, ovf), ovf),
+                                         t->count, ovf), ovf);
+    }
+    return any;
+}
+
 bool vp__lora_count(const vp_model *m, uint64_t rank, const char *const *targets, size_t nt,
                     uint64_t *count, bool *hit_t, uint64_t *wide, bool *ovf)
 {
-    if (m->ln_ok) {
-        /* the tensors each target names, from the model's distinct module names */
-        static const char *const deflt[] = { "q_proj", "v_proj" }; /* PEFT's Llama default */
-        if (targets == NULL || nt == 0) {
-            targets = deflt;
-            nt = 2;
-        }
-        uint64_t hit = 0, any = 0;
-        for (size_t i = 0; i < nt; i++) {
-            uint64_t mask = lora_target_mask(m, targets[i]);
-            hit_t[i] = mask != 0;
-            hit |= mask;
-        }
-        any = hit;
-        *count = 0;
-        *wide = 0;
-        /* rank × Σ (rows + cols) × count when nothing overflows (the sum below, exactly) */
-        uint64_t sum = 0, total;
-        bool fits = (hit & ~m->ln_rc_ok) == 0;
-        for (uint64_t b = hit; fits && b != 0; b &= b - 1) {
-            int j = vp__ctz(b);
-            const vp__ltensor *t = &m->lt.t[j];
-            fits = !vp__add_u64(&sum, sum, m->ln_rc[j]);
-            if (rank > (t->rows < t->cols ? t->rows : t->cols))
-                *wide |= UINT64_C(1) << j;
-        }
-        if (fits && !vp__mul_u64(&total, sum, rank)) {
-            *count = total;
-            return any != 0;
-        }
-        *wide = 0;
-        for (; hit != 0; hit &= hit - 1) {
-            int j = vp__ctz(hit);
-            const vp__ltensor *t = &m->lt.t[j];
-            uint64_t mn = t->rows < t->cols ? t->rows : t->cols;
-            if (rank > mn)
-                *wide |= UINT64_C(1) << j;
-            *count = add_sat(*count, mul_sat(mul_sat(rank, add_sat(t->rows, t->cols, ovf), ovf),
-                                             t->count, ovf), ovf);
-        }
-        return any != 0;
+    static const char *const deflt[] = { "q_proj", "v_proj" }; /* PEFT's Llama default */
+    uint64_t masks[VP__LIM_TARGETS];
+    if (targets == NULL || nt == 0) {
+        targets = deflt;
+        nt = 2;
     }
+    /* the tensors each target names, from the model's distinct module names */
+    if (nt <= VP__LIM_TARGETS && vp__lora_masks(m, targets, nt, masks))
+        return vp__lora_count_masks(m, rank, masks, nt, count, hit_t, wide, ovf);
     return lora_count_walk(m, rank, targets, nt, count, hit_t, wide, ovf);
 }
 

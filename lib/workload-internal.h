@@ -41,6 +41,9 @@ typedef struct vp__wl {
     int ce, exp;                /* vp_cross_entropy, vp_export */
     size_t n_targets;           /* 0: PEFT's default */
     const char *const *targets;
+    /* a sheet's: the tensors each target (PEFT's default when none) names in its model,
+     * resolved when the workload is decoded (vp__lora_masks(); NULL: not resolved) */
+    const uint64_t *tmask;
     /* what the workload states (the assumptions name the rest) */
     bool framework_set, weights_set, kv_stated, concurrency_set, microbatch_set,
          optimizer_set, checkpointing_set, gpus_set, util_set, master_set;
@@ -76,6 +79,7 @@ static inline const char *vp__wl_reserve_text(const vp__wl *w, size_t r)
 typedef struct {
     const char *targets[VP__LIM_TARGETS];
     char buf[VP__LIM_TARGETS][VP__TARGET_SIZE];
+    uint64_t tmask[VP__LIM_TARGETS]; /* vp__wl.tmask */
 } vp__wl_text;
 
 /* The sheet's workload (VP_ELIMIT, VP_EINVALID for a layout beyond the limits); w points

@@ -844,10 +844,18 @@ static vp_status train_trainable(vp_estimate *e, train_run *T, vp_error *err)
     /* the weights' sums again when the unquantized modules take unquantized_dtype */
     T->ws = T->in->ws;
     if (T->unq && F->by_layer) {
-        vp_status st = vp__weights_sums(&T->wsums2, F, w->tp, w->pp, T->unq, &T->ovf);
+        const vp__wlpre *P = w->pre != NULL && w->pre_for == w ? w->pre : NULL;
+        vp_status st;
+        if (P != NULL && P->unq == T->unq) { /* computed when the sheet was decoded */
+            st = P->st2;
+            T->ovf |= P->ovf2;
+            T->ws = &P->sums2;
+        } else {
+            st = vp__weights_sums(&T->wsums2, F, w->tp, w->pp, T->unq, &T->ovf);
+            T->ws = &T->wsums2;
+        }
         if (st != VP_OK)
             return vp__error_set(err, VP_EOVERFLOW, &T->w0, "weight bytes overflow");
-        T->ws = &T->wsums2;
     } else if (T->unq) {
         add_warning(e, "unquantized_dtype needs model.config (the modules by name): ignored");
         T->unq = 0;
@@ -1672,16 +1680,31 @@ static vp_status run_weights(vp_estimate *e, run_in *R, vp_error *err)
                     "(max_position_embeddings); it is not clamped",
                     (unsigned long long)w->context, (unsigned long long)a->max_ctx);
 
-    /* the weight format and the weights-only figure */
+    /* the weight format and the weights-only figure: a sheet's are computed once, when it
+     * is decoded (vp__wl.pre), as here */
     const vp__qformat *fmt = R->f->has_q ? R->f->q : NULL;
-    vp__weights_nominal(R->f, &e->weights_only, &e->weights_only_known, R->ovf);
+    const vp__wlpre *P = w->pre != NULL && w->pre_for == w ? w->pre : NULL;
+    if (P != NULL) {
+        e->weights_only = P->nominal;
+        e->weights_only_known = P->nominal_known;
+        *R->ovf |= P->nominal_ovf;
+    } else {
+        vp__weights_nominal(R->f, &e->weights_only, &e->weights_only_known, R->ovf);
+    }
     if (w->gguf_format && (m == NULL || m->format != VP_FORMAT_GGUF))
         return vp__error_set(err, VP_EUNSUPPORTED, &R->where0,
                              "weights = \"%s\" needs the .gguf file as [model] checkpoint",
                              w->weights_text);
 
     /* the weights (the component): sums over the model once, per stage later */
-    vp_status wst = vp__weights_sums(&R->wsums, R->f, w->tp, w->pp, 0, R->ovf);
+    vp_status wst;
+    if (P != NULL) {
+        wst = P->st;
+        *R->ovf |= P->ovf;
+        R->ws = &P->sums;
+    } else {
+        wst = vp__weights_sums(&R->wsums, R->f, w->tp, w->pp, 0, R->ovf);
+    }
     if (wst != VP_OK)
         return vp__error_set(err, wst, &R->where0, "weight bytes overflow");
     R->weights_known = R->ws->kind != VP__W_UNKNOWN;
@@ -2248,7 +2271,9 @@ vp_status vp_estimate_run_workload(vp_estimate *e, const vp_model *model,
 
 /* The sheet's workload, copied into *w to be changed (its pointers into the sheet and into
  * *txt stay valid while they do). */
-static vp_status wl_copy_of_sheet(vp__wl *w, vp__wl_text *txt, const vp_sheet *s,
+/* keep_pre: the caller changes no value the weights' figures read (the format, the layout,
+ * the task, the model), so the ones computed at decoding apply to the copy (vp__wl.pre). */
+static vp_status wl_copy_of_sheet(vp__wl *w, vp__wl_text *txt, const vp_sheet *s, bool keep_pre,
                                   vp_error *err)
 {
     vp_status st;
@@ -2257,6 +2282,10 @@ static vp_status wl_copy_of_sheet(vp__wl *w, vp__wl_text *txt, const vp_sheet *s
         return st;
     if (wp != w)
         *w = *wp;
+    if (keep_pre)
+        w->pre_for = w;
+    else
+        w->pre = NULL;
     return VP_OK;
 }
 
@@ -2268,7 +2297,7 @@ vp_status vp__estimate_changed(vp_estimate *e, const vp_sheet *s, vp_bytes capac
         return VP_EMISUSE;
     vp__wl w; /* changed below */
     vp__wl_text txt;
-    vp_status st = wl_copy_of_sheet(&w, &txt, s, err);
+    vp_status st = wl_copy_of_sheet(&w, &txt, s, false, err);
     if (st != VP_OK)
         return st;
     if (c->context)
@@ -2843,7 +2872,8 @@ static vp_status fit_solve(uint64_t *out, vp_estimate *scratch, const vp_sheet *
 {
     vp__wl w; /* changed below */
     vp__wl_text txt;
-    vp_status st = wl_copy_of_sheet(&w, &txt, s, err);
+    /* a solve changes the context, concurrency, microbatch or gpu_layers alone */
+    vp_status st = wl_copy_of_sheet(&w, &txt, s, true, err);
     if (st != VP_OK)
         return st;
     vp__where w0 = { s->source, 0, 0, 0, false };

@@ -44,6 +44,11 @@ typedef struct vp__wl {
     /* a sheet's: the tensors each target (PEFT's default when none) names in its model,
      * resolved when the workload is decoded (vp__lora_masks(); NULL: not resolved) */
     const uint64_t *tmask;
+    /* a sheet's: what a run computes from the model, the format and the layout alone,
+     * computed when the workload is decoded; valid for the vp__wl at pre_for only (a copy
+     * that changes a value it reads has another address: the run computes them itself) */
+    const struct vp__wlpre *pre;
+    const void *pre_for;
     /* what the workload states (the assumptions name the rest) */
     bool framework_set, weights_set, kv_stated, concurrency_set, microbatch_set,
          optimizer_set, checkpointing_set, gpus_set, util_set, master_set;
@@ -75,11 +80,28 @@ static inline const char *vp__wl_reserve_text(const vp__wl *w, size_t r)
     return w->rsec ? w->rsec->e[r].text : NULL;
 }
 
-/* Storage for what a sheet's text gives the workload (its LoRA targets). */
+/* What vp__wl.pre holds: the weights' figures of the run (weights.c), as run_weights() and
+ * the training run compute them. */
+typedef struct vp__wlpre {
+    uint64_t nominal;           /* vp__weights_nominal() */
+    bool nominal_known, nominal_ovf;
+    vp_status st;               /* vp__weights_sums() without unquantized_dtype */
+    bool ovf;
+    vp__wsums sums;
+    uint64_t unq;               /* the unquantized modules' dtype bytes a training run of a
+                                 * quantized base with module shapes applies (0: none) */
+    vp_status st2;              /* vp__weights_sums() with unq (unq != 0) */
+    bool ovf2;
+    vp__wsums sums2;
+} vp__wlpre;
+
+/* Storage for what a sheet's text gives the workload (its LoRA targets) and for what is
+ * computed from it when it is decoded. */
 typedef struct {
     const char *targets[VP__LIM_TARGETS];
     char buf[VP__LIM_TARGETS][VP__TARGET_SIZE];
     uint64_t tmask[VP__LIM_TARGETS]; /* vp__wl.tmask */
+    vp__wlpre pre;                   /* vp__wl.pre */
 } vp__wl_text;
 
 /* The sheet's workload (VP_ELIMIT, VP_EINVALID for a layout beyond the limits); w points

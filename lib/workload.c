@@ -223,6 +223,27 @@ static void read_workload_table(vp__wl *w, vp__wl_text *txt, const vp_sheet *s,
     }
 }
 
+/* The weights' figures of every run of the workload (vp__wlpre), computed as the run would:
+ * the format, the layout and the model do not change between runs of one decoded sheet. */
+static void wl_pre(vp__wl *w, vp__wl_text *txt)
+{
+    vp__wlpre *P = &txt->pre;
+    vp__fmt F;
+    vp__fmt_init(&F, w->model, w->have_format ? &w->fmt : NULL, w->gguf_format, w->parameters);
+    w->pre = NULL;
+    if (w->tp == 0 || w->pp == 0 || vp__layout_check(F.a, w->tp, w->pp, NULL, NULL) != VP_OK)
+        return; /* the run stops before its weights (run_weights()) */
+    P->nominal_ovf = P->ovf = P->ovf2 = false;
+    vp__weights_nominal(&F, &P->nominal, &P->nominal_known, &P->nominal_ovf);
+    P->st = vp__weights_sums(&P->sums, &F, w->tp, w->pp, 0, &P->ovf);
+    P->unq = w->task != VP_TASK_INFERENCE && F.quantized && F.by_layer ? w->uq_bytes : 0;
+    P->st2 = VP_OK;
+    if (P->unq)
+        P->st2 = vp__weights_sums(&P->sums2, &F, w->tp, w->pp, P->unq, &P->ovf2);
+    w->pre = P;
+    w->pre_for = w;
+}
+
 vp_status vp__wl_from_sheet(vp__wl *w, vp__wl_text *txt, const vp_sheet *s, vp_error *err)
 {
     defaults(w);
@@ -286,6 +307,7 @@ vp_status vp__wl_from_sheet(vp__wl *w, vp__wl_text *txt, const vp_sheet *s, vp_e
                            w->n_targets ? w->n_targets : 2, txt->tmask))
             w->tmask = txt->tmask;
     }
+    wl_pre(w, txt);
     return VP_OK;
 }
 

@@ -96,6 +96,8 @@ static int id_code(const char *id)
  * largest of its moments. */
 enum { MO_LOAD, MO_FWD, MO_BWD_LOSS, MO_BWD_TOP, MO_BWD_BOTTOM, MO_STEP, MO_EVAL, MO_EXPORT,
        MO_COUNT };
+/* the rows of a stage's running totals: a change after the last phase or moment too */
+#define ACC_ROWS ((MO_COUNT > VP_PHASE_COUNT ? MO_COUNT : VP_PHASE_COUNT) + 1)
 _Static_assert(VP_PHASE_COUNT <= 16 && MO_COUNT <= 16,
                "an item keeps its phases and its moments in 16 bits each");
 
@@ -108,8 +110,17 @@ typedef struct {
     bool heap;              /* items and tx are owned (else the estimate's inline ones) */
     vp__strbuf sb;          /* the strings the items' texts captured (owned) */
     bool failed;            /* an item could not be stored (out of memory) */
-    bool moments;           /* an item has moments (training) */
+    bool training;          /* its totals are over a training step's moments, else phases */
     uint32_t codes;         /* bit k: an item of id code k may be present (add_reserves()) */
+    /* the running totals, kept as items come and go (acc_item()): acc[k][c] is the change
+     * of counter c's total at phase or moment k (an item adds its bytes where a run of its
+     * phases or moments starts and takes them back after it ends), modulo 2^64 but exact
+     * while acc_all, the sum of every item's bytes, fits (acc_ovf false) */
+    uint64_t acc[ACC_ROWS][VP_COUNTER_DEVICE + 1];
+    uint64_t acc_all;
+    bool acc_ovf;
+    unsigned live;          /* the phases of its items (or of items it had) */
+    unsigned others;        /* its items of another id that are not unique */
     uint64_t layers;        /* decoder layers on this stage */
     uint64_t kv_budget;     /* vLLM pool (capacity known) */
     bool kv_budget_known;
@@ -353,6 +364,23 @@ fail:
     return false;
 }
 
+static unsigned moments_of(unsigned phases);
+
+/* Add b to the stage's running totals over the phases (or, training, the moments) the item
+ * is live in: its bytes when it comes, their negation when it goes. */
+static inline void acc_item(stage *s, const item *it, uint64_t b)
+{
+    unsigned set = s->training ? (it->moments ? it->moments : moments_of(it->phases))
+                               : it->phases & ALL_PHASES;
+    uint64_t *col = &s->acc[0][it->counter];
+    while (set != 0) {
+        unsigned end = set + (set & (0u - set)); /* the bit just above the lowest run */
+        col[(size_t)vp__ctz(set) * (VP_COUNTER_DEVICE + 1)] += b;
+        col[(size_t)vp__ctz(end) * (VP_COUNTER_DEVICE + 1)] -= b;
+        set &= end;
+    }
+}
+
 /* The id of item i of a stage. */
 static const char *item_id(const stage *s, size_t i)
 {
@@ -362,6 +390,10 @@ static const char *item_id(const stage *s, size_t i)
 /* Remove item i of a stage (its numbers, id and text). */
 static void remove_item(stage *s, size_t i)
 {
+    const item *it = &s->items[i];
+    acc_item(s, it, 0 - it->bytes);
+    s->acc_all -= it->bytes; /* exact unless acc_ovf, which stays set */
+    s->others -= it->code == ID_OTHER && !it->unique;
     memmove(&s->items[i], &s->items[i + 1], (s->n - i - 1) * sizeof(item));
     memmove(&s->tx[i], &s->tx[i + 1], (s->n - i - 1) * sizeof(itext));
     s->n--;
@@ -387,8 +419,11 @@ static inline item *new_item(stage *s, int code, const char *id, uint64_t bytes,
     item *it = &s->items[s->n++];
     *it = (item){ bytes, (uint16_t)phases, (uint16_t)moments, (unsigned char)basis,
                   (unsigned char)counter, (unsigned char)code, false };
-    s->moments |= moments != 0;
     s->codes |= UINT32_C(1) << code;
+    acc_item(s, it, bytes);
+    s->acc_ovf |= vp__add_u64(&s->acc_all, s->acc_all, bytes);
+    s->live |= phases;
+    s->others += code == ID_OTHER;
     return it;
 }
 
@@ -581,29 +616,24 @@ static uint64_t add_vision(vp_estimate *e, stage *S, const vp__wl *w, const vp_m
     if (m == NULL || !vp__vision_items(&v, m, w->tp, dtype_bytes, w->images, w->image_size, ovf))
         return 0;
     const char *tp = w->tp > 1 ? ", split over tensor_parallel" : "";
-    item *it;
     if (v.stored)
-        it = add_named(S, "vision_encoder", v.enc, VP_BASIS_COMPUTED, phases,
-                       VP_COUNTER_ALLOCATED, "stored bytes of the checkpoint's vision-tower "
-                       "tensors%s", tp);
+        ADD_ITEM_(S, ID_OTHER, "vision_encoder", v.enc, VP_BASIS_COMPUTED, phases,
+                  VP_COUNTER_ALLOCATED, moments, "stored bytes of the checkpoint's vision-tower "
+                  "tensors%s", tp);
     else
-        it = add_named(S, "vision_encoder", v.enc, VP_BASIS_COMPUTED, phases,
-                       VP_COUNTER_ALLOCATED, "%s encoder: %llu parameters × %llu B%s",
-                       vp_model_vision_type(m),
-                       (unsigned long long)m->vis.params[VP_PART_VISION],
-                       (unsigned long long)dtype_bytes, tp);
-    if (it != NULL && moments)
-        it->moments = (uint16_t)moments;
+        ADD_ITEM_(S, ID_OTHER, "vision_encoder", v.enc, VP_BASIS_COMPUTED, phases,
+                  VP_COUNTER_ALLOCATED, moments, "%s encoder: %llu parameters × %llu B%s",
+                  vp_model_vision_type(m), (unsigned long long)m->vis.params[VP_PART_VISION],
+                  (unsigned long long)dtype_bytes, tp);
     if (v.stored)
-        it = add_named(S, "projector", v.proj, VP_BASIS_COMPUTED, phases, VP_COUNTER_ALLOCATED,
-                       "stored bytes of the checkpoint's projector tensors%s", tp);
+        ADD_ITEM_(S, ID_OTHER, "projector", v.proj, VP_BASIS_COMPUTED, phases,
+                  VP_COUNTER_ALLOCATED, moments,
+                  "stored bytes of the checkpoint's projector tensors%s", tp);
     else
-        it = add_named(S, "projector", v.proj, VP_BASIS_COMPUTED, phases, VP_COUNTER_ALLOCATED,
-                       "multimodal projector: %llu parameters × %llu B%s",
-                       (unsigned long long)m->vis.params[VP_PART_PROJECTOR],
-                       (unsigned long long)dtype_bytes, tp);
-    if (it != NULL && moments)
-        it->moments = (uint16_t)moments;
+        ADD_ITEM_(S, ID_OTHER, "projector", v.proj, VP_BASIS_COMPUTED, phases,
+                  VP_COUNTER_ALLOCATED, moments, "multimodal projector: %llu parameters × %llu B%s",
+                  (unsigned long long)m->vis.params[VP_PART_PROJECTOR],
+                  (unsigned long long)dtype_bytes, tp);
     if (moments)
         return add_sat(v.enc, v.proj, ovf);
     if (v.act_known)
@@ -1380,99 +1410,43 @@ static uint64_t stage_envelope(const stage *S)
     return env;
 }
 
-/* A training stage in one pass over its items (stage_totals_checked() when their sum does
- * not fit in 64 bits, or an id outside the built-in ones repeats): a phase total is its
- * largest moment, an item without moments being live in every moment of its phases, and
- * items live in every moment (the weights, the context) are added once to `base`, not
- * moment by moment. The envelope is written when first read (stage_envelope()). */
-static bool stage_totals_moments(stage *S, unsigned phases_used)
-{
-    uint64_t all = 0;
-    bool ovf = false, others = false;
-    unsigned live = 0;
-    /* d: per counter, the change of the total at each moment (an item adds its bytes where
-     * a run of its moments starts and takes them back after it ends): a moment's total is
-     * the sum of the changes up to it, computed modulo 2^64 but exact, since no total
-     * exceeds the sum of all items, which fits */
-    uint64_t d[MO_COUNT + 1][VP_COUNTER_DEVICE + 1];
-    memset(d, 0, sizeof(d));
-    for (size_t i = 0; i < S->n; i++) {
-        const item *it = &S->items[i];
-        uint64_t b = it->bytes;
-        ovf |= vp__add_u64(&all, all, b);
-        live |= it->phases;
-        others |= it->code == ID_OTHER && !it->unique;
-        unsigned set = it->moments ? it->moments : moments_of(it->phases);
-        uint64_t *col = &d[0][it->counter];
-        while (set != 0) {
-            unsigned end = set + (set & (0u - set)); /* the bit just above the lowest run */
-            col[(size_t)vp__ctz(set) * (VP_COUNTER_DEVICE + 1)] += b;
-            col[(size_t)vp__ctz(end) * (VP_COUNTER_DEVICE + 1)] -= b;
-            set &= end;
-        }
-    }
-    if (ovf || others)
-        return stage_totals_checked(S, phases_used);
-    memset(S->total, 0, sizeof(S->total));
-    uint64_t run[VP_COUNTER_DEVICE + 1] = { 0 };
-    for (int mo = 0; mo < MO_COUNT; mo++) {
-        for (int c = 0; c <= VP_COUNTER_DEVICE; c++)
-            run[c] += d[mo][c];
-        /* the counters nest: allocated ⊂ reserved ⊂ device used */
-        uint64_t m[VP_COUNTER_DEVICE + 1];
-        m[VP_COUNTER_ALLOCATED] = run[VP_COUNTER_ALLOCATED];
-        m[VP_COUNTER_RESERVED] = run[VP_COUNTER_RESERVED] + m[VP_COUNTER_ALLOCATED];
-        m[VP_COUNTER_DEVICE] = run[VP_COUNTER_DEVICE] + m[VP_COUNTER_RESERVED];
-        uint64_t *t = S->total[mo_phase[mo]];
-        for (int c = 0; c <= VP_COUNTER_DEVICE; c++)
-            if (m[c] > t[c])
-                t[c] = m[c];
-    }
-    stage_peak(S, phases_used, live & ALL_PHASES);
-    S->envelope_lazy = true;
-    return true;
-}
-
-/* One pass over the items when their sum fits in 64 bits (then no partial sum can wrap):
- * the totals per phase and counter; the envelope is written when first read
- * (stage_envelope()). Training stages: stage_totals_moments(); stage_totals_checked() when
- * the sum does not fit, and for ids that repeat outside the built-in ones. */
+/* The totals of a stage from its running totals (acc_item()), when their sum fits in 64 bits
+ * and no id outside the built-in ones repeats (else stage_totals_checked()): per phase, or
+ * for training per moment, a phase total being its largest moment (an item without moments
+ * is live in every moment of its phases; the weights and the context in all of them). The
+ * envelope is written when first read (stage_envelope()). */
 static bool stage_totals(stage *S, unsigned phases_used)
 {
-    if (S->moments)
-        return stage_totals_moments(S, phases_used);
-    uint64_t all = 0;
-    bool ovf = false, others = false;
-    unsigned live = 0;
-    uint64_t d[VP_PHASE_COUNT + 1][VP_COUNTER_DEVICE + 1]; /* as in stage_totals_moments() */
-    memset(d, 0, sizeof(d));
-    for (size_t i = 0; i < S->n; i++) {
-        const item *it = &S->items[i];
-        uint64_t b = it->bytes;
-        unsigned ph = it->phases & ALL_PHASES;
-        ovf |= vp__add_u64(&all, all, b);
-        live |= ph;
-        others |= it->code == ID_OTHER && !it->unique;
-        uint64_t *col = &d[0][it->counter];
-        while (ph != 0) {
-            unsigned end = ph + (ph & (0u - ph));
-            col[(size_t)vp__ctz(ph) * (VP_COUNTER_DEVICE + 1)] += b;
-            col[(size_t)vp__ctz(end) * (VP_COUNTER_DEVICE + 1)] -= b;
-            ph &= end;
-        }
-    }
-    if (ovf || others)
+    if (S->acc_ovf || S->others)
         return stage_totals_checked(S, phases_used);
     uint64_t run[VP_COUNTER_DEVICE + 1] = { 0 };
-    for (int p = 0; p < VP_PHASE_COUNT; p++) {
-        for (int c = 0; c <= VP_COUNTER_DEVICE; c++)
-            run[c] += d[p][c];
-        /* the counters nest: allocated ⊂ reserved ⊂ device used */
-        S->total[p][VP_COUNTER_ALLOCATED] = run[VP_COUNTER_ALLOCATED];
-        S->total[p][VP_COUNTER_RESERVED] = run[VP_COUNTER_RESERVED] + run[VP_COUNTER_ALLOCATED];
-        S->total[p][VP_COUNTER_DEVICE] = run[VP_COUNTER_DEVICE] + S->total[p][VP_COUNTER_RESERVED];
+    if (S->training) {
+        memset(S->total, 0, sizeof(S->total));
+        for (int mo = 0; mo < MO_COUNT; mo++) {
+            for (int c = 0; c <= VP_COUNTER_DEVICE; c++)
+                run[c] += S->acc[mo][c];
+            /* the counters nest: allocated ⊂ reserved ⊂ device used */
+            uint64_t m[VP_COUNTER_DEVICE + 1];
+            m[VP_COUNTER_ALLOCATED] = run[VP_COUNTER_ALLOCATED];
+            m[VP_COUNTER_RESERVED] = run[VP_COUNTER_RESERVED] + m[VP_COUNTER_ALLOCATED];
+            m[VP_COUNTER_DEVICE] = run[VP_COUNTER_DEVICE] + m[VP_COUNTER_RESERVED];
+            uint64_t *t = S->total[mo_phase[mo]];
+            for (int c = 0; c <= VP_COUNTER_DEVICE; c++)
+                if (m[c] > t[c])
+                    t[c] = m[c];
+        }
+    } else {
+        for (int p = 0; p < VP_PHASE_COUNT; p++) {
+            for (int c = 0; c <= VP_COUNTER_DEVICE; c++)
+                run[c] += S->acc[p][c];
+            /* the counters nest: allocated ⊂ reserved ⊂ device used */
+            uint64_t *t = S->total[p];
+            t[VP_COUNTER_ALLOCATED] = run[VP_COUNTER_ALLOCATED];
+            t[VP_COUNTER_RESERVED] = run[VP_COUNTER_RESERVED] + t[VP_COUNTER_ALLOCATED];
+            t[VP_COUNTER_DEVICE] = run[VP_COUNTER_DEVICE] + t[VP_COUNTER_RESERVED];
+        }
     }
-    stage_peak(S, phases_used, live & ALL_PHASES);
+    stage_peak(S, phases_used, S->live & ALL_PHASES);
     S->envelope_lazy = true;
     return true;
 }
@@ -1645,8 +1619,13 @@ static void run_reset(vp_estimate *e, const vp__wl *w, bool how)
         e->st[s].n = 0;
         e->st[s].sb.n = 0;
         e->st[s].failed = false;
-        e->st[s].moments = false;
+        e->st[s].training = w->task != TASK_INFERENCE;
         e->st[s].codes = 0;
+        memset(e->st[s].acc, 0, sizeof(e->st[s].acc));
+        e->st[s].acc_all = 0;
+        e->st[s].acc_ovf = false;
+        e->st[s].live = 0;
+        e->st[s].others = 0;
         e->st[s].envelope_lazy = false; /* until the totals: a failed run computes none */
         e->st[s].envelope = 0;
         e->st[s].kv_budget = 0;
@@ -2088,8 +2067,10 @@ static void add_reserves(vp_estimate *e, const vp__wl *w)
                                    "named reserve [reserve] %s = %s", name, text)
                        : add_named(S, id, rb, VP_BASIS_ASSUMED, e->phases_used, VP_COUNTER_DEVICE,
                                    "named reserve %s = %llu B", name, (unsigned long long)rb);
-            if (it != NULL)
+            if (it != NULL) {
                 it->unique = true; /* names of the reserves are unique */
+                S->others--;
+            }
         }
     }
 }

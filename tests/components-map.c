@@ -217,9 +217,40 @@ const char *vp_test_map_components(const vp_estimate *e, const vp_model *m,
     } while (0)
 #define B(x) vp_bytes_value(x)
 
+const char *vp_test_check_totals(const vp_estimate *e, char *msg, size_t cap)
+{
+    for (size_t st = 0; st < vp_estimate_stage_count(e); st++) {
+        size_t g = vp_estimate_stage_gpu(e, st), n = vp_estimate_item_count(e, g);
+        for (int p = 0; p < VP_PHASE_COUNT; p++) {
+            if (!vp_estimate_phase_used(e, (vp_phase)p))
+                continue;
+            uint64_t sum[VP_COUNTER_DEVICE + 1] = { 0 };
+            for (size_t i = 0; i < n; i++)
+                if (vp_estimate_item_phases(e, g, i) & (1u << p))
+                    for (int c = (int)vp_estimate_item_counter(e, g, i); c <= VP_COUNTER_DEVICE;
+                         c++)
+                        sum[c] += B(vp_estimate_item_bytes(e, g, i)); /* the run fits */
+            for (int c = 0; c <= VP_COUNTER_DEVICE; c++) {
+                uint64_t t = B(vp_estimate_phase_bytes(e, g, (vp_phase)p, (vp_counter)c));
+                /* the backward pass is its largest moment: at most the sum */
+                DIFF(p == VP_PHASE_BACKWARD ? t > sum[c] : t != sum[c],
+                     "stage %zu: the %s total (%s) is %llu B, its items sum to %llu B", st,
+                     vp_phase_name((vp_phase)p), vp_counter_name((vp_counter)c),
+                     (unsigned long long)t, (unsigned long long)sum[c]);
+            }
+        }
+    }
+    return NULL;
+}
+
 const char *vp_test_compare_estimates(const vp_estimate *a, const vp_estimate *b, bool texts,
                                       char *msg, size_t cap)
 {
+    const char *bad = vp_test_check_totals(a, msg, cap);
+    if (bad == NULL)
+        bad = vp_test_check_totals(b, msg, cap);
+    if (bad != NULL)
+        return bad;
     DIFF(vp_estimate_gpu_count(a) != vp_estimate_gpu_count(b) ||
          vp_estimate_stage_count(a) != vp_estimate_stage_count(b) ||
          vp_estimate_peak_gpu(a) != vp_estimate_peak_gpu(b), "GPUs, stages or the peak GPU");

@@ -33,8 +33,14 @@ const char *vp_test_map_components(const vp_estimate *e, const vp_model *m,
                                    const vp_workload *w, const vp_test_map *x, char *msg,
                                    size_t cap, size_t *items);
 
+/* Every phase total of every stage agrees with the sum of the items live in it, the
+ * counters nesting (allocated within reserved within device used; the backward pass, its
+ * largest moment, at most that sum): NULL, or what differs written into msg. */
+const char *vp_test_check_totals(const vp_estimate *e, char *msg, size_t cap);
+
 /*
- * Estimate b against estimate a, figure by figure: GPUs and stages; each stage's items (id,
+ * Estimate b against estimate a, figure by figure, after the totals of each
+ * (vp_test_check_totals()): GPUs and stages; each stage's items (id,
  * bytes, basis, phases, counter), phase totals per counter, envelope and peak; the peak
  * GPU; the unknowns (id and needs); the number of warnings; the weights-only figure, the
  * trainable count, the KV-cache pool and the host-RAM items and totals. texts: b's warnings

@@ -164,6 +164,21 @@ START_TEST(test_reserve_replaces_assumed)
     uint64_t peak = vp_bytes_value(vp_estimate_peak_bytes(e, 0, &ph));
     ck_assert_int_eq(ph, VP_PHASE_PREFILL);
     ck_assert_uint_le(peak, vp_bytes_value(vp_estimate_envelope_bytes(e, 0)));
+    /* the same sheet without the reserve: the peak trades the assumed context for it, in
+     * every phase (the replaced item's bytes leave the totals) */
+    vp_sheet *s0 = vp_test_sheet("[workload]\ncontext = 4096\nframework = \"transformers\"\n");
+    vp_test_attach(s0, "configs/meta-llama__Meta-Llama-3.1-8B/config.json");
+    vp_estimate *e0 = vp_test_run(s0, 0);
+    uint64_t ctx = vp_test_item_bytes(e0, 0, "cuda_context");
+    ck_assert_uint_gt(ctx, 0);
+    for (int p = 0; p < 3; p++)
+        ck_assert_uint_eq(vp_bytes_value(vp_estimate_phase_bytes(e, 0, (vp_phase)p,
+                                                                 VP_COUNTER_DEVICE)),
+                          vp_bytes_value(vp_estimate_phase_bytes(e0, 0, (vp_phase)p,
+                                                                 VP_COUNTER_DEVICE)) - ctx + GIB);
+    ck_assert_uint_eq(peak, vp_bytes_value(vp_estimate_peak_bytes(e0, 0, NULL)) - ctx + GIB);
+    vp_estimate_free(e0);
+    vp_sheet_free(s0);
     vp_estimate_free(e);
     vp_sheet_free(s);
 }

@@ -316,6 +316,10 @@ uint64_t vp__trainable_share(uint64_t trainable, const vp__arch *a, uint64_t tp,
  * tensor j. False when no target matches. */
 bool vp__lora_count(const vp_model *m, uint64_t rank, const char *const *targets, size_t nt,
                     uint64_t *count, bool *hit, uint64_t *wide, bool *ovf);
+/* PEFT's default targets for Llama-like models (q_proj, v_proj): the targets when none are
+ * given. */
+#define VP__LORA_DEFAULT_N 2
+extern const char *const vp__lora_default[VP__LORA_DEFAULT_N];
 /* What vp__lora_count() reads of a model, noted once (m->ln_*: after m->lt_last). */
 void vp__lora_cache(vp_model *m);
 /* The tensors each of the nt targets names (masks[i], bit j: lt.t[j]), resolved against

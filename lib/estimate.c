@@ -832,9 +832,8 @@ static vp_status train_trainable(vp_estimate *e, train_run *T, vp_error *err)
     } else if (m && m->has_lt) {
         bool hit[VP__LIM_TARGETS];
         uint64_t wide;
-        static const char *const deflt[] = { "q_proj", "v_proj" };
-        const char *const *targets = w->n_targets ? w->targets : deflt;
-        size_t nt = w->n_targets ? w->n_targets : 2;
+        const char *const *targets = w->n_targets ? w->targets : vp__lora_default;
+        size_t nt = w->n_targets ? w->n_targets : VP__LORA_DEFAULT_N;
         bool any = w->tmask != NULL /* a sheet's, resolved once */
                    ? vp__lora_count_masks(m, w->lora_rank, w->tmask, nt, &T->trainable, hit,
                                           &wide, &T->ovf)

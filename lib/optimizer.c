@@ -171,6 +171,9 @@ static uint64_t lora_target_mask(const vp_model *m, const char *t)
     return mask;
 }
 
+/* peft/utils/constants.py TRANSFORMERS_MODELS_TO_LORA_TARGET_MODULES_MAPPING, "llama" */
+const char *const vp__lora_default[VP__LORA_DEFAULT_N] = { "q_proj", "v_proj" };
+
 bool vp__lora_masks(const vp_model *m, const char *const *targets, size_t nt, uint64_t *masks)
 {
     if (!m->ln_ok)
@@ -221,11 +224,10 @@ bool vp__lora_count_masks(const vp_model *m, uint64_t rank, const uint64_t *mask
 bool vp__lora_count(const vp_model *m, uint64_t rank, const char *const *targets, size_t nt,
                     uint64_t *count, bool *hit_t, uint64_t *wide, bool *ovf)
 {
-    static const char *const deflt[] = { "q_proj", "v_proj" }; /* PEFT's Llama default */
     uint64_t masks[VP__LIM_TARGETS];
     if (targets == NULL || nt == 0) {
-        targets = deflt;
-        nt = 2;
+        targets = vp__lora_default;
+        nt = VP__LORA_DEFAULT_N;
     }
     /* the tensors each target names, from the model's distinct module names */
     if (nt <= VP__LIM_TARGETS && vp__lora_masks(m, targets, nt, masks))
@@ -237,11 +239,10 @@ bool vp__lora_count(const vp_model *m, uint64_t rank, const char *const *targets
 static bool lora_count_walk(const vp_model *m, uint64_t rank, const char *const *targets,
                             size_t nt, uint64_t *count, bool *hit_t, uint64_t *wide, bool *ovf)
 {
-    static const char *const deflt[] = { "q_proj", "v_proj" }; /* PEFT's Llama default */
     bool all_linear[VP__LIM_TARGETS];
     if (targets == NULL || nt == 0) {
-        targets = deflt;
-        nt = 2;
+        targets = vp__lora_default;
+        nt = VP__LORA_DEFAULT_N;
     }
     *count = 0;
     *wide = 0;

@@ -302,9 +302,8 @@ vp_status vp__wl_from_sheet(vp__wl *w, vp__wl_text *txt, const vp_sheet *s, vp_e
     w->n_reserves = w->rsec ? w->rsec->n : 0;
     vp__serving_from_sheet(&w->sv, s);
     if (w->model != NULL && w->model->has_lt && (w->n_targets || w->e_targets == NULL)) {
-        static const char *const deflt[] = { "q_proj", "v_proj" }; /* as vp__lora_count() */
-        if (vp__lora_masks(w->model, w->n_targets ? w->targets : deflt,
-                           w->n_targets ? w->n_targets : 2, txt->tmask))
+        if (vp__lora_masks(w->model, w->n_targets ? w->targets : vp__lora_default,
+                           w->n_targets ? w->n_targets : VP__LORA_DEFAULT_N, txt->tmask))
             w->tmask = txt->tmask;
     }
     wl_pre(w, txt);

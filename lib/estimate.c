@@ -36,10 +36,14 @@
 #define add_sat vp__add_sat
 /* A step of a run called once per stage: inlined into its loop, as the one function it was
  * part of (the steps are separate for the reader, not for the machine). */
+/* A small function on every item's way (new_item_i(), acc_item()): inlined into each caller
+ * (GCC otherwise makes it a call once its callers grow). */
 #if defined(__GNUC__)
 #  define STEP static inline __attribute__((always_inline))
+#  define ITEM_PATH static inline __attribute__((always_inline))
 #else
 #  define STEP static inline
+#  define ITEM_PATH static inline
 #endif
 
 /* An item id: the longest is "reserve:" + a sheet key (at most 63 bytes): ids are whole. */
@@ -216,16 +220,21 @@ static void format_text(char *out, size_t cap, const char *fmt, va_list ap)
 
 static void parts_ready(const vp_estimate *e);
 
+/* A text written at once (it could not be captured): the parts it may quote first. */
+static VP__COLD void text_write_now(ltext *t, const vp__targ *a, size_t n, const vp_estimate *e)
+{
+    parts_ready(e);
+    vp__text_format(t->text, sizeof(t->text), a[0].s, a + 1, n - 1);
+}
+
 /* Capture a text (a[0] the format), or write it at once when it cannot be captured (out of
- * memory): then the parts it may quote are written first (e: their estimate). */
-static void text_set(ltext *t, vp__strbuf *sb, const vp__targ *a, size_t n, uint32_t copy,
-                     const vp_estimate *e)
+ * memory, or more arguments than a capture keeps; e: the estimate whose parts it quotes). */
+static inline void text_set(ltext *t, vp__strbuf *sb, const vp__targ *a, size_t n,
+                            uint32_t copy, const vp_estimate *e)
 {
     t->lazy = vp__text_capture(&t->cap, sb, a, n, copy);
-    if (!t->lazy) {
-        parts_ready(e);
-        vp__text_format(t->text, sizeof(t->text), a[0].s, a + 1, n - 1);
-    }
+    if (!t->lazy)
+        text_write_now(t, a, n, e);
 }
 
 /* The text, written on first access (the estimate's own storage: not const in fact). */
@@ -368,7 +377,7 @@ static unsigned moments_of(unsigned phases);
 
 /* Add b to the stage's running totals over the phases (or, training, the moments) the item
  * is live in: its bytes when it comes, their negation when it goes. */
-static inline void acc_item(stage *s, const item *it, uint64_t b)
+ITEM_PATH void acc_item(stage *s, const item *it, uint64_t b)
 {
     unsigned set = s->training ? (it->moments ? it->moments : moments_of(it->phases))
                                : it->phases & ALL_PHASES;
@@ -402,8 +411,9 @@ static void remove_item(stage *s, size_t i)
 /* A new item of the stage: its id (code, or id for another one), numbers and moments (0: all
  * of its phases); the text is the caller's to set (a quiet stage has none: its items' texts
  * are never read). */
-static inline item *new_item(stage *s, int code, const char *id, uint64_t bytes, vp_basis basis,
-                             unsigned phases, vp_counter counter, unsigned moments)
+ITEM_PATH item *new_item_i(stage *s, int code, const char *id, uint64_t bytes,
+                           vp_basis basis, unsigned phases, vp_counter counter,
+                           unsigned moments)
 {
     if (s->n == s->cap && !grow_items(s))
         return NULL;
@@ -425,6 +435,14 @@ static inline item *new_item(stage *s, int code, const char *id, uint64_t bytes,
     s->live |= phases;
     s->others += code == ID_OTHER;
     return it;
+}
+
+/* new_item_i() where GCC chooses to inline it or not (the paths with texts, where inlining
+ * it makes their text capture dearer); the quiet path inlines it always. */
+static inline item *new_item(stage *s, int code, const char *id, uint64_t bytes, vp_basis basis,
+                             unsigned phases, vp_counter counter, unsigned moments)
+{
+    return new_item_i(s, code, id, bytes, basis, phases, counter, moments);
 }
 
 /* An item with its how text from a va_list (formatted at once; for callers that hold a
@@ -460,7 +478,7 @@ static inline item *add_item_quiet(stage *s, int code, const char *id, uint64_t 
                                    vp_basis basis, unsigned phases, vp_counter counter,
                                    unsigned moments)
 {
-    return new_item(s, code, id, bytes, basis, phases, counter, moments);
+    return new_item_i(s, code, id, bytes, basis, phases, counter, moments);
 }
 
 /* The text's arguments are evaluated only when the stage keeps texts (they have no side

@@ -16,9 +16,12 @@
 #if defined(__GNUC__)
 #  define VP__PRINTF(fmt, args) __attribute__((format(printf, fmt, args)))
 #  define VP__UNUSED __attribute__((unused))
+/* a rare path kept out of line, so that its caller stays small (no register saves) */
+#  define VP__COLD __attribute__((cold, noinline))
 #else
 #  define VP__PRINTF(fmt, args)
 #  define VP__UNUSED
+#  define VP__COLD
 #endif
 
 #ifndef __has_builtin

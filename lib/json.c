@@ -124,8 +124,13 @@ bool vp__utf8_valid(const unsigned char *p, size_t len)
         if (p >= end)
             break;
 #endif
+        if (*p < 0x80) { /* ASCII: the short strings and the tails of long ones */
+            if (*p++ == 0)
+                return false;
+            continue;
+        }
         size_t n = utf8_len(p, end);
-        if (n == 0 || (n == 1 && *p == 0))
+        if (n == 0)
             return false;
         p += n;
     }

@@ -256,32 +256,49 @@ static void text_now_(char *out, size_t cap, const vp__targ *a, size_t n, uint32
     vp__text_format(out, cap, a[0].s, a + 1, n - 1);
 }
 
-/* A warning or an assumption in a probe: counted, never stored nor read (the text's
- * arguments are not even evaluated: add_warning(), add_assumption()). */
+/* An assumption in a probe: counted, never stored nor read (its text's arguments are not
+ * even evaluated: add_assumption(); warnings: count_warning()). */
 static inline void count_only(int *n, int max)
 {
     if (*n < max)
         (*n)++;
 }
 
-#define add_warning(e, ...)                                                                    \
-    ((e)->probing ? count_only(&(e)->n_warning, MAX_WARNINGS)                                 \
-                  : add_warning_((e), VP__TEXT_ARGS(__VA_ARGS__)))
-static void add_warning_(vp_estimate *e, const vp__targ *a, size_t n, uint32_t copy)
+/* Room for one more warning: false when there is none (the limit, or out of memory: a
+ * warning less, never a wrong figure). The storage grows once and is kept across runs, so
+ * a probe and a run with texts count the same warnings. */
+static bool warning_room(vp_estimate *e)
 {
     if (e->n_warning >= MAX_WARNINGS)
-        return;
+        return false;
     if (e->n_warning == e->cap_warning) {
         int cap = e->cap_warning * 2 < MAX_WARNINGS ? e->cap_warning * 2 : MAX_WARNINGS;
         ltext *g = e->warning == e->inline_warning ? malloc((size_t)cap * sizeof(*g))
                    : realloc(e->warning, (size_t)cap * sizeof(*g));
         if (g == NULL)
-            return; /* a warning less, never a wrong figure */
+            return false;
         if (e->warning == e->inline_warning)
             memcpy(g, e->inline_warning, sizeof(e->inline_warning));
         e->warning = g;
         e->cap_warning = cap;
     }
+    return true;
+}
+
+/* A warning in a probe: counted as a run with texts would count it, its text's arguments
+ * not evaluated (add_warning()). */
+static inline void count_warning(vp_estimate *e)
+{
+    if (e->n_warning < e->cap_warning || warning_room(e))
+        e->n_warning++;
+}
+
+#define add_warning(e, ...)                                                                    \
+    ((e)->probing ? count_warning(e) : add_warning_((e), VP__TEXT_ARGS(__VA_ARGS__)))
+static void add_warning_(vp_estimate *e, const vp__targ *a, size_t n, uint32_t copy)
+{
+    if (!warning_room(e))
+        return;
     ltext *t = &e->warning[e->n_warning++];
     if (e->n_warning == MAX_WARNINGS) { /* never reached by a valid sheet; never silent */
         t->lazy = false;

@@ -39,12 +39,13 @@ static struct {
     bool armed;              /* count (and maybe fail) allocations */
     unsigned long calls;     /* allocation calls since armed */
     unsigned long fail_at;   /* the call that fails (1-based); 0: none */
+    bool fail_rest;          /* and every call after it */
     long live;               /* blocks allocated minus blocks freed since armed */
 } A;
 
 static bool fail_now(void)
 {
-    return A.armed && ++A.calls == A.fail_at;
+    return A.armed && (++A.calls == A.fail_at || (A.fail_rest && A.fail_at && A.calls > A.fail_at));
 }
 
 void *__wrap_malloc(size_t n)
@@ -89,6 +90,7 @@ static void arm(unsigned long fail_at)
     A.calls = 0;
     A.live = 0;
     A.fail_at = fail_at;
+    A.fail_rest = false;
     A.armed = true;
 }
 
@@ -782,6 +784,46 @@ START_TEST(test_alloc_estimate_grown_items)
 }
 END_TEST
 
+/* Out of memory, a run keeps fewer warnings (one less, never a wrong figure): a numbers-only
+ * run must count the warnings a run with texts keeps, though it stores none. 13 LoRA targets
+ * of which 12 match nothing: 12 warnings, more than an estimate holds before it grows. */
+START_TEST(test_alloc_numbers_only_counts_warnings)
+{
+    char sheet_text[2048];
+    char *p = sheet_text + snprintf(sheet_text, sizeof(sheet_text),
+                                    "[model]\nconfig = \"x\"\n[workload]\ntask = \"lora\"\n"
+                                    "lora_rank = 16\ncontext = 1024\nframework = \"transformers\"\n"
+                                    "lora_targets = [\"q_proj\"");
+    for (int i = 0; i < 12; i++)
+        p += snprintf(p, sizeof(sheet_text) - (size_t)(p - sheet_text), ", \"nothing_%d\"", i);
+    snprintf(p, sizeof(sheet_text) - (size_t)(p - sheet_text), "]\n");
+    vp_sheet *s = vp_test_sheet(sheet_text);
+    vp_test_attach(s, "configs/meta-llama__Meta-Llama-3.1-8B/config.json");
+    size_t counts[2][2]; /* [allocations fail][numbers only] */
+    for (int fail = 0; fail < 2; fail++)
+        for (int numbers = 0; numbers < 2; numbers++) {
+            vp_estimate *e = NULL;
+            ck_assert_int_eq(vp_estimate_new(&e), VP_OK);
+            if (numbers)
+                ck_assert_int_eq(vp_estimate_set_flags(e, VP_ESTIMATE_NUMBERS_ONLY), VP_OK);
+            if (fail) { /* every allocation of the run fails */
+                arm(1);
+                A.fail_rest = true;
+            }
+            vp_status st = vp_estimate_run(e, s, vp_bytes_make(0), NULL);
+            disarm();
+            ck_assert_int_eq(st, VP_OK);
+            counts[fail][numbers] = vp_estimate_warning_count(e);
+            vp_estimate_free(e);
+        }
+    ck_assert_uint_eq(counts[0][0], 12);
+    ck_assert_uint_eq(counts[0][1], 12);
+    ck_assert_uint_lt(counts[1][0], 12); /* the warnings the estimate holds without growing */
+    ck_assert_uint_eq(counts[1][1], counts[1][0]);
+    vp_sheet_free(s);
+}
+END_TEST
+
 START_TEST(test_alloc_plan)
 {
     char path[1024];
@@ -823,6 +865,7 @@ Suite *vp_test_suite(void)
     VP_ADD_TEST(s, test_alloc_estimate_examples);
     VP_ADD_TEST(s, test_alloc_estimate_quoted_parts);
     VP_ADD_TEST(s, test_alloc_estimate_grown_items);
+    VP_ADD_TEST(s, test_alloc_numbers_only_counts_warnings);
     VP_ADD_TEST(s, test_alloc_plan);
     VP_ADD_TEST(s, test_alloc_sheet_save);
     return s;

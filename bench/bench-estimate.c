@@ -16,9 +16,9 @@
  * not): `bench-estimate --repeat CASE N DATA_DIR` makes the same call N times, untimed,
  * CASE one of inference, lora, qlora (the sheets above, reused estimate), s-inference,
  * s-qlora (the structured workloads without texts), n-inference, n-lora, n-qlora,
- * n-s-inference, n-s-qlora (the same with VP_ESTIMATE_NUMBERS_ONLY), fit-context, fit-concurrency,
- * fit-microbatch, or cK for the K-th component estimator's call (0-based, in the order
- * printed); under valgrind --tool=callgrind, (count at N2 - count at N1) / (N2 - N1)
+ * n-s-inference, n-s-qlora (the same with VP_ESTIMATE_NUMBERS_ONLY), fit-context,
+ * fit-concurrency, fit-microbatch, new-inference (vp_estimate_new + run + free), or cK for
+ * the K-th component estimator's call (0-based, in the order printed); under valgrind --tool=callgrind, (count at N2 - count at N1) / (N2 - N1)
  * is one call's instructions.
  */
 #define _GNU_SOURCE

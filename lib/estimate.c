@@ -34,9 +34,9 @@
 #define mul_sat vp__mul_sat
 #define LIT VP__LIT /* a string of static storage in a text: kept as a pointer */
 #define add_sat vp__add_sat
-/* A step of a run called once per stage: inlined into its loop, as the one function it was
- * part of (the steps are separate for the reader, not for the machine). */
-/* A small function on every item's way (new_item_i(), acc_item()): inlined into each caller
+/* STEP: a step of a run called once per stage, inlined into its loop as the one function it
+ * was part of (the steps are separate for the reader, not for the machine). ITEM_PATH: a
+ * small function on every item's way (new_item_i(), acc_item()), inlined into each caller
  * (GCC otherwise makes it a call once its callers grow). */
 #if defined(__GNUC__)
 #  define STEP static inline __attribute__((always_inline))
@@ -85,7 +85,6 @@ static const char *const builtin_ids[] = {
 };
 #define ID_CODES ((int)(sizeof(builtin_ids) / sizeof(builtin_ids[0])))
 _Static_assert(ID_CODES <= 32, "a stage keeps one bit per id code in a uint32_t");
-
 
 /* The code of an id when it is a built-in one, else ID_OTHER. */
 static int id_code(const char *id)
@@ -908,7 +907,7 @@ static vp_status train_trainable(vp_estimate *e, train_run *T, vp_error *err)
     /* the weights' sums again when the unquantized modules take unquantized_dtype */
     T->ws = T->in->ws;
     if (T->unq && F->by_layer) {
-        const vp__wlpre *P = w->pre != NULL && w->pre_for == w ? w->pre : NULL;
+        const vp__wlpre *P = vp__wl_pre(w);
         vp_status st;
         if (P != NULL && P->unq == T->unq) { /* computed when the sheet was decoded */
             st = P->st2;
@@ -1453,32 +1452,22 @@ static bool stage_totals(stage *S, unsigned phases_used)
 {
     if (S->acc_ovf || S->others)
         return stage_totals_checked(S, phases_used);
+    /* row k's totals: the changes up to k summed, the counters nested (allocated ⊂ reserved
+     * ⊂ device used); a phase's, or for training the largest of its moments' */
     uint64_t run[VP_COUNTER_DEVICE + 1] = { 0 };
-    if (S->training) {
+    int rows = S->training ? MO_COUNT : VP_PHASE_COUNT;
+    if (S->training)
         memset(S->total, 0, sizeof(S->total));
-        for (int mo = 0; mo < MO_COUNT; mo++) {
-            for (int c = 0; c <= VP_COUNTER_DEVICE; c++)
-                run[c] += S->acc[mo][c];
-            /* the counters nest: allocated ⊂ reserved ⊂ device used */
-            uint64_t m[VP_COUNTER_DEVICE + 1];
-            m[VP_COUNTER_ALLOCATED] = run[VP_COUNTER_ALLOCATED];
-            m[VP_COUNTER_RESERVED] = run[VP_COUNTER_RESERVED] + m[VP_COUNTER_ALLOCATED];
-            m[VP_COUNTER_DEVICE] = run[VP_COUNTER_DEVICE] + m[VP_COUNTER_RESERVED];
-            uint64_t *t = S->total[mo_phase[mo]];
-            for (int c = 0; c <= VP_COUNTER_DEVICE; c++)
-                if (m[c] > t[c])
-                    t[c] = m[c];
-        }
-    } else {
-        for (int p = 0; p < VP_PHASE_COUNT; p++) {
-            for (int c = 0; c <= VP_COUNTER_DEVICE; c++)
-                run[c] += S->acc[p][c];
-            /* the counters nest: allocated ⊂ reserved ⊂ device used */
-            uint64_t *t = S->total[p];
-            t[VP_COUNTER_ALLOCATED] = run[VP_COUNTER_ALLOCATED];
-            t[VP_COUNTER_RESERVED] = run[VP_COUNTER_RESERVED] + t[VP_COUNTER_ALLOCATED];
-            t[VP_COUNTER_DEVICE] = run[VP_COUNTER_DEVICE] + t[VP_COUNTER_RESERVED];
-        }
+    for (int k = 0; k < rows; k++) {
+        for (int c = 0; c <= VP_COUNTER_DEVICE; c++)
+            run[c] += S->acc[k][c];
+        uint64_t m[VP_COUNTER_DEVICE + 1];
+        m[VP_COUNTER_ALLOCATED] = run[VP_COUNTER_ALLOCATED];
+        m[VP_COUNTER_RESERVED] = run[VP_COUNTER_RESERVED] + m[VP_COUNTER_ALLOCATED];
+        m[VP_COUNTER_DEVICE] = run[VP_COUNTER_DEVICE] + m[VP_COUNTER_RESERVED];
+        uint64_t *t = S->total[S->training ? (int)mo_phase[k] : k];
+        for (int c = 0; c <= VP_COUNTER_DEVICE; c++)
+            t[c] = S->training && t[c] > m[c] ? t[c] : m[c];
     }
     stage_peak(S, phases_used, S->live & ALL_PHASES);
     S->envelope_lazy = true;
@@ -1696,7 +1685,7 @@ static vp_status run_weights(vp_estimate *e, run_in *R, vp_error *err)
     /* the weight format and the weights-only figure: a sheet's are computed once, when it
      * is decoded (vp__wl.pre), as here */
     const vp__qformat *fmt = R->f->has_q ? R->f->q : NULL;
-    const vp__wlpre *P = w->pre != NULL && w->pre_for == w ? w->pre : NULL;
+    const vp__wlpre *P = vp__wl_pre(w);
     if (P != NULL) {
         e->weights_only = P->nominal;
         e->weights_only_known = P->nominal_known;

@@ -95,6 +95,12 @@ typedef struct vp__wlpre {
     vp__wsums sums2;
 } vp__wlpre;
 
+/* The weights' figures computed when w was decoded, or NULL (not a sheet's, or a copy). */
+static inline const vp__wlpre *vp__wl_pre(const vp__wl *w)
+{
+    return w->pre != NULL && w->pre_for == w ? w->pre : NULL;
+}
+
 /* Storage for what a sheet's text gives the workload (its LoRA targets) and for what is
  * computed from it when it is decoded. */
 typedef struct {

@@ -128,6 +128,15 @@ vp_status vp__error_setv(vp_error *err, vp_status code, const vp__where *where,
 
 /* ---- model objects (model.c, safetensors.c, gguf.c) ------------------------------ */
 
+/* Advise that the block p of `bytes` (just allocated or grown) is about to be filled: on
+ * Linux, a block that spans whole 2 MiB pages asks for transparent huge pages, so that
+ * filling it takes one page fault per 2 MiB, not one per 4 KiB (a header of 1,000,000
+ * tensors: its buffer and the model's arrays took about 20,000 faults, 40% of the parse
+ * on a virtual machine). The readers' large blocks only: each is filled from its start,
+ * so at most its last huge page is touched and not filled. Elsewhere, or for a smaller
+ * block, nothing; a refusal changes nothing either (model.c). */
+void vp__mem_filling(void *p, size_t bytes);
+
 #define VP__MAX_DIMS 8
 
 /* A stored tensor: 40 bytes; its name and dimensions live in the model's arenas (a

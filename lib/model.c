@@ -8,6 +8,7 @@
  * method applies it (modules kept unquantized).
  */
 #define _POSIX_C_SOURCE 200809L /* open(2) flags O_CLOEXEC, O_NOCTTY; fstat */
+#define _DEFAULT_SOURCE /* madvise(2) and MADV_HUGEPAGE (Linux; vp__mem_filling()) */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -16,6 +17,9 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <unistd.h>
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
 
 #include "internal.h"
 #include "json.h"
@@ -1662,6 +1666,23 @@ static vp_status add_dtype_sum(vp_model *m, const char *dtype, uint64_t bytes, s
 
 /* Room for `more` items in a growable array of `size`-byte items (doubling from `first`,
  * or just what `more` needs when that is more; at most `limit`). */
+void vp__mem_filling(void *p, size_t bytes)
+{
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+    const uintptr_t huge = (uintptr_t)2 << 20;
+    uintptr_t a = (uintptr_t)p, end = a + bytes;
+    if (p == NULL || bytes < 2 * huge || end < a)
+        return;
+    a = (a + huge - 1) & ~(huge - 1);
+    end &= ~(huge - 1);
+    if (a < end)
+        (void)madvise((void *)a, end - a, MADV_HUGEPAGE); /* a hint: a refusal is no error */
+#else
+    (void)p;
+    (void)bytes;
+#endif
+}
+
 static bool reserve(void **buf, size_t *cap, size_t n, size_t more, size_t size,
                     size_t first, size_t limit)
 {
@@ -1678,6 +1699,7 @@ static bool reserve(void **buf, size_t *cap, size_t n, size_t more, size_t size,
     void *b = realloc(*buf, c * size);
     if (b == NULL)
         return false;
+    vp__mem_filling(b, c * size);
     *buf = b;
     *cap = c;
     return true;
@@ -2110,6 +2132,7 @@ vp_status vp__read_file_opt(const char *path, size_t max, unsigned flags, const 
         vp__where w = { path, 0, 0, 0, false };
         return vp__error_set(err, VP_ENOMEM, &w, "out of memory");
     }
+    vp__mem_filling(b, want);
     st = infile_read(&f, path, b, want, 0, err);
     infile_close(&f);
     if (st != VP_OK) {
@@ -2160,6 +2183,7 @@ vp_status vp__read_safetensors_head(const char *path, unsigned flags, unsigned c
         vp__where w = { path, 0, 0, 0, false };
         return vp__error_set(err, VP_ENOMEM, &w, "out of memory");
     }
+    vp__mem_filling(b, want);
     memcpy(b, head, first);
     st = infile_read(&f, path, b + first, want - first, first, err);
     infile_close(&f);

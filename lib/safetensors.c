@@ -570,9 +570,11 @@ static bool spans_reserve(st_reader *r, size_t n)
     if (b == NULL)
         return false;
     r->begin = b;
+    vp__mem_filling(b, cap * sizeof(*b));
     uint32_t *a = realloc(r->value_at, cap * sizeof(*a));
     if (a == NULL)
         return false;
+    vp__mem_filling(a, cap * sizeof(*a));
     r->value_at = a;
     r->cap_spans = cap;
     return true;
@@ -866,6 +868,7 @@ static vp_status check_spans(st_reader *r, size_t first, uint64_t header_len)
             vp__where w0 = { r->source, 0, 0, 0, true };
             return vp__error_set(r->err, VP_ENOMEM, &w0, "%s", vp_status_str(VP_ENOMEM));
         }
+        vp__mem_filling(sorted, n * sizeof(*sorted));
         for (size_t i = 0; i < n; i++) {
             sorted[i].begin = r->begin[i];
             sorted[i].end = r->begin[i] + tensors[i].bytes;
@@ -949,6 +952,7 @@ static bool names_reserve(st_reader *r, size_t n)
     uint64_t *e = realloc(r->names, cap * sizeof(*e));
     if (e == NULL)
         return names_nomem(r);
+    vp__mem_filling(e, cap * sizeof(*e));
     r->names = e;
     r->cap_names = cap;
     return true;
@@ -1041,6 +1045,7 @@ static bool names_partitioned(st_reader *r, uint32_t *dup)
         free(part);
         return names_nomem(r);
     }
+    vp__mem_filling(part, bits > 0 ? n * sizeof(*part) : 0);
     const uint64_t *e = r->names;
     if (bits > 0) {
         for (size_t i = 0; i < n; i++)

@@ -196,14 +196,15 @@ static inline bool vp__text_capture(vp__tcap *c, vp__strbuf *sb, const vp__targ 
     copy &= ~(UINT32_C(1) << (n - 1)); /* the format is kept as a pointer */
     for (; copy != 0; copy &= copy - 1) {
 #if defined(__GNUC__)
-        size_t i = n - 1 - (size_t)__builtin_ctz(copy);
+        size_t bit = (size_t)__builtin_ctz(copy);
 #else
-        size_t i = n - 1, b = copy;
-        while (!(b & 1)) {
-            b >>= 1;
-            i--;
-        }
+        size_t bit = 0;
+        while (!((copy >> bit) & 1))
+            bit++;
 #endif
+        if (bit >= n - 1) /* never (the format's bit is cleared): bounds for the compiler */
+            break;
+        size_t i = n - 1 - bit;
         uint64_t v = 0;
         if (a[i].s != NULL && (v = vp__text_keep(sb, a[i].s)) == 0)
             return false;

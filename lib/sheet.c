@@ -631,6 +631,13 @@ static vp_status fill(const vctx *c, const vp__tnode *v, const vp__field *f, con
     e->field = f;
     e->pooled = c->pool != NULL;
     if (f->key[0] == '*' && f->key[1] == '\0') { /* a name of the user's: a copy */
+        if (key[0] == '\0') { /* as vp_estimate_run_workload() refuses it: no id "reserve:" */
+            e->key = (char *)no_str;
+            vp__where w = vp__toml_key_where(c->doc, v);
+            return vp__error_set(c->err, VP_EINVALID, &w,
+                                 "an empty name in [%s]: each entry needs a name (its item "
+                                 "is %s:<name>)", f->table, f->table);
+        }
         size_t kl = strlen(key); /* checked by every caller: below VP__MAX_KEY */
         if (kl >= VP__MAX_KEY)
             kl = VP__MAX_KEY - 1;

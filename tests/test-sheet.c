@@ -149,6 +149,7 @@ static const struct {
     { "[reserve]\nother = 6\n", VP_EUNIT, 2, 9, "unit" },
     { "[reserve]\nother = \"6 Gb\"\n", VP_EUNIT, 2, 12, "unknown unit" },
     { "[reserve]\nother = \"6\"\n", VP_EUNIT, 2, 11, "unit is required" },
+    { "[reserve]\nother = \"1 GiB\"\n\"\" = \"6 GiB\"\n", VP_EINVALID, 3, 1, "empty name" },
     { "[workload]\nframework = \"tgi\"\n", VP_EUNSUPPORTED, 2, 13, "vllm" },
     { "[workload]\nweights = \"q5\"\n", VP_EUNSUPPORTED, 2, 11, "weight format" },
     { "[workload]\ngpu_memory_utilization = 1.5\n", VP_ERANGE, 2, 26, "at most 1" },
@@ -477,7 +478,7 @@ END_TEST
 START_TEST(test_quoted_keys)
 {
     vp_sheet *s = vp_test_sheet("[reserve]\n\"my reserve\" = \"1 GiB\"\n\"a.b\" = \"2 GiB\"\n"
-                                "'lit \"q\"' = \"3 GiB\"\n\"\" = \"4 GiB\"\n"
+                                "'lit \"q\"' = \"3 GiB\"\n"
                                 "[[offer]]\nid = \"x\"\n");
     vp_error err = VP_ERROR_INIT;
     char buf[64];
@@ -487,7 +488,10 @@ START_TEST(test_quoted_keys)
     get_eq(s, "reserve.\"a\\u002eb\"", "\"2 GiB\"");
     get_eq(s, "reserve.'lit \"q\"'", "\"3 GiB\"");
     get_eq(s, "reserve.\"lit \\\"q\\\"\"", "\"3 GiB\"");
-    get_eq(s, "reserve.\"\"", "\"4 GiB\"");
+    /* an empty name is a key TOML allows, but no name: refused, as a workload refuses it */
+    ck_assert_int_eq(vp_sheet_set(s, "reserve.\"\"", "4 GiB", &err), VP_EINVALID);
+    ck_assert_ptr_nonnull(strstr(err.message, "empty name"));
+    ck_assert_int_eq(vp_sheet_get(s, "reserve.\"\"", buf, sizeof(buf)), VP_ENOTFOUND);
     get_eq(s, "offer.0.\"id\"", "\"x\"");
     get_eq(s, "offer . 0 . id", "\"x\"");
     get_eq(s, "\"offer\".\"0\".id", "\"x\"");
@@ -556,14 +560,14 @@ START_TEST(test_writer_quotes)
         "[sheet]\ntitle = \"tab\\there \\u007f \\\\ \\\" \\u0001\"\n"
         "[reserve]\n\"my reserve\" = \"1 GiB\"\n"
         "\"x\\n[layout]\\ngpus = 3\\n#\" = \"2 GiB\"\n"
-        "'a.b' = \"3 GiB\"\n\"\" = \"4 GiB\"\nbare-key_0 = \"5 GiB\"\n"
+        "'a.b' = \"3 GiB\"\nbare-key_0 = \"5 GiB\"\n"
         "[[evidence]]\nscope = { model = \"m\\u007f\" }\n";
     static const char want[] =
         "# vramplan workload sheet (docs/sheet.md)\n"
         "\n[sheet]\ntitle = \"tab\\there \\u007f \\\\ \\\" \\u0001\"\n"
         "\n[reserve]\n\"my reserve\" = \"1 GiB\"\n"
         "\"x\\n[layout]\\ngpus = 3\\n#\" = \"2 GiB\"\n"
-        "\"a.b\" = \"3 GiB\"\n\"\" = \"4 GiB\"\nbare-key_0 = \"5 GiB\"\n"
+        "\"a.b\" = \"3 GiB\"\nbare-key_0 = \"5 GiB\"\n"
         "\n[[evidence]]\nscope = { model = \"m\\u007f\" }\n";
     vp_sheet *s = vp_test_sheet(text), *s2;
     char *t1, buf[64];
@@ -625,6 +629,14 @@ static void rand_string(uint64_t *x, char *b, size_t max)
     while (n + 4 <= want)
         n += rand_char(x, b + n);
     b[n] = '\0';
+}
+
+/* A reserve name: a random string, not empty (an empty name is refused). */
+static void rand_name(uint64_t *x, char b[64])
+{
+    do
+        rand_string(x, b, 40);
+    while (b[0] == '\0');
 }
 
 /* Decodes one UTF-8 character at s into its code point; returns its length. */
@@ -801,7 +813,7 @@ START_TEST(test_writer_round_trip_property)
         const char *quoted[RT_RESERVES + 1];
         size_t n_names = 1 + (size_t)(rng_next(&x) % RT_RESERVES), k = 0;
         while (k < n_names) {
-            rand_string(&x, names[k], 40);
+            rand_name(&x, names[k]);
             bool dup = false;
             for (size_t j = 0; j < k; j++)
                 dup |= strcmp(names[j], names[k]) == 0;
@@ -838,7 +850,7 @@ START_TEST(test_writer_round_trip_property)
               "case %d: %s at %u:%u", c, err.message, err.line, err.column);
         rt_check(s, names, quoted, n_names, values, c);
         /* one more reserve through vp_sheet_set, named by a key written at random */
-        rand_string(&x, names[n_names], 40);
+        rand_name(&x, names[n_names]);
         bool dup = false;
         for (size_t j = 0; j < n_names; j++)
             dup |= strcmp(names[j], names[n_names]) == 0;

@@ -135,6 +135,70 @@ END_TEST
  * (VP__LIM_JSON_VALUES) does not cap it: 600,000 tensors of 8 values each (4.8 million,
  * beyond 2^22) read; its own limit, VP__LIM_ST_VALUES (2^24), is VP_ELIMIT at the first
  * value beyond, with the header's byte offset. */
+/* Whether the mapping that holds p is marked for transparent huge pages (VmFlags "hg" in
+ * /proc/self/smaps, set by madvise MADV_HUGEPAGE): 1 or 0; -1 where that cannot be seen
+ * (not Linux, no /proc, a kernel without transparent huge pages). */
+static int huge_page_hint(const void *p)
+{
+#if defined(__linux__)
+    FILE *thp = fopen("/sys/kernel/mm/transparent_hugepage/enabled", "r");
+    if (thp == NULL)
+        return -1;
+    fclose(thp);
+    FILE *f = fopen("/proc/self/smaps", "r");
+    if (f == NULL)
+        return -1;
+    char line[512];
+    bool in = false;
+    int found = -1;
+    uintptr_t a = (uintptr_t)p;
+    while (found < 0 && fgets(line, sizeof(line), f) != NULL) {
+        /* blocks that another allocator (AddressSanitizer's, valgrind's) copies on every
+         * realloc, shrinking included, do not keep the hint of the block they were filled in */
+        if (strstr(line, "libasan") != NULL || strstr(line, "vgpreload") != NULL) {
+            found = -2;
+            break;
+        }
+        unsigned long lo, hi; /* a mapping's first line: "lo-hi perms ..." in lower-case hex */
+        bool head = ((line[0] >= '0' && line[0] <= '9') || (line[0] >= 'a' && line[0] <= 'f')) &&
+                    sscanf(line, "%lx-%lx", &lo, &hi) == 2;
+        if (head)
+            in = a >= lo && a < hi;
+        else if (in && strncmp(line, "VmFlags:", 8) == 0)
+            found = strstr(line, " hg") != NULL;
+    }
+    fclose(f);
+#if defined(__SANITIZE_ADDRESS__)
+    found = -2;
+#endif
+    return found < 0 ? -1 : found;
+#else
+    (void)p;
+    return -1;
+#endif
+}
+
+/* vp__mem_filling(): a block that spans whole 2 MiB pages is marked for huge pages, where
+ * the system has them; a small block, NULL or a zero size are no error. */
+START_TEST(test_mem_filling)
+{
+    vp__mem_filling(NULL, (size_t)64 << 20);
+    char small[64];
+    vp__mem_filling(small, sizeof(small));
+    vp__mem_filling(small, 0);
+    size_t n = (size_t)8 << 20;
+    char *b = malloc(n);
+    ck_assert_ptr_nonnull(b);
+    vp__mem_filling(b, n);
+    memset(b, 0x5A, n);
+    ck_assert_int_eq(b[0], 0x5A);
+    ck_assert_int_eq(b[n - 1], 0x5A);
+    int hint = huge_page_hint(b + ((size_t)4 << 20));
+    ck_assert_msg(hint != 0, "an 8 MiB block is not marked for huge pages");
+    free(b);
+}
+END_TEST
+
 START_TEST(test_safetensors_value_limit)
 {
     enum { N = 600000 };
@@ -156,6 +220,13 @@ START_TEST(test_safetensors_value_limit)
     ck_assert_msg(st == VP_OK, "%s", e.message);
     ck_assert_uint_eq(vp_model_tensor_count(m), N);
     ck_assert_str_eq(vp_model_tensor_name(m, N - 1), "t599999");
+    /* the model's large arrays (24 MB of tensors, 4 MB of names) were filled on huge pages
+     * where the system has them (vp__mem_filling()): 2 MiB into each, past any unaligned
+     * start */
+    int hint = huge_page_hint((const char *)m->tensors + ((size_t)2 << 20));
+    ck_assert_msg(hint != 0, "the tensors' array is not marked for huge pages");
+    hint = huge_page_hint(m->names + ((size_t)2 << 20));
+    ck_assert_msg(hint != 0, "the names' arena is not marked for huge pages");
     vp_model_free(m);
     free(file);
 
@@ -880,6 +951,7 @@ Suite *vp_test_suite(void)
     VP_ADD_TEST(s, test_jamba_state_checked);
     VP_ADD_TEST(s, test_safetensors_tensor_limit);
     VP_ADD_TEST(s, test_safetensors_value_limit);
+    VP_ADD_TEST(s, test_mem_filling);
     VP_ADD_TEST(s, test_safetensors_long_offsets);
     VP_ADD_LOOP_TEST(s, test_json_memory_per_byte, sizeof(json_shapes) / sizeof(json_shapes[0]));
     VP_ADD_TEST(s, test_json_value_limit);

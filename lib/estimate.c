@@ -1228,7 +1228,7 @@ static vp_status compute_training(vp_estimate *e, const run_in *in, vp_error *er
     }
     if (T.ovf)
         return vp__error_set(err, VP_EOVERFLOW, &T.w0,
-                             "the estimate exceeds 2^64 − 1 bytes (check context and micro-batch)");
+                             "the estimate exceeds 2^64 − 1 bytes (check context and microbatch)");
     return VP_OK;
 }
 
@@ -2105,15 +2105,17 @@ static vp_status run_finish(vp_estimate *e, const run_in *R, vp_error *err)
     for (uint64_t s = 0; s < w->pp; s++)
         if (e->st[s].failed)
             return vp__error_set(err, VP_ENOMEM, &R->where0, "out of memory");
+    /* the keys that scale an estimate: a training run's batch is its micro-batch */
+    const char *keys = w->task != TASK_INFERENCE ? "context and microbatch"
+                                                 : "context and concurrency";
     if (*R->ovf)
         return vp__error_set(err, VP_EOVERFLOW, &R->where0,
-                             "the estimate exceeds 2^64 − 1 bytes (check context and concurrency)");
+                             "the estimate exceeds 2^64 − 1 bytes (check %s)", keys);
     for (uint64_t s = 0; s < w->pp; s++)
         if (!stage_totals(&e->st[s], e->phases_used))
             return vp__error_set(err, VP_EOVERFLOW, &R->where0,
                                  "a phase total or the envelope of stage %llu exceeds 2^64 − 1 "
-                                 "bytes (check the reserves, context and concurrency)",
-                                 (unsigned long long)s);
+                                 "bytes (check the reserves, %s)", (unsigned long long)s, keys);
     if (w->task != TASK_INFERENCE)
         training_notes(e);
     return VP_OK;

@@ -210,6 +210,7 @@ START_TEST(test_bad_layouts)
     s = vp_test_sheet("[workload]\ncontext = 4294967296\nconcurrency = 16777216\n");
     vp_test_attach(s, "configs/meta-llama__Meta-Llama-3.1-8B/config.json");
     ck_assert_int_eq(vp_estimate_run(e, s, vp_bytes_make(0), &err), VP_EOVERFLOW);
+    ck_assert_msg(strstr(err.message, "context and concurrency") != NULL, "%s", err.message);
     vp_sheet_free(s);
     /* more stages than layers */
     s = vp_test_sheet("[layout]\ngpus = 64\npipeline_parallel = 64\n");
@@ -587,6 +588,8 @@ START_TEST(test_training_activations_overflow)
     ck_assert_int_eq(vp_sheet_attach_model(s, m), VP_OK);
     vp_estimate *e;
     ck_assert_int_eq(run_status(s, &e, &err), VP_EOVERFLOW);
+    /* the message names the keys that scale a training run (no concurrency there) */
+    ck_assert_msg(strstr(err.message, "context and microbatch") != NULL, "%s", err.message);
     vp_estimate_free(e);
     vp_sheet_free(s);
 }

@@ -17,7 +17,8 @@
  * CASE one of inference, lora, qlora (the sheets above, reused estimate), s-inference,
  * s-qlora (the structured workloads without texts), n-inference, n-lora, n-qlora,
  * n-s-inference, n-s-qlora (the same with VP_ESTIMATE_NUMBERS_ONLY), fit-context,
- * fit-concurrency, fit-microbatch, new-inference (vp_estimate_new + run + free), or cK for
+ * fit-concurrency, fit-microbatch, new-inference (vp_estimate_new + run + free), t-inference,
+ * t-qlora (a run, then every text read: the texts are written then), or cK for
  * the K-th component estimator's call (0-based, in the order printed); under valgrind --tool=callgrind, (count at N2 - count at N1) / (N2 - N1)
  * is one call's instructions.
  */
@@ -435,6 +436,7 @@ int main(int argc, char **argv)
             { "fit-concurrency", solve, 0, VP_FIT_CONCURRENCY },
             { "fit-microbatch", solve, 1, VP_FIT_MICROBATCH },
             { "new-inference", new_run_free, 0, 0 },
+            { "t-inference", run_sheet_texts, 0, 0 }, { "t-qlora", run_sheet_texts, 2, 0 },
         };
         const vp_sheet *sheets[] = { si, st, sf };
         if (repeat[0] == 'c' && repeat[1] >= '0' && repeat[1] <= '9') { /* component K */

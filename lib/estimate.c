@@ -160,6 +160,12 @@ struct vp_estimate {
     bool mute;              /* the last run was a probe: its warnings and assumptions were
                              * counted, not stored (their accessors read "") */
     unsigned flags;         /* VP_ESTIMATE_* (vp_estimate_set_flags()) */
+    /* a sheet's run whose texts are written when first read (texts_ready()): the run
+     * computed the figures alone, and holds the workload it ran (lazy, a copy the sheet
+     * made, with its models) to run again with texts */
+    bool deferred;
+    struct vp__wlcache *lazy;
+    uint64_t lazy_cap;
     uint64_t vllm_budget, vllm_blocks, vllm_tokens;
     bool trainable_known;
     uint64_t trainable;
@@ -174,6 +180,16 @@ struct vp_estimate {
     itext inline_tx[INLINE_ITEMS];
     stage st[MAX_STAGES];   /* only the first n_init are initialized */
 };
+
+/* Release what the last run held for its texts (they are not written then). */
+static void lazy_drop(vp_estimate *e)
+{
+    if (e->lazy != NULL) {
+        vp__wl_cache_release(e->lazy);
+        e->lazy = NULL;
+    }
+    e->deferred = false;
+}
 
 const vp__host *vp__estimate_host(const vp_estimate *e)
 {
@@ -2128,6 +2144,7 @@ static vp_status run_finish(vp_estimate *e, const run_in *R, vp_error *err)
 static vp_status compute(vp_estimate *e, const vp__wl *w, uint64_t capacity, bool quiet,
                          vp_error *err)
 {
+    lazy_drop(e); /* what the last run held for its texts: a run replaces them */
     vp__fmt F;
     vp__fmt_init(&F, w->model, w->have_format ? &w->fmt : NULL, w->gguf_format, w->parameters);
     bool ovf = false;
@@ -2156,6 +2173,42 @@ static vp_status compute(vp_estimate *e, const vp__wl *w, uint64_t capacity, boo
     return run_finish(e, &R, err);
 }
 
+/* ---- texts written when first read ------------------------------------------------------ */
+
+static void clear(vp_estimate *e);
+
+/* The deferred run again, with its texts: the same figures (the engine computes them the same
+ * way with and without texts), now with every sentence. Out of memory, the figures alone
+ * again, their texts "" (as after a numbers-only run). */
+static VP__COLD void texts_write(vp_estimate *e)
+{
+    struct vp__wlcache *c = e->lazy;
+    e->lazy = NULL; /* compute() would release it */
+    e->deferred = false;
+    const vp__wl *w = vp__wl_cache_wl(c);
+    if (compute(e, w, e->lazy_cap, false, NULL) != VP_OK) {
+        e->probing = true;
+        vp_status st = compute(e, w, e->lazy_cap, true, NULL);
+        e->probing = false;
+        if (st != VP_OK)
+            clear(e);
+    }
+    vp__wl_cache_release(c);
+}
+
+/* Before any text of e is read: write them when the run deferred them (the estimate's own
+ * storage: not const in fact; one thread per estimate, reads included). */
+static inline void texts_ready(const vp_estimate *e)
+{
+    if (e != NULL && e->deferred)
+        texts_write((vp_estimate *)(uintptr_t)e);
+}
+
+void vp__estimate_texts(const vp_estimate *e)
+{
+    texts_ready(e);
+}
+
 /* ---- API ---------------------------------------------------------------------------- */
 
 vp_status vp_estimate_new(vp_estimate **out)
@@ -2171,6 +2224,9 @@ vp_status vp_estimate_new(vp_estimate **out)
     e->phases_used = 0;
     e->probing = e->mute = false;
     e->flags = 0;
+    e->deferred = false;
+    e->lazy = NULL;
+    e->lazy_cap = 0;
     e->weights_only_known = e->vllm_known = e->trainable_known = false;
     e->weights_only = e->vllm_budget = e->vllm_blocks = e->vllm_tokens = e->trainable = 0;
     e->n_unknown = e->n_warning = e->n_assumption = 0;
@@ -2192,6 +2248,7 @@ void vp_estimate_free(vp_estimate *e)
 {
     if (e == NULL)
         return;
+    lazy_drop(e);
     for (int s = 0; s < e->n_init; s++) {
         if (e->st[s].heap) {
             free(e->st[s].items);
@@ -2207,6 +2264,7 @@ void vp_estimate_free(vp_estimate *e)
 
 static void clear(vp_estimate *e)
 {
+    lazy_drop(e);
     e->n_stages = 0; /* reads as empty: nothing partial */
     e->phases_used = 0; /* as a new estimate: no phase (vp_estimate_phase_used(), reports) */
     e->n_unknown = e->n_warning = e->n_assumption = 0;
@@ -2251,8 +2309,25 @@ vp_status vp_estimate_run(vp_estimate *e, const vp_sheet *s, vp_bytes capacity, 
     vp__wl_text txt;
     vp_status st;
     const vp__wl *w = vp__wl_of_sheet(&wb, &txt, s, err, &st);
-    if (w != NULL)
+    struct vp__wlcache *c = NULL;
+    if (w != NULL && w != &wb && !(e->flags & VP_ESTIMATE_NUMBERS_ONLY))
+        c = vp__wl_cache_hold(s); /* the sheet's decoded copy (w): kept for the texts */
+    if (c != NULL) {
+        /* the figures now, the texts when first read: from this copy, whatever becomes of
+         * the sheet meanwhile */
+        e->probing = true;
+        st = compute(e, w, capacity.b, true, err);
+        e->probing = false;
+        if (st == VP_OK) {
+            e->lazy = c;
+            e->lazy_cap = capacity.b;
+            e->deferred = true;
+        } else {
+            vp__wl_cache_release(c);
+        }
+    } else if (w != NULL) {
         st = run_api(e, w, capacity.b, err);
+    }
     if (st != VP_OK)
         clear(e);
     return st;
@@ -2425,6 +2500,7 @@ vp_counter vp_estimate_item_counter(const vp_estimate *e, size_t gpu, size_t i)
 
 const char *vp_estimate_item_how(const vp_estimate *e, size_t gpu, size_t i)
 {
+    texts_ready(e);
     const stage *s = stage_of(e, gpu);
     if (s == NULL || i >= s->n)
         return NULL;
@@ -2518,6 +2594,7 @@ const char *vp_estimate_assumption(const vp_estimate *e, size_t i)
 {
     if (e == NULL || i >= (size_t)e->n_assumption)
         return NULL;
+    texts_ready(e);
     if (e->mute)
         return "";
     parts_ready(e);
@@ -2594,6 +2671,7 @@ const char *vp_estimate_warning(const vp_estimate *e, size_t i)
 {
     if (e == NULL || i >= (size_t)e->n_warning)
         return NULL;
+    texts_ready(e);
     if (e->mute)
         return "";
     parts_ready(e);

@@ -128,6 +128,10 @@ vp_status vp__error_setv(vp_error *err, vp_status code, const vp__where *where,
 
 /* ---- model objects (model.c, safetensors.c, gguf.c) ------------------------------ */
 
+/* Hold m once more (NULL: nothing): vp_model_free() releases each hold, and the last frees
+ * it. Models are not changed once made, so holders may read them from any thread. */
+void vp__model_hold(const vp_model *m);
+
 /* Advise that the block p of `bytes` (just allocated or grown) is about to be filled: on
  * Linux, a block that spans whole 2 MiB pages asks for transparent huge pages, so that
  * filling it takes one page fault per 2 MiB, not one per 4 KiB (a header of 1,000,000
@@ -299,6 +303,9 @@ typedef struct vp__visw {
 } vp__visw;
 
 struct vp_model {
+    /* holders − 1 (0: only the creator): an estimate whose texts are written later holds the
+     * models of the sheet it ran on (vp__model_hold()); vp_model_free() releases one */
+    _Atomic unsigned refs;
     vp_model_format format;
     char model_type[32];
     char dtype[16];

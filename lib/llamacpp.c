@@ -435,6 +435,7 @@ unsigned int vp_estimate_host_item_phases(const vp_estimate *e, size_t i)
 
 const char *vp_estimate_host_item_how(const vp_estimate *e, size_t i)
 {
+    vp__estimate_texts(e);
     const vp__hitem *it = hitem(e, i);
     return it ? it->how : NULL;
 }

@@ -1548,9 +1548,18 @@ vp_model *vp__model_new(vp_model_format format)
     return m;
 }
 
+void vp__model_hold(const vp_model *m)
+{
+    if (m != NULL) /* the count is the only field a holder changes */
+        atomic_fetch_add_explicit(&((vp_model *)(uintptr_t)m)->refs, 1u, memory_order_relaxed);
+}
+
 void vp_model_free(vp_model *m)
 {
     if (m == NULL)
+        return;
+    /* another holder remains: the last release frees (and sees every holder's reads done) */
+    if (atomic_fetch_sub_explicit(&m->refs, 1u, memory_order_acq_rel) != 0)
         return;
     free(m->tensors);
     free(m->names);

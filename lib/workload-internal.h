@@ -59,6 +59,7 @@ typedef struct vp__wl {
     const vp__section *rsec;
     const char *const *rnames;
     const vp_bytes *rbytes;
+    const char *const *rtexts;  /* with rnames: each reserve's value as written (a sheet's) */
     const char *source;         /* for messages: the sheet's, or "<workload>" */
     const vp_model *model;
     bool how;                   /* format the how texts */
@@ -77,7 +78,7 @@ static inline uint64_t vp__wl_reserve_bytes(const vp__wl *w, size_t r)
 }
 static inline const char *vp__wl_reserve_text(const vp__wl *w, size_t r)
 {
-    return w->rsec ? w->rsec->e[r].text : NULL;
+    return w->rsec ? w->rsec->e[r].text : w->rtexts ? w->rtexts[r] : NULL;
 }
 
 /* What vp__wl.pre holds: the weights' figures of the run (weights.c), as run_weights() and
@@ -118,6 +119,14 @@ vp_status vp__wl_from_sheet(vp__wl *w, vp__wl_text *txt, const vp_sheet *s, vp_e
  * with *st and err set when the sheet's workload is wrong. */
 const vp__wl *vp__wl_of_sheet(vp__wl *w, vp__wl_text *txt, const vp_sheet *s, vp_error *err,
                               vp_status *st);
+/* The sheet's decoded workload, held for a later run (the estimate's texts, written when
+ * first read): a copy of everything the workload reads from the sheet, with the sheet's
+ * models held, so that it stays as the run saw it whatever becomes of the sheet. NULL when
+ * the sheet keeps none (out of memory; a workload in error). Release each hold. */
+struct vp__wlcache *vp__wl_cache_hold(const vp_sheet *s);
+const vp__wl *vp__wl_cache_wl(const struct vp__wlcache *c);
+void vp__wl_cache_release(struct vp__wlcache *c);
+
 /* A caller's workload: every field checked against the limits of internal.h. */
 vp_status vp__wl_from_workload(vp__wl *w, const vp_model *m, const vp_workload *in,
                                vp_error *err);

@@ -312,25 +312,180 @@ vp_status vp__wl_from_sheet(vp__wl *w, vp__wl_text *txt, const vp_sheet *s, vp_e
 
 /* ---- the sheet's workload, decoded once per change of the sheet -------------------------- */
 
+/* The entries a workload names for positions (errors, a warning's "line N"). */
+enum { AT_MW, AT_OD, AT_TARGETS, AT_KV, AT_PARALLEL, AT_COUNT };
+
 struct vp__wlcache {
+    _Atomic unsigned refs;      /* holders − 1: the sheet, and estimates whose texts wait */
     bool valid;                 /* wl is the sheet's workload (else decode it: the error) */
-    vp__wl wl;                  /* points into txt and the sheet */
+    vp__wl wl;                  /* points into txt and the fields below, never the sheet */
     vp__wl_text txt;
+    vp__entry at[AT_COUNT];     /* the entries wl names, with their positions only */
+    vp__serving_files files;    /* a copy of the sheet's (adapter names, the draft model) */
+    const vp_model *held[4];    /* the models wl reads, each held: model, draft (twice: wl's
+                                 * and files'), projector; NULL: none */
+    const char **rnames;        /* the reserves: names, values as written, bytes (owned) */
+    const char **rtexts;
+    vp_bytes *rbytes;
+    size_t cap_reserves;
+    char *pool;                 /* the strings wl reads: source, names, values (owned) */
+    size_t cap_pool;
 };
+
+static const char no_text[1] = "";
+
+static void cache_unhold(struct vp__wlcache *c)
+{
+    for (size_t k = 0; k < sizeof(c->held) / sizeof(c->held[0]); k++) {
+        vp_model_free((vp_model *)(uintptr_t)c->held[k]);
+        c->held[k] = NULL;
+    }
+}
+
+static void cache_destroy(struct vp__wlcache *c)
+{
+    cache_unhold(c);
+    free(c->rnames);
+    free(c->rtexts);
+    free(c->rbytes);
+    free(c->pool);
+    free(c);
+}
+
+/* An entry with its position alone (where it was written), or NULL. */
+static const vp__entry *keep_at(vp__entry *to, const vp__entry *v)
+{
+    if (v == NULL)
+        return NULL;
+    memset(to, 0, sizeof(*to));
+    to->key = to->str = (char *)(uintptr_t)no_text;
+    to->field = v->field;
+    to->line = v->line;
+    to->column = v->column;
+    to->offset = v->offset;
+    return to;
+}
+
+static size_t str_room(const char *s)
+{
+    return s != NULL ? strlen(s) + 1 : 0;
+}
+
+/* s copied into the pool at *at (the room counted before), or NULL. */
+static const char *keep_str(char *pool, size_t *at, const char *s)
+{
+    if (s == NULL)
+        return NULL;
+    size_t n = strlen(s) + 1;
+    char *d = pool + *at;
+    memcpy(d, s, n);
+    *at += n;
+    return d;
+}
+
+/* What c->wl reads from the sheet, made c's own (strings, reserves, entries' positions, the
+ * serving files) and the models it reads held: false when out of memory. */
+static bool detach(struct vp__wlcache *c)
+{
+    vp__wl *w = &c->wl;
+    size_t nr = w->n_reserves, need = 0;
+    need += str_room(w->source) + str_room(w->od_name) + str_room(w->uq_name) +
+            str_room(w->llama.mmproj);
+    for (size_t r = 0; r < nr; r++)
+        need += str_room(vp__wl_reserve_name(w, r)) + str_room(vp__wl_reserve_text(w, r));
+    if (need > c->cap_pool) {
+        char *p = realloc(c->pool, need);
+        if (p == NULL)
+            return false;
+        c->pool = p;
+        c->cap_pool = need;
+    }
+    if (nr > c->cap_reserves) {
+        const char **n = realloc(c->rnames, nr * sizeof(*n));
+        if (n != NULL)
+            c->rnames = n;
+        const char **t = realloc(c->rtexts, nr * sizeof(*t));
+        if (t != NULL)
+            c->rtexts = t;
+        vp_bytes *b = realloc(c->rbytes, nr * sizeof(*b));
+        if (b != NULL)
+            c->rbytes = b;
+        if (n == NULL || t == NULL || b == NULL)
+            return false;
+        c->cap_reserves = nr;
+    }
+    size_t at = 0;
+    for (size_t r = 0; r < nr; r++) {
+        c->rnames[r] = keep_str(c->pool, &at, vp__wl_reserve_name(w, r));
+        c->rtexts[r] = keep_str(c->pool, &at, vp__wl_reserve_text(w, r));
+        c->rbytes[r] = vp_bytes_make(vp__wl_reserve_bytes(w, r));
+    }
+    w->rsec = NULL;
+    w->rnames = c->rnames;
+    w->rtexts = c->rtexts;
+    w->rbytes = c->rbytes;
+    w->source = keep_str(c->pool, &at, w->source);
+    w->od_name = keep_str(c->pool, &at, w->od_name);
+    w->uq_name = keep_str(c->pool, &at, w->uq_name);
+    w->llama.mmproj = keep_str(c->pool, &at, w->llama.mmproj);
+    w->e_mw = keep_at(&c->at[AT_MW], w->e_mw);
+    w->e_od = keep_at(&c->at[AT_OD], w->e_od);
+    w->e_targets = keep_at(&c->at[AT_TARGETS], w->e_targets);
+    w->llama.at_kv = keep_at(&c->at[AT_KV], w->llama.at_kv);
+    w->llama.at_parallel = keep_at(&c->at[AT_PARALLEL], w->llama.at_parallel);
+    if (w->sv.files != NULL) {
+        c->files = *w->sv.files;
+        w->sv.files = &c->files;
+        c->held[3] = c->files.draft;
+    }
+    c->held[0] = w->model;
+    c->held[1] = w->sv.draft_model;
+    c->held[2] = w->llama.mmproj_model;
+    for (size_t k = 0; k < sizeof(c->held) / sizeof(c->held[0]); k++)
+        vp__model_hold(c->held[k]);
+    return true;
+}
 
 void vp__wl_cache_refresh(vp_sheet *s)
 {
-    if (s->wlc == NULL) {
-        s->wlc = malloc(sizeof(*s->wlc));
-        if (s->wlc == NULL)
+    struct vp__wlcache *c = s->wlc;
+    if (c != NULL && atomic_load_explicit(&c->refs, memory_order_acquire) != 0) {
+        /* an estimate holds it: it stays as that run saw it; the sheet decodes anew */
+        vp__wl_cache_release(c);
+        c = s->wlc = NULL;
+    }
+    if (c == NULL) {
+        c = s->wlc = calloc(1, sizeof(*c));
+        if (c == NULL)
             return; /* every run decodes the sheet then */
     }
-    s->wlc->valid = vp__wl_from_sheet(&s->wlc->wl, &s->wlc->txt, s, NULL) == VP_OK;
+    cache_unhold(c); /* the models of its last decoding */
+    c->valid = vp__wl_from_sheet(&c->wl, &c->txt, s, NULL) == VP_OK && detach(c);
 }
 
 void vp__wl_cache_free(struct vp__wlcache *c)
 {
-    free(c);
+    vp__wl_cache_release(c);
+}
+
+struct vp__wlcache *vp__wl_cache_hold(const vp_sheet *s)
+{
+    struct vp__wlcache *c = s != NULL ? s->wlc : NULL;
+    if (c == NULL || !c->valid)
+        return NULL;
+    atomic_fetch_add_explicit(&c->refs, 1u, memory_order_relaxed);
+    return c;
+}
+
+const vp__wl *vp__wl_cache_wl(const struct vp__wlcache *c)
+{
+    return &c->wl;
+}
+
+void vp__wl_cache_release(struct vp__wlcache *c)
+{
+    if (c != NULL && atomic_fetch_sub_explicit(&c->refs, 1u, memory_order_acq_rel) == 0)
+        cache_destroy(c);
 }
 
 const vp__wl *vp__wl_of_sheet(vp__wl *w, vp__wl_text *txt, const vp_sheet *s, vp_error *err,

@@ -5,6 +5,8 @@
  * sheet. Golden strings: the Llama-3.1-8B vLLM example (examples/llama-3.1-8b-vllm.toml,
  * with tests/data/configs/meta-llama__Meta-Llama-3.1-8B/config.json) and the seed sheet.
  */
+#include <inttypes.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +15,7 @@
 #include <vramplan.h>
 
 #include "ck-util.h"
+#include "components-check.h"
 
 #define LLAMA "configs/meta-llama__Meta-Llama-3.1-8B/config.json"
 #define H100 UINT64_C(85030000000)
@@ -382,6 +385,210 @@ START_TEST(test_numbers_only_reused)
 }
 END_TEST
 
+/* ---- texts written when first read ------------------------------------------------------ */
+
+/* Every figure and text of an estimate, as one string (reading the texts writes them). */
+static char *all_of(const vp_estimate *e)
+{
+    vp_buf b = { 0 };
+    char line[512];
+#define PUT(...)                                                                             \
+    do {                                                                                     \
+        int n_ = snprintf(line, sizeof(line), __VA_ARGS__);                                  \
+        vp_buf_put(&b, line, n_ > 0 ? (size_t)n_ : 0);                                      \
+    } while (0)
+    for (size_t g = 0; g < vp_estimate_stage_count(e); g++) {
+        size_t gpu = vp_estimate_stage_gpu(e, g);
+        for (size_t i = 0; i < vp_estimate_item_count(e, gpu); i++)
+            PUT("%zu %s %" PRIu64 " %d %u | %s\n", gpu, vp_estimate_item_id(e, gpu, i),
+                vp_bytes_value(vp_estimate_item_bytes(e, gpu, i)),
+                (int)vp_estimate_item_basis(e, gpu, i), vp_estimate_item_phases(e, gpu, i),
+                vp_estimate_item_how(e, gpu, i));
+        PUT("peak %" PRIu64 "\n", vp_bytes_value(vp_estimate_peak_bytes(e, gpu, NULL)));
+    }
+    for (size_t i = 0; i < vp_estimate_warning_count(e); i++)
+        PUT("warning %s\n", vp_estimate_warning(e, i));
+    for (size_t i = 0; i < vp_estimate_assumption_count(e); i++)
+        PUT("assumed %s\n", vp_estimate_assumption(e, i));
+    for (size_t i = 0; i < vp_estimate_unknown_count(e); i++)
+        PUT("unknown %s: %s\n", vp_estimate_unknown_id(e, i), vp_estimate_unknown_needs(e, i));
+    for (size_t i = 0; i < vp_estimate_host_item_count(e); i++)
+        PUT("host %s | %s\n", vp_estimate_host_item_id(e, i), vp_estimate_host_item_how(e, i));
+#undef PUT
+    vp_buf_put(&b, "", 1);
+    return (char *)b.data;
+}
+
+static vp_sheet *load_sheet(const char *path)
+{
+    vp_sheet *s = NULL;
+    vp_error err = VP_ERROR_INIT;
+    ck_assert_msg(vp_sheet_load(&s, path, &err) == VP_OK, "%s: %s", path, err.message);
+    return s;
+}
+
+/* A run of a sheet computes the figures and writes its texts when one is first read, from
+ * what the sheet said at the run: the same texts when the sheet is changed, or freed with
+ * its models (config, [draft], adapter files), before they are read (AddressSanitizer and
+ * valgrind runs of this test see any read of what the sheet freed). */
+START_TEST(test_texts_outlive_the_sheet)
+{
+    char cfg[1024], adapter[1024], dir_path[1100], text[4096];
+    vp_test_path(cfg, sizeof(cfg), "configs/meta-llama__Meta-Llama-3.1-8B/config.json");
+    vp_test_path(adapter, sizeof(adapter), "serving/lora-tiny-r8.gguf");
+    char *dir = vp_test_tmpdir();
+    /* sheets whose texts quote what the sheet wrote: names and values of reserves, dtype
+     * names, the line of master_weights, LoRA targets, adapter files, a [draft] model */
+    char paths[32][1200];
+    size_t n = 0, made = 0;
+    for (int k = 0; k < 3; k++) {
+        if (k == 0)
+            snprintf(text, sizeof(text),
+                     "[model]\nconfig = \"%s\"\n[workload]\ntask = \"qlora\"\nweights = \"nf4\"\n"
+                     "lora_rank = 16\nlora_targets = [\"q_proj\", \"v_proj\", \"nothing\"]\n"
+                     "context = 2048\nmicrobatch = 2\noptimizer = \"paged-adamw-8bit\"\n"
+                     "optimizer_dtype = \"fp32\"\nunquantized_dtype = \"fp32\"\n"
+                     "master_weights = true\nframework = \"transformers\"\n[reserve]\n"
+                     "\"my reserve\" = \"1.5 GiB\"\ncuda_context = \"600 MiB\"\n", cfg);
+        else if (k == 1)
+            snprintf(text, sizeof(text),
+                     "[model]\nconfig = \"%s\"\n[workload]\nframework = \"llama.cpp\"\n"
+                     "context = 4096\nparallel = 2\nlora_adapters = [\"%s\"]\n[reserve]\n"
+                     "other = \"256 MiB\"\n", cfg, adapter);
+        else
+            snprintf(text, sizeof(text),
+                     "[model]\nconfig = \"%s\"\n[workload]\nframework = \"vllm\"\n"
+                     "context = 8192\nconcurrency = 4\n[draft]\nconfig = \"%s\"\n"
+                     "speculative_tokens = 4\n", cfg, cfg);
+        snprintf(paths[n], sizeof(paths[n]), "%s/sheet-%d.toml", dir, k);
+        vp_test_write(paths[n++], text, strlen(text));
+        made++;
+    }
+    /* and every example sheet */
+    static const char *const examples[] = {
+        "seed.toml", "seed-plan.toml", "llama-3.1-8b-vllm.toml", "llama-3.1-8b-lora.toml",
+        "llama-3.1-8b-sglang.toml", "mistral-7b-qlora.toml", "mistral-7b-full-fsdp2.toml",
+        "mixtral-8x7b-2gpu.toml", "qwen2.5-7b-transformers.toml", "qwen3-8b-draft-vllm.toml",
+        "llama-3.1-70b-fp8-2gpu.toml", "zero3-8gpu-full.toml", "starcoder-lora.toml",
+    };
+    for (size_t k = 0; k < sizeof(examples) / sizeof(examples[0]); k++)
+        snprintf(paths[n++], sizeof(paths[0]), "%s/../../examples/%s", vp_test_data_dir(),
+                 examples[k]);
+    for (size_t k = 0; k < n; k++) {
+        /* the texts read at once */
+        vp_sheet *s = load_sheet(paths[k]);
+        vp_estimate *e = vp_test_run(s, 0);
+        char *want = all_of(e);
+        vp_estimate_free(e);
+        vp_sheet_free(s);
+        /* the sheet changed after the run, then freed, before any text is read */
+        for (int freed = 0; freed < 2; freed++) {
+            s = load_sheet(paths[k]);
+            e = vp_test_run(s, 0);
+            vp_error err = VP_ERROR_INIT;
+            (void)vp_sheet_set(s, "workload.context", "1000", &err);
+            (void)vp_sheet_set(s, "reserve.\"my reserve\"", "9 GiB", &err);
+            (void)vp_sheet_set(s, "reserve.other", "5 GiB", &err);
+            (void)vp_sheet_attach_model(s, NULL);
+            if (freed)
+                vp_sheet_free(s);
+            char *got = all_of(e);
+            ck_assert_msg(strcmp(got, want) == 0, "%s (sheet %s): texts differ:\n%s\n--- want\n%s",
+                          paths[k], freed ? "freed" : "changed", got, want);
+            free(got);
+            /* read again: the same */
+            got = all_of(e);
+            ck_assert_str_eq(got, want);
+            free(got);
+            vp_estimate_free(e);
+            if (!freed)
+                vp_sheet_free(s);
+        }
+        free(want);
+    }
+    /* the first sheet's texts quote what it wrote */
+    vp_sheet *s = load_sheet(paths[0]);
+    vp_estimate *e = vp_test_run(s, 0);
+    vp_sheet_free(s);
+    char *got = all_of(e);
+    ck_assert_msg(strstr(got, "reserve:my reserve 1610612736") != NULL, "%s", got);
+    ck_assert_msg(strstr(got, "= \"1.5 GiB\"") != NULL, "%s", got);
+    ck_assert_msg(strstr(got, "\"nothing\"") != NULL, "%s", got);
+    free(got);
+    vp_estimate_free(e);
+    for (size_t k = 0; k < made; k++)
+        remove(paths[k]);
+    snprintf(dir_path, sizeof(dir_path), "%s", dir);
+    remove(dir_path);
+    free(dir);
+}
+END_TEST
+
+/* Estimates on several threads run one sheet at once and read their texts (each holds the
+ * sheet's decoded copy: one count, changed from every thread); each gets the texts one
+ * thread alone gets. */
+#define T_THREADS 4
+#define T_ROUNDS 150
+
+typedef struct {
+    const vp_sheet *s;
+    const char *want;
+    int bad;
+} t_arg;
+
+static void *t_run(void *p)
+{
+    t_arg *a = p;
+    vp_estimate *keep[3] = { NULL, NULL, NULL }; /* runs whose texts wait, freed later */
+    for (int r = 0; r < T_ROUNDS; r++) {
+        vp_estimate *e = NULL;
+        if (vp_estimate_new(&e) != VP_OK || vp_estimate_run(e, a->s, vp_bytes_make(0), NULL) != VP_OK) {
+            a->bad++;
+            vp_estimate_free(e);
+            continue;
+        }
+        if (r % 3 == 0) {
+            char *got = all_of(e);
+            a->bad += strcmp(got, a->want) != 0;
+            free(got);
+        }
+        vp_estimate_free(keep[r % 3]);
+        keep[r % 3] = e;
+    }
+    for (int k = 0; k < 3; k++) {
+        char *got = all_of(keep[k]);
+        a->bad += strcmp(got, a->want) != 0;
+        free(got);
+        vp_estimate_free(keep[k]);
+    }
+    return NULL;
+}
+
+START_TEST(test_texts_threads)
+{
+    char path[1200];
+    snprintf(path, sizeof(path), "%s/../../examples/qwen3-8b-draft-vllm.toml", vp_test_data_dir());
+    vp_sheet *s = load_sheet(path);
+    vp_estimate *e = NULL;
+    ck_assert_int_eq(vp_estimate_new(&e), VP_OK);
+    ck_assert_int_eq(vp_estimate_run(e, s, vp_bytes_make(0), NULL), VP_OK);
+    char *want = all_of(e);
+    vp_estimate_free(e);
+    pthread_t th[T_THREADS];
+    t_arg args[T_THREADS];
+    for (int i = 0; i < T_THREADS; i++) {
+        args[i] = (t_arg){ s, want, 0 };
+        ck_assert_int_eq(pthread_create(&th[i], NULL, t_run, &args[i]), 0);
+    }
+    for (int i = 0; i < T_THREADS; i++) {
+        ck_assert_int_eq(pthread_join(th[i], NULL), 0);
+        ck_assert_int_eq(args[i].bad, 0);
+    }
+    free(want);
+    vp_sheet_free(s);
+}
+END_TEST
+
 Suite *vp_test_suite(void)
 {
     Suite *s = suite_create("texts");
@@ -393,5 +600,7 @@ Suite *vp_test_suite(void)
     VP_ADD_TEST(s, test_new_estimate);
     VP_ADD_TEST(s, test_numbers_only);
     VP_ADD_TEST(s, test_numbers_only_reused);
+    VP_ADD_TEST(s, test_texts_outlive_the_sheet);
+    VP_ADD_TEST(s, test_texts_threads);
     return s;
 }

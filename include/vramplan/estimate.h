@@ -26,9 +26,13 @@
  * (no fixed capacity drops one); every phase total, peak and envelope is checked when the
  * run computes it, so the accessors never return a wrapped sum (VP_EOVERFLOW instead).
  *
- * A run computes numbers only: the texts (how each item was obtained, the assumptions, the
- * warnings) are kept as their values and written into the estimate when first read, so a
- * loop that never reads them never pays for them. The text is the same either way.
+ * A run of a sheet computes the figures only. Its texts (how each item was obtained, the
+ * assumptions, the warnings) are written when the first of them is read: the estimate then
+ * runs again with texts, from a copy of the workload the sheet decoded for the first run
+ * (held by the estimate with the sheet's models until its next run or free, so the sheet
+ * may be changed or freed meanwhile). A loop that never reads a text pays for none, and the
+ * texts and figures are the same as a run that wrote them at once (since 0.2; a run of a
+ * vp_workload captures its texts' values as it goes, and writes them when first read).
  *
  * Thread safety: one estimate per thread at a time, reads included (the first read of a
  * text writes it into the estimate); a sheet may be read by several estimates at once.
@@ -117,10 +121,12 @@ VP_API void vp_estimate_free(vp_estimate *e);
  * run is the one a run without the flag gives (items, their ids, bytes, bases, phases and
  * counters; per-phase totals, peaks, envelopes, the KV-cache pool, the trainable count,
  * host-RAM figures; the unknowns with the input each needs; the number of warnings and of
- * assumptions), and no text is captured, so a run takes about 0.6 of the time of one
- * without it. vp_estimate_item_how(), vp_estimate_host_item_how(), vp_estimate_warning()
- * and vp_estimate_assumption() give "" for such a run; run again without the flag for the
- * sentences (the estimate's reports, vp_estimate_json() included, then show them).
+ * assumptions), and no text is captured. vp_estimate_item_how(),
+ * vp_estimate_host_item_how(), vp_estimate_warning() and vp_estimate_assumption() give ""
+ * for such a run; run again without the flag for the sentences (the estimate's reports,
+ * vp_estimate_json() included, then show them). A sheet's run without the flag costs about
+ * the same while no text is read (its texts are written when first read); the flag also
+ * keeps the estimate from holding the sheet's workload and models for them.
  * @since 0.2
  */
 #define VP_ESTIMATE_NUMBERS_ONLY 0x1u
@@ -158,6 +164,12 @@ VP_API unsigned int vp_estimate_flags(const vp_estimate *e);
  * weights − profiled activation peak − non-torch memory), its token capacity and maximum
  * concurrency, and the default batch sizes vLLM picks by device size.
  * On error the previous contents of @p e are lost (it reads as empty).
+ *
+ * The figures are computed at once, the texts when the first is read (see above): @p s may
+ * be changed or freed before; the texts still tell this run. Until its next run or free,
+ * @p e holds a copy of the workload @p s decoded and the models it names (freed with the
+ * last holder: vp_model_free()). Without memory for that copy, the texts are captured
+ * during the run instead; the result is the same.
  * @param e the estimate to fill
  * @param s the sheet (with its model, if any)
  * @param capacity bytes of one GPU, or vp_bytes_make(0)

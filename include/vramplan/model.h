@@ -200,8 +200,13 @@ VP_API vp_status vp_model_from_path(vp_model **out, const char *path, vp_error *
 
 /**
  * @brief Free a model. NULL is accepted.
+ *
+ * Since 0.2 an estimate whose texts are written when first read (vp_estimate_run()) may
+ * hold the models of the sheet it ran on: the memory is then released by the last of the
+ * model's holders (the caller, a sheet, such estimates). Nothing changes for the caller.
  * @param m the model
  * @since 0.1
+ * Thread safety: a model may be freed while estimates on other threads hold it.
  */
 VP_API void vp_model_free(vp_model *m);
 

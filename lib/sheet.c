@@ -318,20 +318,28 @@ struct vp__pool_block {
     uint64_t data[];          /* 8-byte aligned: entries lie here too */
 };
 
-#define POOL_BLOCK ((size_t)64 << 10) /* below malloc's mmap threshold: the heap's pages */
+#define POOL_BLOCK ((size_t)64 << 10) /* the first block: below malloc's mmap threshold */
+#define POOL_BLOCK_MAX ((size_t)16 << 20)
 
-/* n bytes at a multiple of align (1 or 8) in the sheet's pool, or NULL. */
+/* n bytes at a multiple of align (1 or 8) in the sheet's pool, or NULL. Each block is twice
+ * the last (up to 16 MiB): a sheet of 100,000 offers takes a few dozen blocks, the large
+ * ones filled on huge pages (vp__mem_filling()), not thousands of 64 KiB ones whose pages
+ * the kernel faults in one by one. */
 static void *pool_take(vp_sheet *sh, size_t n, size_t align)
 {
     struct vp__pool_block *b = sh->pool;
     size_t at = b ? (b->used + align - 1) & ~(align - 1) : 0;
     if (b == NULL || at > b->cap || b->cap - at < n) {
-        size_t cap = n > POOL_BLOCK ? n : POOL_BLOCK;
+        size_t cap = b == NULL ? POOL_BLOCK : b->cap < POOL_BLOCK_MAX / 2 ? 2 * b->cap
+                                                                         : POOL_BLOCK_MAX;
+        if (cap < n)
+            cap = n;
         if (cap > SIZE_MAX - sizeof(*b))
             return NULL;
         b = malloc(sizeof(*b) + cap);
         if (b == NULL)
             return NULL;
+        vp__mem_filling(b, sizeof(*b) + cap);
         b->next = sh->pool;
         b->used = 0;
         b->cap = cap;
@@ -979,6 +987,7 @@ static vp__section *add_section(vp_sheet *sh, const char *name, bool array, uint
         vp__section *s = realloc(sh->sec, cap * sizeof(*s));
         if (s == NULL)
             return NULL;
+        vp__mem_filling(s, cap * sizeof(*s));
         sh->sec = s;
         sh->cap_sec = cap;
     }

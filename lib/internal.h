@@ -126,20 +126,22 @@ vp_status vp__error_setv(vp_error *err, vp_status code, const vp__where *where,
                          const char *fmt, va_list ap) VP__PRINTF(4, 0);
 
 
+/* Advise that the block p of `bytes` (just allocated or grown) is about to be filled: on
+ * Linux, a block that spans whole 2 MiB pages asks for transparent huge pages, so that
+ * filling it takes one page fault per 2 MiB, not one per 4 KiB (a header of 1,000,000
+ * tensors: its buffer and the model's arrays took about 20,000 faults, 40% of the parse
+ * on a virtual machine). The readers' large blocks only (model files, sheets): each is
+ * filled from its start, so at most its last huge page is touched and not filled.
+ * Elsewhere, or for a smaller block, nothing; a refusal changes nothing either (model.c,
+ * beside the file reading it serves). */
+void vp__mem_filling(void *p, size_t bytes);
+
 /* ---- model objects (model.c, safetensors.c, gguf.c) ------------------------------ */
 
 /* Hold m once more (NULL: nothing): vp_model_free() releases each hold, and the last frees
  * it. Models are not changed once made, so holders may read them from any thread. */
 void vp__model_hold(const vp_model *m);
 
-/* Advise that the block p of `bytes` (just allocated or grown) is about to be filled: on
- * Linux, a block that spans whole 2 MiB pages asks for transparent huge pages, so that
- * filling it takes one page fault per 2 MiB, not one per 4 KiB (a header of 1,000,000
- * tensors: its buffer and the model's arrays took about 20,000 faults, 40% of the parse
- * on a virtual machine). The readers' large blocks only: each is filled from its start,
- * so at most its last huge page is touched and not filled. Elsewhere, or for a smaller
- * block, nothing; a refusal changes nothing either (model.c). */
-void vp__mem_filling(void *p, size_t bytes);
 
 #define VP__MAX_DIMS 8
 

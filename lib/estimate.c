@@ -127,7 +127,8 @@ typedef struct {
     uint64_t layers;        /* decoder layers on this stage */
     uint64_t kv_budget;     /* vLLM pool (capacity known) */
     bool kv_budget_known;
-    bool quiet;             /* skip the "how" text (inverse solvers, structured workloads) */
+    bool quiet;             /* skip the "how" text (figures-only runs: a sheet's run before its
+                             * texts are read, solvers, structured workloads without texts) */
     const struct vp_estimate *owner; /* the estimate whose parts its texts may quote */
     uint64_t total[VP_PHASE_COUNT][VP_COUNTER_DEVICE + 1]; /* per phase and counter */
     uint64_t envelope, peak;
@@ -156,7 +157,8 @@ struct vp_estimate {
     int n_warning, cap_warning;
     int n_assumption;
     bool vllm_known;
-    bool probing;           /* a solver's probe: no texts at all (fits()) */
+    bool probing;           /* a figures-only run: no texts at all (a solver's probe, fits();
+                             * a numbers-only run; a sheet's run whose texts wait) */
     bool mute;              /* the last run was a probe: its warnings and assumptions were
                              * counted, not stored (their accessors read "") */
     unsigned flags;         /* VP_ESTIMATE_* (vp_estimate_set_flags()) */
@@ -2178,8 +2180,10 @@ static vp_status compute(vp_estimate *e, const vp__wl *w, uint64_t capacity, boo
 static void clear(vp_estimate *e);
 
 /* The deferred run again, with its texts: the same figures (the engine computes them the same
- * way with and without texts), now with every sentence. Out of memory, the figures alone
- * again, their texts "" (as after a numbers-only run). */
+ * way with and without texts), now with every sentence; the hold on the copy is released.
+ * Out of memory, the figures alone again, their texts "" (as after a numbers-only run); that
+ * run cannot fail in practice (the first grew every array it needs), and if it did the
+ * estimate would read as empty, as after a failed run. */
 static VP__COLD void texts_write(vp_estimate *e)
 {
     struct vp__wlcache *c = e->lazy;

@@ -97,7 +97,5 @@ uint64_t vp__llama_layers(const vp_model *m);
 vp_status vp__llama_host(vp__host *h, const vp__llama_res *r);
 /* The host items of an estimate (estimate.c). */
 const vp__host *vp__estimate_host(const vp_estimate *e);
-/* Write e's texts now when its run deferred them (estimate.c): before a text is read. */
-void vp__estimate_texts(const vp_estimate *e);
 
 #endif

@@ -1673,8 +1673,6 @@ static vp_status add_dtype_sum(vp_model *m, const char *dtype, uint64_t bytes, s
     return VP_OK;
 }
 
-/* Room for `more` items in a growable array of `size`-byte items (doubling from `first`,
- * or just what `more` needs when that is more; at most `limit`). */
 void vp__mem_filling(void *p, size_t bytes)
 {
 #if defined(__linux__) && defined(MADV_HUGEPAGE)
@@ -1692,6 +1690,8 @@ void vp__mem_filling(void *p, size_t bytes)
 #endif
 }
 
+/* Room for `more` items in a growable array of `size`-byte items (doubling from `first`,
+ * or just what `more` needs when that is more; at most `limit`). */
 static bool reserve(void **buf, size_t *cap, size_t n, size_t more, size_t size,
                     size_t first, size_t limit)
 {

@@ -1696,7 +1696,9 @@ vp_status vp_plan_new(vp_plan **out, const vp_sheet *s, const char *rank, vp_err
         index_free(&x);
         return st;
     }
-    /* the envelopes now (an estimate computes them on first read): a plan is immutable */
+    /* its texts and envelopes now (an estimate writes them on first read): a plan is
+     * immutable, and several threads may read its estimate's figures */
+    vp__estimate_texts(p->e);
     for (size_t k = 0; k < vp_estimate_stage_count(p->e); k++)
         (void)vp_estimate_envelope_bytes(p->e, vp_estimate_stage_gpu(p->e, k));
     p->need_gpus = vp_estimate_gpu_count(p->e);

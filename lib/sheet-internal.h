@@ -132,4 +132,9 @@ typedef struct {
 vp_status vp__estimate_changed(vp_estimate *e, const vp_sheet *s, vp_bytes capacity,
                                const vp__change *c, vp_error *err);
 
+/* Write e's texts now when its run deferred them (estimate.c; a sheet's run writes its texts
+ * when the first is read): before a text is read, or before e is shared between threads
+ * that read its figures (the texts' run rewrites them). */
+void vp__estimate_texts(const vp_estimate *e);
+
 #endif

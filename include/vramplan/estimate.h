@@ -29,8 +29,8 @@
  * A run of a sheet computes the figures only. Its texts (how each item was obtained, the
  * assumptions, the warnings) are written when the first of them is read: the estimate then
  * runs again with texts, from a copy of the workload the sheet decoded for the first run
- * (held by the estimate with the sheet's models until its next run or free, so the sheet
- * may be changed or freed meanwhile). A loop that never reads a text pays for none, and the
+ * (held by the estimate with the sheet's models until then, or until its next run or free,
+ * so the sheet may be changed or freed meanwhile). A loop that never reads a text pays for none, and the
  * texts and figures are the same as a run that wrote them at once (since 0.2; a run of a
  * vp_workload captures its texts' values as it goes, and writes them when first read).
  *
@@ -166,10 +166,11 @@ VP_API unsigned int vp_estimate_flags(const vp_estimate *e);
  * On error the previous contents of @p e are lost (it reads as empty).
  *
  * The figures are computed at once, the texts when the first is read (see above): @p s may
- * be changed or freed before; the texts still tell this run. Until its next run or free,
- * @p e holds a copy of the workload @p s decoded and the models it names (freed with the
- * last holder: vp_model_free()). Without memory for that copy, the texts are captured
- * during the run instead; the result is the same.
+ * be changed or freed before; the texts still tell this run. Until its texts are written
+ * (or its next run or free), @p e holds a copy of the workload @p s decoded and the models
+ * it names (freed with the last holder: vp_model_free()). Without memory for that copy,
+ * the texts are captured during the run instead; the result is the same. Out of memory
+ * when the texts are written, they read "" and the figures stay.
  * @param e the estimate to fill
  * @param s the sheet (with its model, if any)
  * @param capacity bytes of one GPU, or vp_bytes_make(0)

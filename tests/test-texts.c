@@ -564,6 +564,33 @@ static void *t_run(void *p)
     return NULL;
 }
 
+/* A plan's estimate: several threads may read its figures while one reads its texts (the
+ * plan wrote them when it was made; a texts' run then would rewrite the figures). */
+typedef struct {
+    const vp_estimate *e;
+    size_t items;
+    uint64_t envelope, peak;
+    int bad;
+} p_arg;
+
+static void *p_figures(void *p)
+{
+    p_arg *a = p;
+    for (int r = 0; r < 3000; r++)
+        a->bad += vp_estimate_item_count(a->e, 0) != a->items ||
+                  vp_bytes_value(vp_estimate_envelope_bytes(a->e, 0)) != a->envelope ||
+                  vp_bytes_value(vp_estimate_peak_bytes(a->e, 0, NULL)) != a->peak;
+    return NULL;
+}
+
+static void *p_texts(void *p)
+{
+    p_arg *a = p;
+    for (size_t i = 0; i < a->items; i++)
+        a->bad += vp_estimate_item_how(a->e, 0, i)[0] == '\0';
+    return NULL;
+}
+
 START_TEST(test_texts_threads)
 {
     char path[1200];
@@ -585,6 +612,24 @@ START_TEST(test_texts_threads)
         ck_assert_int_eq(args[i].bad, 0);
     }
     free(want);
+    for (int round = 0; round < 20; round++) {
+        vp_plan *p = NULL;
+        vp_error err = VP_ERROR_INIT;
+        ck_assert_msg(vp_plan_new(&p, s, NULL, &err) == VP_OK, "%s", err.message);
+        const vp_estimate *pe = vp_plan_estimate(p);
+        p_arg fa = { pe, vp_estimate_item_count(pe, 0),
+                     vp_bytes_value(vp_estimate_envelope_bytes(pe, 0)),
+                     vp_bytes_value(vp_estimate_peak_bytes(pe, 0, NULL)), 0 };
+        p_arg ta = fa;
+        pthread_t f, t;
+        ck_assert_int_eq(pthread_create(&f, NULL, p_figures, &fa), 0);
+        ck_assert_int_eq(pthread_create(&t, NULL, p_texts, &ta), 0);
+        ck_assert_int_eq(pthread_join(f, NULL), 0);
+        ck_assert_int_eq(pthread_join(t, NULL), 0);
+        ck_assert_int_eq(fa.bad, 0);
+        ck_assert_int_eq(ta.bad, 0);
+        vp_plan_free(p);
+    }
     vp_sheet_free(s);
 }
 END_TEST

@@ -521,16 +521,25 @@ END_TEST
  * item and ranks single changes, each with its estimated new total; advice that does not
  * apply (fewer sequences at concurrency 1, paged attention on vLLM, shrinking the context)
  * is not given. */
+/* The diagnosis (text, or JSON) of a sheet over Llama-3.1-8B's config.json; free it. */
+static char *diagnosis_of(const char *sheet, int json)
+{
+    vp_sheet *s = vp_test_sheet(sheet);
+    vp_test_attach(s, "configs/meta-llama__Meta-Llama-3.1-8B/config.json");
+    char *t = NULL;
+    ck_assert_int_eq(vp_diagnose(s, &t, json, NULL), VP_OK);
+    vp_sheet_free(s);
+    return t;
+}
+
 START_TEST(test_diagnose_from_the_run)
 {
-    vp_sheet *s = vp_test_sheet(
+    static const char decode[] =
         "[model]\nconfig = \"x\"\n[workload]\ntask = \"inference\"\nweights = \"bf16\"\n"
         "context = 8192\nconcurrency = 1\nframework = \"vllm\"\n"
         "[[measurement]]\nphase = \"decode\"\nvalue = \"79 GiB\"\ncontext = 8192\n"
-        "concurrency = 1\noutcome = \"oom\"\n");
-    vp_test_attach(s, "configs/meta-llama__Meta-Llama-3.1-8B/config.json");
-    char *t = NULL;
-    ck_assert_int_eq(vp_diagnose(s, &t, 0, NULL), VP_OK);
+        "concurrency = 1\noutcome = \"oom\"\n";
+    char *t = diagnosis_of(decode, 0);
     ck_assert_ptr_nonnull(strstr(t, "the largest item is weights"));
     ck_assert_ptr_nonnull(strstr(t, "1. tensor_parallel = 2"));
     ck_assert_ptr_nonnull(strstr(t, "2. kv_cache = \"fp8\""));
@@ -538,21 +547,19 @@ START_TEST(test_diagnose_from_the_run)
     ck_assert_ptr_null(strstr(t, "paged attention"));
     ck_assert_ptr_null(strstr(t, "context ="));
     vp_free(t);
-    ck_assert_int_eq(vp_diagnose(s, &t, 1, NULL), VP_OK);
+    t = diagnosis_of(decode, 1);
     ck_assert_ptr_nonnull(strstr(t, "\"dominant_item\": \"weights\""));
     ck_assert_ptr_nonnull(strstr(t, "\"kind\": \"precision\""));
     vp_free(t);
-    vp_sheet_free(s);
 
     /* training: backward overflows at micro-batch 8 without recomputation: checkpointing
      * and a smaller micro-batch (same tokens per step) come before more hardware */
-    s = vp_test_sheet(
+    t = diagnosis_of(
         "[model]\nconfig = \"x\"\n[workload]\ntask = \"lora\"\nweights = \"bf16\"\nlora_rank = 16\n"
         "context = 4096\nmicrobatch = 8\nframework = \"transformers\"\n"
         "[[measurement]]\nphase = \"backward\"\nvalue = \"79 GiB\"\ncontext = 4096\n"
-        "microbatch = 8\noutcome = \"oom\"\n");
-    vp_test_attach(s, "configs/meta-llama__Meta-Llama-3.1-8B/config.json");
-    ck_assert_int_eq(vp_diagnose(s, &t, 0, NULL), VP_OK);
+        "microbatch = 8\noutcome = \"oom\"\n",
+        0);
     ck_assert_ptr_nonnull(strstr(t, "the largest item is activations"));
     const char *a = strstr(t, "checkpointing = \"full\""), *b = strstr(t, "microbatch = 4 with"),
                *c = strstr(t, "tensor_parallel = 2");
@@ -561,36 +568,31 @@ START_TEST(test_diagnose_from_the_run)
     ck_assert_ptr_nonnull(c);
     ck_assert(c > a && c > b); /* how it runs before more hardware */
     vp_free(t);
-    vp_sheet_free(s);
 
     /* the optimizer step of a full fine-tune with an fp32 master copy: dropping the copy is
      * estimated (the change used to be offered but never applied, so never kept) */
-    s = vp_test_sheet(
+    t = diagnosis_of(
         "[model]\nconfig = \"x\"\n[workload]\ntask = \"full\"\nweights = \"bf16\"\n"
         "context = 2048\nmicrobatch = 1\nmaster_weights = true\ncheckpointing = \"full\"\n"
         "framework = \"transformers\"\n[[measurement]]\nphase = \"optimizer_step\"\n"
-        "value = \"79 GiB\"\ncontext = 2048\nmicrobatch = 1\noutcome = \"oom\"\n");
-    vp_test_attach(s, "configs/meta-llama__Meta-Llama-3.1-8B/config.json");
-    ck_assert_int_eq(vp_diagnose(s, &t, 0, NULL), VP_OK);
+        "value = \"79 GiB\"\ncontext = 2048\nmicrobatch = 1\noutcome = \"oom\"\n",
+        0);
     ck_assert_ptr_nonnull(strstr(t, "master_weights = false"));
     vp_free(t);
-    vp_sheet_free(s);
 
     /* loading overflows under transformers: without the second copy of the largest tensor
      * (the embedding, 128,256 x 4,096 x 2 B = 0.98 GiB) the load total is 16.44 - 0.98 GiB;
      * the changed estimate drops the item and totals again */
-    s = vp_test_sheet(
+    t = diagnosis_of(
         "[model]\nconfig = \"x\"\n[workload]\ntask = \"inference\"\nweights = \"bf16\"\n"
         "context = 4096\nconcurrency = 1\nframework = \"transformers\"\n"
         "[[measurement]]\nphase = \"load\"\nvalue = \"15 GiB\"\ncontext = 4096\n"
-        "concurrency = 1\noutcome = \"oom\"\n");
-    vp_test_attach(s, "configs/meta-llama__Meta-Llama-3.1-8B/config.json");
-    ck_assert_int_eq(vp_diagnose(s, &t, 0, NULL), VP_OK);
+        "concurrency = 1\noutcome = \"oom\"\n",
+        0);
     ck_assert_ptr_nonnull(strstr(t, "estimate of load at these dimensions: 16.44 GiB"));
     ck_assert_ptr_nonnull(strstr(t, "1. load shard by shard"));
     ck_assert_ptr_nonnull(strstr(t, "15.46 GiB [how it runs]"));
     vp_free(t);
-    vp_sheet_free(s);
 }
 END_TEST
 

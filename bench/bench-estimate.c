@@ -1,10 +1,10 @@
 /*
  * Estimate speed (reported, never a pass/fail test). Every figure is the time of one call,
  * in CPU time of the process: the minimum and the median over ROUNDS rounds (each round
- * about 20 ms of calls), and the
- * median as a ratio to an empty loop (a call through the same function pointer to a
- * function that does nothing) measured in the same run, so that figures from a busy machine
- * can still be compared. Targets (issues 13 and 16):
+ * about 15 ms of calls; the cases' rounds taken in turn, so each case's are spread over the
+ * whole run), and the median as a ratio to an empty loop (a call through the same function
+ * pointer to a function that does nothing) measured in the same rounds, so that figures from
+ * a busy machine can still be compared. Targets (issues 13 and 16):
  *   - inference estimate through a sheet, reused object: <= 0.25 us; new + run + free
  *     within 2x of the reused run;
  *   - training estimate: <= 0.5 us; fit / solve: <= 5 us;
@@ -32,7 +32,7 @@
 
 #include <vramplan.h>
 
-#define ROUNDS 15
+#define ROUNDS 21
 
 /* The process's CPU time, not the wall clock: on a shared machine the time this process
  * waited for a core is not the call's (as bench-inputs). Single-threaded, so the two agree
@@ -74,10 +74,38 @@ static int cmp(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-/* ns per call: min and median over ROUNDS rounds; 0 when the call fails */
-static int measure(op f, ctx *c, double *min, double *med)
+/* One measured case: its call, a copy of its context, and its rounds' times. Every case is
+ * registered first (add()), then measured round by round in turn (run_all()): each case's
+ * rounds are spread over the whole run, so a burst on a shared machine slows every case a
+ * little rather than one case wholly, and the empty loop that the ratios divide by is
+ * measured alongside them (as Google Benchmark's random interleaving, and bench_python.py). */
+typedef struct {
+    const char *section; /* printed above the case when not NULL */
+    const char *label, *target;
+    op f;
+    ctx c;
+    long n; /* calls per round */
+    int failed;
+    double r[ROUNDS];
+} bcase;
+
+#define MAX_CASES 64
+static bcase cases_[MAX_CASES];
+static size_t n_cases;
+
+static void add(const char *section, const char *label, op f, const ctx *c, const char *target)
 {
-    /* calibrate: about 20 ms per round */
+    if (n_cases == MAX_CASES) {
+        fprintf(stderr, "bench-estimate: more than %d cases\n", MAX_CASES);
+        exit(2);
+    }
+    cases_[n_cases++] = (bcase){ section, label, target, f, *c, 0, 0, { 0 } };
+}
+
+/* calls per round: about ROUND_S seconds of calls; 0 when the call fails */
+#define ROUND_S 0.015
+static long calibrate(op f, ctx *c)
+{
     long n = 1;
     for (;;) {
         double t0 = now();
@@ -93,32 +121,26 @@ static int measure(op f, ctx *c, double *min, double *med)
     for (long i = 0; i < n; i++)
         (void)f(c);
     double one = (now() - t0) / (double)n;
-    n = (long)(0.02 / (one > 1e-10 ? one : 1e-10));
-    if (n < 1)
-        n = 1;
-    double r[ROUNDS];
-    for (int k = 0; k < ROUNDS; k++) {
-        t0 = now();
-        for (long i = 0; i < n; i++)
-            (void)f(c);
-        r[k] = (now() - t0) / (double)n * 1e9;
-    }
-    qsort(r, ROUNDS, sizeof(r[0]), cmp);
-    *min = r[0];
-    *med = r[ROUNDS / 2];
-    return 1;
+    n = (long)(ROUND_S / (one > 1e-10 ? one : 1e-10));
+    return n < 1 ? 1 : n;
 }
 
-static double base_med = 1;
-
-static void report(const char *label, op f, ctx *c, const char *target)
+static void run_all(void)
 {
-    double mn, md;
-    if (!measure(f, c, &mn, &md)) {
-        printf("  %-52s failed\n", label);
-        return;
-    }
-    printf("  %-52s %9.1f %9.1f %8.1fx   %s\n", label, mn, md, md / base_med, target);
+    for (size_t i = 0; i < n_cases; i++)
+        cases_[i].failed = (cases_[i].n = calibrate(cases_[i].f, &cases_[i].c)) == 0;
+    for (int k = 0; k < ROUNDS; k++)
+        for (size_t i = 0; i < n_cases; i++) {
+            bcase *b = &cases_[i];
+            if (b->failed)
+                continue;
+            double t0 = now();
+            for (long j = 0; j < b->n; j++)
+                (void)b->f(&b->c);
+            b->r[k] = (now() - t0) / (double)b->n * 1e9;
+        }
+    for (size_t i = 0; i < n_cases; i++)
+        qsort(cases_[i].r, ROUNDS, sizeof(cases_[i].r[0]), cmp);
 }
 
 /* ---- the measured calls ------------------------------------------------------------- */
@@ -473,62 +495,81 @@ int main(int argc, char **argv)
         return 2;
     }
 
-    double mn;
-    measure(empty, &c, &mn, &base_med);
-    printf("vramplan estimate benchmark: ns per call, min and median of %d rounds; ratio: median "
-           "/ empty loop (%.2f ns per call in this run)\n", ROUNDS, base_med);
-    printf("  %-52s %9s %9s %9s   %s\n", "", "min ns", "median ns", "x empty", "target");
-
-    printf("sheet estimates (Llama-3.1-8B):\n");
-    report("inference, vLLM 8k x 32 (reused estimate)", run_sheet, &c, "<= 250 ns");
-    report("inference, every text read", run_sheet_texts, &c, "");
-    report("inference, vp_estimate_new + run + free", new_run_free, &c, "<= 2x reused");
+    /* every case registered with its own copy of the context, then measured in turn */
+    add(NULL, "empty loop", empty, &c, "");
+    const char *sec = "sheet estimates (Llama-3.1-8B):";
+    add(sec, "inference, vLLM 8k x 32 (reused estimate)", run_sheet, &c, "<= 250 ns");
+    add(NULL, "inference, every text read", run_sheet_texts, &c, "");
+    add(NULL, "inference, vp_estimate_new + run + free", new_run_free, &c, "<= 2x reused");
     c.s = st;
-    report("training LoRA r 16 all-linear, 4k x 2", run_sheet, &c, "<= 500 ns");
+    add(NULL, "training LoRA r 16 all-linear, 4k x 2", run_sheet, &c, "<= 500 ns");
     c.s = sf;
-    report("training QLoRA r 16, every key, FSDP x 8", run_sheet, &c, "<= 500 ns");
-    report("training QLoRA FSDP x 8, every text read", run_sheet_texts, &c, "");
-    printf("the same sheets, numbers only (VP_ESTIMATE_NUMBERS_ONLY: no text):\n");
+    add(NULL, "training QLoRA r 16, every key, FSDP x 8", run_sheet, &c, "<= 500 ns");
+    add(NULL, "training QLoRA FSDP x 8, every text read", run_sheet_texts, &c, "");
+    sec = "the same sheets, numbers only (VP_ESTIMATE_NUMBERS_ONLY: no text):";
     c.e = en;
     c.s = si;
-    report("inference, vLLM 8k x 32 (reused estimate)", run_sheet, &c, "<= 250 ns");
+    add(sec, "inference, vLLM 8k x 32 (reused estimate)", run_sheet, &c, "<= 250 ns");
     c.s = st;
-    report("training LoRA r 16 all-linear, 4k x 2", run_sheet, &c, "<= 500 ns");
+    add(NULL, "training LoRA r 16 all-linear, 4k x 2", run_sheet, &c, "<= 500 ns");
     c.s = sf;
-    report("training QLoRA r 16, every key, FSDP x 8", run_sheet, &c, "<= 500 ns");
+    add(NULL, "training QLoRA r 16, every key, FSDP x 8", run_sheet, &c, "<= 500 ns");
     c.e = e;
     c.s = si;
     c.target = VP_FIT_CONTEXT;
-    report("fit: solve context (inference)", solve, &c, "<= 5,000 ns");
+    add(NULL, "fit: solve context (inference)", solve, &c, "<= 5,000 ns");
     c.target = VP_FIT_CONCURRENCY;
-    report("fit: solve concurrency (inference)", solve, &c, "<= 5,000 ns");
+    add(NULL, "fit: solve concurrency (inference)", solve, &c, "<= 5,000 ns");
     c.s = st;
     c.target = VP_FIT_MICROBATCH;
-    report("fit: solve microbatch (LoRA)", solve, &c, "<= 5,000 ns");
+    add(NULL, "fit: solve microbatch (LoRA)", solve, &c, "<= 5,000 ns");
 
-    /* the same estimates as structured workloads: no text at all */
+    /* the same estimates as structured workloads: no text at all (wih, wqh: with texts) */
+    vp_workload wih = wi, wqh = wq;
+    wih.flags = wqh.flags = VP_WORKLOAD_HOW;
+    sec = "structured workloads (vp_estimate_run_workload):";
     c.w = &wi;
-    printf("structured workloads (vp_estimate_run_workload):\n");
-    report("inference vLLM 8k x 32, no how texts", run_workload, &c, "< 1,000 ns");
-    wi.flags = VP_WORKLOAD_HOW;
-    report("the same with how texts, every text read", run_workload_texts, &c, "");
+    add(sec, "inference vLLM 8k x 32, no how texts", run_workload, &c, "< 1,000 ns");
+    c.w = &wih;
+    add(NULL, "the same with how texts, every text read", run_workload_texts, &c, "");
     c.w = &wq;
-    report("QLoRA r 16, FSDP x 8, 4k x 4, no how texts", run_workload, &c, "< 1,000 ns");
-    wq.flags = VP_WORKLOAD_HOW;
-    report("the same with how texts, every text read", run_workload_texts, &c, "");
-    wi.flags = wq.flags = 0;
+    add(NULL, "QLoRA r 16, FSDP x 8, 4k x 4, no how texts", run_workload, &c, "< 1,000 ns");
+    c.w = &wqh;
+    add(NULL, "the same with how texts, every text read", run_workload_texts, &c, "");
     c.e = en;
     c.w = &wi;
-    report("inference, numbers only (VP_ESTIMATE_NUMBERS_ONLY)", run_workload, &c, "< 1,000 ns");
+    add(NULL, "inference, numbers only (VP_ESTIMATE_NUMBERS_ONLY)", run_workload, &c,
+        "< 1,000 ns");
     c.w = &wq;
-    report("QLoRA, numbers only (VP_ESTIMATE_NUMBERS_ONLY)", run_workload, &c, "< 1,000 ns");
+    add(NULL, "QLoRA, numbers only (VP_ESTIMATE_NUMBERS_ONLY)", run_workload, &c, "< 1,000 ns");
     c.e = e;
-
-    printf("component estimators (Llama-3.1-8B):\n");
+    sec = "component estimators (Llama-3.1-8B):";
     for (size_t i = 0; i < sizeof(comps) / sizeof(comps[0]); i++) {
         c.opts = comps[i].o;
-        report(comps[i].label, comps[i].f, &c, "< 100 ns");
+        add(i == 0 ? sec : NULL, comps[i].label, comps[i].f, &c, "< 100 ns");
     }
+
+    run_all();
+    double base_med = cases_[0].r[ROUNDS / 2];
+    if (base_med <= 0)
+        base_med = 1;
+    printf("vramplan estimate benchmark: ns per call, min and median of %d rounds, the cases' "
+           "rounds in turn; ratio: median / empty loop (%.2f ns per call in this run)\n",
+           ROUNDS, base_med);
+    printf("  %-52s %9s %9s %9s   %s\n", "", "min ns", "median ns", "x empty", "target");
+    uint64_t sink = 0;
+    for (size_t i = 1; i < n_cases; i++) {
+        const bcase *b = &cases_[i];
+        sink += b->c.sink;
+        if (b->section != NULL)
+            printf("%s\n", b->section);
+        if (b->failed)
+            printf("  %-52s failed\n", b->label);
+        else
+            printf("  %-52s %9.1f %9.1f %8.1fx   %s\n", b->label, b->r[0], b->r[ROUNDS / 2],
+                   b->r[ROUNDS / 2] / base_med, b->target);
+    }
+    c.sink += sink;
 
     /* a reused estimate allocates nothing once it has seen its largest sheet */
 #ifdef __GLIBC__

@@ -15,7 +15,9 @@ candidates a few us over the C call. The "floor" rows time marshal.loads of the 
 list: CPython's fastest way to make those objects (C code, nothing to parse), the least any
 binding can cost; its after/before column is then the binding's share over that floor
 (first row / floor). The C column of "estimate(sheet).as_dict()" is the
-estimate alone (new + run + free); "before" rows show the JSON call as their C column. Run from the source tree after building:
+estimate alone (new + run + free); "before" rows show the JSON call as their C column.
+Run with the other benchmarks (meson test -C build --benchmark --verbose; this one alone:
+meson test -C build --benchmark --verbose python), or from the source tree after building:
 
     VRAMPLAN_LIBRARY=build-rel/lib/libvramplan.so.0 PYTHONPATH=bindings/python \\
         python3 bench/bench_python.py

@@ -1747,13 +1747,18 @@ static vp_status run_weights(vp_estimate *e, run_in *R, vp_error *err)
                                LIT(w->tp > 1 || w->pp > 1 ? ", divided evenly over the GPUs"
                                                           : ""));
     } else if (R->ws->kind == VP__W_NOMINAL) {
-        R->wbasis = fmt->method == VP__Q_NONE ? VP_BASIS_COMPUTED : VP_BASIS_ESTIMATED;
+        /* exact for the whole model in a plain dtype; divided over GPUs without the layers,
+         * or in a quantized format's nominal bits, an estimate */
+        R->wbasis = fmt->method == VP__Q_NONE && w->tp == 1 && w->pp == 1
+                        ? VP_BASIS_COMPUTED : VP_BASIS_ESTIMATED;
         if (twhow)
-            R->whow = part_set(e, PART_WEIGHTS, "%llu parameters × %llu bits%s",
+            R->whow = part_set(e, PART_WEIGHTS, "%llu parameters × %llu bits%s%s",
                                (unsigned long long)R->f->params,
                                (unsigned long long)vp__nominal_bits(fmt, R->f->dtype_bytes),
                                LIT(fmt->method == VP__Q_NONE ? ""
-                                   : " (every parameter in the format's nominal bits)"));
+                                   : " (every parameter in the format's nominal bits)"),
+                               LIT(w->tp > 1 || w->pp > 1 ? ", divided evenly over the GPUs"
+                                                          : ""));
     } else {
         add_unknown(e, "weights", R->ws->needs);
     }
@@ -1798,11 +1803,13 @@ static uint64_t stage_weights(vp_estimate *e, stage *S, const run_in *R, const i
                      rot, where);
         else
             add_item(S, ID_WEIGHTS, wr.role[VP_ROLE_PAYLOAD], R->wbasis, PH_INFER,
-                     VP_COUNTER_ALLOCATED, "%llu parameters × %llu bits%s%s%s",
+                     VP_COUNTER_ALLOCATED, "%llu parameters × %llu bits%s%s%s%s",
                      (unsigned long long)F->params,
                      (unsigned long long)vp__nominal_bits(fmt, F->dtype_bytes),
                      LIT(fmt->method == VP__Q_NONE ? ""
-                         : " (every parameter in the format's nominal bits)"), rot, where);
+                         : " (every parameter in the format's nominal bits)"),
+                     LIT(w->tp > 1 || w->pp > 1 ? ", divided evenly over the GPUs" : ""), rot,
+                     where);
         if (wr.role[VP_ROLE_QUANT_METADATA])
             add_item(S, ID_QUANT_METADATA, wr.role[VP_ROLE_QUANT_METADATA], R->wbasis,
                      PH_INFER, VP_COUNTER_ALLOCATED, "scales, zero points and other "
@@ -1969,11 +1976,14 @@ STEP void stage_inference(vp_estimate *e, const run_in *R, infer_run *I, uint64_
     stage *S = stage_at(e, w->pp, R->f->a != NULL, R->f->L, s, &first_layer, &nl);
     char where[64];
     where[0] = '\0';
-    if (R->how && w->pp > 1)
+    if (R->how && w->pp > 1 && nl > 0)
         text_now(where, "; stage %llu: layers %llu-%llu%s%s",
                  (unsigned long long)s, (unsigned long long)first_layer,
                  (unsigned long long)(first_layer + nl - 1),
                  s == 0 ? " + embeddings" : "", s == w->pp - 1 ? " + lm_head" : "");
+    else if (R->how && w->pp > 1) /* no layers known (a parameter count alone) */
+        text_now(where, "; stage %llu of %llu (layers unknown)", (unsigned long long)s,
+                 (unsigned long long)w->pp);
     uint64_t wsum = stage_weights(e, S, R, I, s, where);
     uint64_t kv_need = stage_kv(S, R, I, s, where);
     vp__actres ac;

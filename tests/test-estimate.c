@@ -655,8 +655,10 @@ START_TEST(test_many_gpus_by_group)
 }
 END_TEST
 
-/* A layout changed after loading (vp_sheet_set) is checked again: no division by a wrapped
- * or zero product, no loop over 2^40 GPUs. */
+/* A layout changed after loading (vp_sheet_set) is checked like the file: a value beyond a
+ * limit, or one that the other layout keys contradict, is refused and the sheet is left as
+ * it was (no division by a wrapped or zero product, no loop over 2^40 GPUs); the estimate
+ * of the unchanged sheet is the 8-GPU one. */
 START_TEST(test_layout_set_after_load)
 {
     static const struct {
@@ -667,19 +669,73 @@ START_TEST(test_layout_set_after_load)
         { "layout.tensor_parallel", "4294967296", VP_ELIMIT },
         { "layout.pipeline_parallel", "65", VP_ELIMIT },
         { "layout.tensor_parallel", "3", VP_EINVALID },
+        { "layout.pipeline_parallel", "16", VP_EINVALID },
+        { "layout.gpus", "12", VP_OK },
     };
     for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
         vp_sheet *s = vp_test_sheet("[model]\nparameters = 7_000_000_000\n[workload]\n"
-                                    "weights = \"fp16\"\n[layout]\ngpus = 8\n");
+                                    "weights = \"fp16\"\n[layout]\ngpus = 8\n"
+                                    "tensor_parallel = 4\n");
         vp_error err = VP_ERROR_INIT;
-        vp_status set = vp_sheet_set(s, cases[k].key, cases[k].value, &err);
-        /* the sheet refuses a value beyond a limit itself; a value it takes is checked
-         * again by the estimate against the other layout keys */
-        ck_assert(set == VP_OK || (set == VP_ELIMIT && cases[k].want == VP_ELIMIT));
+        ck_assert_int_eq(vp_sheet_set(s, cases[k].key, cases[k].value, &err), cases[k].want);
+        if (cases[k].want == VP_EINVALID)
+            ck_assert_msg(strstr(err.message, "is not a multiple of") != NULL, "%s",
+                          err.message);
         vp_estimate *e;
-        ck_assert_int_eq(run_status(s, &e, &err), set == VP_OK ? cases[k].want : VP_OK);
-        if (set == VP_OK)
-            ck_assert_uint_eq(vp_estimate_gpu_count(e), 0);
+        ck_assert_int_eq(run_status(s, &e, &err), VP_OK);
+        ck_assert_uint_eq(vp_estimate_gpu_count(e), cases[k].want == VP_OK ? 12 : 8);
+        vp_estimate_free(e);
+        vp_sheet_free(s);
+    }
+}
+END_TEST
+
+/* A parameter count alone over several GPUs: the weights are the count × bits divided
+ * evenly, an estimate (the layers that would say how they split are unknown), and the how
+ * text names the stage without a layer range (it printed "layers 0-18446744073709551615",
+ * the range of zero layers wrapped). One GPU: exact, computed. Inference and training. */
+START_TEST(test_parameters_only_split)
+{
+    static const struct {
+        const char *task, *layout;
+        size_t gpus;
+        vp_basis basis;
+    } cases[] = {
+        { "inference", "", 1, VP_BASIS_COMPUTED },
+        { "inference", "pipeline_parallel = 2\n", 2, VP_BASIS_ESTIMATED },
+        { "inference", "tensor_parallel = 2\n", 2, VP_BASIS_ESTIMATED },
+        { "full", "pipeline_parallel = 4\n", 4, VP_BASIS_ESTIMATED },
+        { "full", "", 1, VP_BASIS_COMPUTED },
+    };
+    for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+        char text[256];
+        snprintf(text, sizeof(text), "[model]\nparameters = 7_000_000_000\n[workload]\n"
+                 "task = \"%s\"\nweights = \"bf16\"\n[layout]\n%s", cases[k].task,
+                 cases[k].layout);
+        vp_sheet *s = vp_test_sheet(text);
+        vp_estimate *e;
+        vp_error err = VP_ERROR_INIT;
+        ck_assert_int_eq(run_status(s, &e, &err), VP_OK);
+        ck_assert_uint_eq(vp_estimate_gpu_count(e), cases[k].gpus);
+        for (size_t g = 0; g < cases[k].gpus; g++) {
+            size_t i = 0;
+            while (strcmp(vp_estimate_item_id(e, g, i), "weights") != 0)
+                i++;
+            ck_assert_uint_eq(vp_bytes_value(vp_estimate_item_bytes(e, g, i)),
+                              UINT64_C(14000000000) / cases[k].gpus);
+            ck_assert_int_eq(vp_estimate_item_basis(e, g, i), cases[k].basis);
+            const char *how = vp_estimate_item_how(e, g, i);
+            ck_assert_msg(strstr(how, "18446744073709551615") == NULL, "%s", how);
+            ck_assert_msg((strstr(how, "divided evenly") != NULL) == (cases[k].gpus > 1), "%s",
+                          how);
+            if (strstr(cases[k].layout, "pipeline")) {
+                char want[80];
+                snprintf(want, sizeof(want), "stage %zu of %zu (layers unknown)", g,
+                         cases[k].gpus);
+                ck_assert_msg(strstr(how, want) != NULL || strcmp(cases[k].task, "full") == 0,
+                              "%s", how);
+            }
+        }
         vp_estimate_free(e);
         vp_sheet_free(s);
     }
@@ -690,6 +746,7 @@ Suite *vp_test_suite(void)
 {
     Suite *s = suite_create("estimate");
     VP_ADD_TEST(s, test_seed);
+    VP_ADD_TEST(s, test_parameters_only_split);
     VP_ADD_TEST(s, test_opt13b_kv);
     VP_ADD_TEST(s, test_kv_kinds);
     VP_ADD_TEST(s, test_reserve_replaces_assumed);

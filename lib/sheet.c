@@ -1084,13 +1084,30 @@ static vp_status load_table(vp_sheet *sh, const vp__toml *doc, const vp__tnode *
     return VP_OK;
 }
 
-/* Checks across values, after every table is read. Each value is within its field's limit
- * (VP__LIM_GPUS, VP__LIM_STAGES), so the product is at most 2^26; it is checked anyway. */
-static vp_status check_sheet(const vp_sheet *sh, vp_error *err)
+/* A value vp_sheet_set() is about to write: check_sheet() reads it in place of the sheet's
+ * own (e: NULL reads as the value removed). */
+typedef struct {
+    const char *table, *name;
+    const vp__entry *e;
+} pending;
+
+static const vp__entry *value_of(const vp_sheet *sh, const pending *o, const char *table,
+                                 const char *name)
 {
-    const vp__entry *gpus = vp__sheet_find(sh, "layout", 0, "gpus");
-    const vp__entry *tp = vp__sheet_find(sh, "layout", 0, "tensor_parallel");
-    const vp__entry *pp = vp__sheet_find(sh, "layout", 0, "pipeline_parallel");
+    if (o != NULL && strcmp(o->table, table) == 0 && strcmp(o->name, name) == 0)
+        return o->e;
+    return vp__sheet_find(sh, table, 0, name);
+}
+
+/* Checks across values, after every table is read, and before vp_sheet_set() writes a value
+ * (o: that value), so that a sheet in memory is always one the reader takes back. Each
+ * value is within its field's limit (VP__LIM_GPUS, VP__LIM_STAGES), so the product is at
+ * most 2^26; it is checked anyway. */
+static vp_status check_sheet(const vp_sheet *sh, const pending *o, vp_error *err)
+{
+    const vp__entry *gpus = value_of(sh, o, "layout", "gpus");
+    const vp__entry *tp = value_of(sh, o, "layout", "tensor_parallel");
+    const vp__entry *pp = value_of(sh, o, "layout", "pipeline_parallel");
     uint64_t t = tp ? tp->u : 1, p = pp ? pp->u : 1, tpp;
     if (gpus != NULL) {
         vp__where w = { sh->source, gpus->line, gpus->column, gpus->offset, gpus->line != 0 };
@@ -1104,14 +1121,17 @@ static vp_status check_sheet(const vp_sheet *sh, vp_error *err)
                                  (unsigned long long)tpp);
     }
     /* a master copy keeps the update in fp32: its optimizer states are fp32 too */
-    const vp__entry *mw = vp__sheet_find(sh, "workload", 0, "master_weights");
-    const vp__entry *od = vp__sheet_find(sh, "workload", 0, "optimizer_dtype");
+    const vp__entry *mw = value_of(sh, o, "workload", "master_weights");
+    const vp__entry *od = value_of(sh, o, "workload", "optimizer_dtype");
     if (mw != NULL && mw->b && od != NULL && strcmp(od->str, "fp32") != 0) {
         vp__where w = { sh->source, od->line, od->column, od->offset, od->line != 0 };
+        char at[32] = "";
+        if (mw->line != 0) /* not when it was set through the API */
+            snprintf(at, sizeof(at), " (line %u)", mw->line);
         return vp__error_set(err, VP_EINVALID, &w, "optimizer_dtype = \"%s\" contradicts "
-                             "master_weights = true (line %u): a master copy keeps fp32 "
+                             "master_weights = true%s: a master copy keeps fp32 "
                              "optimizer states; use optimizer_dtype = \"fp32\" or "
-                             "master_weights = false", od->str, mw->line);
+                             "master_weights = false", od->str, at);
     }
     return VP_OK;
 }
@@ -1180,7 +1200,7 @@ vp_status vp_sheet_parse(vp_sheet **out, const char *text, size_t len, const cha
             goto done;
         }
     }
-    st = check_sheet(sh, err);
+    st = check_sheet(sh, NULL, err);
 done:
     free(src);
     vp__toml_free(&doc);
@@ -1465,8 +1485,24 @@ vp_status vp_sheet_set(vp_sheet *s, const char *key, const char *value, vp_error
         entry_free(&e);
         return vp__error_set(err, st, &w0, "%s = %.80s: %s", key, value, sub.message);
     }
-    /* commit */
+    /* the sheet with this value must still be one the reader takes: its checks across
+     * values, and its limit of keys per table */
+    pending o = { table, name, &e };
+    st = check_sheet(s, array ? NULL : &o, &sub);
     vp__section *sec = (vp__section *)vp__sheet_section(s, table, index);
+    if (st == VP_OK && sec != NULL && sec->n >= VP__LIM_TABLE_KEYS &&
+        vp__sheet_find(s, table, index, name) == NULL)
+        st = vp__error_set(&sub, VP_ELIMIT, NULL, "a table holds at most %d keys",
+                           VP__LIM_TABLE_KEYS);
+    if (st != VP_OK) {
+        entry_free(&e);
+        if (sub.line == 0)
+            return vp__error_set(err, st, &w0, "%s = %.80s: %s", key, value, sub.message);
+        /* the value it contradicts came from the file: say where */
+        return vp__error_set(err, st, &w0, "%s = %.80s: %s (%.64s:%u:%u)", key, value,
+                             sub.message, sub.source, sub.line, sub.column);
+    }
+    /* commit */
     if (sec == NULL) {
         sec = add_section(s, table, array, 0);
         if (sec == NULL) {
@@ -1492,6 +1528,10 @@ vp_status vp_sheet_set(vp_sheet *s, const char *key, const char *value, vp_error
     return VP_OK;
 }
 
+/* Removing a value cannot break check_sheet()'s rules: a removed tensor_parallel or
+ * pipeline_parallel is 1, which divides any gpus, and without master_weights or
+ * optimizer_dtype nothing contradicts. A rule that removal could break must be checked
+ * here too. */
 vp_status vp_sheet_unset(vp_sheet *s, const char *key)
 {
     skey k;

@@ -117,8 +117,9 @@ static void append(vp__toml *d, uint32_t parent, uint32_t child)
 }
 
 /* Keys are looked up by a scan of their table, so a table holds at most this many: a
- * crafted sheet cannot make parsing quadratic (a real table has a few dozen). */
-#define MAX_TABLE_KEYS 256
+ * crafted sheet cannot make parsing quadratic (a real table has a few dozen). The same
+ * limit as vp_sheet_set()'s (internal.h). */
+#define MAX_TABLE_KEYS VP__LIM_TABLE_KEYS
 
 static uint32_t find(const vp__toml *d, uint32_t parent, const char *key, size_t len)
 {

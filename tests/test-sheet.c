@@ -1267,6 +1267,88 @@ START_TEST(test_table_limits)
 END_TEST
 
 
+/* vp_sheet_set() keeps the same limit of keys per table as the reader: the 256th reserve is
+ * taken, the 257th refused (the sheet unchanged), a value of a key already there replaced;
+ * the sheet it leaves is one the reader takes back. */
+START_TEST(test_set_table_key_limit)
+{
+    vp_sheet *s = NULL;
+    ck_assert_int_eq(vp_sheet_parse(&s, "", 0, "set.toml", NULL), VP_OK);
+    char key[32];
+    vp_error err = VP_ERROR_INIT;
+    for (int i = 0; i < 256; i++) {
+        snprintf(key, sizeof(key), "reserve.r%d", i);
+        ck_assert_int_eq(vp_sheet_set(s, key, "1 MiB", &err), VP_OK);
+    }
+    ck_assert_int_eq(vp_sheet_set(s, "reserve.r256", "1 MiB", &err), VP_ELIMIT);
+    ck_assert_ptr_nonnull(strstr(err.message, "at most 256 keys"));
+    char v[32];
+    ck_assert_int_eq(vp_sheet_get(s, "reserve.r256", v, sizeof(v)), VP_ENOTFOUND);
+    ck_assert_int_eq(vp_sheet_set(s, "reserve.r255", "2 MiB", &err), VP_OK); /* replaced */
+    ck_assert_int_eq(vp_sheet_unset(s, "reserve.r0"), VP_OK);
+    ck_assert_int_eq(vp_sheet_set(s, "reserve.r256", "1 MiB", &err), VP_OK); /* room again */
+    char *text;
+    size_t n;
+    ck_assert_int_eq(vp_sheet_to_text(s, &text, &n), VP_OK);
+    vp_sheet *back = NULL;
+    ck_assert_msg(vp_sheet_parse(&back, text, n, "back.toml", &err) == VP_OK, "%s", err.message);
+    ck_assert_int_eq(vp_sheet_get(back, "reserve.r255", v, sizeof(v)), VP_OK);
+    ck_assert_str_eq(v, "\"2 MiB\"");
+    vp_free(text);
+    vp_sheet_free(back);
+    vp_sheet_free(s);
+}
+END_TEST
+
+/* A sheet changed through the API is always one the reader takes back: random sets and
+ * unsets of the values the sheet checks across (layout sizes, master weights and optimizer
+ * precision), each followed by vp_sheet_to_text() and vp_sheet_parse(); a refused set
+ * leaves the text as it was. */
+START_TEST(test_set_keeps_sheet_valid)
+{
+    static const char *const keys[] = { "layout.gpus", "layout.tensor_parallel",
+                                        "layout.pipeline_parallel", "workload.master_weights",
+                                        "workload.optimizer_dtype" };
+    static const char *const values[][4] = { { "1", "4", "8", "12" }, { "1", "2", "3", "4" },
+                                             { "1", "2", "4", "3" },
+                                             { "true", "false", "true", "false" },
+                                             { "fp32", "bf16", "fp16", "fp32" } };
+    uint64_t x = UINT64_C(0x2545F4914F6CDD1D);
+    vp_sheet *s = NULL;
+    ck_assert_int_eq(vp_sheet_parse(&s, "", 0, "api.toml", NULL), VP_OK);
+    int refused = 0, taken = 0;
+    for (int step = 0; step < 3000; step++) {
+        size_t k = (size_t)(rng_next(&x) % 5), v = (size_t)(rng_next(&x) % 5);
+        char *before, *after;
+        size_t nb, na;
+        ck_assert_int_eq(vp_sheet_to_text(s, &before, &nb), VP_OK);
+        vp_error err = VP_ERROR_INIT;
+        vp_status st = v == 4 ? vp_sheet_unset(s, keys[k])
+                              : vp_sheet_set(s, keys[k], values[k][v], &err);
+        ck_assert_int_eq(vp_sheet_to_text(s, &after, &na), VP_OK);
+        if (v == 4) {
+            ck_assert(st == VP_OK || st == VP_ENOTFOUND);
+        } else if (st != VP_OK) {
+            ck_assert_int_eq(st, VP_EINVALID);
+            ck_assert_str_eq(before, after);
+            refused++;
+        } else {
+            taken++;
+        }
+        vp_sheet *back = NULL;
+        ck_assert_msg(vp_sheet_parse(&back, after, na, "back.toml", &err) == VP_OK,
+                      "step %d: %s = %s left a sheet the reader refuses: %s", step, keys[k],
+                      v == 4 ? "(unset)" : values[k][v], err.message);
+        vp_sheet_free(back);
+        vp_free(before);
+        vp_free(after);
+    }
+    ck_assert_int_gt(refused, 100); /* both branches are exercised */
+    ck_assert_int_gt(taken, 100);
+    vp_sheet_free(s);
+}
+END_TEST
+
 /* A sheet holds at most 2^22 values (three full [[tables]] of 2^17 entries with 8 values
  * each fit): memory stays bounded by the count, not the text. */
 START_TEST(test_value_count_limit)
@@ -1371,5 +1453,7 @@ Suite *vp_test_suite(void)
     VP_ADD_TEST(s, test_load_model_relative);
     VP_ADD_TEST(s, test_load_model_path_limit);
     VP_ADD_TEST(s, test_table_limits);
+    VP_ADD_TEST(s, test_set_table_key_limit);
+    VP_ADD_TEST(s, test_set_keeps_sheet_valid);
     return s;
 }

@@ -593,15 +593,25 @@ START_TEST(test_training_keys_bad)
     ck_assert_uint_eq(err.column, 19);
     ck_assert_ptr_nonnull(strstr(err.message, "master_weights"));
     ck_assert_uint_eq(vp_estimate_gpu_count(e), 0);
-    /* the same contradiction made after parsing */
+    /* the same contradiction made after parsing is refused by vp_sheet_set() (the sheet
+     * unchanged: its estimate still runs), and so is the other order */
     vp_sheet_free(s);
     s = vp_test_sheet("[model]\nparameters = 1000\n[workload]\ntask = \"full\"\nweights = \"bf16\"\n"
                       "optimizer_dtype = \"bf16\"\n");
     ck_assert_int_eq(vp_estimate_run(e, s, vp_bytes_make(0), &err), VP_OK);
-    ck_assert_int_eq(vp_sheet_set(s, "workload.master_weights", "true", NULL), VP_OK);
-    ck_assert_int_eq(vp_estimate_run(e, s, vp_bytes_make(0), &err), VP_EINVALID);
-    ck_assert_uint_eq(err.line, 6);
-    ck_assert_ptr_nonnull(strstr(err.message, "master_weights"));
+    ck_assert_int_eq(vp_sheet_set(s, "workload.master_weights", "true", &err), VP_EINVALID);
+    ck_assert_ptr_nonnull(strstr(err.message, "contradicts master_weights = true"));
+    ck_assert_ptr_nonnull(strstr(err.message, ":6:19)")); /* where optimizer_dtype is */
+    ck_assert_uint_eq(err.line, 0); /* the error is the call's, not the file's */
+    char v[16];
+    ck_assert_int_eq(vp_sheet_get(s, "workload.master_weights", v, sizeof(v)), VP_ENOTFOUND);
+    ck_assert_int_eq(vp_estimate_run(e, s, vp_bytes_make(0), &err), VP_OK);
+    ck_assert_int_eq(vp_sheet_set(s, "workload.optimizer_dtype", "fp32", &err), VP_OK);
+    ck_assert_int_eq(vp_sheet_set(s, "workload.master_weights", "true", &err), VP_OK);
+    ck_assert_int_eq(vp_sheet_set(s, "workload.optimizer_dtype", "bf16", &err), VP_EINVALID);
+    ck_assert_ptr_null(strstr(err.message, "(line")); /* master_weights was set: no line */
+    ck_assert_int_eq(vp_sheet_get(s, "workload.optimizer_dtype", v, sizeof(v)), VP_OK);
+    ck_assert_str_eq(v, "\"fp32\"");
     vp_estimate_free(e);
     vp_sheet_free(s);
 }

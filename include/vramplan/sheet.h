@@ -94,6 +94,12 @@ VP_API void vp_sheet_free(vp_sheet *s);
  * on one line: text after it (another key, a table) is an error. The sheet is unchanged
  * on error. Setting "offer.N.key" for N equal to the count appends a new entry (up to
  * 131,072 entries).
+ *
+ * The checks across values that vp_sheet_parse() makes apply here too (since 0.2), so
+ * the sheet is always one that vp_sheet_to_text() writes and vp_sheet_parse() reads back:
+ * "layout.gpus" a multiple of tensor_parallel × pipeline_parallel, and optimizer_dtype
+ * "fp32" under master_weights = true. Change such values in an order that keeps the
+ * sheet valid (tensor_parallel before a smaller gpus). A table holds at most 256 keys.
  * @param s the sheet
  * @param key a dotted key: table.key or table.N.key, parts bare or quoted
  *        (reserve."my reserve")
@@ -102,7 +108,10 @@ VP_API void vp_sheet_free(vp_sheet *s);
  * @retval VP_OK on success
  * @retval VP_EUNKNOWNKEY the key is malformed or not in the schema
  * @retval VP_ERANGE no [[array]] entry N (N is more than the count)
- * @retval VP_ELIMIT the key is longer than 63 bytes, or a 131,073rd entry
+ * @retval VP_ELIMIT the key is longer than 63 bytes, a 131,073rd entry, or a 257th key
+ *         in one table
+ * @retval VP_EINVALID the value contradicts another value of the sheet (the message says
+ *         which)
  * @retval VP_EPARSE the value is not one value
  * @retval VP_EMISUSE on NULL arguments
  * @retval other the value errors of vp_sheet_parse()

@@ -103,7 +103,9 @@ FILE *out_open(char **buf, size_t *len);
 int out_close(FILE *f, char **buf, size_t *len, int discard);
 /* Writes len bytes to path through a temporary file beside it, then a rename (or, with
  * no_clobber, a link that fails when path exists): readers see the old file or the whole
- * new one. Returns 0, or EXIT_BAD_INPUT with a message naming path. */
+ * new one. A symbolic link is followed (the link stays; its file is replaced, keeping its
+ * mode); a FIFO or a device (/dev/stdout) is written in place, never replaced by a file.
+ * Returns 0, or EXIT_BAD_INPUT with a message naming path. */
 int out_file(const char *path, const char *data, size_t len, int no_clobber);
 
 /* ---- opts.c: the options of the sheet commands ---------------------------------------- */

@@ -2,6 +2,8 @@
  * a temporary file beside them. */
 #define _XOPEN_SOURCE 700 /* open_memstream, mkstemp, fsync, link */
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -36,38 +38,91 @@ int out_close(FILE *f, char **buf, size_t *len, int discard)
     return rc;
 }
 
+/* Every byte of data to fd; 0, or the errno of the failure. */
+static int write_all(int fd, const char *p, size_t left)
+{
+    while (left > 0) {
+        ssize_t k = write(fd, p, left);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0)
+            return k < 0 ? errno : EIO;
+        p += k;
+        left -= (size_t)k;
+    }
+    return 0;
+}
+
+/* An output that is not a regular file (a FIFO, /dev/stdout, a terminal): written in place,
+ * as any tool writes there; there is no file to replace. */
+static const char *write_in_place(const char *path, const char *data, size_t len)
+{
+    int fd = open(path, O_WRONLY | O_NOCTTY);
+    if (fd < 0)
+        return "open it";
+    int e = write_all(fd, data, len);
+    if (close(fd) != 0 && e == 0)
+        e = errno;
+    errno = e;
+    return e != 0 ? "write it" : NULL;
+}
+
 int out_file(const char *path, const char *data, size_t len, int no_clobber)
 {
     char text[1024];
-    size_t pl = strlen(path);
-    char *tmp = malloc(pl + 16);
-    if (tmp == NULL) {
-        fprintf(stderr, "vramplan: %s: out of memory\n", shown(text, sizeof(text), path, 0));
-        return EXIT_BAD_INPUT;
+    const char *what = NULL;
+    char *target = NULL, *tmp = NULL;
+    struct stat sb;
+    int have_mode = 0;
+    mode_t mode = 0;
+    /* what is there: a link is followed (the link stays, its file is replaced), and a FIFO
+     * or a device is written in place, never replaced by a regular file */
+    if (lstat(path, &sb) == 0) {
+        if (no_clobber) {
+            errno = EEXIST;
+            what = "create it";
+            goto done;
+        }
+        if (S_ISLNK(sb.st_mode) && ((target = realpath(path, NULL)) == NULL ||
+                                    stat(target, &sb) != 0)) {
+            what = "follow the symbolic link";
+            goto done;
+        }
+        if (S_ISDIR(sb.st_mode)) {
+            errno = EISDIR;
+            what = "write it";
+            goto done;
+        }
+        if (!S_ISREG(sb.st_mode)) {
+            what = write_in_place(target ? target : path, data, len);
+            goto done;
+        }
+        have_mode = 1; /* a file replaced keeps its mode */
+        mode = sb.st_mode & 07777;
+    } else if (errno != ENOENT) {
+        what = "reach it";
+        goto done;
+    }
+    const char *dest = target ? target : path;
+    size_t pl = strlen(dest);
+    if ((tmp = malloc(pl + 16)) == NULL) {
+        errno = ENOMEM;
+        what = "create a temporary file beside it";
+        goto done;
     }
     /* beside the destination, so that the rename stays on one file system */
-    snprintf(tmp, pl + 16, "%s.tmp.XXXXXX", path);
+    snprintf(tmp, pl + 16, "%s.tmp.XXXXXX", dest);
     int fd = mkstemp(tmp);
-    const char *what = "create a temporary file beside it";
+    what = "create a temporary file beside it";
     if (fd >= 0) {
-        const char *p = data;
-        size_t left = len;
-        what = NULL;
-        while (left > 0) {
-            ssize_t k = write(fd, p, left);
-            if (k < 0 && errno == EINTR)
-                continue;
-            if (k <= 0) {
-                what = "write it";
-                break;
-            }
-            p += k;
-            left -= (size_t)k;
+        int e = write_all(fd, data, len);
+        what = e != 0 ? "write it" : NULL;
+        if (!have_mode) { /* mkstemp makes the file 0600: a new file gets 0666 less the umask */
+            mode_t um = umask(0);
+            umask(um);
+            mode = 0666 & ~um;
         }
-        /* mkstemp makes the file 0600: a new file gets the usual 0666 less the umask */
-        mode_t um = umask(0);
-        umask(um);
-        if (what == NULL && fchmod(fd, 0666 & ~um) != 0)
+        if (what == NULL && fchmod(fd, mode) != 0)
             what = "set its mode";
         if (what == NULL && fsync(fd) != 0)
             what = "write it to the device";
@@ -76,21 +131,25 @@ int out_file(const char *path, const char *data, size_t len, int no_clobber)
         int renamed = 0;
         if (what == NULL) {
             if (no_clobber) {
-                if (link(tmp, path) != 0)
+                if (link(tmp, dest) != 0)
                     what = "create it";
-            } else if (rename(tmp, path) != 0) {
+            } else if (rename(tmp, dest) != 0) {
                 what = "replace it";
             } else {
                 renamed = 1;
             }
+        } else if (e != 0) {
+            errno = e;
         }
-        int e = errno;
+        e = errno;
         if (!renamed)
             unlink(tmp); /* after link(), or after a failure: the temporary name goes */
         errno = e;
     }
+done:;
     int e = errno;
     free(tmp);
+    free(target);
     if (what != NULL && e == EEXIST && no_clobber) {
         fprintf(stderr, "vramplan: %s exists: --force replaces it (nothing was written)\n",
                 shown(text, sizeof(text), path, 0));

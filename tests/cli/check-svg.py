@@ -10,6 +10,7 @@ usage: check-svg.py VRAMPLAN EXAMPLES_DIR TESTS_DIR README_IMAGE
 """
 import json
 import os
+import stat
 import subprocess
 import sys
 import tempfile
@@ -163,6 +164,41 @@ with tempfile.TemporaryDirectory() as tmp:
     check("--svg without FILE: usage", r.returncode == 2, str(r.returncode))
     left = [f for f in os.listdir(tmp) if ".tmp." in f]
     check("no temporary file left", not left, str(left))
+
+    # what is at the path is kept for what it is: a symbolic link stays a link (its file
+    # replaced, keeping its mode), a FIFO is written in place (a reader gets the picture),
+    # a folder is refused and kept
+    seed = os.path.join(EXAMPLES, "seed.toml")
+    target, link = os.path.join(tmp, "target.svg"), os.path.join(tmp, "link.svg")
+    with open(target, "w") as f:
+        f.write("keep")
+    os.chmod(target, 0o640)
+    os.symlink("target.svg", link)
+    r = run("estimate", seed, "--svg", link)
+    check("link: exit 0", r.returncode == 0, r.stderr)
+    check("link: still a link", os.path.islink(link), "replaced by a file")
+    check("link: its file written", open(target).read().startswith("<?xml") or
+          open(target).read().startswith("<svg"), open(target).read()[:40])
+    check("link: mode kept", os.stat(target).st_mode & 0o777 == 0o640,
+          oct(os.stat(target).st_mode & 0o777))
+    fifo = os.path.join(tmp, "fifo.svg")
+    os.mkfifo(fifo)
+    import threading
+    got = []
+    reader = threading.Thread(target=lambda: got.append(open(fifo, "rb").read()), daemon=True)
+    reader.start()
+    r = run("estimate", seed, "--svg", fifo)
+    reader.join(30)
+    check("fifo: exit 0", r.returncode == 0, r.stderr)
+    check("fifo: still a FIFO", stat.S_ISFIFO(os.lstat(fifo).st_mode), "replaced by a file")
+    check("fifo: the reader got the picture", bool(got) and b"</svg>" in got[0],
+          repr(got[:1])[:80])
+    folder = os.path.join(tmp, "folder.svg")
+    os.mkdir(folder)
+    r = run("estimate", seed, "--svg", folder)
+    check("folder: exit 1", r.returncode == 1, str(r.returncode))
+    check("folder: says so", "nothing was written" in r.stderr, r.stderr)
+    check("folder: kept", os.path.isdir(folder), "replaced")
 
     # the README's picture is the one the tool draws for its example
     out = os.path.join(tmp, "readme.svg")

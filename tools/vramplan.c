@@ -5,6 +5,7 @@
  * 2 usage error. The commands live one per file (estimate.c has estimate and fit, plan.c
  * plan and diagnose); help.c holds every help text and the man page.
  */
+#include <errno.h>
 #include <string.h>
 
 #include "cli.h"
@@ -31,7 +32,7 @@ static int help_command(int argc, char **argv)
     return 0;
 }
 
-int main(int argc, char **argv)
+static int run(int argc, char **argv)
 {
     if (argc > 1 && strcmp(argv[1], "estimate") == 0)
         return cmd_estimate(argc - 1, argv + 1, 0);
@@ -68,4 +69,17 @@ int main(int argc, char **argv)
     }
     char *none[] = { argv[0], NULL };
     return cmd_estimate(1, none, 1);
+}
+
+int main(int argc, char **argv)
+{
+    int rc = run(argc, argv);
+    /* what went to stdout directly (--help, --version, --man) must have arrived: a full
+     * disk or a closed pipe is an error, not a success (the commands' own output says so
+     * itself, through out_close()) */
+    if ((fflush(stdout) != 0 || ferror(stdout)) && rc == 0) {
+        fprintf(stderr, "vramplan: cannot write to stdout: %s\n", strerror(errno));
+        rc = EXIT_BAD_INPUT;
+    }
+    return rc;
 }

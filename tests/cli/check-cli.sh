@@ -53,6 +53,20 @@ run version-short 0 -V
 run help 0 --help
 has help-usage "$tmp/out" "usage: vramplan"
 run help-short 0 -h
+# text that cannot be written is an error, not a success (exit 1, said on stderr): the
+# direct writers (--version, --help, --man, COMMAND --help, help COMMAND) and a command
+if [ -w /dev/full ]; then
+    for args in --version --help --man "estimate --help" "help plan" cards; do
+        # shellcheck disable=SC2086
+        "$exe" $args > /dev/full 2> "$tmp/err"
+        got=$?
+        if [ "$got" -eq 1 ] && grep -q "cannot write to stdout" "$tmp/err"; then
+            passes=$((passes + 1))
+        else
+            echo "FAIL full-stdout ($args): exit $got, want 1"; cat "$tmp/err"; fails=$((fails + 1))
+        fi
+    done
+fi
 
 run bad-option 2 --frobnicate
 empty bad-option-stdout "$tmp/out"

@@ -1859,7 +1859,7 @@ static vp_status load_mmproj(vp_sheet *s, const char *path, vp__model_opener ope
     return VP_OK;
 }
 
-vp_status vp_sheet_load(vp_sheet **out, const char *path, vp_error *err)
+vp_status vp_sheet_read(vp_sheet **out, const char *path, vp_error *err)
 {
     if (out == NULL || path == NULL)
         return VP_EMISUSE;
@@ -1871,53 +1871,92 @@ vp_status vp_sheet_load(vp_sheet **out, const char *path, vp_error *err)
                                      &size, err);
     if (st != VP_OK)
         return st;
-    vp_sheet *s;
-    st = vp_sheet_parse(&s, (const char *)buf, len, path, err);
+    st = vp_sheet_parse(out, (const char *)buf, len, path, err);
     free(buf);
-    if (st != VP_OK)
-        return st;
+    return st;
+}
+
+/* [model]'s file (config or checkpoint, relative to path's folder) or its repo in the local
+ * Hugging Face cache, into *m (NULL when the sheet names none). */
+static vp_status load_model(const vp_sheet *s, const char *path, vp_model **m, vp_error *err)
+{
+    *m = NULL;
     const vp__entry *cfg = vp__sheet_find(s, "model", 0, "config");
     const vp__entry *ckpt = vp__sheet_find(s, "model", 0, "checkpoint");
     const vp__entry *use = cfg != NULL ? cfg : ckpt;
+    vp_status st = VP_OK;
     if (use != NULL) {
         char full[VP__LIM_PATH + 1];
         const char *slash = strrchr(path, '/');
         size_t dn = slash && use->str[0] != '/' ? (size_t)(slash - path) + 1 : 0;
         if (dn + strlen(use->str) > VP__LIM_PATH) {
-            vp__where w = { path, use->line, use->column, use->offset, true };
-            st = vp__error_set(err, VP_ELIMIT, &w, "model path longer than %llu bytes once "
-                               "joined to the sheet's folder", (unsigned long long)VP__LIM_PATH);
-            vp_sheet_free(s); /* after: w's position lives in the sheet's entry */
-            return st;
+            vp__where w = { path, use->line, use->column, use->offset, use->line != 0 };
+            return vp__error_set(err, VP_ELIMIT, &w, "model path longer than %llu bytes once "
+                                 "joined to the sheet's folder",
+                                 (unsigned long long)VP__LIM_PATH);
         }
         memcpy(full, path, dn);
         strcpy(full + dn, use->str);
-        vp_model *m;
         vp_error sub = VP_ERROR_INIT;
-        st = vp_model_from_path(&m, full, &sub);
-        if (st != VP_OK) {
-            if (err != NULL)
-                *err = sub;
-            vp_sheet_free(s);
-            return st;
-        }
-        s->model = m;
+        st = vp_model_from_path(m, full, &sub);
+        if (st != VP_OK && err != NULL)
+            *err = sub;
     } else if ((use = vp__sheet_find(s, "model", 0, "repo")) != NULL) {
         /* ORG/NAME in the local Hugging Face cache, at [model] revision (default main) */
         const vp__entry *rev = vp__sheet_find(s, "model", 0, "revision");
-        vp_model *m;
         vp_error sub = VP_ERROR_INIT;
-        st = vp_model_from_repo(&m, use->str, rev != NULL ? rev->str : NULL, &sub);
+        st = vp_model_from_repo(m, use->str, rev != NULL ? rev->str : NULL, &sub);
         if (st != VP_OK) {
-            vp__where w = { path, use->line, use->column, use->offset, true };
+            vp__where w = { path, use->line, use->column, use->offset, use->line != 0 };
             st = vp__error_set(err, st, &w, "model.repo: %s", sub.message);
-            vp_sheet_free(s);
-            return st;
         }
-        s->model = m;
     }
-    if ((st = vp__sheet_load_side_files(s, path, NULL, NULL, err)) != VP_OK) {
-        vp_sheet_free(s);
+    return st;
+}
+
+vp_status vp_sheet_load_files(vp_sheet *s, const char *path, vp_error *err)
+{
+    if (s == NULL || path == NULL)
+        return VP_EMISUSE;
+    /* read into the sheet with its own files set aside, then kept or given back: the sheet
+     * holds either what it held or every file it names, never a mixture */
+    vp_model *held = s->model, *held_mmproj = s->mmproj;
+    struct vp__serving_files *held_serving = s->serving;
+    vp_model *m;
+    vp_status st = load_model(s, path, &m, err);
+    if (st != VP_OK)
+        return st;
+    s->model = m != NULL ? m : held; /* no [model] file named: the model it holds stays */
+    s->mmproj = NULL;
+    s->serving = NULL;
+    st = vp__sheet_load_side_files(s, path, NULL, NULL, err);
+    if (st != VP_OK) {
+        vp_model_free(m);
+        vp_model_free(s->mmproj);
+        vp__serving_files_free(s->serving);
+        s->model = held;
+        s->mmproj = held_mmproj;
+        s->serving = held_serving;
+        vp__wl_cache_refresh(s);
+        return st;
+    }
+    if (m != NULL && held != m)
+        vp_model_free(held);
+    vp_model_free(held_mmproj);
+    vp__serving_files_free(held_serving);
+    return VP_OK;
+}
+
+vp_status vp_sheet_load(vp_sheet **out, const char *path, vp_error *err)
+{
+    if (out == NULL || path == NULL)
+        return VP_EMISUSE;
+    vp_sheet *s;
+    vp_status st = vp_sheet_read(&s, path, err);
+    if (st != VP_OK)
+        return st;
+    if ((st = vp_sheet_load_files(s, path, err)) != VP_OK) {
+        vp_sheet_free(s); /* after: an error's position lives in the sheet's entry */
         return st;
     }
     *out = s;

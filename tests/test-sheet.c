@@ -1231,6 +1231,65 @@ START_TEST(test_load_model_relative)
 }
 END_TEST
 
+/* A file named by a value set after reading: vp_sheet_read() loads nothing, vp_sheet_set()
+ * of model.config changes the text only, vp_sheet_load_files() reads the file the sheet
+ * names now (relative to the sheet's folder). A file that cannot be read leaves the sheet
+ * with the model it held; an estimate whose texts are not yet written keeps the model it
+ * ran on when the sheet's is replaced. */
+START_TEST(test_load_files_after_set)
+{
+    char *dir = vp_test_tmpdir(), sp[512], cfg[1024];
+    snprintf(sp, sizeof(sp), "%s/s.toml", dir);
+    static const char text[] = "[model]\nconfig = \"missing/config.json\"\n"
+                               "[workload]\ncontext = 4096\n";
+    vp_test_write(sp, text, sizeof(text) - 1);
+    vp_sheet *s = NULL;
+    vp_error err = VP_ERROR_INIT;
+    ck_assert_int_eq(vp_sheet_load(&s, sp, &err), VP_EIO); /* its own file is missing */
+    ck_assert_msg(vp_sheet_read(&s, sp, &err) == VP_OK, "%s", err.message);
+    ck_assert_ptr_null(vp_sheet_model(s));
+    snprintf(cfg, sizeof(cfg), "%s/configs/Qwen__Qwen3-8B/config.json", vp_test_data_dir());
+    ck_assert_int_eq(vp_sheet_set(s, "model.config", cfg, &err), VP_OK);
+    ck_assert_ptr_null(vp_sheet_model(s)); /* set reads no file */
+    ck_assert_msg(vp_sheet_load_files(s, sp, &err) == VP_OK, "%s", err.message);
+    const vp_model *qwen = vp_sheet_model(s);
+    ck_assert_ptr_nonnull(qwen);
+    ck_assert_uint_eq(vp_count_value(vp_model_parameters(qwen)), UINT64_C(8190735360));
+    /* an estimate run now, its texts read after the sheet's model is replaced */
+    vp_estimate *e;
+    ck_assert_int_eq(vp_estimate_new(&e), VP_OK);
+    ck_assert_int_eq(vp_estimate_run(e, s, vp_bytes_make(0), &err), VP_OK);
+    uint64_t peak = vp_bytes_value(vp_estimate_peak_bytes(e, 0, NULL));
+    /* a file that cannot be read: the sheet keeps Qwen3-8B */
+    ck_assert_int_eq(vp_sheet_set(s, "model.config", "missing/config.json", &err), VP_OK);
+    ck_assert_int_eq(vp_sheet_load_files(s, sp, &err), VP_EIO);
+    ck_assert_ptr_nonnull(strstr(err.source, "missing/config.json"));
+    ck_assert_ptr_eq(vp_sheet_model(s), qwen);
+    /* another model, relative to the sheet's folder */
+    char rel[1024];
+    snprintf(cfg, sizeof(cfg), "%s/q.json", dir);
+    snprintf(rel, sizeof(rel), "%s/configs/Qwen__Qwen3-0.6B/config.json", vp_test_data_dir());
+    FILE *in = fopen(rel, "rb");
+    ck_assert_ptr_nonnull(in);
+    static char body[65536];
+    size_t n = fread(body, 1, sizeof(body), in);
+    fclose(in);
+    vp_test_write(cfg, body, n);
+    ck_assert_int_eq(vp_sheet_set(s, "model.config", "q.json", &err), VP_OK);
+    ck_assert_msg(vp_sheet_load_files(s, sp, &err) == VP_OK, "%s", err.message);
+    ck_assert_ptr_ne(vp_sheet_model(s), qwen);
+    ck_assert_uint_lt(vp_count_value(vp_model_parameters(vp_sheet_model(s))), UINT64_C(10) << 30);
+    /* the estimate still tells the run it made, on Qwen3-8B */
+    ck_assert_ptr_nonnull(strstr(vp_estimate_item_how(e, 0, 0), "qwen3"));
+    ck_assert_uint_eq(vp_bytes_value(vp_estimate_peak_bytes(e, 0, NULL)), peak);
+    vp_estimate_free(e);
+    ck_assert_int_eq(vp_sheet_load_files(NULL, sp, &err), VP_EMISUSE);
+    ck_assert_int_eq(vp_sheet_load_files(s, NULL, &err), VP_EMISUSE);
+    vp_sheet_free(s);
+    free(dir);
+}
+END_TEST
+
 /* Table sizes are bounded (256 keys, 256 table names): the 257th is refused where it
  * stands, with 256 accepted, so a crafted sheet cannot make key lookups quadratic. */
 START_TEST(test_table_limits)
@@ -1451,6 +1510,7 @@ Suite *vp_test_suite(void)
     VP_ADD_TEST(s, test_save_mode);
     VP_ADD_TEST(s, test_save_failure_untouched);
     VP_ADD_TEST(s, test_load_model_relative);
+    VP_ADD_TEST(s, test_load_files_after_set);
     VP_ADD_TEST(s, test_load_model_path_limit);
     VP_ADD_TEST(s, test_table_limits);
     VP_ADD_TEST(s, test_set_table_key_limit);

@@ -194,7 +194,9 @@ static const char *not_a_sheet(const char *path)
 int load_sheet(vp_sheet **s, const opts *o)
 {
     vp_error err = VP_ERROR_INIT;
-    vp_status st = o->sheet_path ? vp_sheet_load(s, o->sheet_path, &err)
+    /* the sheet's text, then the --set values, then the files the values now name (a
+     * --set model.config=... reads that config, not the one the file names) */
+    vp_status st = o->sheet_path ? vp_sheet_read(s, o->sheet_path, &err)
                                  : vp_sheet_parse(s, seed_sheet, seed_sheet_len,
                                                   "<built-in seed>", &err);
     const char *kind = st != VP_OK && o->sheet_path ? not_a_sheet(o->sheet_path) : NULL;
@@ -219,6 +221,10 @@ int load_sheet(vp_sheet **s, const opts *o)
                     shown(t2, sizeof(t2), o->sets[i][1], 0), shown(t3, sizeof(t3), e2.message, 0));
             return EXIT_BAD_INPUT;
         }
+    }
+    if (o->sheet_path != NULL && (st = vp_sheet_load_files(*s, o->sheet_path, &err)) != VP_OK) {
+        vp_sheet_free(*s);
+        return fail(o->sheet_path, st, &err);
     }
     return 0;
 }

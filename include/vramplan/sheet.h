@@ -68,7 +68,8 @@ VP_API vp_status vp_sheet_parse(vp_sheet **out, const char *text, size_t len,
 
 /**
  * @brief Read, parse and validate a sheet file, then load the model files it names
- *        ([model] config and checkpoint, relative to the sheet's folder).
+ *        ([model] config and checkpoint, relative to the sheet's folder): vp_sheet_read()
+ *        then vp_sheet_load_files().
  * @param[out] out the new sheet; untouched on error
  * @param path the sheet file
  * @param[out] err filled on error; may be NULL
@@ -78,6 +79,43 @@ VP_API vp_status vp_sheet_parse(vp_sheet **out, const char *text, size_t len,
  * @since 0.1
  */
 VP_API vp_status vp_sheet_load(vp_sheet **out, const char *path, vp_error *err);
+
+/**
+ * @brief Read and parse a sheet file, loading none of the files it names: vp_sheet_load()
+ *        without its second step, so that values can be changed (vp_sheet_set()) before
+ *        vp_sheet_load_files() reads the files they name.
+ * @param[out] out the new sheet; untouched on error
+ * @param path the sheet file (at most 64 MiB)
+ * @param[out] err filled on error; may be NULL
+ * @retval VP_OK on success
+ * @retval VP_EIO the sheet cannot be read
+ * @retval other the errors of vp_sheet_parse()
+ * @since 0.2
+ */
+VP_API vp_status vp_sheet_read(vp_sheet **out, const char *path, vp_error *err);
+
+/**
+ * @brief Load the model files the sheet names, as they are now: [model] config or
+ *        checkpoint (or repo, from the local Hugging Face cache), workload.mmproj, [draft]
+ *        config or checkpoint, and workload.lora_adapters; relative paths are taken from the
+ *        folder of @p path (the sheet file's path).
+ *
+ * What it loads replaces what the sheet held; a sheet that names no [model] file keeps the
+ * model it holds (one given with vp_sheet_attach_model()). Call it after changing a value
+ * that names a file: vp_sheet_set() itself reads no file. On error the sheet holds the
+ * files it held before, none of the new ones. Estimates that still hold the old models
+ * (texts not yet written) keep them alive.
+ * @param s the sheet
+ * @param path the sheet file's path (only its folder is used)
+ * @param[out] err filled on error, with the position of the key that names the file when it
+ *        came from the file; may be NULL
+ * @retval VP_OK on success
+ * @retval VP_EIO a file cannot be read
+ * @retval VP_EMISUSE on NULL arguments
+ * @retval other the errors of vp_model_from_path() and vp_model_from_repo()
+ * @since 0.2
+ */
+VP_API vp_status vp_sheet_load_files(vp_sheet *s, const char *path, vp_error *err);
 
 /**
  * @brief Free a sheet (and the model it loaded). NULL is accepted.
@@ -100,6 +138,8 @@ VP_API void vp_sheet_free(vp_sheet *s);
  * "layout.gpus" a multiple of tensor_parallel × pipeline_parallel, and optimizer_dtype
  * "fp32" under master_weights = true. Change such values in an order that keeps the
  * sheet valid (tensor_parallel before a smaller gpus). A table holds at most 256 keys.
+ * A key that names a file (model.config, workload.mmproj, …) changes the sheet's text
+ * only: vp_sheet_load_files() reads the file.
  * @param s the sheet
  * @param key a dotted key: table.key or table.N.key, parts bare or quoted
  *        (reserve."my reserve")

@@ -173,6 +173,19 @@ empty est-badvalue-out "$tmp/out"
 run est-badcap 1 estimate "$examples/seed.toml" --capacity "24 Gb"
 empty est-badcap-out "$tmp/out"
 run fit-zerocap 1 fit "$examples/qwen2.5-7b-transformers.toml" --solve context --capacity "0 GB"
+# --set of a key that names a file reads that file (relative to the sheet's folder, as in
+# the file), not the one the sheet names; a missing one is bad input; a value the sheet
+# contradicts is refused
+run est-set-config 0 estimate "$examples/seed.toml" --json \
+    --set "model.config=$cfg/Qwen__Qwen3-8B/config.json" --set workload.context=4096
+has est-set-config-read "$tmp/out" "Σ tensors of qwen3"
+lacks est-set-config-no-unknown "$tmp/out" "needs model.config"
+run est-set-config-missing 1 estimate "$examples/seed.toml" --set model.config=missing/config.json
+has est-set-config-missing-says "$tmp/err" "missing/config.json"
+empty est-set-config-missing-stdout "$tmp/out"
+run est-set-contradiction 1 estimate "$examples/seed.toml" --set layout.gpus=2 \
+    --set layout.tensor_parallel=4
+has est-set-contradiction-says "$tmp/err" "is not a multiple of"
 # --set takes the quoted keys a file takes, '=' inside the quotes included
 run est-set-quoted 0 estimate "$examples/seed.toml" --set 'reserve."a=b c"=1 GiB'
 has est-set-quoted-id "$tmp/out" 'reserve:a=b c'

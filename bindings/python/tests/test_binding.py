@@ -241,6 +241,30 @@ class SheetEstimateTest(unittest.TestCase):
         with self.assertRaises(vramplan.UnitError):
             s.set("reserve.other", "6")
 
+    def test_sheet_read_set_load_files(self):
+        """A value that names a file, set before the files are read (Sheet.read), then
+        read (load_files); a sheet that cannot load its files keeps the ones it had; a value
+        the sheet contradicts is refused and leaves it unchanged."""
+        s = vramplan.Sheet.read(os.path.join(EX, "seed.toml"))
+        self.assertFalse(s.model)
+        s["model.config"] = os.path.join(DATA, "configs", "Qwen__Qwen3-8B", "config.json")
+        self.assertFalse(s.model)
+        s.load_files()
+        self.assertTrue(s.model)
+        s["workload.context"] = 4096
+        peak = vramplan.estimate(s).peak()[0]
+        s["model.config"] = "missing/config.json"
+        with self.assertRaises(OSError):
+            s.load_files()
+        self.assertEqual(vramplan.estimate(s).peak()[0], peak)
+        with self.assertRaises(ValueError):
+            vramplan.Sheet.parse("[workload]\ncontext = 8\n").load_files()
+        s["layout.gpus"] = 2
+        with self.assertRaises(vramplan.InvalidInput) as cm:
+            s["layout.tensor_parallel"] = 4
+        self.assertIn("is not a multiple of", str(cm.exception))
+        self.assertIsNone(s.get("layout.tensor_parallel"))
+
     def test_fit_and_plan(self):
         n = vramplan.fit(os.path.join(EX, "llama-3.1-8b-vllm.toml"), "concurrency", "79.19 GiB")
         self.assertGreater(n, 32)

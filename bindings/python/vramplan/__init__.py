@@ -438,11 +438,38 @@ class Sheet(_Owner):
 
     _MAKERS = "Sheet.load(path) or Sheet.parse(text)"
 
+    _file = None  # the path it was read from (load_files() reads relative to its folder)
+
     @classmethod
     def load(cls, path):
         h = ctypes.c_void_p()
-        L.vp_sheet_load(ctypes.byref(h), _path(path, "a sheet path"), ctypes.byref(_err()))
-        return cls._adopt(h.value)
+        p = _path(path, "a sheet path")
+        L.vp_sheet_load(ctypes.byref(h), p, ctypes.byref(_err()))
+        out = cls._adopt(h.value)
+        out._file = p
+        return out
+
+    @classmethod
+    def read(cls, path):
+        """The sheet of a file without the model files it names (vp_sheet_read()): set
+        values first, then load_files()."""
+        h = ctypes.c_void_p()
+        p = _path(path, "a sheet path")
+        L.vp_sheet_read(ctypes.byref(h), p, ctypes.byref(_err()))
+        out = cls._adopt(h.value)
+        out._file = p
+        return out
+
+    def load_files(self, path=None):
+        """Load the model files the sheet names now ([model] config or checkpoint or repo,
+        workload.mmproj, [draft], lora_adapters; vp_sheet_load_files()), relative to the
+        folder of `path` (default: the file the sheet was read from). set() of such a key
+        changes the text only; this reads the file. On error the sheet keeps its files."""
+        p = self._file if path is None else _path(path, "a sheet path")
+        if p is None:
+            raise ValueError("load_files: this sheet was not read from a file: give the "
+                             "path its file names are relative to")
+        L.vp_sheet_load_files(self._h, p, ctypes.byref(_err()))
 
     @classmethod
     def parse(cls, text, source=None):

@@ -441,24 +441,24 @@ class Sheet(_Owner):
     _file = None  # the path it was read from (load_files() reads relative to its folder)
 
     @classmethod
-    def load(cls, path):
+    def _from_file(cls, fn, path):
         h = ctypes.c_void_p()
         p = _path(path, "a sheet path")
-        L.vp_sheet_load(ctypes.byref(h), p, ctypes.byref(_err()))
+        fn(ctypes.byref(h), p, ctypes.byref(_err()))
         out = cls._adopt(h.value)
         out._file = p
         return out
 
     @classmethod
+    def load(cls, path):
+        """The sheet of a file, with the model files it names (vp_sheet_load())."""
+        return cls._from_file(L.vp_sheet_load, path)
+
+    @classmethod
     def read(cls, path):
         """The sheet of a file without the model files it names (vp_sheet_read()): set
         values first, then load_files()."""
-        h = ctypes.c_void_p()
-        p = _path(path, "a sheet path")
-        L.vp_sheet_read(ctypes.byref(h), p, ctypes.byref(_err()))
-        out = cls._adopt(h.value)
-        out._file = p
-        return out
+        return cls._from_file(L.vp_sheet_read, path)
 
     def load_files(self, path=None):
         """Load the model files the sheet names now ([model] config or checkpoint or repo,

@@ -191,6 +191,22 @@ static const char *not_a_sheet(const char *path)
     return i < n && b[i] == '{' ? "JSON" : NULL;
 }
 
+/* A --set value the sheet refused: said with the library's message; the sheet is freed. */
+static int set_failed(vp_sheet **s, const opts *o, int i, const vp_error *e2)
+{
+    vp_sheet_free(*s);
+    *s = NULL;
+    char t1[256], t2[256], t3[2048];
+    size_t kl = strlen(o->sets[i][0]);
+    if (strncmp(e2->message, o->sets[i][0], kl) == 0 && strncmp(e2->message + kl, " = ", 3) == 0)
+        /* the message names the key and the value itself */
+        fprintf(stderr, "vramplan: %s\n", shown(t3, sizeof(t3), e2->message, 0));
+    else
+        fprintf(stderr, "vramplan: %s=%s: %s\n", shown(t1, sizeof(t1), o->sets[i][0], 0),
+                shown(t2, sizeof(t2), o->sets[i][1], 0), shown(t3, sizeof(t3), e2->message, 0));
+    return EXIT_BAD_INPUT;
+}
+
 int load_sheet(vp_sheet **s, const opts *o)
 {
     vp_error err = VP_ERROR_INIT;
@@ -210,18 +226,40 @@ int load_sheet(vp_sheet **s, const opts *o)
     }
     if (st != VP_OK)
         return fail(o->sheet_path, st, &err);
+    /* The values together, as one edit: a value that the sheet's other values contradict
+     * (VP_EINVALID: --gpus 1 before --tp 1 under tensor_parallel = 2) waits until the others
+     * are set and is tried again; what still contradicts when no more can be set is the
+     * error. Of two values of one key the later wins. */
+    char state[MAX_SETS]; /* 0 to set, 1 set or superseded, 2 contradicted in the last pass */
     for (int i = 0; i < o->n_sets; i++) {
-        vp_error e2 = VP_ERROR_INIT;
-        st = vp_sheet_set(*s, o->sets[i][0], o->sets[i][1], &e2);
-        if (st != VP_OK) {
-            vp_sheet_free(*s);
-            char t1[256], t2[256];
-            char t3[2048];
-            fprintf(stderr, "vramplan: %s=%s: %s\n", shown(t1, sizeof(t1), o->sets[i][0], 0),
-                    shown(t2, sizeof(t2), o->sets[i][1], 0), shown(t3, sizeof(t3), e2.message, 0));
-            return EXIT_BAD_INPUT;
+        state[i] = 0;
+        for (int j = i + 1; j < o->n_sets && !state[i]; j++)
+            state[i] = strcmp(o->sets[i][0], o->sets[j][0]) == 0;
+    }
+    for (int progress = 1; progress;) {
+        progress = 0;
+        for (int i = 0; i < o->n_sets; i++) {
+            if (state[i] == 1)
+                continue;
+            vp_error e2 = VP_ERROR_INIT;
+            st = vp_sheet_set(*s, o->sets[i][0], o->sets[i][1], &e2);
+            if (st == VP_OK) {
+                state[i] = 1;
+                progress = 1;
+                continue;
+            }
+            state[i] = 2;
+            if (st == VP_EINVALID)
+                continue; /* perhaps once the others are set */
+            return set_failed(s, o, i, &e2);
         }
     }
+    for (int i = 0; i < o->n_sets; i++)
+        if (state[i] == 2) {
+            vp_error e2 = VP_ERROR_INIT;
+            vp_sheet_set(*s, o->sets[i][0], o->sets[i][1], &e2);
+            return set_failed(s, o, i, &e2);
+        }
     if (o->sheet_path != NULL && (st = vp_sheet_load_files(*s, o->sheet_path, &err)) != VP_OK) {
         vp_sheet_free(*s);
         return fail(o->sheet_path, st, &err);

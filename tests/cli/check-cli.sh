@@ -186,6 +186,14 @@ empty est-set-config-missing-stdout "$tmp/out"
 run est-set-contradiction 1 estimate "$examples/seed.toml" --set layout.gpus=2 \
     --set layout.tensor_parallel=4
 has est-set-contradiction-says "$tmp/err" "is not a multiple of"
+# the values are one edit: their order does not matter (gpus 1 before tp 1 under tp 2),
+# and of two values of one key the later wins
+run est-set-order-1 0 estimate "$examples/llama-3.1-70b-fp8-2gpu.toml" --json --gpus 1 --tp 1
+has est-set-order-1-gpus "$tmp/out" '"gpus": 1,'
+run est-set-order-2 0 estimate "$examples/llama-3.1-70b-fp8-2gpu.toml" --json --tp 1 --gpus 1
+has est-set-order-2-gpus "$tmp/out" '"gpus": 1,'
+run est-set-last-wins 0 estimate "$examples/seed.toml" --json --gpus 4 --gpus 2
+has est-set-last-wins-gpus "$tmp/out" '"gpus": 2,'
 # --set takes the quoted keys a file takes, '=' inside the quotes included
 run est-set-quoted 0 estimate "$examples/seed.toml" --set 'reserve."a=b c"=1 GiB'
 has est-set-quoted-id "$tmp/out" 'reserve:a=b c'

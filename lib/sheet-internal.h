@@ -79,6 +79,8 @@ struct vp_sheet {
     vp__section *sec;
     size_t n_sec, cap_sec;
     vp_model *model;
+    bool model_from_files;       /* model read by vp_sheet_load_files() from [model]'s keys
+                                  * (dropped when they no longer name one), not attached */
     vp_model *mmproj;            /* workload.mmproj's header (vp_sheet_load), owned */
     struct vp__serving_files *serving; /* [draft] model, adapter files (serving.c) */
     vp__tindex tab[VP__TABLES];  /* table name → its sections, kept by every change */

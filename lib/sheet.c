@@ -1838,7 +1838,7 @@ static vp_status load_mmproj(vp_sheet *s, const char *path, vp__model_opener ope
     char full[VP__LIM_PATH + 1];
     const char *slash = strrchr(path, '/');
     size_t dn = slash && use->str[0] != '/' ? (size_t)(slash - path) + 1 : 0;
-    vp__where w = { path, use->line, use->column, use->offset, true };
+    vp__where w = { path, use->line, use->column, use->offset, use->line != 0 };
     if (dn + strlen(use->str) > VP__LIM_PATH)
         return vp__error_set(err, VP_ELIMIT, &w, "mmproj path longer than %llu bytes once "
                              "joined to the sheet's folder", (unsigned long long)VP__LIM_PATH);
@@ -1926,7 +1926,9 @@ vp_status vp_sheet_load_files(vp_sheet *s, const char *path, vp_error *err)
     vp_status st = load_model(s, path, &m, err);
     if (st != VP_OK)
         return st;
-    s->model = m != NULL ? m : held; /* no [model] file named: the model it holds stays */
+    /* no [model] file named: a model given with vp_sheet_attach_model() stays, one read
+     * from keys the sheet no longer has goes */
+    s->model = m != NULL ? m : s->model_from_files ? NULL : held;
     s->mmproj = NULL;
     s->serving = NULL;
     st = vp__sheet_load_side_files(s, path, NULL, NULL, err);
@@ -1934,14 +1936,18 @@ vp_status vp_sheet_load_files(vp_sheet *s, const char *path, vp_error *err)
         vp_model_free(m);
         vp_model_free(s->mmproj);
         vp__serving_files_free(s->serving);
-        s->model = held;
+        s->model = held; /* model_from_files unchanged */
         s->mmproj = held_mmproj;
         s->serving = held_serving;
         vp__wl_cache_refresh(s);
         return st;
     }
-    if (m != NULL && held != m)
+    if (s->model != held)
         vp_model_free(held);
+    if (m != NULL)
+        s->model_from_files = true;
+    else if (s->model == NULL)
+        s->model_from_files = false;
     vp_model_free(held_mmproj);
     vp__serving_files_free(held_serving);
     return VP_OK;
@@ -1985,6 +1991,7 @@ vp_status vp_sheet_attach_model(vp_sheet *s, vp_model *m)
     if (s->model != m)
         vp_model_free(s->model);
     s->model = m;
+    s->model_from_files = false; /* the caller's: vp_sheet_load_files() keeps it */
     vp__wl_cache_refresh(s);
     return VP_OK;
 }

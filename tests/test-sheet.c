@@ -1283,6 +1283,17 @@ START_TEST(test_load_files_after_set)
     ck_assert_ptr_nonnull(strstr(vp_estimate_item_how(e, 0, 0), "qwen3"));
     ck_assert_uint_eq(vp_bytes_value(vp_estimate_peak_bytes(e, 0, NULL)), peak);
     vp_estimate_free(e);
+    /* the sheet no longer names a model file: the model read from one goes (a parameter
+     * count alone now), while an attached model stays */
+    ck_assert_int_eq(vp_sheet_unset(s, "model.config"), VP_OK);
+    ck_assert_int_eq(vp_sheet_set(s, "model.parameters", "1000000000", &err), VP_OK);
+    ck_assert_msg(vp_sheet_load_files(s, sp, &err) == VP_OK, "%s", err.message);
+    ck_assert_ptr_null(vp_sheet_model(s));
+    vp_model *own;
+    ck_assert_int_eq(vp_model_from_path(&own, rel, &err), VP_OK);
+    ck_assert_int_eq(vp_sheet_attach_model(s, own), VP_OK);
+    ck_assert_msg(vp_sheet_load_files(s, sp, &err) == VP_OK, "%s", err.message);
+    ck_assert_ptr_eq(vp_sheet_model(s), own);
     ck_assert_int_eq(vp_sheet_load_files(NULL, sp, &err), VP_EMISUSE);
     ck_assert_int_eq(vp_sheet_load_files(s, NULL, &err), VP_EMISUSE);
     vp_sheet_free(s);

@@ -186,6 +186,9 @@ empty est-set-config-missing-stdout "$tmp/out"
 run est-set-contradiction 1 estimate "$examples/seed.toml" --set layout.gpus=2 \
     --set layout.tensor_parallel=4
 has est-set-contradiction-says "$tmp/err" "is not a multiple of"
+run est-set-mmproj-missing 1 estimate "$examples/seed.toml" --set workload.mmproj=missing.gguf
+has est-set-mmproj-missing-says "$tmp/err" "missing.gguf: cannot open"
+lacks est-set-mmproj-no-position "$tmp/err" "byte 0"
 # the values are one edit: their order does not matter (gpus 1 before tp 1 under tp 2),
 # and of two values of one key the later wins
 run est-set-order-1 0 estimate "$examples/llama-3.1-70b-fp8-2gpu.toml" --json --gpus 1 --tp 1

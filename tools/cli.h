@@ -104,7 +104,10 @@ int out_close(FILE *f, char **buf, size_t *len, int discard);
 /* Writes len bytes to path through a temporary file beside it, then a rename (or, with
  * no_clobber, a link that fails when path exists): readers see the old file or the whole
  * new one. A symbolic link is followed (the link stays; its file is replaced, keeping its
- * mode); a FIFO or a device (/dev/stdout) is written in place, never replaced by a file.
+ * mode); a FIFO or a character device is written in place, never replaced by a file;
+ * /dev/stdout, /dev/stderr, /dev/fd/N and /proc/self/fd/N are written through the process's
+ * own descriptor (a pipe, or a file the shell opened, at its offset); a folder or a block
+ * device is refused.
  * Returns 0, or EXIT_BAD_INPUT with a message naming path. */
 int out_file(const char *path, const char *data, size_t len, int no_clobber);
 

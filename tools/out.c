@@ -53,8 +53,8 @@ static int write_all(int fd, const char *p, size_t left)
     return 0;
 }
 
-/* An output that is not a regular file (a FIFO, /dev/stdout, a terminal): written in place,
- * as any tool writes there; there is no file to replace. */
+/* An output that is not a regular file (a FIFO, a character device, a terminal): written
+ * in place, as any tool writes there; there is no file to replace. */
 static const char *write_in_place(const char *path, const char *data, size_t len)
 {
     int fd = open(path, O_WRONLY | O_NOCTTY);
@@ -67,16 +67,49 @@ static const char *write_in_place(const char *path, const char *data, size_t len
     return e != 0 ? "write it" : NULL;
 }
 
+/* The descriptor a path names when it is one of this process's own (/dev/stdout,
+ * /dev/stderr, /dev/fd/N, /proc/self/fd/N), else -1: written through that descriptor, at
+ * its offset and with its append mode (a shell's `> out` or `>> out`, a pipe), never by
+ * opening the file again or replacing it. */
+static int own_descriptor(const char *path)
+{
+    if (strcmp(path, "/dev/stdout") == 0)
+        return STDOUT_FILENO;
+    if (strcmp(path, "/dev/stderr") == 0)
+        return STDERR_FILENO;
+    const char *n = strncmp(path, "/dev/fd/", 8) == 0 ? path + 8
+                    : strncmp(path, "/proc/self/fd/", 14) == 0 ? path + 14 : NULL;
+    if (n == NULL || *n < '0' || *n > '9')
+        return -1;
+    long fd = 0;
+    for (; *n >= '0' && *n <= '9' && fd < 1000000; n++)
+        fd = fd * 10 + (*n - '0');
+    return *n == '\0' && fd < 1000000 ? (int)fd : -1;
+}
+
 int out_file(const char *path, const char *data, size_t len, int no_clobber)
 {
     char text[1024];
     const char *what = NULL;
     char *target = NULL, *tmp = NULL;
     struct stat sb;
-    int have_mode = 0;
+    int have_mode = 0, in_place = 0;
     mode_t mode = 0;
-    /* what is there: a link is followed (the link stays, its file is replaced), and a FIFO
-     * or a device is written in place, never replaced by a regular file */
+    int own = own_descriptor(path);
+    if (own >= 0) {
+        fflush(stdout); /* what the command printed comes first */
+        int e = write_all(own, data, len);
+        if (e != 0) {
+            char t2[1024];
+            fprintf(stderr, "vramplan: %s: cannot write it: %s\n",
+                    shown(t2, sizeof(t2), path, 0), strerror(e));
+            return EXIT_BAD_INPUT;
+        }
+        return 0;
+    }
+    /* what is there: a link is followed (the link stays, its file is replaced), a FIFO or a
+     * character device is written in place, never replaced by a regular file; a folder or
+     * a block device is refused */
     if (lstat(path, &sb) == 0) {
         if (no_clobber) {
             errno = EEXIST;
@@ -93,8 +126,14 @@ int out_file(const char *path, const char *data, size_t len, int no_clobber)
             what = "write it";
             goto done;
         }
+        if (S_ISBLK(sb.st_mode)) {
+            errno = EINVAL;
+            what = "write a picture over a block device";
+            goto done;
+        }
         if (!S_ISREG(sb.st_mode)) {
             what = write_in_place(target ? target : path, data, len);
+            in_place = 1;
             goto done;
         }
         have_mode = 1; /* a file replaced keeps its mode */
@@ -156,8 +195,8 @@ done:;
         return EXIT_BAD_INPUT;
     }
     if (what != NULL) {
-        fprintf(stderr, "vramplan: %s: cannot %s: %s (nothing was written)\n",
-                shown(text, sizeof(text), path, 0), what, strerror(e));
+        fprintf(stderr, "vramplan: %s: cannot %s: %s%s\n", shown(text, sizeof(text), path, 0),
+                what, strerror(e), in_place ? "" : " (nothing was written)");
         return EXIT_BAD_INPUT;
     }
     return 0;

@@ -89,6 +89,7 @@ VP_API vp_status vp_sheet_load(vp_sheet **out, const char *path, vp_error *err);
  * @param[out] err filled on error; may be NULL
  * @retval VP_OK on success
  * @retval VP_EIO the sheet cannot be read
+ * @retval VP_ELIMIT the file is larger than 64 MiB
  * @retval other the errors of vp_sheet_parse()
  * @since 0.2
  */
@@ -100,15 +101,17 @@ VP_API vp_status vp_sheet_read(vp_sheet **out, const char *path, vp_error *err);
  *        config or checkpoint, and workload.lora_adapters; relative paths are taken from the
  *        folder of @p path (the sheet file's path).
  *
- * What it loads replaces what the sheet held; a sheet that names no [model] file keeps the
- * model it holds (one given with vp_sheet_attach_model()). Call it after changing a value
+ * What it loads replaces what the sheet held. A sheet that names no [model] file keeps a
+ * model given with vp_sheet_attach_model(), and drops one this function read from [model]
+ * keys the sheet no longer has. Call it after changing a value
  * that names a file: vp_sheet_set() itself reads no file. On error the sheet holds the
  * files it held before, none of the new ones. Estimates that still hold the old models
  * (texts not yet written) keep them alive.
  * @param s the sheet
  * @param path the sheet file's path (only its folder is used)
- * @param[out] err filled on error, with the position of the key that names the file when it
- *        came from the file; may be NULL
+ * @param[out] err filled on error: the file that could not be read and the reader's words
+ *        (for mmproj, [draft] and adapters, the position of the key that names it when it
+ *        came from the file); may be NULL
  * @retval VP_OK on success
  * @retval VP_EIO a file cannot be read
  * @retval VP_EMISUSE on NULL arguments

@@ -193,6 +193,24 @@ with tempfile.TemporaryDirectory() as tmp:
     check("fifo: still a FIFO", stat.S_ISFIFO(os.lstat(fifo).st_mode), "replaced by a file")
     check("fifo: the reader got the picture", bool(got) and b"</svg>" in got[0],
           repr(got[:1])[:80])
+    # /dev/stdout is this process's own stdout: a pipe gets the picture, and a file the
+    # shell opened for appending keeps what it held
+    r = run("estimate", seed, "--svg", "/dev/stdout")
+    check("/dev/stdout pipe: exit 0", r.returncode == 0, r.stderr)
+    check("/dev/stdout pipe: the picture", "</svg>" in r.stdout and "conservative envelope"
+          in r.stdout, r.stdout[:80])
+    appended = os.path.join(tmp, "appended.txt")
+    with open(appended, "w") as f:
+        f.write("kept\n")
+    with open(appended, "a") as f:
+        r = subprocess.run([EXE, "estimate", seed, "--svg", "/dev/stdout"], stdout=f,
+                           stderr=subprocess.PIPE, text=True)
+    got_text = open(appended).read()
+    check("/dev/stdout appended: exit 0", r.returncode == 0, r.stderr)
+    check("/dev/stdout appended: kept, then picture and text", got_text.startswith("kept\n")
+          and "</svg>" in got_text and "conservative envelope" in got_text, got_text[:80])
+    check("/dev/stdout appended: still a regular file", stat.S_ISREG(os.lstat(appended).st_mode),
+          "replaced")
     folder = os.path.join(tmp, "folder.svg")
     os.mkdir(folder)
     r = run("estimate", seed, "--svg", folder)

@@ -1006,20 +1006,24 @@ STEP void train_stage_optimizer(vp_estimate *e, stage *S, train_run *T, uint64_t
      * with accumulation the earlier micro-batches' sums are live throughout */
     unsigned gmo = w->grad_accum > 1 ? MO(MO_FWD) | MO(MO_BWD_LOSS) | MO_BWD_LAYER | MO(MO_STEP)
                                      : MO(MO_BWD_BOTTOM) | MO(MO_STEP);
-    add_titem(S, ID_GRADIENTS, opt.gradients, VP_BASIS_COMPUTED, gmo, VP_COUNTER_ALLOCATED,
+    /* a parameter count alone over tensor- or pipeline-parallel GPUs: each GPU's share is an
+     * even split (no layers say how the values fall), an estimate, as the weights' */
+    bool even = T->in->ws->kind == VP__W_NOMINAL && (w->tp > 1 || w->pp > 1);
+    vp_basis share = even ? VP_BASIS_ESTIMATED : VP_BASIS_COMPUTED;
+    add_titem(S, ID_GRADIENTS, opt.gradients, share, gmo, VP_COUNTER_ALLOCATED,
               "%llu trainable values × %llu B%s%s", (unsigned long long)T->trainable,
               (unsigned long long)T->gbytes, LIT(T->zero2 ? ", sharded (ZeRO-2/3, FSDP)" : ""),
               LIT(w->grad_accum > 1 ? "; accumulated over the micro-batches"
                                     : "; complete once backward reaches the first layer"));
     if (w->optimizer != VP_OPTIMIZER_NONE && w->optimizer != VP_OPTIMIZER_SGD)
         add_titem(S, ID_OPTIMIZER_STATE, opt.states,
-                  opt.estimated ? VP_BASIS_ESTIMATED : VP_BASIS_COMPUTED, MO_STEPS,
+                  opt.estimated ? VP_BASIS_ESTIMATED : share, MO_STEPS,
                   T->paged ? VP_COUNTER_DEVICE : VP_COUNTER_ALLOCATED,
                   "%s states, %llu values%s; recipe: %s%s", LIT(opt_name(w->optimizer)),
                   (unsigned long long)T->trainable, LIT(T->zero1 ? ", sharded" : ""), T->recipe,
                   LIT(T->paged ? "; paged: CUDA managed memory" : ""));
     if (T->master)
-        add_titem(S, ID_MASTER, opt.master, VP_BASIS_COMPUTED, MO_STEPS,
+        add_titem(S, ID_MASTER, opt.master, share, MO_STEPS,
                   VP_COUNTER_ALLOCATED, "fp32 master copy of %llu values; recipe: %s%s",
                   (unsigned long long)T->trainable, T->recipe, LIT(T->zero1 ? ", sharded" : ""));
     /* the step's own temporaries (docs/estimate.md, "Optimizer step") */

@@ -710,7 +710,8 @@ START_TEST(test_parameters_only_split)
     for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
         char text[256];
         snprintf(text, sizeof(text), "[model]\nparameters = 7_000_000_000\n[workload]\n"
-                 "task = \"%s\"\nweights = \"bf16\"\n[layout]\n%s", cases[k].task,
+                 "task = \"%s\"\nweights = \"bf16\"\noptimizer = \"adamw\"\n[layout]\n%s",
+                 cases[k].task,
                  cases[k].layout);
         vp_sheet *s = vp_test_sheet(text);
         vp_estimate *e;
@@ -728,6 +729,13 @@ START_TEST(test_parameters_only_split)
             ck_assert_msg(strstr(how, "18446744073709551615") == NULL, "%s", how);
             ck_assert_msg((strstr(how, "divided evenly") != NULL) == (cases[k].gpus > 1), "%s",
                           how);
+            /* the training values of each GPU are the same even split */
+            for (size_t j = 0; j < vp_estimate_item_count(e, g); j++) {
+                const char *id = vp_estimate_item_id(e, g, j);
+                if (strcmp(id, "gradients") == 0 || strcmp(id, "master_weights") == 0 ||
+                    strcmp(id, "optimizer_state") == 0)
+                    ck_assert_msg(vp_estimate_item_basis(e, g, j) == cases[k].basis, "%s", id);
+            }
             if (strstr(cases[k].layout, "pipeline")) {
                 char want[80];
                 snprintf(want, sizeof(want), "stage %zu of %zu (layers unknown)", g,

@@ -1986,8 +1986,7 @@ STEP void stage_inference(vp_estimate *e, const run_in *R, infer_run *I, uint64_
                  (unsigned long long)(first_layer + nl - 1),
                  s == 0 ? " + embeddings" : "", s == w->pp - 1 ? " + lm_head" : "");
     else if (R->how && w->pp > 1) /* no layers known (a parameter count alone) */
-        text_now(where, "; stage %llu of %llu (layers unknown)", (unsigned long long)s,
-                 (unsigned long long)w->pp);
+        text_now(where, "; stage %llu (layers unknown)", (unsigned long long)s);
     uint64_t wsum = stage_weights(e, S, R, I, s, where);
     uint64_t kv_need = stage_kv(S, R, I, s, where);
     vp__actres ac;

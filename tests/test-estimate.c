@@ -738,8 +738,7 @@ START_TEST(test_parameters_only_split)
             }
             if (strstr(cases[k].layout, "pipeline")) {
                 char want[80];
-                snprintf(want, sizeof(want), "stage %zu of %zu (layers unknown)", g,
-                         cases[k].gpus);
+                snprintf(want, sizeof(want), "stage %zu (layers unknown)", g);
                 ck_assert_msg(strstr(how, want) != NULL || strcmp(cases[k].task, "full") == 0,
                               "%s", how);
             }

@@ -410,3 +410,25 @@ class HandleTest(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class NoCopyTest(unittest.TestCase):
+    """A copy of an object owning a C handle would share it, and both would free it (a
+    double free under ASan): copy.copy(), copy.deepcopy() and pickle are refused, and the
+    original stays usable."""
+
+    def test_owners_refuse_copies(self):
+        import copy
+        import pickle
+        sheet = vramplan.Sheet.load(os.path.join(EX, "llama-3.1-8b-vllm.toml"))
+        model = vramplan.Model.from_path(os.path.join(ROOT, "tests", "data", "configs",
+                                                 "Qwen__Qwen3-8B", "config.json"))
+        est = vramplan.estimate(sheet)
+        plan = vramplan.plan(os.path.join(EX, "seed-plan.toml"))
+        for obj in (sheet, model, est, plan):
+            for fn in (copy.copy, copy.deepcopy, pickle.dumps):
+                with self.assertRaises(TypeError, msg="%s %s" % (fn.__name__, type(obj))):
+                    fn(obj)
+        self.assertGreater(est.peak()[0].bytes, 0)
+        self.assertTrue(sheet.model)
+        self.assertTrue(plan.candidates)

@@ -115,11 +115,19 @@ def _path(path, what="a path"):
     return _cstr(path, what)
 
 
+def _no_copy(self, *args):
+    """copy.copy() and copy.deepcopy() of an object owning a C handle would share the handle,
+    and both copies would free it: refused."""
+    raise TypeError("%s objects cannot be copied (they own a C object); make another from "
+                    "its source" % type(self).__name__)
+
+
 class _Owner:
     """An object owning one C handle. Handles come only from the library: a Python int is
     never taken as a pointer (vramplan.Sheet(0x1234) would be freed as one)."""
 
     __slots__ = ()
+    __copy__ = __deepcopy__ = __reduce_ex__ = _no_copy
 
     def __init__(self, *args, **kwargs):
         raise TypeError("%s objects come from %s" % (type(self).__name__, self._MAKERS))
@@ -633,6 +641,8 @@ def _sheet(s):
 class Estimate:
     """Items per GPU with basis, phases and counter; peaks per phase; envelope; unknowns."""
 
+    __copy__ = __deepcopy__ = __reduce_ex__ = _no_copy
+
     _json_size = 8192  # the JSON text's size, learnt per object (_report)
     _snap_size = 8192  # the snapshot's block, learnt per object (as_dict)
 
@@ -787,6 +797,8 @@ def fit(sheet, solve, capacity):
 
 class Plan:
     """The sheet's offers classified per requirement on evidence (fit, to_confirm, excluded)."""
+
+    __copy__ = __deepcopy__ = __reduce_ex__ = _no_copy
 
     _json_size = 16384  # the JSON text's size, learnt per object (_report)
     _snap_size = 16384  # the snapshot's block, learnt per object (candidates)

@@ -541,22 +541,6 @@ void vp__serving_files_free(vp__serving_files *f)
     free(f);
 }
 
-/* path joined to the sheet's folder (relative paths). */
-static vp_status join(char *full, const char *sheet, const char *rel, const vp__entry *e,
-                      vp_error *err)
-{
-    const char *slash = strrchr(sheet, '/');
-    size_t dn = slash && rel[0] != '/' ? (size_t)(slash - sheet) + 1 : 0;
-    if (dn + strlen(rel) > VP__LIM_PATH) {
-        vp__where w = { sheet, e->line, e->column, e->offset, e->line != 0 };
-        return vp__error_set(err, VP_ELIMIT, &w, "path longer than %llu bytes once joined to "
-                             "the sheet's folder", (unsigned long long)VP__LIM_PATH);
-    }
-    memcpy(full, sheet, dn);
-    strcpy(full + dn, rel);
-    return VP_OK;
-}
-
 /* A file a key names could not be read: the sheet's position, then the reader's words. */
 static vp_status file_error(vp_error *err, vp_status st, const char *sheet, const vp__entry *e,
                             const char *table, const vp_error *sub)
@@ -610,7 +594,7 @@ vp_status vp__serving_load(vp_sheet *s, const char *path, vp__model_opener open,
     char full[VP__LIM_PATH + 1];
     vp_status st;
     if (use != NULL) {
-        if ((st = join(full, path, use->str, use, err)) != VP_OK)
+        if ((st = vp__sheet_join(full, path, use->str, use, "draft", err)) != VP_OK)
             return st;
         vp_error sub = VP_ERROR_INIT;
         if ((st = open ? open(&f->draft, full, ctx, &sub)
@@ -629,7 +613,7 @@ vp_status vp__serving_load(vp_sheet *s, const char *path, vp__model_opener open,
         if (f->n_adapters >= VP__MAX_ADAPTERS)
             return vp__error_set(err, VP_ELIMIT, &w, "lora_adapters: more than %d files",
                                  VP__MAX_ADAPTERS);
-        if ((st = join(full, path, rel, ad, err)) != VP_OK)
+        if ((st = vp__sheet_join(full, path, rel, ad, "lora_adapters", err)) != VP_OK)
             return st;
         vp_model *m;
         vp_error sub = VP_ERROR_INIT;

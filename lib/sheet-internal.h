@@ -105,9 +105,14 @@ bool vp__date_parse(const char *s, int64_t *days);
  * answers from the files the user gave it. */
 typedef vp_status (*vp__model_opener)(vp_model **out, const char *path, void *ctx,
                                       vp_error *err);
+/* `rel` (the value of entry e, a path a sheet names) joined to the folder of `sheet` (the
+ * sheet file's path) into full (VP__LIM_PATH + 1 bytes); an absolute `rel` is taken as it
+ * is. VP_ELIMIT at e's position, naming `what`, when longer than VP__LIM_PATH. */
+vp_status vp__sheet_join(char *full, const char *sheet, const char *rel, const vp__entry *e,
+                         const char *what, vp_error *err);
 /* The files a sheet names beside its model ([draft] config or checkpoint, workload.mmproj,
  * workload.lora_adapters), opened with `open` (NULL: vp_model_from_path) relative to the
- * folder of `path`, as vp_sheet_load() opens them. Call once per sheet. */
+ * folder of `path`, as vp_sheet_load_files() opens them, into a sheet that holds none. */
 vp_status vp__sheet_load_side_files(vp_sheet *s, const char *path, vp__model_opener open,
                                     void *ctx, vp_error *err);
 /* workload.mmproj's model (NULL unless vp_sheet_load read it). */

@@ -1836,14 +1836,10 @@ static vp_status load_mmproj(vp_sheet *s, const char *path, vp__model_opener ope
     if (use == NULL)
         return VP_OK;
     char full[VP__LIM_PATH + 1];
-    const char *slash = strrchr(path, '/');
-    size_t dn = slash && use->str[0] != '/' ? (size_t)(slash - path) + 1 : 0;
     vp__where w = { path, use->line, use->column, use->offset, use->line != 0 };
-    if (dn + strlen(use->str) > VP__LIM_PATH)
-        return vp__error_set(err, VP_ELIMIT, &w, "mmproj path longer than %llu bytes once "
-                             "joined to the sheet's folder", (unsigned long long)VP__LIM_PATH);
-    memcpy(full, path, dn);
-    strcpy(full + dn, use->str);
+    vp_status jst = vp__sheet_join(full, path, use->str, use, "mmproj", err);
+    if (jst != VP_OK)
+        return jst;
     vp_model *m;
     vp_error sub = VP_ERROR_INIT;
     vp_status st = use->str[0] == '\0' ? VP_EINVALID
@@ -1876,6 +1872,21 @@ vp_status vp_sheet_read(vp_sheet **out, const char *path, vp_error *err)
     return st;
 }
 
+vp_status vp__sheet_join(char *full, const char *sheet, const char *rel, const vp__entry *e,
+                         const char *what, vp_error *err)
+{
+    const char *slash = strrchr(sheet, '/');
+    size_t dn = slash && rel[0] != '/' ? (size_t)(slash - sheet) + 1 : 0;
+    if (dn + strlen(rel) > VP__LIM_PATH) {
+        vp__where w = { sheet, e->line, e->column, e->offset, e->line != 0 };
+        return vp__error_set(err, VP_ELIMIT, &w, "%s path longer than %llu bytes once joined "
+                             "to the sheet's folder", what, (unsigned long long)VP__LIM_PATH);
+    }
+    memcpy(full, sheet, dn);
+    strcpy(full + dn, rel);
+    return VP_OK;
+}
+
 /* [model]'s file (config or checkpoint, relative to path's folder) or its repo in the local
  * Hugging Face cache, into *m (NULL when the sheet names none). */
 static vp_status load_model(const vp_sheet *s, const char *path, vp_model **m, vp_error *err)
@@ -1887,16 +1898,8 @@ static vp_status load_model(const vp_sheet *s, const char *path, vp_model **m, v
     vp_status st = VP_OK;
     if (use != NULL) {
         char full[VP__LIM_PATH + 1];
-        const char *slash = strrchr(path, '/');
-        size_t dn = slash && use->str[0] != '/' ? (size_t)(slash - path) + 1 : 0;
-        if (dn + strlen(use->str) > VP__LIM_PATH) {
-            vp__where w = { path, use->line, use->column, use->offset, use->line != 0 };
-            return vp__error_set(err, VP_ELIMIT, &w, "model path longer than %llu bytes once "
-                                 "joined to the sheet's folder",
-                                 (unsigned long long)VP__LIM_PATH);
-        }
-        memcpy(full, path, dn);
-        strcpy(full + dn, use->str);
+        if ((st = vp__sheet_join(full, path, use->str, use, "model", err)) != VP_OK)
+            return st;
         vp_error sub = VP_ERROR_INIT;
         st = vp_model_from_path(m, full, &sub);
         if (st != VP_OK && err != NULL)

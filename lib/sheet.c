@@ -1387,6 +1387,21 @@ vp_status vp_sheet_get(const vp_sheet *s, const char *key, char *buf, size_t len
     return VP_OK;
 }
 
+/* The sheet with value e at table.name (entry index of an [[array]]) must still be one the
+ * reader takes: its checks across values, and its limit of keys per table. */
+static vp_status check_set(const vp_sheet *s, const char *table, size_t index,
+                           const char *name, bool array, const vp__entry *e, vp_error *err)
+{
+    pending o = { table, name, e };
+    vp_status st = check_sheet(s, array ? NULL : &o, err);
+    const vp__section *sec = vp__sheet_section(s, table, index);
+    if (st == VP_OK && sec != NULL && sec->n >= VP__LIM_TABLE_KEYS &&
+        vp__sheet_find(s, table, index, name) == NULL)
+        st = vp__error_set(err, VP_ELIMIT, NULL, "a table holds at most %d keys",
+                           VP__LIM_TABLE_KEYS);
+    return st;
+}
+
 vp_status vp_sheet_set(vp_sheet *s, const char *key, const char *value, vp_error *err)
 {
     skey k;
@@ -1485,15 +1500,7 @@ vp_status vp_sheet_set(vp_sheet *s, const char *key, const char *value, vp_error
         entry_free(&e);
         return vp__error_set(err, st, &w0, "%s = %.80s: %s", key, value, sub.message);
     }
-    /* the sheet with this value must still be one the reader takes: its checks across
-     * values, and its limit of keys per table */
-    pending o = { table, name, &e };
-    st = check_sheet(s, array ? NULL : &o, &sub);
-    vp__section *sec = (vp__section *)vp__sheet_section(s, table, index);
-    if (st == VP_OK && sec != NULL && sec->n >= VP__LIM_TABLE_KEYS &&
-        vp__sheet_find(s, table, index, name) == NULL)
-        st = vp__error_set(&sub, VP_ELIMIT, NULL, "a table holds at most %d keys",
-                           VP__LIM_TABLE_KEYS);
+    st = check_set(s, table, index, name, array, &e, &sub);
     if (st != VP_OK) {
         entry_free(&e);
         if (sub.line == 0)
@@ -1503,6 +1510,7 @@ vp_status vp_sheet_set(vp_sheet *s, const char *key, const char *value, vp_error
                              sub.message, sub.source, sub.line, sub.column);
     }
     /* commit */
+    vp__section *sec = (vp__section *)vp__sheet_section(s, table, index);
     if (sec == NULL) {
         sec = add_section(s, table, array, 0);
         if (sec == NULL) {

@@ -230,7 +230,7 @@ int load_sheet(vp_sheet **s, const opts *o)
      * (VP_EINVALID: --gpus 1 before --tp 1 under tensor_parallel = 2) waits until the others
      * are set and is tried again; what still contradicts when no more can be set is the
      * error. Of two values of one key the later wins. */
-    char state[MAX_SETS]; /* 0 to set, 1 set or superseded, 2 contradicted in the last pass */
+    char state[MAX_SETS]; /* 0 to set, 1 set or superseded by a later value of its key */
     for (int i = 0; i < o->n_sets; i++) {
         state[i] = 0;
         for (int j = i + 1; j < o->n_sets && !state[i]; j++)
@@ -238,6 +238,8 @@ int load_sheet(vp_sheet **s, const opts *o)
     }
     for (int progress = 1; progress;) {
         progress = 0;
+        int first = -1; /* the first value refused in this pass, and why */
+        vp_error why = VP_ERROR_INIT;
         for (int i = 0; i < o->n_sets; i++) {
             if (state[i] == 1)
                 continue;
@@ -246,20 +248,16 @@ int load_sheet(vp_sheet **s, const opts *o)
             if (st == VP_OK) {
                 state[i] = 1;
                 progress = 1;
-                continue;
+            } else if (st != VP_EINVALID) {
+                return set_failed(s, o, i, &e2);
+            } else if (first < 0) { /* perhaps once the others are set */
+                first = i;
+                why = e2;
             }
-            state[i] = 2;
-            if (st == VP_EINVALID)
-                continue; /* perhaps once the others are set */
-            return set_failed(s, o, i, &e2);
         }
+        if (!progress && first >= 0)
+            return set_failed(s, o, first, &why);
     }
-    for (int i = 0; i < o->n_sets; i++)
-        if (state[i] == 2) {
-            vp_error e2 = VP_ERROR_INIT;
-            vp_sheet_set(*s, o->sets[i][0], o->sets[i][1], &e2);
-            return set_failed(s, o, i, &e2);
-        }
     if (o->sheet_path != NULL && (st = vp_sheet_load_files(*s, o->sheet_path, &err)) != VP_OK) {
         vp_sheet_free(*s);
         return fail(o->sheet_path, st, &err);

@@ -3,7 +3,6 @@
 #define _XOPEN_SOURCE 700 /* open_memstream, mkstemp, fsync, link */
 #include <errno.h>
 #include <fcntl.h>
-#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -98,14 +97,10 @@ int out_file(const char *path, const char *data, size_t len, int no_clobber)
     int own = own_descriptor(path);
     if (own >= 0) {
         fflush(stdout); /* what the command printed comes first */
-        int e = write_all(own, data, len);
-        if (e != 0) {
-            char t2[1024];
-            fprintf(stderr, "vramplan: %s: cannot write it: %s\n",
-                    shown(t2, sizeof(t2), path, 0), strerror(e));
-            return EXIT_BAD_INPUT;
-        }
-        return 0;
+        errno = write_all(own, data, len);
+        what = errno != 0 ? "write it" : NULL;
+        in_place = 1;
+        goto done;
     }
     /* what is there: a link is followed (the link stays, its file is replaced), a FIFO or a
      * character device is written in place, never replaced by a regular file; a folder or

@@ -710,6 +710,9 @@ typedef struct {
     const vp__fmt *f;
     const vp__wsums *ws;        /* &wsums */
     vp_basis wbasis;
+    bool even;                  /* a parameter count alone over tensor- or pipeline-parallel
+                                 * GPUs: each GPU's share is an even split (no layers say how
+                                 * the values fall), an estimate */
     const unsigned char *whow;  /* the weights' sentence: part PART_WEIGHTS, or "" */
     vp__wsums wsums;
     bool weights_known;
@@ -1006,10 +1009,7 @@ STEP void train_stage_optimizer(vp_estimate *e, stage *S, train_run *T, uint64_t
      * with accumulation the earlier micro-batches' sums are live throughout */
     unsigned gmo = w->grad_accum > 1 ? MO(MO_FWD) | MO(MO_BWD_LOSS) | MO_BWD_LAYER | MO(MO_STEP)
                                      : MO(MO_BWD_BOTTOM) | MO(MO_STEP);
-    /* a parameter count alone over tensor- or pipeline-parallel GPUs: each GPU's share is an
-     * even split (no layers say how the values fall), an estimate, as the weights' */
-    bool even = T->in->ws->kind == VP__W_NOMINAL && (w->tp > 1 || w->pp > 1);
-    vp_basis share = even ? VP_BASIS_ESTIMATED : VP_BASIS_COMPUTED;
+    vp_basis share = T->in->even ? VP_BASIS_ESTIMATED : VP_BASIS_COMPUTED; /* as weights' */
     add_titem(S, ID_GRADIENTS, opt.gradients, share, gmo, VP_COUNTER_ALLOCATED,
               "%llu trainable values × %llu B%s%s", (unsigned long long)T->trainable,
               (unsigned long long)T->gbytes, LIT(T->zero2 ? ", sharded (ZeRO-2/3, FSDP)" : ""),
@@ -1733,6 +1733,7 @@ static vp_status run_weights(vp_estimate *e, run_in *R, vp_error *err)
         return vp__error_set(err, wst, &R->where0, "weight bytes overflow");
     R->weights_known = R->ws->kind != VP__W_UNKNOWN;
     R->wbasis = VP_BASIS_COMPUTED;
+    R->even = R->ws->kind == VP__W_NOMINAL && (w->tp > 1 || w->pp > 1);
     /* the weights' sentence: built here for training (its items add to it), captured
      * with the item for inference (stage_weights) */
     bool twhow = R->how && w->task != TASK_INFERENCE;
@@ -1748,21 +1749,19 @@ static vp_status run_weights(vp_estimate *e, run_in *R, vp_error *err)
         if (twhow)
             R->whow = part_set(e, PART_WEIGHTS, "stored tensor bytes of the %s checkpoint%s",
                                LIT(vp_model_format_name(m->format)),
-                               LIT(w->tp > 1 || w->pp > 1 ? ", divided evenly over the GPUs"
-                                                          : ""));
+                               LIT(R->even ? ", divided evenly over the GPUs" : ""));
     } else if (R->ws->kind == VP__W_NOMINAL) {
         /* exact for the whole model in a plain dtype; divided over GPUs without the layers,
          * or in a quantized format's nominal bits, an estimate */
-        R->wbasis = fmt->method == VP__Q_NONE && w->tp == 1 && w->pp == 1
-                        ? VP_BASIS_COMPUTED : VP_BASIS_ESTIMATED;
+        R->wbasis = fmt->method == VP__Q_NONE && !R->even ? VP_BASIS_COMPUTED
+                                                           : VP_BASIS_ESTIMATED;
         if (twhow)
             R->whow = part_set(e, PART_WEIGHTS, "%llu parameters × %llu bits%s%s",
                                (unsigned long long)R->f->params,
                                (unsigned long long)vp__nominal_bits(fmt, R->f->dtype_bytes),
                                LIT(fmt->method == VP__Q_NONE ? ""
                                    : " (every parameter in the format's nominal bits)"),
-                               LIT(w->tp > 1 || w->pp > 1 ? ", divided evenly over the GPUs"
-                                                          : ""));
+                               LIT(R->even ? ", divided evenly over the GPUs" : ""));
     } else {
         add_unknown(e, "weights", R->ws->needs);
     }
@@ -1812,8 +1811,7 @@ static uint64_t stage_weights(vp_estimate *e, stage *S, const run_in *R, const i
                      (unsigned long long)vp__nominal_bits(fmt, F->dtype_bytes),
                      LIT(fmt->method == VP__Q_NONE ? ""
                          : " (every parameter in the format's nominal bits)"),
-                     LIT(w->tp > 1 || w->pp > 1 ? ", divided evenly over the GPUs" : ""), rot,
-                     where);
+                     LIT(R->even ? ", divided evenly over the GPUs" : ""), rot, where);
         if (wr.role[VP_ROLE_QUANT_METADATA])
             add_item(S, ID_QUANT_METADATA, wr.role[VP_ROLE_QUANT_METADATA], R->wbasis,
                      PH_INFER, VP_COUNTER_ALLOCATED, "scales, zero points and other "

@@ -81,10 +81,12 @@ static inline bool vp__mul_u64(uint64_t *out, uint64_t a, uint64_t b)
                                                  accumulation steps, vLLM max_num_seqs */
 #define VP__LIM_PARAMETERS (UINT64_C(1) << 50) /* a parameter or trainable-value count given as
                                                  a number (10^15: far above any model) */
-#define VP__LIM_TABLE_KEYS 256               /* keys in one sheet table (the reader looks a
-                                                 key up by a scan of its table) */
-#define VP__LIM_RESERVES  UINT64_C(256)       /* named reserves of a workload (a sheet table
-                                                 holds at most VP__LIM_TABLE_KEYS keys) */
+#define VP__LIM_TABLE_KEYS 256               /* keys in one sheet table, and table names
+                                                 in one sheet: a key is looked up by a scan
+                                                 of its table, so a crafted sheet cannot make
+                                                 parsing quadratic (real tables: a few dozen) */
+#define VP__LIM_RESERVES  ((uint64_t)VP__LIM_TABLE_KEYS) /* named reserves of a workload (one
+                                                 sheet table's keys) */
 #define VP__LIM_TARGETS   UINT64_C(64)        /* LoRA target names */
 #define VP__LIM_NAME      UINT64_C(63)        /* a reserve name, in bytes (a sheet key's limit) */
 #define VP__LIM_TARGET_NAME UINT64_C(47)      /* a LoRA target name, in bytes */

@@ -116,10 +116,6 @@ static void append(vp__toml *d, uint32_t parent, uint32_t child)
     p->count++;
 }
 
-/* Keys are looked up by a scan of their table, so a table holds at most this many: a
- * crafted sheet cannot make parsing quadratic (a real table has a few dozen). The same
- * limit as vp_sheet_set()'s (internal.h). */
-#define MAX_TABLE_KEYS VP__LIM_TABLE_KEYS
 
 static uint32_t find(const vp__toml *d, uint32_t parent, const char *key, size_t len)
 {
@@ -409,8 +405,8 @@ static bool parse_inline_table(tp *t, uint32_t *out)
             return fail(t, VP_EPARSE, t->p, "expected '=' after the key");
         t->p++;
         skip_blank(t);
-        if (t->doc->nodes[tab].count >= MAX_TABLE_KEYS)
-            return fail(t, VP_ELIMIT, ks, "more than %d keys in one table", MAX_TABLE_KEYS);
+        if (t->doc->nodes[tab].count >= VP__LIM_TABLE_KEYS)
+            return fail(t, VP_ELIMIT, ks, "more than %d keys in one table", VP__LIM_TABLE_KEYS);
         if (find(t->doc, tab, t->doc->pool + koff, klen) != VP__T_NONE)
             return fail(t, VP_EDUPLICATE, ks, "duplicate key \"%s\"", t->doc->pool + koff);
         if (!parse_value(t, &v))
@@ -604,8 +600,9 @@ vp_status vp__toml_parse(vp__toml *doc, const char *text, size_t len, const char
                 break;
             }
             t.p += array ? 2 : 1;
-            if (d.nodes[root].count >= MAX_TABLE_KEYS) {
-                fail(&t, VP_ELIMIT, ns, "more than %d table names in one sheet", MAX_TABLE_KEYS);
+            if (d.nodes[root].count >= VP__LIM_TABLE_KEYS) {
+                fail(&t, VP_ELIMIT, ns, "more than %d table names in one sheet",
+                     VP__LIM_TABLE_KEYS);
                 break;
             }
             uint32_t existing = find(&d, root, d.pool + koff, klen);
@@ -661,8 +658,8 @@ vp_status vp__toml_parse(vp__toml *doc, const char *text, size_t len, const char
                 fail(&t, VP_EPARSE, ks, "key \"%s\" before the first [table]", d.pool + koff);
                 break;
             }
-            if (d.nodes[current].count >= MAX_TABLE_KEYS) {
-                fail(&t, VP_ELIMIT, ks, "more than %d keys in one table", MAX_TABLE_KEYS);
+            if (d.nodes[current].count >= VP__LIM_TABLE_KEYS) {
+                fail(&t, VP_ELIMIT, ks, "more than %d keys in one table", VP__LIM_TABLE_KEYS);
                 break;
             }
             if (find(&d, current, d.pool + koff, klen) != VP__T_NONE) {

@@ -1819,8 +1819,11 @@ static uint64_t stage_weights(vp_estimate *e, stage *S, const run_in *R, const i
                      where);
         if (wr.role[VP_ROLE_UNQUANTIZED])
             add_item(S, ID_UNQUANTIZED, wr.role[VP_ROLE_UNQUANTIZED], R->wbasis, PH_INFER,
-                     VP_COUNTER_ALLOCATED, "embeddings, lm_head, norms and routers kept in "
-                     "%llu-byte values%s", (unsigned long long)F->dtype_bytes, where);
+                     VP_COUNTER_ALLOCATED, "embeddings, lm_head, norms and routers%s kept "
+                     "in %llu-byte values%s",
+                     LIT(m && m->excludes_linear ? ", and the linear modules the "
+                         "quantization config excludes" : ""),
+                     (unsigned long long)F->dtype_bytes, where);
         wsum = add_sat(add_sat(wr.role[0], wr.role[1], R->ovf), wr.role[2], R->ovf);
     }
     if (s == 0) /* the vision tower: weights, and activations for the pool too */

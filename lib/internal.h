@@ -326,6 +326,7 @@ struct vp_model {
     size_t n_shards, n_shards_read;  /* safetensors index */
     int roles_done;                  /* role bytes already summed by the reader (GGUF) */
     int has_lt;                      /* logical tensors known (from config.json) */
+    bool excludes_linear;            /* the quantization keeps some linear modules unquantized */
     vp__ltlist lt;
     vp__qformat q;                   /* the format the config declares */
     vp__tensor *tensors;

@@ -1217,37 +1217,69 @@ static bool read_qconfig(cfg *c, vp__qformat *q, const vp__json_node **skip)
                     "compressed-tensors"), false;
 }
 
+/* Layers a skip list can name one by one: beyond, a named layer keeps the whole template. */
+#define SKIP_MAX_LAYERS 4096
+#define SKIP_ALL UINT64_MAX
+
 /* Does a module name pattern from a skip list match logical name `name`? Digits in the
- * entry match '*' in ours; a match must sit on '.' boundaries. */
-static bool skip_matches(const char *entry, size_t elen, const char *name)
+ * entry match '*' in ours; a match must sit on '.' boundaries. Returns 0 (no match), 1 (a
+ * match that names no layer: every instance) or 2 (a match naming decoder layer *layer:
+ * the entry's number where `name` has its first '*', at offset `star`, or -1 for none). */
+static int skip_matches(const char *entry, size_t elen, const char *name, ptrdiff_t star,
+                        uint64_t *layer)
 {
     char norm[256];
+    uint64_t num[256]; /* the number each '*' of norm stands for; UINT64_MAX: a wildcard */
     size_t n = 0;
     for (size_t i = 0; i < elen && n + 2 < sizeof(norm);) {
         if (entry[i] >= '0' && entry[i] <= '9') {
-            while (i < elen && entry[i] >= '0' && entry[i] <= '9')
+            uint64_t v = 0;
+            while (i < elen && entry[i] >= '0' && entry[i] <= '9') {
+                /* past 10^15 the layer exists in no model: it stays out of range */
+                if (v < 1000000000000000ull)
+                    v = v * 10 + (uint64_t)(entry[i] - '0');
                 i++;
+            }
+            num[n] = v;
             norm[n++] = '*';
         } else {
+            num[n] = UINT64_MAX;
             norm[n++] = entry[i++];
         }
     }
     norm[n] = '\0';
     if (n == 0)
-        return false;
+        return 0;
     for (const char *p = strstr(name, norm); p != NULL; p = strstr(p + 1, norm)) {
         bool left = p == name || p[-1] == '.';
         bool right = p[n] == '\0' || p[n] == '.';
-        if (left && right)
-            return true;
+        if (!left || !right)
+            continue;
+        ptrdiff_t at = star - (p - name);
+        if (star < 0 || at < 0 || (size_t)at >= n || num[at] == UINT64_MAX)
+            return 1;
+        *layer = num[at];
+        return 2;
     }
-    return false;
+    return 0;
 }
 
-static bool skipped(const cfg *c, const vp__json_node *skip, const char *name)
+/* How many decoder layers of logical tensor t a skip list keeps unquantized: SKIP_ALL when
+ * an entry names t without a layer index ("lm_head", "model.layers.*.mlp.gate",
+ * "re:.*mlp.gate$"), else the distinct layers named below `layers` (ModelOpt lists
+ * "model.layers.0.self_attn.q_a_proj" … one layer at a time; "model.layers.61*" names
+ * DeepSeek's multi-token-prediction layer, which is not counted here, so it keeps
+ * nothing). Past SKIP_MAX_LAYERS layers a named layer keeps them all. */
+static uint64_t skipped(const cfg *c, const vp__json_node *skip, const vp__ltensor *t,
+                        uint64_t layers)
 {
     if (skip == NULL || skip->type != VP__JSON_ARRAY)
-        return false;
+        return 0;
+    const char *s = t->per_layer ? strchr(t->name, '*') : NULL;
+    ptrdiff_t star = s ? s - t->name : -1;
+    unsigned char named[SKIP_MAX_LAYERS / 8];
+    uint64_t count = 0;
+    memset(named, 0, sizeof(named));
     for (const vp__json_node *e = vp__json_first(c->doc, skip); e; e = vp__json_next(c->doc, e)) {
         if (e->type != VP__JSON_STRING)
             continue;
@@ -1261,10 +1293,45 @@ static bool skipped(const cfg *c, const vp__json_node *skip, const char *name)
             p++, n--;
         while (n > 0 && (p[n - 1] == '*' || p[n - 1] == '$' || p[n - 1] == '.'))
             n--;
-        if (skip_matches(p, n, name))
-            return true;
+        uint64_t layer = 0;
+        int m = skip_matches(p, n, t->name, star, &layer);
+        if (m == 1 || (m == 2 && layer < layers && layers > SKIP_MAX_LAYERS))
+            return SKIP_ALL;
+        if (m == 2 && layer < layers && !(named[layer / 8] & (1u << (layer % 8)))) {
+            named[layer / 8] = (unsigned char)(named[layer / 8] | (1u << (layer % 8)));
+            count++;
+        }
     }
-    return false;
+    return count;
+}
+
+/* Mark the logical tensors a skip list keeps unquantized. A tensor in every decoder layer
+ * (count and active multiples of `layers`) of which only some layers are named splits in
+ * two: those layers' instances kept, the others quantized. One in some layers only (a
+ * MoE model's dense layers) is kept whole as soon as one of its layers is named: which
+ * layers hold it is not known here, and keeping more is the side that does not shrink
+ * the estimate. */
+static void mark_skipped(const cfg *c, const vp__json_node *skip, vp__ltlist *l,
+                         uint64_t layers)
+{
+    for (int i = 0, n = l->n; i < n; i++) {
+        vp__ltensor *t = &l->t[i];
+        uint64_t k = skipped(c, skip, t, layers);
+        if (k == 0)
+            continue;
+        if (k != SKIP_ALL && k < layers && t->count % layers == 0 && t->active % layers == 0 &&
+            l->n < VP__MAX_LT) {
+            vp__ltensor *kept = &l->t[l->n++];
+            *kept = *t;
+            kept->count = t->count / layers * k;
+            kept->active = t->active / layers * k;
+            kept->skip = true;
+            t->count -= kept->count;
+            t->active -= kept->active;
+        } else {
+            t->skip = true;
+        }
+    }
 }
 
 /* vp_model_total_bytes() adds payload, quantization metadata and unquantized bytes and has
@@ -1459,8 +1526,10 @@ static vp_status config_read(vp_model *m, const char *json, size_t len, const ch
             }
             skip_cfg = &hc;
         }
+        mark_skipped(skip_cfg, skip, &l, arch.layers);
         for (int i = 0; i < l.n; i++)
-            l.t[i].skip = skipped(skip_cfg, skip, l.t[i].name);
+            if (l.t[i].skip && (l.t[i].kind == VP__K_LINEAR || l.t[i].kind == VP__K_EXPERT))
+                m->excludes_linear = true;
         if (q.name[0] == '\0')
             snprintf(q.name, sizeof(q.name), "%s", qmethod_name(q.method));
         m->arch = arch;

@@ -89,6 +89,62 @@ static vp_model *qwen_with(const char *qc, vp_status want, vp_error *err)
 #define QW_EMBED UINT64_C(544997376)   /* 152064 × 3584, untied: twice */
 #define QW_SMALL UINT64_C(333312)      /* norms 204,288 + q/k/v biases 129,024 */
 
+/* ModelOpt lists excluded modules one layer at a time. nvidia/DeepSeek-V3.1-NVFP4
+ * (tests/data/configs/nvidia__DeepSeek-V3.1-NVFP4): lm_head and the four MLA projections of
+ * layers 0-60 kept in bf16, and "model.layers.61*", the multi-token-prediction layer a
+ * config.json count leaves out: it names no counted layer, so it keeps nothing (it kept every
+ * layer's weights in bf16, 1.34 TB, before). Hand count from the config's numbers. */
+START_TEST(test_modelopt_nvfp4_layers)
+{
+    const uint64_t h = 7168, L = 61, V = 129280, dense = 3, moe = 58, E = 256;
+    const uint64_t excluded = 1536 * h + 128 * 192 * 1536 + 576 * h + 128 * 256 * 512;
+    const uint64_t norms = L * (2 * h + 1536 + 512) + h, routers = moe * (E * h + E);
+    const uint64_t quantized = L * h * 128 * 128 + dense * 3 * 18432 * h +
+                               moe * (E + 1) * 3 * 2048 * h;
+    const uint64_t linears = L + dense * 3 + moe * (E + 1) * 3;
+    vp_model *m = load("configs/nvidia__DeepSeek-V3.1-NVFP4/config.json");
+    ck_assert_str_eq(vp_model_quant_method(m), "modelopt-nvfp4");
+    ck_assert_uint_eq(vp_count_value(vp_model_parameters(m)),
+                      2 * V * h + norms + routers + L * excluded + quantized);
+    ck_assert_uint_eq(role(m, VP_ROLE_PAYLOAD), quantized / 2); /* 332,408,029,184 */
+    ck_assert_uint_eq(role(m, VP_ROLE_QUANT_METADATA), quantized / 16 + 8 * linears);
+    ck_assert_uint_eq(role(m, VP_ROLE_UNQUANTIZED),
+                      2 * (2 * V * h + norms + routers + L * excluded)); /* 12,420,721,664 */
+    vp_model_free(m);
+
+    /* two of Qwen2.5-7B's 28 down_proj layers named (and layer 28, past the last): those
+     * two layers' down_proj stay bf16, the other 26 are quantized */
+    const uint64_t down = 3584 * 18944;
+    vp_error err = VP_ERROR_INIT;
+    static const char head[] = "{\"quant_method\": \"modelopt\", \"quant_algo\": \"NVFP4\", "
+                               "\"config_groups\": {\"group_0\": {\"weights\": {\"type\": "
+                               "\"float\", \"num_bits\": 4, \"group_size\": 16}, \"targets\": "
+                               "[\"Linear\"]}}, \"ignore\": [\"lm_head\"";
+    char qc[512];
+    snprintf(qc, sizeof(qc), "%s, \"model.layers.0.mlp.down_proj\", \"model.layers.27.mlp."
+             "down_proj\", \"model.layers.28.mlp.down_proj\", \"model.layers.0.mlp.down_proj\"]}",
+             head);
+    m = qwen_with(qc, VP_OK, &err);
+    ck_assert_uint_eq(role(m, VP_ROLE_PAYLOAD), (QW_LINEAR - 2 * down) / 2);
+    ck_assert_uint_eq(role(m, VP_ROLE_QUANT_METADATA),
+                      (QW_LINEAR - 2 * down) / 16 + (28 * 7 - 2) * 8);
+    ck_assert_uint_eq(role(m, VP_ROLE_UNQUANTIZED), 2 * (2 * QW_EMBED + QW_SMALL + 2 * down));
+    ck_assert_uint_eq(vp_count_value(vp_model_parameters(m)), QW_LINEAR + 2 * QW_EMBED + QW_SMALL);
+    vp_model_free(m);
+    /* a wildcard for the layer, or no layer at all, keeps every layer's */
+    static const char *const every[] = { "\"model.layers.*.mlp.down_proj\"]}",
+                                         "\"mlp.down_proj\"]}", "\"re:.*down_proj$\"]}" };
+    for (size_t i = 0; i < sizeof(every) / sizeof(every[0]); i++) {
+        snprintf(qc, sizeof(qc), "%s, %s", head, every[i]);
+        m = qwen_with(qc, VP_OK, &err);
+        ck_assert_uint_eq(role(m, VP_ROLE_PAYLOAD), (QW_LINEAR - 28 * down) / 2);
+        ck_assert_uint_eq(role(m, VP_ROLE_UNQUANTIZED),
+                          2 * (2 * QW_EMBED + QW_SMALL + 28 * down));
+        vp_model_free(m);
+    }
+}
+END_TEST
+
 START_TEST(test_modelopt_nvfp4_config)
 {
     vp_error err = VP_ERROR_INIT;
@@ -206,6 +262,7 @@ Suite *vp_test_suite(void)
     Suite *s = suite_create("formats");
     VP_ADD_TEST(s, test_modelopt_fp8_sidecar);
     VP_ADD_TEST(s, test_modelopt_nvfp4_config);
+    VP_ADD_TEST(s, test_modelopt_nvfp4_layers);
     VP_ADD_LOOP_TEST(s, test_compressed_8bit, sizeof(ct8) / sizeof(ct8[0]));
     VP_ADD_TEST(s, test_compressed_packed);
     VP_ADD_TEST(s, test_bad_sidecar);

@@ -266,6 +266,8 @@ vp_status vp__gguf_read(vp_model *m, const unsigned char *data, size_t len,
     meta mt;
     memset(&mt, 0, sizeof(mt));
     mt.alignment = 32;
+    if (vp__is_lfs_pointer(data, len))
+        return rd_fail(&r, VP_EFORMAT, data, VP__LFS_HINT);
     if (len < 4 || memcmp(data, "GGUF", 4) != 0)
         return rd_fail(&r, len < 4 ? VP_ETRUNCATED : VP_EFORMAT, data,
                        "not a GGUF file (the magic \"GGUF\" is missing)");

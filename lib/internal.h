@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include <vramplan.h>
 
@@ -109,6 +110,17 @@ static inline bool vp__mul_u64(uint64_t *out, uint64_t a, uint64_t b)
 static inline uint64_t vp__div_ceil_u64(uint64_t a, uint64_t b)
 {
     return a / b + (a % b != 0);
+}
+
+/* Does a file start as a Git LFS pointer ("version https://git-lfs.github.com/spec/v1",
+ * the oid and the size: what a clone made without git-lfs holds instead of the file)? */
+#define VP__LFS_POINTER "version https://git-lfs.github.com/spec/"
+#define VP__LFS_HINT "a Git LFS pointer, not the file itself (the repository was cloned " \
+                     "without git-lfs: run `git lfs pull`)"
+static inline bool vp__is_lfs_pointer(const unsigned char *data, size_t len)
+{
+    return len >= sizeof(VP__LFS_POINTER) - 1 &&
+           memcmp(data, VP__LFS_POINTER, sizeof(VP__LFS_POINTER) - 1) == 0;
 }
 
 /* Where an error happened, for vp__error_set(). */

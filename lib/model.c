@@ -2254,6 +2254,8 @@ vp_status vp__read_safetensors_head(const char *path, unsigned flags, unsigned c
             n = (n << 8) | head[i];
         if (n <= VP__LIM_ST_HEADER)
             want = f.size < n + 8 ? (size_t)f.size : (size_t)n + 8;
+        else /* too long a header: enough to tell a Git LFS pointer, which the reader names */
+            want = f.size < 64 ? (size_t)f.size : 64;
     }
     unsigned char *b = malloc(want ? want : 1);
     if (b == NULL) {

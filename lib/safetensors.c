@@ -1235,6 +1235,8 @@ static vp_status st_read(vp_model *m, const unsigned char *data, size_t len, uin
         return vp__error_set(err, VP_ETRUNCATED, &w0,
                              "file shorter than the 8-byte safetensors header length");
     }
+    if (vp__is_lfs_pointer(data, len))
+        return vp__error_set(err, VP_EFORMAT, &w0, "%s", VP__LFS_HINT);
     uint64_t n = 0;
     for (int i = 7; i >= 0; i--)
         n = (n << 8) | data[i];

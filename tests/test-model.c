@@ -520,6 +520,52 @@ START_TEST(test_special_files)
 }
 END_TEST
 
+/* A Git LFS pointer where the weights should be (a clone made without git-lfs): named as
+ * such for safetensors (a path, a shard of an index, a buffer) and GGUF, not read as a
+ * header length of 2.3e18 bytes or a missing magic. */
+START_TEST(test_lfs_pointer)
+{
+    static const char ptr[] = "version https://git-lfs.github.com/spec/v1\n"
+                              "oid sha256:0f0b6b2b6f1c1bdc7f2d5c6f0b0c0d0e0f101112131415161718191a1b1c1d1e\n"
+                              "size 4938985248\n";
+    char *dir = vp_test_tmpdir();
+    char path[512];
+    static const char *const names[] = { "m.safetensors", "m.gguf" };
+    for (size_t i = 0; i < 2; i++) {
+        snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
+        vp_test_write(path, ptr, sizeof(ptr) - 1);
+        vp_model *m = (vp_model *)&m;
+        vp_error err = VP_ERROR_INIT;
+        vp_status st = vp_model_from_path(&m, path, &err);
+        ck_assert_msg(st == VP_EFORMAT, "%s: %s (%s)", path, vp_status_name(st), err.message);
+        ck_assert_ptr_eq(m, (vp_model *)&m);
+        ck_assert_msg(strstr(err.message, "Git LFS pointer") != NULL, "%s", err.message);
+        ck_assert_msg(strstr(err.message, "git lfs pull") != NULL, "%s", err.message);
+    }
+    /* an index whose shard is a pointer */
+    snprintf(path, sizeof(path), "%s/model.safetensors.index.json", dir);
+    static const char idx[] = "{\"metadata\": {\"total_size\": 4938985248}, \"weight_map\": "
+                              "{\"a\": \"m.safetensors\"}}";
+    vp_test_write(path, idx, sizeof(idx) - 1);
+    vp_model *m = NULL;
+    vp_error err = VP_ERROR_INIT;
+    ck_assert_int_eq(vp_model_from_path(&m, path, &err), VP_EFORMAT);
+    ck_assert_msg(strstr(err.source, "m.safetensors") && strstr(err.message, "Git LFS pointer"),
+                  "%s: %s", err.source, err.message);
+    /* from a buffer */
+    ck_assert_int_eq(vp_model_from_safetensors(&m, ptr, sizeof(ptr) - 1, 4938985248u,
+                                               "m.safetensors", &err), VP_EFORMAT);
+    ck_assert_ptr_nonnull(strstr(err.message, "Git LFS pointer"));
+    ck_assert_int_eq(unlink(path), 0);
+    for (size_t i = 0; i < 2; i++) {
+        snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
+        ck_assert_int_eq(unlink(path), 0);
+    }
+    ck_assert_int_eq(rmdir(dir), 0);
+    free(dir);
+}
+END_TEST
+
 /* Sparse files just over each size limit: VP_ELIMIT naming the file, before reading it. */
 static void expect_too_large(const char *path, off_t size, const char *needle)
 {
@@ -678,6 +724,7 @@ Suite *vp_test_suite(void)
     VP_ADD_LOOP_TEST(s, test_config_limits, sizeof(config_limits) / sizeof(config_limits[0]));
     VP_ADD_TEST(s, test_quant_bytes_exact_near_2_64);
     VP_ADD_TEST(s, test_special_files);
+    VP_ADD_TEST(s, test_lfs_pointer);
     VP_ADD_TEST(s, test_file_size_limits);
     VP_ADD_TEST(s, test_accessor_edges);
     VP_ADD_TEST(s, test_model_json);

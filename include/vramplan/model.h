@@ -141,7 +141,8 @@ VP_API vp_status vp_model_from_config(vp_model **out, const char *json, size_t l
  * @retval VP_ETRUNCATED the data ends before the header does
  * @retval VP_ELIMIT the header is larger than 100 MB
  * @retval VP_EFORMAT invalid header: not an object, bad offsets, shape/size mismatch,
- *         payload not covered exactly
+ *         payload not covered exactly; a Git LFS pointer instead of the file (the message
+ *         says so, since 0.2)
  * @retval VP_EUNSUPPORTED an unknown dtype
  * @retval VP_EPARSE and the other JSON errors of vp_model_from_config()
  * @retval VP_EOVERFLOW a size exceeds 2^64 − 1
@@ -167,7 +168,8 @@ VP_API vp_status vp_model_from_safetensors(vp_model **out, const void *data, siz
  * @param[out] err filled on error with the byte offset; may be NULL
  * @retval VP_OK on success
  * @retval VP_EMISUSE on NULL arguments
- * @retval VP_EFORMAT bad magic, bad alignment, tensor data outside the file, bad UTF-8
+ * @retval VP_EFORMAT bad magic (a Git LFS pointer is named as such, since 0.2), bad
+ *         alignment, tensor data outside the file, bad UTF-8
  * @retval VP_ETRUNCATED the data ends inside the header
  * @retval VP_EUNSUPPORTED an unknown GGUF version, value type or ggml type
  * @retval VP_ELIMIT a count or string length beyond the reader's limits

@@ -412,6 +412,10 @@ bool vp__jlex_number(vp__jlex *lx, vp__jnum *n)
         vp__jlex_fail(lx, VP_ETRUNCATED, p, "unexpected end of input in number");
         return false;
     }
+    if (n->negative && end - p >= 8 && memcmp(p, "Infinity", 8) == 0) { /* as read_word() */
+        lx->p = p + 8;
+        return true;
+    }
     if (*p == '0') {
         p++;
         if (p < end && *p >= '0' && *p <= '9') {
@@ -485,6 +489,17 @@ static inline int read_word(vp__jlex *lx)
     if (avail >= 4 && memcmp(p, "null", 4) == 0) {
         lx->p += 4;
         return VP__JSON_NULL;
+    }
+    /* NaN and Infinity: Python's json module writes them (allow_nan, its default), so a
+     * config.json saved by transformers may hold them (Nemotron-H's time_step_limit).
+     * Numbers that are not integers: every integer key refuses them by type. */
+    if (avail >= 3 && memcmp(p, "NaN", 3) == 0) {
+        lx->p += 3;
+        return VP__JSON_NUMBER;
+    }
+    if (avail >= 8 && memcmp(p, "Infinity", 8) == 0) {
+        lx->p += 8;
+        return VP__JSON_NUMBER;
     }
     return -1;
 }

@@ -510,6 +510,36 @@ START_TEST(test_json_integers)
 }
 END_TEST
 
+/* NaN, Infinity and -Infinity, as Python's json module writes them (transformers saves
+ * config.json with it): numbers that are not integers. Other spellings stay errors. */
+START_TEST(test_json_nonfinite)
+{
+    static const char text[] = "[NaN, Infinity, -Infinity, {\"t\": [0.0, Infinity]}, 1]";
+    vp__json doc;
+    vp_error e = VP_ERROR_INIT;
+    ck_assert_int_eq(vp__json_parse(&doc, text, sizeof(text) - 1, "n.json", &e), VP_OK);
+    const vp__json_node *n = vp__json_first(&doc, vp__json_root(&doc));
+    uint64_t v = 7;
+    for (int i = 0; i < 3; i++, n = vp__json_next(&doc, n)) {
+        ck_assert_int_eq(n->type, VP__JSON_NUMBER);
+        ck_assert(!n->is_int && !vp__json_uint(&doc, n, &v));
+        ck_assert_int_eq(n->negative, i == 2);
+    }
+    ck_assert_int_eq(n->type, VP__JSON_OBJECT);
+    n = vp__json_next(&doc, n);
+    ck_assert(vp__json_uint(&doc, n, &v));
+    ck_assert_uint_eq(v, 1);
+    vp__json_free(&doc);
+    static const char *const bad[] = { "[Inf]", "[-Inf]", "[nan]", "[infinity]", "[+Infinity]",
+                                       "[NaN0]", "[-NaN]", "[Infinit]" };
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        vp_status st = vp__json_parse(&doc, bad[i], strlen(bad[i]), "n.json", &e);
+        ck_assert_msg(st == VP_EPARSE, "%s: %s", bad[i], vp_status_name(st));
+        ck_assert_uint_eq(e.line, 1);
+    }
+}
+END_TEST
+
 /* Bytes by role are summed checked, and so is their total (vp_model_total_bytes() has no
  * status to report a wrap): shards of a checkpoint whose sizes add up beyond 2^64 − 1. */
 START_TEST(test_checkpoint_total_checked)
@@ -959,6 +989,7 @@ Suite *vp_test_suite(void)
     VP_ADD_TEST(s, test_json_digit_words);
     VP_ADD_TEST(s, test_json_string_limit);
     VP_ADD_TEST(s, test_json_integers);
+    VP_ADD_TEST(s, test_json_nonfinite);
     VP_ADD_TEST(s, test_checkpoint_total_checked);
     VP_ADD_TEST(s, test_json_layouts);
     VP_ADD_TEST(s, test_json_sorted_keys);

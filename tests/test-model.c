@@ -520,6 +520,24 @@ START_TEST(test_special_files)
 }
 END_TEST
 
+/* A real config.json holding Python's Infinity (nvidia/Nemotron-H-56B-Base-8K,
+ * time_step_limit: [0.0, Infinity]) is read as JSON: its model_type is then refused as
+ * unsupported, at the key, instead of a syntax error at the token. */
+START_TEST(test_python_json_tokens)
+{
+    char path[1024];
+    vp_model *m = (vp_model *)&m;
+    vp_error err = VP_ERROR_INIT;
+    vp_status st = vp_model_from_path(
+        &m, vp_test_path(path, sizeof(path), "configs/nvidia__Nemotron-H-56B-Base-8K/config.json"),
+        &err);
+    ck_assert_msg(st == VP_EUNSUPPORTED, "%s: %s", vp_status_name(st), err.message);
+    ck_assert_ptr_eq(m, (vp_model *)&m);
+    ck_assert_ptr_nonnull(strstr(err.message, "unsupported model_type \"nemotron_h\""));
+    ck_assert_uint_eq(err.line, 30);
+}
+END_TEST
+
 /* A Git LFS pointer where the weights should be (a clone made without git-lfs): named as
  * such for safetensors (a path, a shard of an index, a buffer) and GGUF, not read as a
  * header length of 2.3e18 bytes or a missing magic. */
@@ -725,6 +743,7 @@ Suite *vp_test_suite(void)
     VP_ADD_TEST(s, test_quant_bytes_exact_near_2_64);
     VP_ADD_TEST(s, test_special_files);
     VP_ADD_TEST(s, test_lfs_pointer);
+    VP_ADD_TEST(s, test_python_json_tokens);
     VP_ADD_TEST(s, test_file_size_limits);
     VP_ADD_TEST(s, test_accessor_edges);
     VP_ADD_TEST(s, test_model_json);

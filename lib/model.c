@@ -1143,8 +1143,15 @@ static bool read_qconfig(cfg *c, vp__qformat *q, const vp__json_node **skip)
         b8 = x;
         if (!cfg_bool(sub, "_load_in_8bit", b8, &x)) return false;
         b8 = b8 || x;
-        if (m == NULL && !b4 && !b8)
+        if (m == NULL && !b4 && !b8) {
+            /* MLX (mlx-community): {"group_size": 64, "bits": 4}, no quant_method */
+            if (vp__json_get(c->doc, qc, "bits") != NULL &&
+                vp__json_get(c->doc, qc, "group_size") != NULL)
+                return cfg_fail(c, VP_EUNSUPPORTED, qc, "quantization_config {bits, "
+                                "group_size} without quant_method is MLX's format (Apple "
+                                "silicon), not supported%s", ""), false;
             return cfg_fail(c, VP_EMISSING, qc, "quantization_config has no quant_method"), false;
+        }
         if (b4 && b8)
             return cfg_fail(c, VP_EINVALID, qc,
                             "quantization_config asks for both 4-bit and 8-bit"),

@@ -352,6 +352,13 @@ static const struct {
       " \"num_attention_heads\": 8, \"num_key_value_heads\": 3, \"intermediate_size\": 8}", VP_ERANGE, 1, 135, "divide" },
     { "{\"model_type\": \"llama\", \"vocab_size\": 10, \"hidden_size\": 64, \"num_hidden_layers\": 2,"
       " \"num_attention_heads\": 8, \"intermediate_size\": 8, \"torch_dtype\": \"float64\"}", VP_EUNSUPPORTED, 1, 151, "dtype" },
+    /* MLX's quantization (mlx-community/Qwen3-14B-4bit): named, not "no quant_method" */
+    { "{\"model_type\": \"llama\", \"vocab_size\": 10, \"hidden_size\": 64, \"num_hidden_layers\": 2,"
+      " \"num_attention_heads\": 8, \"intermediate_size\": 8, \"quantization_config\": "
+      "{\"group_size\": 64, \"bits\": 4}}", VP_EUNSUPPORTED, 1, 159, "MLX" },
+    { "{\"model_type\": \"llama\", \"vocab_size\": 10, \"hidden_size\": 64, \"num_hidden_layers\": 2,"
+      " \"num_attention_heads\": 8, \"intermediate_size\": 8, \"quantization_config\": "
+      "{\"bits\": 4}}", VP_EMISSING, 1, 159, "no quant_method" },
 };
 
 START_TEST(test_bad_configs)

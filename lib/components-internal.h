@@ -194,6 +194,7 @@ typedef struct {
     uint64_t wl[4];             /* decoder layers (all of them), by role */
     uint64_t wf[4], wlast[4];   /* the first stage's and the last stage's own modules */
     bool unq_applied;           /* unq was applied (a quantized base with module shapes) */
+    bool index_total;           /* VP__W_CHECKPOINT: the index's total_size, shards unread */
     const char *needs;          /* VP__W_UNKNOWN: the input that would give them */
 } vp__wsums;
 

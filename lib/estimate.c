@@ -33,6 +33,9 @@
 #define MIB VP__MIB
 #define mul_sat vp__mul_sat
 #define LIT VP__LIT /* a string of static storage in a text: kept as a pointer */
+/* the weights of an index whose shards are not all beside it (weights.c index_total) */
+#define INDEX_TOTAL_HOW "the index's metadata.total_size (the stored size it declares: not " \
+                        "every shard is beside it, and the sheet gives no config)"
 #define add_sat vp__add_sat
 /* STEP: a step of a run called once per stage, inlined into its loop as the one function it
  * was part of (the steps are separate for the reader, not for the machine). ITEM_PATH: a
@@ -1745,11 +1748,13 @@ static vp_status run_weights(vp_estimate *e, run_in *R, vp_error *err)
             R->whow = part_set(e, PART_WEIGHTS, "Σ tensors of %s in %s%s", m->model_type,
                                R->wname, LIT(w->tp > 1 ? ", split over tensor_parallel" : ""));
     } else if (R->ws->kind == VP__W_CHECKPOINT) {
-        R->wbasis = w->tp > 1 || w->pp > 1 ? VP_BASIS_ESTIMATED : VP_BASIS_COMPUTED;
+        R->wbasis = w->tp > 1 || w->pp > 1 || R->ws->index_total ? VP_BASIS_ESTIMATED
+                                                                  : VP_BASIS_COMPUTED;
         if (twhow)
-            R->whow = part_set(e, PART_WEIGHTS, "stored tensor bytes of the %s checkpoint%s",
-                               LIT(vp_model_format_name(m->format)),
-                               LIT(R->even ? ", divided evenly over the GPUs" : ""));
+            R->whow = part_set(e, PART_WEIGHTS, "%s%s%s",
+                               LIT(R->ws->index_total ? INDEX_TOTAL_HOW : "stored tensor bytes of the "),
+                               LIT(R->ws->index_total ? "" : vp_model_format_name(m->format)),
+                               LIT(R->ws->index_total ? "" : " checkpoint"));
     } else if (R->ws->kind == VP__W_NOMINAL) {
         /* exact for the whole model in a plain dtype; divided over GPUs without the layers,
          * or in a quantized format's nominal bits, an estimate */
@@ -1800,8 +1805,10 @@ static uint64_t stage_weights(vp_estimate *e, stage *S, const run_in *R, const i
                      where);
         else if (R->ws->kind == VP__W_CHECKPOINT)
             add_item(S, ID_WEIGHTS, wr.role[VP_ROLE_PAYLOAD], R->wbasis, PH_INFER,
-                     VP_COUNTER_ALLOCATED, "stored tensor bytes of the %s checkpoint%s%s%s",
-                     LIT(vp_model_format_name(m->format)),
+                     VP_COUNTER_ALLOCATED, "%s%s%s%s%s%s",
+                     LIT(R->ws->index_total ? INDEX_TOTAL_HOW : "stored tensor bytes of the "),
+                     LIT(R->ws->index_total ? "" : vp_model_format_name(m->format)),
+                     LIT(R->ws->index_total ? "" : " checkpoint"),
                      LIT(w->tp > 1 || w->pp > 1 ? ", divided evenly over the GPUs" : ""),
                      rot, where);
         else

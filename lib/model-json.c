@@ -22,6 +22,18 @@ static void field(vp__jw *w, const char *key, uint64_t v, int comma)
     vp__jw_u64(w, v);
 }
 
+/* field(), or null when the figure is not known (`known` false) */
+static void field_known(vp__jw *w, const char *key, uint64_t v, int comma, bool known)
+{
+    if (known) {
+        field(w, key, v, comma);
+        return;
+    }
+    vp__jw_raw(w, comma ? ", \"" : "\"");
+    vp__jw_raw(w, key);
+    vp__jw_raw(w, "\": null");
+}
+
 static const char *role_name(vp_tensor_role r)
 {
     switch (r) {
@@ -66,15 +78,21 @@ static void model_json(vp__jw *w, const vp_model *m, int tensors)
     }
     vp__jw_raw(w, ", \"quant_method\": ");
     str_or_null(w, vp_model_quant_method(m));
-    field(w, "parameters", vp_count_value(vp_model_parameters(m)), 1);
-    field(w, "active_parameters", vp_count_value(vp_model_active_parameters(m)), 1);
-    field(w, "weight_bytes", vp_bytes_value(vp_model_role_bytes(m, VP_ROLE_PAYLOAD)), 1);
-    field(w, "quant_metadata_bytes",
-          vp_bytes_value(vp_model_role_bytes(m, VP_ROLE_QUANT_METADATA)), 1);
-    field(w, "unquantized_bytes", vp_bytes_value(vp_model_role_bytes(m, VP_ROLE_UNQUANTIZED)),
-          1);
-    field(w, "other_bytes", vp_bytes_value(vp_model_role_bytes(m, VP_ROLE_OTHER)), 1);
-    field(w, "total_bytes", vp_bytes_value(vp_model_total_bytes(m)), 1);
+    /* an index without all its shards and without a config.json beside it: nothing counted
+     * (null, never a 0 that reads as a count) */
+    bool counted = !(vp_model_get_format(m) == VP_FORMAT_SAFETENSORS_INDEX && read < shards &&
+                     !vp_model_has_architecture(m));
+    field_known(w, "parameters", vp_count_value(vp_model_parameters(m)), 1, counted);
+    field_known(w, "active_parameters", vp_count_value(vp_model_active_parameters(m)), 1, counted);
+    field_known(w, "weight_bytes", vp_bytes_value(vp_model_role_bytes(m, VP_ROLE_PAYLOAD)), 1,
+                counted);
+    field_known(w, "quant_metadata_bytes",
+                vp_bytes_value(vp_model_role_bytes(m, VP_ROLE_QUANT_METADATA)), 1, counted);
+    field_known(w, "unquantized_bytes",
+                vp_bytes_value(vp_model_role_bytes(m, VP_ROLE_UNQUANTIZED)), 1, counted);
+    field_known(w, "other_bytes", vp_bytes_value(vp_model_role_bytes(m, VP_ROLE_OTHER)), 1,
+                counted);
+    field_known(w, "total_bytes", vp_bytes_value(vp_model_total_bytes(m)), 1, counted);
     {   /* a multimodal model's parts (a text-only model: all text) */
         static const char *const part_names[] = { "text", "vision", "projector" };
         vp__jw_raw(w, ", \"vision_type\": ");
@@ -84,9 +102,10 @@ static void model_json(vp__jw *w, const vp_model *m, int tensors)
             vp__jw_raw(w, p ? ", \"" : "\"");
             vp__jw_raw(w, part_names[p]);
             vp__jw_raw(w, "\": {");
-            field(w, "parameters", vp_count_value(vp_model_part_parameters(m, (vp_model_part)p)),
-                  0);
-            field(w, "bytes", vp_bytes_value(vp_model_part_bytes(m, (vp_model_part)p)), 1);
+            field_known(w, "parameters",
+                        vp_count_value(vp_model_part_parameters(m, (vp_model_part)p)), 0, counted);
+            field_known(w, "bytes", vp_bytes_value(vp_model_part_bytes(m, (vp_model_part)p)), 1,
+                        counted);
             vp__jw_raw(w, "}");
         }
         vp__jw_raw(w, "}");

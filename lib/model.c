@@ -2307,9 +2307,12 @@ static vp_status adopt_config_beside(vp_model *m, const char *path, vp_error *er
     unsigned char *qbuf = NULL;
     size_t qlen = 0;
     st = read_hfq_beside(path, &qpath, &qbuf, &qlen, err);
+    /* an index without all its shards: config.json counts the model (the shards read are
+     * part of it, not a count of it) */
+    bool partial = m->format == VP_FORMAT_SAFETENSORS_INDEX && m->n_shards_read < m->n_shards;
     if (st == VP_OK)
         st = config_read(&tmp, (const char *)buf, len, cfgpath, (const char *)qbuf, qlen, qpath,
-                         err, false);
+                         err, partial);
     free(qbuf);
     free(qpath);
     free(buf);
@@ -2325,7 +2328,9 @@ static vp_status adopt_config_beside(vp_model *m, const char *path, vp_error *er
          * they name vision parts */
         vp__vision ck = m->vis;
         m->vis = tmp.vis;
-        if (ck.has_parts) {
+        if (partial) {
+            /* config.json's counts: the shards read hold only part of the tower */
+        } else if (ck.has_parts) {
             memcpy(m->vis.params, ck.params, sizeof(ck.params));
             memcpy(m->vis.bytes, ck.bytes, sizeof(ck.bytes));
             memcpy(m->vis.nontext_roles, ck.nontext_roles, sizeof(ck.nontext_roles));
@@ -2334,6 +2339,12 @@ static vp_status adopt_config_beside(vp_model *m, const char *path, vp_error *er
         } else if (m->n_tensors > 0) {
             m->vis.has_parts = false; /* tensors read, none of them vision: text only */
         } /* no tensor read (an index without its shards): config.json's counts */
+    }
+    if (partial) {
+        m->params = tmp.params;
+        m->active = tmp.active;
+        memcpy(m->role_bytes, tmp.role_bytes, sizeof(m->role_bytes));
+        memcpy(m->quant, tmp.quant, sizeof(m->quant));
     }
     vp__model_cache(m);
     memcpy(m->model_type, tmp.model_type, sizeof(m->model_type));
@@ -2428,12 +2439,14 @@ static vp_status from_index_path(vp_model **out, const char *path, vp_error *err
                                                "overflow when summed"
                                              : vp_status_str(st));
     }
+    if (st == VP_OK && m->n_shards_read < m->n_shards) {
+        /* shards missing: what was read is part of the model, not a count of it; config.json
+         * beside the index, when there is one, counts it (adopt_config_beside()) */
+        m->params = m->active = 0;
+        memset(m->role_bytes, 0, sizeof(m->role_bytes));
+    }
     if (st == VP_OK)
         st = adopt_config_beside(m, path, err);
-    if (st == VP_OK && m->n_shards_read < m->n_shards && m->has_arch) {
-        /* shards missing: the parameter count comes from config.json */
-        m->params = 0;
-    }
     if (st != VP_OK) {
         vp_model_free(m);
         return st;

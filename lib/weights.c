@@ -1406,6 +1406,7 @@ static ALWAYS_INLINE vp_status weights_sums_i(vp__wsums *s, const vp__fmt *f, ui
     const vp_model *m = f->m;
     /* every field set on each path (no memset of the whole: this runs on every call) */
     s->unq_applied = false;
+    s->index_total = false;
     s->needs = NULL;
     if (f->by_layer) {
         /* the model's modules by name, in the format (the unquantized ones in unq bytes) */
@@ -1429,8 +1430,11 @@ static ALWAYS_INLINE vp_status weights_sums_i(vp__wsums *s, const vp__fmt *f, ui
     memset(s->wf, 0, sizeof(s->wf));
     memset(s->wlast, 0, sizeof(s->wlast));
     s->kind = VP__W_UNKNOWN;
+    /* an index whose shards are not all beside it: the shards read are part of the model */
+    bool partial = m && m->format == VP_FORMAT_SAFETENSORS_INDEX &&
+                   m->n_shards_read < m->n_shards;
     if (m && (m->format == VP_FORMAT_GGUF || m->format == VP_FORMAT_SAFETENSORS ||
-                     m->format == VP_FORMAT_SAFETENSORS_INDEX) && m->n_tensors > 0) {
+                     m->format == VP_FORMAT_SAFETENSORS_INDEX) && m->n_tensors > 0 && !partial) {
         /* a checkpoint's stored bytes by role, divided evenly over the GPUs */
         /* a multimodal checkpoint's vision tower and projector are items of their own
          * (vision.c) */
@@ -1443,9 +1447,15 @@ static ALWAYS_INLINE vp_status weights_sums_i(vp__wsums *s, const vp__fmt *f, ui
         vp__weights_nominal(f, &nominal, &known, ovf);
         s->wl[VP_ROLE_PAYLOAD] = vp__cdiv(nominal, tp * pp);
         s->kind = VP__W_NOMINAL;
+    } else if (partial && m->has_total_size && m->total_size > 0) {
+        /* no parameter count, shards missing: the stored size the index declares */
+        s->wl[VP_ROLE_PAYLOAD] = vp__cdiv(m->total_size, tp);
+        s->kind = VP__W_CHECKPOINT;
+        s->index_total = true;
     } else {
         s->needs = f->params ? "workload.weights (the weight format)"
-                             : "model.parameters, model.config or model.checkpoint";
+                 : partial ? "every shard beside the index, model.config or model.parameters"
+                           : "model.parameters, model.config or model.checkpoint";
     }
     return VP_OK;
 }

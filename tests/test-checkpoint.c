@@ -4,6 +4,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -266,6 +267,105 @@ static void write_st(const char *dir, const char *name, const st_tensor *t, size
     vp_test_write(path, b.data, b.len);
     vp_buf_free(&b);
 }
+
+/* The weights of a sheet whose checkpoint is an index with a shard missing: the shard read
+ * is half the model, never its weights. With the index's total_size: that size, estimated;
+ * without: unknown, naming what would give it; with a config.json beside: its count. */
+static void partial_weights(const char *dir, uint64_t want, vp_basis basis, const char *needle)
+{
+    char path[512];
+    snprintf(path, sizeof(path), "%s/s.toml", dir);
+    static const char text[] = "[model]\ncheckpoint = \"model.safetensors.index.json\"\n"
+                               "[workload]\ntask = \"inference\"\ncontext = 16\n"
+                               "concurrency = 1\n";
+    vp_test_write(path, text, sizeof(text) - 1);
+    vp_sheet *s = NULL;
+    vp_estimate *e = NULL;
+    vp_error err = VP_ERROR_INIT;
+    ck_assert_msg(vp_sheet_load(&s, path, &err) == VP_OK, "%s", err.message);
+    ck_assert_int_eq(vp_estimate_new(&e), VP_OK);
+    ck_assert_int_eq(vp_estimate_run(e, s, vp_bytes_make(0), &err), VP_OK);
+    bool found = false;
+    for (size_t i = 0; i < vp_estimate_item_count(e, 0); i++) {
+        if (strcmp(vp_estimate_item_id(e, 0, i), "weights") != 0)
+            continue;
+        found = true;
+        ck_assert_uint_eq(vp_bytes_value(vp_estimate_item_bytes(e, 0, i)), want);
+        ck_assert_int_eq(vp_estimate_item_basis(e, 0, i), basis);
+        ck_assert_msg(strstr(vp_estimate_item_how(e, 0, i), needle) != NULL, "%s",
+                      vp_estimate_item_how(e, 0, i));
+    }
+    if (!found) { /* unknown: named with what would give it */
+        ck_assert_uint_eq(want, 0);
+        ck_assert_str_eq(vp_estimate_unknown_id(e, 0), "weights");
+        ck_assert_msg(strstr(vp_estimate_unknown_needs(e, 0), needle) != NULL, "%s",
+                      vp_estimate_unknown_needs(e, 0));
+    }
+    vp_estimate_free(e);
+    vp_sheet_free(s);
+    ck_assert_int_eq(unlink(path), 0);
+}
+
+START_TEST(test_index_missing_shard)
+{
+    char *dir = vp_test_tmpdir();
+    char path[512];
+    static const st_tensor s1[] = { { "model.embed_tokens.weight", "BF16", 2, { 100, 64 } },
+                                    { "model.norm.weight", "BF16", 1, { 64 } } };
+    write_st(dir, "model-00001-of-00002.safetensors", s1, 2);
+    static const char index[] =
+        "{\"metadata\": {\"total_size\": 25728},\n \"weight_map\": {"
+        "\"model.embed_tokens.weight\": \"model-00001-of-00002.safetensors\","
+        "\"model.norm.weight\": \"model-00001-of-00002.safetensors\","
+        "\"lm_head.weight\": \"model-00002-of-00002.safetensors\"}}";
+    snprintf(path, sizeof(path), "%s/model.safetensors.index.json", dir);
+    vp_test_write(path, index, sizeof(index) - 1);
+    vp_model *m = NULL;
+    vp_error err = VP_ERROR_INIT;
+    ck_assert_msg(vp_model_from_path(&m, path, &err) == VP_OK, "%s", err.message);
+    size_t read = 0;
+    ck_assert_uint_eq(vp_model_shard_count(m, &read), 2);
+    ck_assert_uint_eq(read, 1);
+    ck_assert_uint_eq(vp_count_value(vp_model_parameters(m)), 0); /* not 6,464 */
+    ck_assert_uint_eq(vp_bytes_value(vp_model_total_bytes(m)), 0); /* not 12,928 */
+    vp_model_free(m);
+    /* before: 12,928 B, "computed", the stored bytes of half the checkpoint */
+    partial_weights(dir, 25728, VP_BASIS_ESTIMATED, "metadata.total_size");
+    /* an index with no total_size, or a total_size of 0 (written so by some tools) */
+    static const char *const no_total[] = { "{", "{\"metadata\": {\"total_size\": 0}," };
+    for (size_t i = 0; i < 2; i++) {
+        char idx[512];
+        snprintf(idx, sizeof(idx), "%s \"weight_map\": {"
+                 "\"model.embed_tokens.weight\": \"model-00001-of-00002.safetensors\","
+                 "\"model.norm.weight\": \"model-00001-of-00002.safetensors\","
+                 "\"lm_head.weight\": \"model-00002-of-00002.safetensors\"}}", no_total[i]);
+        vp_test_write(path, idx, strlen(idx));
+        partial_weights(dir, 0, VP_BASIS_UNKNOWN, "every shard beside the index");
+    }
+    /* a config.json beside it counts the model: 100 x 64 embeddings and lm_head, 2 layers */
+    vp_test_write(path, index, sizeof(index) - 1);
+    char cfg[512];
+    snprintf(cfg, sizeof(cfg), "%s/config.json", dir);
+    static const char config[] = "{\"model_type\": \"llama\", \"vocab_size\": 100, "
+                                 "\"hidden_size\": 64, \"num_hidden_layers\": 2, "
+                                 "\"num_attention_heads\": 4, \"intermediate_size\": 128, "
+                                 "\"torch_dtype\": \"bfloat16\"}";
+    vp_test_write(cfg, config, sizeof(config) - 1);
+    ck_assert_msg(vp_model_from_path(&m, path, &err) == VP_OK, "%s", err.message);
+    /* embeddings + lm_head + 2 x (4 x 64 x 64 + 3 x 128 x 64 + 2 x 64) + 64 */
+    const uint64_t params = 2 * 100 * 64 + 2 * (4 * 64 * 64 + 3 * 128 * 64 + 2 * 64) + 64;
+    ck_assert_uint_eq(vp_count_value(vp_model_parameters(m)), params);
+    ck_assert_uint_eq(vp_bytes_value(vp_model_total_bytes(m)), 2 * params);
+    vp_model_free(m);
+    partial_weights(dir, 2 * params, VP_BASIS_COMPUTED, "llama");
+    ck_assert_int_eq(unlink(cfg), 0);
+    ck_assert_int_eq(unlink(path), 0);
+    snprintf(path, sizeof(path), "%s/model-00001-of-00002.safetensors", dir);
+    ck_assert_int_eq(unlink(path), 0);
+    ck_assert_int_eq(rmdir(dir), 0);
+    free(dir);
+}
+END_TEST
 
 START_TEST(test_index_with_shards)
 {
@@ -1062,7 +1162,11 @@ START_TEST(test_index_many_shards_linear)
     ck_assert_uint_eq(vp_model_shard_count(m, &read), MANY_PRESENT + 1);
     ck_assert_uint_eq(read, MANY_PRESENT);
     ck_assert_uint_eq(vp_model_tensor_count(m), MANY_PRESENT);
-    ck_assert_uint_eq(vp_bytes_value(vp_model_total_bytes(m)), MANY_PRESENT);
+    /* the shards read are part of the model: listed by dtype, never counted as the model */
+    ck_assert_uint_eq(vp_model_dtype_count(m), 1);
+    ck_assert_uint_eq(vp_bytes_value(vp_model_dtype_bytes(m, 0)), MANY_PRESENT);
+    ck_assert_uint_eq(vp_bytes_value(vp_model_total_bytes(m)), 0);
+    ck_assert_uint_eq(vp_count_value(vp_model_parameters(m)), 0);
     vp_model_free(m);
     char cwd[4096];
     ck_assert_ptr_nonnull(getcwd(cwd, sizeof(cwd)));
@@ -1540,6 +1644,7 @@ Suite *vp_test_suite(void)
     VP_ADD_TEST(s, test_safetensors_quant_state_offsets);
     VP_ADD_TEST(s, test_safetensors_repeated_prefixes);
     VP_ADD_TEST(s, test_index_with_shards);
+    VP_ADD_TEST(s, test_index_missing_shard);
     VP_ADD_TEST(s, test_safetensors_bad);
     VP_ADD_TEST(s, test_safetensors_truncations);
     VP_ADD_TEST(s, test_gguf_every_type);

@@ -146,9 +146,14 @@ static void inspect_text(FILE *f, const vp_model *m, int tensors, int md, size_t
     if (vp_model_get_format(m) == VP_FORMAT_SAFETENSORS_INDEX) {
         size_t read = 0, n = vp_model_shard_count(m, &read);
         fprintf(f, "\nshards: %zu named, %zu read beside the index\n", n, read);
-        if (read < n) /* the zeros above are "not counted", not a count */
-            fprintf(f, "the counts above are of the shards read only; the index's total_size "
-                    "is\nthe stored size, and inspect config.json counts the architecture\n");
+        if (read < n && vp_model_has_architecture(m)) /* config.json's counts */
+            fprintf(f, "the counts above are config.json's (beside the index): the shards read "
+                    "are\nonly part of the model\n");
+        else if (read < n) /* the zeros above are "not counted", not a count */
+            fprintf(f, "nothing above is counted (0 means unknown here): the shards read are "
+                    "only\npart of the model; the index's total_size is the stored size it "
+                    "declares,\nand a config.json beside the index would count the "
+                    "architecture\n");
     }
     if (vp_model_dtype_count(m) > 0) {
         static const tcol d_cols[] = {

@@ -12,7 +12,10 @@
  * - a `.safetensors` header (only the 8-byte length and the JSON header are read, never
  *   the payload);
  * - a `.safetensors.index.json` (its `metadata.total_size` as is, plus every shard header
- *   found beside it, when read from a path);
+ *   found beside it, when read from a path). When some shards are not beside it, the
+ *   shards read are only part of the model: the counts (parameters, bytes by role) are
+ *   config.json's when one is beside the index, else 0, meaning not counted
+ *   (vp_model_shard_count() tells; before 0.2 they were the sums of the shards read);
  * - a GGUF v2/v3 header (metadata and tensor infos; the architecture from the metadata).
  *
  * Weight bytes are split by role (#vp_tensor_role): payload, quantization metadata

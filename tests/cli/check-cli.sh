@@ -95,6 +95,18 @@ has inspect-table-assumed "$tmp/out" "assumed"
 run inspect-index 0 inspect "$cfg/tiiuae__falcon-7b/index.json" --json
 has inspect-index-total "$tmp/out" '"index_total_size": 14434379520'
 has inspect-index-type "$tmp/out" '"model_type": "RefinedWebModel"'
+# its shards absent: config.json's counts (the same as inspect config.json)
+has inspect-index-params "$tmp/out" '"parameters": 6921720704'
+has inspect-index-bytes "$tmp/out" '"total_bytes": 13843441408'
+# without config.json: nothing counted, null (never a 0 read as a count)
+cp "$cfg/tiiuae__falcon-7b/index.json" "$tmp/model.safetensors.index.json"
+run inspect-index-alone 0 inspect "$tmp/model.safetensors.index.json" --json
+has inspect-index-alone-params "$tmp/out" '"parameters": null'
+has inspect-index-alone-bytes "$tmp/out" '"total_bytes": null'
+has inspect-index-alone-total "$tmp/out" '"index_total_size": 14434379520'
+run inspect-index-alone-text 0 inspect "$tmp/model.safetensors.index.json"
+has inspect-index-alone-says "$tmp/out" "nothing above is counted (0 means unknown here)"
+rm -f "$tmp/model.safetensors.index.json"
 # binary checkpoints told by their first bytes
 run inspect-gguf 0 inspect "$tests/fuzz/corpus/gguf/llama" --json --tensors
 has inspect-gguf-format "$tmp/out" '"format": "gguf"'

@@ -48,9 +48,9 @@ printf '[model]\nrepo = "google/gemma-3-4b-it"\n' > "$tmp/m.toml"
 run sheet-repo-missing 1 estimate "$tmp/m.toml"
 has sheet-repo-missing-pos "$tmp/err" "m.toml:2:8:"
 
-# a snapshot of the index without its shards: the text says its zeros are not a count
+# a snapshot of the index without its shards, config.json beside it: config.json counts
 run rt-no-shards 0 inspect google/medgemma-27b-it
-has rt-no-shards-says "$tmp/out" "the counts above are of the shards read only"
+has rt-no-shards-says "$tmp/out" "the counts above are config.json's (beside the index)"
 # ---- red team (issue 15): a cache that is not what the hub client writes ----
 bad=$tmp/hub/models--rt--bad
 mkdir -p "$bad/refs" "$bad/snapshots/$commit"

@@ -230,6 +230,7 @@ typedef struct {
     uint64_t tp, pp, stage;
     uint64_t block;             /* paged: whole blocks (0: not paged) */
     uint64_t chunk;             /* paged sliding layers: the prefill chunk (0: tokens) */
+    uint64_t enc_tokens;        /* image tokens each sequence's cross-attention layers keep */
 } vp__kvreq;
 
 typedef struct {
@@ -239,6 +240,7 @@ typedef struct {
     uint64_t per_layer;         /* bytes per token per layer on one GPU */
     uint64_t sliding;           /* of them, sliding-window layers */
     uint64_t ssm_layers;        /* recurrent layers (a constant state per sequence) */
+    uint64_t cross_layers;      /* cross-attention layers keeping enc_tokens (mllama) */
 } vp__kvres;
 
 void vp__kv(vp__kvres *out, const vp__kvreq *r, bool *ovf);

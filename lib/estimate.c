@@ -1865,6 +1865,18 @@ static uint64_t stage_kv(stage *S, const run_in *R, infer_run *I, uint64_t s,
     vp__kvres kr;
     I->kq.stage = s;
     vp__kv(&kr, &I->kq, R->ovf);
+    if (kr.cross_layers) /* mllama: the text's layers, and the image tokens' */
+        add_item(S, ID_KV, kr.bytes, VP_BASIS_COMPUTED, PH_RUN, VP_COUNTER_ALLOCATED,
+                 "K+V × %llu tokens × %llu sequences × %llu self-attention layers × %llu "
+                 "B/token/layer (%s, KV heads split by TP), + K+V of %llu image tokens "
+                 "(workload.images = %llu per sequence) × %llu cross-attention layers%s%s",
+                 (unsigned long long)kr.tokens, (unsigned long long)w->concurrency,
+                 (unsigned long long)kr.layers, (unsigned long long)kr.per_layer,
+                 w->kv_text[0] ? w->kv_text : "model dtype",
+                 (unsigned long long)I->kq.enc_tokens, (unsigned long long)w->images,
+                 (unsigned long long)kr.cross_layers,
+                 LIT(I->vllm ? "; text rounded to 16-token blocks" : ""), where);
+    else
     add_item(S, ID_KV, kr.bytes, VP_BASIS_COMPUTED, PH_RUN, VP_COUNTER_ALLOCATED,
              "%s × %llu tokens × %llu sequences × %llu layers × %llu B/token/layer "
              "(%s, %s%s)%s%s",
@@ -2064,7 +2076,13 @@ static vp_status compute_inference(vp_estimate *e, run_in *R, vp_error *err)
         I.reserved = add_sat(I.reserved, vp__wl_reserve_bytes(w, r), R->ovf);
 
     I.kq = (vp__kvreq){ R->f, w->kv_bytes, w->context, w->concurrency, w->tp, w->pp, 0,
-                        I.vllm ? w->block : 0, I.vllm ? mnbt : 0 };
+                        I.vllm ? w->block : 0, I.vllm ? mnbt : 0, 0 };
+    {   /* mllama: each sequence's images, as tokens its cross-attention layers keep */
+        uint64_t itok, ibytes;
+        if (a && a->cross_layers && w->images && w->model &&
+            vp__vision_image(&w->model->vis, w->image_size, R->f->dtype_bytes, &itok, &ibytes))
+            I.kq.enc_tokens = mul_sat(itok, w->images, R->ovf);
+    }
     I.aq = (vp__actreq){ R->f, w->task, w->framework, w->context, w->concurrency, w->tp, w->pp,
                          0, mnbt, mns, 0, 0, 1, 0, 1 };
     I.sg_tokens = UINT64_MAX;

@@ -191,6 +191,7 @@ typedef struct vp__arch {
     uint64_t kv_layers;         /* layers that hold a KV cache */
     uint64_t mtp_layers;        /* DeepSeek multi-token-prediction layers (not counted) */
     uint64_t ssm_layers;        /* hybrid models: layers with a recurrent (Mamba) state */
+    uint64_t cross_layers;      /* mllama: cross-attention layers (K+V of the image tokens) */
     uint64_t ssm_values;        /* values of that state per layer per sequence */
     bool gated_mlp;             /* SwiGLU-style MLP (gate, up, down) */
     uint64_t dtype_bytes;       /* bytes per value of the unquantized weights */

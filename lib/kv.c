@@ -88,7 +88,17 @@ void vp__kv(vp__kvres *o, const vp__kvreq *r, bool *ovf)
         ssm_l = vp__fdiv(vp__add_sat(vp__mul_sat(a->ssm_layers, nl, ovf), L / 2, ovf), L);
     uint64_t state = vp__mul_sat(vp__mul_sat(ssm_l, a->ssm_values, ovf), r->f->dtype_bytes, ovf);
     per_seq = vp__add_sat(per_seq, state, ovf);
+    /* cross-attention layers (mllama): K+V of the sequence's image tokens, computed once
+     * from the vision encoder's output and kept while the sequence lives (transformers'
+     * cross-attention cache); the stage's share of them, as the hybrids' */
+    uint64_t cross_l = 0;
+    if (a->cross_layers && r->enc_tokens) {
+        cross_l = vp__fdiv(vp__add_sat(vp__mul_sat(a->cross_layers, nl, ovf), L / 2, ovf), L);
+        per_seq = vp__add_sat(per_seq, vp__mul_sat(vp__mul_sat(r->enc_tokens, cross_l, ovf),
+                                                   o->per_layer, ovf), ovf);
+    }
     o->bytes = vp__mul_sat(per_seq, r->sequences ? r->sequences : 1, ovf);
+    o->cross_layers = cross_l;
     o->tokens = tokens;
     o->layers = kvl;
     o->sliding = sliding;
@@ -139,7 +149,7 @@ vp_status vp_kv_cache_bytes(vp_bytes *out, const vp_model *m, const vp_kv_option
         return st;
     vp__dtype_bytes((int)o->kv_dtype, &kvb);
     vp__kvreq r = { &f, kvb, o->tokens, o->sequences, tp, pp,
-                    o->stage, o->block_size, o->prefill_chunk };
+                    o->stage, o->block_size, o->prefill_chunk, 0 };
     vp__kvres res;
     vp__kv(&res, &r, &ovf);
     if (ovf)

@@ -476,6 +476,7 @@ static bool read_llama_like(cfg *c, vp__arch *a, vp__ltlist *l)
             goto out;
         }
         a->kv_layers = L - n_cross;
+        a->cross_layers = n_cross;
     }
 
     /* mllama's embedding has 8 more rows than vocab_size (its image and special tokens);

@@ -389,7 +389,7 @@ static void draft_stage(vp__sv_out *o, const vp__sv_req *r, uint64_t *outside_ne
             bool pool = sglang && o->pool_known;
             vp__kvreq q = { &DF, sv->draft_kv_bytes ? sv->draft_kv_bytes : w->kv_bytes,
                             pool ? o->pool_tokens : add_sat(w->context, k, ovf),
-                            pool ? 1 : w->concurrency, tp, 1, 0, 0, 0 };
+                            pool ? 1 : w->concurrency, tp, 1, 0, 0, 0, 0 };
             vp__kvres kr;
             vp__kv(&kr, &q, ovf);
             dkv = kr.bytes;
@@ -413,7 +413,7 @@ static void draft_stage(vp__sv_out *o, const vp__sv_req *r, uint64_t *outside_ne
         /* the target verifies k proposed tokens per sequence: their K/V slots come on
          * top of the sequences' context (vLLM num_lookahead_slots, SGLang's verify
          * tokens) */
-        vp__kvreq q = { F, w->kv_bytes, k, w->concurrency, tp, w->pp, r->stage, 0, 0 };
+        vp__kvreq q = { F, w->kv_bytes, k, w->concurrency, tp, w->pp, r->stage, 0, 0, 0 };
         vp__kvres kr;
         vp__kv(&kr, &q, ovf);
         look = kr.bytes;

@@ -481,12 +481,67 @@ START_TEST(test_estimate_items)
 }
 END_TEST
 
+/* Llama 3.2 Vision's cross-attention layers keep K+V of each sequence's image tokens
+ * (transformers' cross-attention cache: computed once from the encoder's output). 11B: 32
+ * self-attention layers hold the text, 8 cross-attention layers the 4 × 1601 tokens of
+ * each image; 8 KV heads of 128, bf16. Before, the image tokens' K+V were left out. */
+START_TEST(test_mllama_cross_kv)
+{
+    const uint64_t per = 2 * 8 * 128 * 2; /* K+V bytes per token per layer */
+    static const struct {
+        const char *sheet;
+        uint64_t want;
+    } cases[] = {
+        { "images = 1\nimage_size = 560\n", 3 * (4096 * 32 + 6404 * 8) * per },
+        { "images = 2\nimage_size = 560\n", 3 * (4096 * 32 + 2 * 6404 * 8) * per },
+        { "images = 0\n", 3 * 4096 * 32 * per }, /* text only: no cross-attention cache */
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        char text[256];
+        snprintf(text, sizeof(text), "[workload]\nweights = \"bf16\"\ncontext = 4096\n"
+                 "concurrency = 3\nframework = \"transformers\"\n%s", cases[i].sheet);
+        vp_sheet *s = vp_test_sheet(text);
+        vp_test_attach(s, "configs-written/meta-llama__Llama-3.2-11B-Vision/config.json");
+        vp_estimate *e;
+        vp_error err = VP_ERROR_INIT;
+        ck_assert_int_eq(vp_estimate_new(&e), VP_OK);
+        ck_assert_msg(vp_estimate_run(e, s, vp_bytes_make(0), &err) == VP_OK, "%s",
+                      err.message);
+        int f;
+        ck_assert_uint_eq(item(e, "kv_cache", &f), cases[i].want);
+        vp_estimate_free(e);
+        vp_sheet_free(s);
+    }
+    /* 1 image of 6,404 tokens × 8 layers × 4,096 B per sequence: 209,846,272 B */
+    ck_assert_uint_eq(6404 * 8 * per, UINT64_C(209846272));
+    /* two pipeline stages of 20 layers: 4 cross-attention layers each */
+    vp_sheet *s = vp_test_sheet("[workload]\nweights = \"bf16\"\ncontext = 4096\n"
+                                "framework = \"transformers\"\nimages = 1\n"
+                                "image_size = 560\n\n[layout]\npipeline_parallel = 2\n"
+                                "gpus = 2\n");
+    vp_test_attach(s, "configs-written/meta-llama__Llama-3.2-11B-Vision/config.json");
+    vp_estimate *e;
+    vp_error err = VP_ERROR_INIT;
+    ck_assert_int_eq(vp_estimate_new(&e), VP_OK);
+    ck_assert_msg(vp_estimate_run(e, s, vp_bytes_make(0), &err) == VP_OK, "%s", err.message);
+    uint64_t sum = 0;
+    for (size_t g = 0; g < 2; g++)
+        for (size_t i = 0; i < vp_estimate_item_count(e, g); i++)
+            if (strcmp(vp_estimate_item_id(e, g, i), "kv_cache") == 0)
+                sum += vp_bytes_value(vp_estimate_item_bytes(e, g, i));
+    ck_assert_uint_eq(sum, (4096 * 32 + 6404 * 8) * per);
+    vp_estimate_free(e);
+    vp_sheet_free(s);
+}
+END_TEST
+
 Suite *vp_test_suite(void)
 {
     Suite *s = suite_create("vision");
     VP_ADD_LOOP_TEST(s, test_vision_matches_index_total, sizeof(mm) / sizeof(mm[0]));
     VP_ADD_TEST(s, test_llama4_vision);
     VP_ADD_TEST(s, test_mllama);
+    VP_ADD_TEST(s, test_mllama_cross_kv);
     VP_ADD_LOOP_TEST(s, test_small_families, sizeof(small) / sizeof(small[0]));
     VP_ADD_TEST(s, test_checkpoint_parts);
     VP_ADD_TEST(s, test_llama4_chunked_kv);

@@ -212,6 +212,8 @@ typedef struct vp__ltensor {
     uint64_t active;        /* instances used per token */
     bool per_layer;         /* lives in the decoder layers (split by pipeline stages) */
     bool skip;              /* listed in the quantization's modules_to_not_convert */
+    uint32_t lfirst, lstep; /* in decoder layers lfirst, lfirst + lstep, … (lstep 0: every
+                             * layer when count is one per layer, else not known) */
 } vp__ltensor;
 
 #define VP__MAX_LT 64

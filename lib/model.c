@@ -88,6 +88,18 @@ static void lt(vp__ltlist *l, const char *name, vp__lkind kind, uint64_t rows, u
     /* decoder-layer tensors are the ones pipeline parallelism splits */
     t->per_layer = strstr(name, "layers.*") != NULL || strstr(name, ".h.*") != NULL;
     t->skip = false;
+    t->lfirst = t->lstep = 0;
+}
+
+/* The logical tensors added since l->t[from] are in decoder layers first, first + step, …
+ * (a MoE model's expert layers after its dense ones): what a skip list that names layers
+ * one by one is matched against (mark_skipped()). Layer counts are at most 4096. */
+static void lt_layers(vp__ltlist *l, int from, uint64_t first, uint64_t step)
+{
+    for (int i = from; i < l->n; i++) {
+        l->t[i].lfirst = (uint32_t)first;
+        l->t[i].lstep = (uint32_t)step;
+    }
 }
 
 /* ---- config reading helpers ------------------------------------------------------- */
@@ -793,11 +805,18 @@ static bool read_deepseek(cfg *c, vp__arch *a, vp__ltlist *l)
     lt(l, "model.layers.*.self_attn.kv_a_layernorm", VP__K_NORM, rkv, 1, L, L);
     lt(l, "model.layers.*.self_attn.kv_b_proj", VP__K_LINEAR, nq * (dn + dv), rkv, L, L);
     lt(l, "model.layers.*.self_attn.o_proj", VP__K_LINEAR, h, nq * dv, L, L);
+    /* the dense layers come first (every layer below first_k_dense_replace), then every
+     * freq-th one is MoE: the layers each kind is in, when they are evenly spaced */
+    uint64_t moe0 = freq > 1 ? (first + freq - 1) / freq * freq : first;
+    int from = l->n;
     if (n_dense) {
         lt(l, "model.layers.*.mlp.gate_proj", VP__K_LINEAR, f, h, n_dense, n_dense);
         lt(l, "model.layers.*.mlp.up_proj", VP__K_LINEAR, f, h, n_dense, n_dense);
         lt(l, "model.layers.*.mlp.down_proj", VP__K_LINEAR, h, f, n_dense, n_dense);
+        if (freq <= 1)
+            lt_layers(l, from, 0, 1);
     }
+    from = l->n;
     if (n_moe) {
         lt(l, "model.layers.*.mlp.gate", VP__K_ROUTER, E, h, n_moe, n_moe);
         if (corr)
@@ -810,6 +829,7 @@ static bool read_deepseek(cfg *c, vp__arch *a, vp__ltlist *l)
             lt(l, "model.layers.*.mlp.shared_experts.up_proj", VP__K_LINEAR, ns * f_moe, h, n_moe, n_moe);
             lt(l, "model.layers.*.mlp.shared_experts.down_proj", VP__K_LINEAR, h, ns * f_moe, n_moe, n_moe);
         }
+        lt_layers(l, from, moe0, freq > 1 ? freq : 1);
     }
     lt(l, "model.layers.*.input_layernorm", VP__K_NORM, h, 1, L, L);
     lt(l, "model.layers.*.post_attention_layernorm", VP__K_NORM, h, 1, L, L);
@@ -920,10 +940,12 @@ static bool read_jamba(cfg *c, vp__arch *a, vp__ltlist *l)
                         "the Mamba state size (d_conv - 1 + d_state) * expand * hidden "
                         "overflows"), false;
     lt(l, "model.embed_tokens", VP__K_EMBED, V, h, 1, 1);
+    int from = l->n;
     lt(l, "model.layers.*.self_attn.q_proj", VP__K_LINEAR, nq * d, h, n_attn, n_attn);
     lt(l, "model.layers.*.self_attn.k_proj", VP__K_LINEAR, nkv * d, h, n_attn, n_attn);
     lt(l, "model.layers.*.self_attn.v_proj", VP__K_LINEAR, nkv * d, h, n_attn, n_attn);
     lt(l, "model.layers.*.self_attn.o_proj", VP__K_LINEAR, h, nq * d, n_attn, n_attn);
+    lt_layers(l, from, ao, ap); /* every ap-th layer from ao (the periods were checked) */
     lt(l, "model.layers.*.mamba.in_proj", VP__K_LINEAR, 2 * di, h, n_mamba, n_mamba);
     lt(l, "model.layers.*.mamba.conv1d", VP__K_OTHER, di, dconv + (conv_bias ? 1 : 0), n_mamba, n_mamba);
     lt(l, "model.layers.*.mamba.x_proj", VP__K_LINEAR, dtr + 2 * dstate, di, n_mamba, n_mamba);
@@ -941,10 +963,12 @@ static bool read_jamba(cfg *c, vp__arch *a, vp__ltlist *l)
         lt(l, "model.layers.*.feed_forward.down_proj", VP__K_LINEAR, h, f, n_dense, n_dense);
     }
     if (n_moe) {
+        from = l->n;
         lt(l, "model.layers.*.feed_forward.router", VP__K_ROUTER, E, h, n_moe, n_moe);
         lt(l, "model.layers.*.feed_forward.experts.*.gate_proj", VP__K_EXPERT, f, h, n_moe * E, n_moe * k);
         lt(l, "model.layers.*.feed_forward.experts.*.up_proj", VP__K_EXPERT, f, h, n_moe * E, n_moe * k);
         lt(l, "model.layers.*.feed_forward.experts.*.down_proj", VP__K_EXPERT, h, f, n_moe * E, n_moe * k);
+        lt_layers(l, from, eo, ep);
     }
     lt(l, "model.layers.*.input_layernorm", VP__K_NORM, h, 1, L, L);
     lt(l, "model.layers.*.pre_ff_layernorm", VP__K_NORM, h, 1, L, L);
@@ -1272,14 +1296,40 @@ static int skip_matches(const char *entry, size_t elen, const char *name, ptrdif
     return 0;
 }
 
+/* The decoder layers logical tensor t is in: first, first + step, … (held of them), `inst`
+ * instances in each (a MoE layer's experts). false when not known: a tensor in some layers
+ * only whose reader did not say which (lt_layers()). */
+typedef struct {
+    uint64_t first, step, held, inst;
+} layer_span;
+
+static bool tensor_layers(const vp__ltensor *t, const vp__arch *a, layer_span *sp)
+{
+    sp->inst = t->kind == VP__K_EXPERT ? a->experts : 1;
+    if (!t->per_layer || sp->inst == 0 || t->count % sp->inst != 0 || a->layers == 0)
+        return false;
+    sp->held = t->count / sp->inst;
+    if (t->lstep) {
+        sp->first = t->lfirst;
+        sp->step = t->lstep;
+    } else if (sp->held == a->layers) { /* one in every layer */
+        sp->first = 0;
+        sp->step = 1;
+    } else {
+        return false;
+    }
+    return true;
+}
+
 /* How many decoder layers of logical tensor t a skip list keeps unquantized: SKIP_ALL when
  * an entry names t without a layer index ("lm_head", "model.layers.*.mlp.gate",
- * "re:.*mlp.gate$"), else the distinct layers named below `layers` (ModelOpt lists
+ * "re:.*mlp.gate$"), else the distinct layers named that hold t (ModelOpt lists
  * "model.layers.0.self_attn.q_a_proj" … one layer at a time; "model.layers.61*" names
- * DeepSeek's multi-token-prediction layer, which is not counted here, so it keeps
- * nothing). Past SKIP_MAX_LAYERS layers a named layer keeps them all. */
+ * DeepSeek's multi-token-prediction layer, which is not counted here, so it keeps nothing;
+ * "model.layers.0.mlp" names no expert of a model whose layer 0 is dense). When the
+ * layers t is in are not known (sp NULL), a named layer keeps it whole. */
 static uint64_t skipped(const cfg *c, const vp__json_node *skip, const vp__ltensor *t,
-                        uint64_t layers)
+                        uint64_t layers, const layer_span *sp)
 {
     if (skip == NULL || skip->type != VP__JSON_ARRAY)
         return 0;
@@ -1303,9 +1353,16 @@ static uint64_t skipped(const cfg *c, const vp__json_node *skip, const vp__ltens
             n--;
         uint64_t layer = 0;
         int m = skip_matches(p, n, t->name, star, &layer);
-        if (m == 1 || (m == 2 && layer < layers && layers > SKIP_MAX_LAYERS))
+        if (m == 1)
             return SKIP_ALL;
-        if (m == 2 && layer < layers && !(named[layer / 8] & (1u << (layer % 8)))) {
+        if (m != 2 || layer >= layers)
+            continue;
+        if (sp == NULL || layers > SKIP_MAX_LAYERS)
+            return SKIP_ALL;
+        if (layer < sp->first || (layer - sp->first) % sp->step != 0 ||
+            (layer - sp->first) / sp->step >= sp->held)
+            continue; /* a layer t is not in */
+        if (!(named[layer / 8] & (1u << (layer % 8)))) {
             named[layer / 8] = (unsigned char)(named[layer / 8] | (1u << (layer % 8)));
             count++;
         }
@@ -1313,26 +1370,25 @@ static uint64_t skipped(const cfg *c, const vp__json_node *skip, const vp__ltens
     return count;
 }
 
-/* Mark the logical tensors a skip list keeps unquantized. A tensor in every decoder layer
- * (count and active multiples of `layers`) of which only some layers are named splits in
- * two: those layers' instances kept, the others quantized. One in some layers only (a
- * MoE model's dense layers) is kept whole as soon as one of its layers is named: which
- * layers hold it is not known here, and keeping more is the side that does not shrink
- * the estimate. */
+/* Mark the logical tensors a skip list keeps unquantized. A tensor of which only some of
+ * its layers are named splits in two: those layers' instances kept, the others quantized.
+ * One whose layers are not known is kept whole as soon as a layer is named: keeping more
+ * is the side that does not shrink the estimate. */
 static void mark_skipped(const cfg *c, const vp__json_node *skip, vp__ltlist *l,
-                         uint64_t layers)
+                         const vp__arch *a)
 {
     for (int i = 0, n = l->n; i < n; i++) {
         vp__ltensor *t = &l->t[i];
-        uint64_t k = skipped(c, skip, t, layers);
+        layer_span sp;
+        bool known = tensor_layers(t, a, &sp);
+        uint64_t k = skipped(c, skip, t, a->layers, known ? &sp : NULL);
         if (k == 0)
             continue;
-        if (k != SKIP_ALL && k < layers && t->count % layers == 0 && t->active % layers == 0 &&
-            l->n < VP__MAX_LT) {
+        if (k != SKIP_ALL && k < sp.held && t->active % sp.held == 0 && l->n < VP__MAX_LT) {
             vp__ltensor *kept = &l->t[l->n++];
             *kept = *t;
-            kept->count = t->count / layers * k;
-            kept->active = t->active / layers * k;
+            kept->count = sp.inst * k;
+            kept->active = t->active / sp.held * k;
             kept->skip = true;
             t->count -= kept->count;
             t->active -= kept->active;
@@ -1534,7 +1590,7 @@ static vp_status config_read(vp_model *m, const char *json, size_t len, const ch
             }
             skip_cfg = &hc;
         }
-        mark_skipped(skip_cfg, skip, &l, arch.layers);
+        mark_skipped(skip_cfg, skip, &l, &arch);
         for (int i = 0; i < l.n; i++)
             if (l.t[i].skip && (l.t[i].kind == VP__K_LINEAR || l.t[i].kind == VP__K_EXPERT))
                 m->excludes_linear = true;
@@ -2341,6 +2397,7 @@ static vp_status adopt_config_beside(vp_model *m, const char *path, vp_error *er
             m->vis.has_parts = false; /* tensors read, none of them vision: text only */
         } /* no tensor read (an index without its shards): config.json's counts */
     }
+    m->excludes_linear = tmp.excludes_linear;
     if (partial) {
         m->params = tmp.params;
         m->active = tmp.active;
@@ -2445,6 +2502,7 @@ static vp_status from_index_path(vp_model **out, const char *path, vp_error *err
          * beside the index, when there is one, counts it (adopt_config_beside()) */
         m->params = m->active = 0;
         memset(m->role_bytes, 0, sizeof(m->role_bytes));
+        memset(&m->vis, 0, sizeof(m->vis)); /* the parts too: config.json's, or none */
     }
     if (st == VP_OK)
         st = adopt_config_beside(m, path, err);

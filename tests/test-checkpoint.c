@@ -277,7 +277,7 @@ static void partial_weights(const char *dir, uint64_t want, vp_basis basis, cons
     snprintf(path, sizeof(path), "%s/s.toml", dir);
     static const char text[] = "[model]\ncheckpoint = \"model.safetensors.index.json\"\n"
                                "[workload]\ntask = \"inference\"\ncontext = 16\n"
-                               "concurrency = 1\n";
+                               "concurrency = 1\nimages = 1\n";
     vp_test_write(path, text, sizeof(text) - 1);
     vp_sheet *s = NULL;
     vp_estimate *e = NULL;
@@ -295,6 +295,10 @@ static void partial_weights(const char *dir, uint64_t want, vp_basis basis, cons
         ck_assert_msg(strstr(vp_estimate_item_how(e, 0, i), needle) != NULL, "%s",
                       vp_estimate_item_how(e, 0, i));
     }
+    for (size_t i = 0; i < vp_estimate_item_count(e, 0); i++) /* nothing beside the weights */
+        ck_assert_msg(strcmp(vp_estimate_item_id(e, 0, i), "vision_encoder") != 0 &&
+                      strcmp(vp_estimate_item_id(e, 0, i), "projector") != 0, "%s",
+                      vp_estimate_item_id(e, 0, i));
     if (!found) { /* unknown: named with what would give it */
         ck_assert_uint_eq(want, 0);
         ck_assert_str_eq(vp_estimate_unknown_id(e, 0), "weights");
@@ -359,6 +363,22 @@ START_TEST(test_index_missing_shard)
     vp_model_free(m);
     partial_weights(dir, 2 * params, VP_BASIS_COMPUTED, "llama");
     ck_assert_int_eq(unlink(cfg), 0);
+    /* the shard read holds a vision tower: its bytes are in total_size already, never an
+     * item of their own beside it (they were, 2,020,000 B counted twice) */
+    static const st_tensor sv[] = { { "vision_tower.blocks.0.weight", "BF16", 2, { 1000, 1000 } },
+                                    { "multi_modal_projector.linear.weight", "BF16", 2,
+                                      { 100, 100 } } };
+    write_st(dir, "model-00001-of-00002.safetensors", sv, 2);
+    static const char vindex[] =
+        "{\"metadata\": {\"total_size\": 4020000}, \"weight_map\": {"
+        "\"vision_tower.blocks.0.weight\": \"model-00001-of-00002.safetensors\","
+        "\"multi_modal_projector.linear.weight\": \"model-00001-of-00002.safetensors\","
+        "\"model.layers.0.mlp.weight\": \"model-00002-of-00002.safetensors\"}}";
+    vp_test_write(path, vindex, sizeof(vindex) - 1);
+    ck_assert_msg(vp_model_from_path(&m, path, &err) == VP_OK, "%s", err.message);
+    ck_assert_uint_eq(vp_bytes_value(vp_model_part_bytes(m, VP_PART_VISION)), 0);
+    vp_model_free(m);
+    partial_weights(dir, 4020000, VP_BASIS_ESTIMATED, "metadata.total_size");
     ck_assert_int_eq(unlink(path), 0);
     snprintf(path, sizeof(path), "%s/model-00001-of-00002.safetensors", dir);
     ck_assert_int_eq(unlink(path), 0);

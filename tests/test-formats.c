@@ -145,6 +145,78 @@ START_TEST(test_modelopt_nvfp4_layers)
 }
 END_TEST
 
+/* A config.json's text with `key` appended to its top object (a quantization_config). */
+static vp_model *config_plus(const char *rel, const char *json_text, const char *key,
+                             vp_error *err)
+{
+    char path[1024];
+    size_t len;
+    char *text = json_text ? NULL : vp_test_read(vp_test_path(path, sizeof(path), rel), &len);
+    const char *base = json_text ? json_text : text;
+    size_t n = strlen(base) + strlen(key) + 16;
+    char *json = malloc(n);
+    ck_assert_ptr_nonnull(json);
+    snprintf(json, n, "%s", base);
+    char *close = strrchr(json, '}');
+    ck_assert_ptr_nonnull(close);
+    snprintf(close, n - (size_t)(close - json), ", %s}", key);
+    vp_model *m = NULL;
+    vp_status st = vp_model_from_config(&m, json, strlen(json), "c.json", err);
+    ck_assert_msg(st == VP_OK, "%s (%s)", vp_status_name(st), err->message);
+    free(json);
+    free(text);
+    return m;
+}
+
+/* Named layers are matched against the layers a module is in: DeepSeek's layers 0-2 are
+ * dense, so "model.layers.0.mlp" keeps layer 0's dense MLP and no expert (it kept every
+ * expert of the 58 MoE layers, 1.3 TB, in the first version of the per-layer reading);
+ * Jamba's experts are in every 2nd layer from 1: layer 1 keeps its 16 experts, layer 0
+ * none. */
+START_TEST(test_skip_layers_of_a_module)
+{
+    vp_error err = VP_ERROR_INIT;
+    static const char ds[] = "\"quantization_config\": {\"quant_method\": \"modelopt\", "
+                             "\"quant_algo\": \"NVFP4\", \"group_size\": 16, \"ignore\": "
+                             "[\"lm_head\"%s]}";
+    char qc[256];
+    snprintf(qc, sizeof(qc), ds, "");
+    vp_model *m = config_plus("configs/nvidia__DeepSeek-V3.1-NVFP4/config.json", NULL, qc, &err);
+    uint64_t unq = role(m, VP_ROLE_UNQUANTIZED), pay = role(m, VP_ROLE_PAYLOAD);
+    vp_model_free(m);
+    snprintf(qc, sizeof(qc), ds, ", \"model.layers.0.mlp\"");
+    m = config_plus("configs/nvidia__DeepSeek-V3.1-NVFP4/config.json", NULL, qc, &err);
+    const uint64_t dense_mlp = 3 * 18432 * 7168; /* gate, up, down of one dense layer */
+    ck_assert_uint_eq(role(m, VP_ROLE_UNQUANTIZED), unq + 2 * dense_mlp);
+    ck_assert_uint_eq(role(m, VP_ROLE_PAYLOAD), pay - dense_mlp / 2);
+    vp_model_free(m);
+
+    static const char jamba[] =
+        "{\"model_type\": \"jamba\", \"vocab_size\": 100, \"hidden_size\": 64, "
+        "\"num_hidden_layers\": 32, \"num_attention_heads\": 4, \"num_key_value_heads\": 4, "
+        "\"intermediate_size\": 128, \"num_experts\": 16, \"num_experts_per_tok\": 2, "
+        "\"torch_dtype\": \"bfloat16\"}";
+    static const char fp8[] = "\"quantization_config\": {\"quant_method\": \"modelopt\", "
+                              "\"quant_algo\": \"FP8\", \"ignore\": [\"lm_head\"%s]}";
+    snprintf(qc, sizeof(qc), fp8, "");
+    m = config_plus(NULL, jamba, qc, &err);
+    unq = role(m, VP_ROLE_UNQUANTIZED);
+    pay = role(m, VP_ROLE_PAYLOAD);
+    vp_model_free(m);
+    const uint64_t experts = 16 * 3 * 128 * 64; /* one MoE layer's experts */
+    snprintf(qc, sizeof(qc), fp8, ", \"model.layers.1.feed_forward.experts\"");
+    m = config_plus(NULL, jamba, qc, &err);
+    ck_assert_uint_eq(role(m, VP_ROLE_UNQUANTIZED), unq + 2 * experts); /* 1,020,000 B */
+    ck_assert_uint_eq(role(m, VP_ROLE_UNQUANTIZED), 1020000);
+    ck_assert_uint_eq(role(m, VP_ROLE_PAYLOAD), pay - experts);
+    vp_model_free(m);
+    snprintf(qc, sizeof(qc), fp8, ", \"model.layers.0.feed_forward.experts\"");
+    m = config_plus(NULL, jamba, qc, &err);
+    ck_assert_uint_eq(role(m, VP_ROLE_UNQUANTIZED), unq);
+    vp_model_free(m);
+}
+END_TEST
+
 START_TEST(test_modelopt_nvfp4_config)
 {
     vp_error err = VP_ERROR_INIT;
@@ -263,6 +335,7 @@ Suite *vp_test_suite(void)
     VP_ADD_TEST(s, test_modelopt_fp8_sidecar);
     VP_ADD_TEST(s, test_modelopt_nvfp4_config);
     VP_ADD_TEST(s, test_modelopt_nvfp4_layers);
+    VP_ADD_TEST(s, test_skip_layers_of_a_module);
     VP_ADD_LOOP_TEST(s, test_compressed_8bit, sizeof(ct8) / sizeof(ct8[0]));
     VP_ADD_TEST(s, test_compressed_packed);
     VP_ADD_TEST(s, test_bad_sidecar);

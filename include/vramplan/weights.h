@@ -91,6 +91,11 @@ VP_API vp_status vp_weights_options_init(vp_weights_options *opts, unsigned int 
 
 /**
  * @brief Stored weight bytes on one GPU of the stage, by role.
+ *
+ * A safetensors index whose shards are not all beside it (and no config.json beside it
+ * that counts the model) gives its `metadata.total_size` as the payload, divided over the
+ * tensor-parallel GPUs; without a total_size above 0 it is VP_EUNKNOWN. The shards read
+ * are never taken for the model.
  * @param[out] payload the weights in their format; untouched on error
  * @param[out] quant_metadata scales, zero points, absmax, block scales; may be NULL
  * @param[out] unquantized embeddings, lm_head, norms and routers the method keeps in 16 or

@@ -4,28 +4,7 @@
 set -u
 exe=$1 version=$2 tests=$3 examples=$4
 cfg=$tests/data/configs
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fails=0 passes=0
-
-# run NAME EXPECTED_STATUS ARGS...  -> stdout in $tmp/out, stderr in $tmp/err
-run() {
-    name=$1 want=$2; shift 2
-    "$exe" "$@" > "$tmp/out" 2> "$tmp/err"
-    got=$?
-    if [ "$got" -ne "$want" ]; then
-        echo "FAIL $name: exit $got, want $want"; cat "$tmp/err"; fails=$((fails + 1)); return 1
-    fi
-    passes=$((passes + 1))
-}
-has() { # has NAME FILE TEXT
-    if grep -qF -- "$3" "$2"; then passes=$((passes + 1)); else
-        echo "FAIL $1: '$3' not in $(basename "$2")"; cat "$2"; fails=$((fails + 1)); fi
-}
-empty() { # empty NAME FILE
-    if [ -s "$2" ]; then echo "FAIL $1: $(basename "$2") not empty"; cat "$2"; fails=$((fails + 1));
-    else passes=$((passes + 1)); fi
-}
+. "$(dirname "$0")/lib.sh" # run, has, lacks, empty, same, finish; $tmp
 
 run seed 0
 has seed-weights "$tmp/out" "14,000,000,000"
@@ -348,5 +327,4 @@ run rt15-draft-params 0 estimate "$rt/draft-parameters.toml" --capacity "80 GB" 
 has rt15-draft-params-bytes "$tmp/out" '{"id": "draft:weights", "bytes": 1200000000'
 has rt15-draft-params-assumed "$tmp/out" "draft.weights: the target's format"
 
-echo "$passes passed, $fails failed"
-[ "$fails" -eq 0 ]
+finish

@@ -268,6 +268,15 @@ static void write_st(const char *dir, const char *name, const st_tensor *t, size
     vp_buf_free(&b);
 }
 
+/* An index of two shards: embeddings and norm in the first, lm_head in the second. */
+static const st_tensor two_s1[] = { { "model.embed_tokens.weight", "BF16", 2, { 100, 64 } },
+                                    { "model.norm.weight", "BF16", 1, { 64 } } };
+static const char two_index[] =
+    "{\"metadata\": {\"total_size\": 25728},\n \"weight_map\": {"
+    "\"model.embed_tokens.weight\": \"model-00001-of-00002.safetensors\","
+    "\"model.norm.weight\": \"model-00001-of-00002.safetensors\","
+    "\"lm_head.weight\": \"model-00002-of-00002.safetensors\"}}";
+
 /* The weights of a sheet whose checkpoint is an index with a shard missing: the shard read
  * is half the model, never its weights. With the index's total_size: that size, estimated;
  * without: unknown, naming what would give it; with a config.json beside: its count. */
@@ -314,16 +323,10 @@ START_TEST(test_index_missing_shard)
 {
     char *dir = vp_test_tmpdir();
     char path[512];
-    static const st_tensor s1[] = { { "model.embed_tokens.weight", "BF16", 2, { 100, 64 } },
-                                    { "model.norm.weight", "BF16", 1, { 64 } } };
-    write_st(dir, "model-00001-of-00002.safetensors", s1, 2);
-    static const char index[] =
-        "{\"metadata\": {\"total_size\": 25728},\n \"weight_map\": {"
-        "\"model.embed_tokens.weight\": \"model-00001-of-00002.safetensors\","
-        "\"model.norm.weight\": \"model-00001-of-00002.safetensors\","
-        "\"lm_head.weight\": \"model-00002-of-00002.safetensors\"}}";
+    write_st(dir, "model-00001-of-00002.safetensors", two_s1, 2);
+    static const char *const index = two_index;
     snprintf(path, sizeof(path), "%s/model.safetensors.index.json", dir);
-    vp_test_write(path, index, sizeof(index) - 1);
+    vp_test_write(path, index, strlen(index));
     vp_model *m = NULL;
     vp_error err = VP_ERROR_INIT;
     ck_assert_msg(vp_model_from_path(&m, path, &err) == VP_OK, "%s", err.message);
@@ -347,7 +350,7 @@ START_TEST(test_index_missing_shard)
         partial_weights(dir, 0, VP_BASIS_UNKNOWN, "every shard beside the index");
     }
     /* a config.json beside it counts the model: 100 x 64 embeddings and lm_head, 2 layers */
-    vp_test_write(path, index, sizeof(index) - 1);
+    vp_test_write(path, index, strlen(index));
     char cfg[512];
     snprintf(cfg, sizeof(cfg), "%s/config.json", dir);
     static const char config[] = "{\"model_type\": \"llama\", \"vocab_size\": 100, "
@@ -391,18 +394,12 @@ START_TEST(test_index_with_shards)
 {
     char *dir = vp_test_tmpdir();
     char path[512];
-    static const st_tensor s1[] = { { "model.embed_tokens.weight", "BF16", 2, { 100, 64 } },
-                                    { "model.norm.weight", "BF16", 1, { 64 } } };
     static const st_tensor s2[] = { { "lm_head.weight", "BF16", 2, { 100, 64 } } };
-    write_st(dir, "model-00001-of-00002.safetensors", s1, 2);
+    write_st(dir, "model-00001-of-00002.safetensors", two_s1, 2);
     write_st(dir, "model-00002-of-00002.safetensors", s2, 1);
-    static const char index[] =
-        "{\"metadata\": {\"total_size\": 25728},\n \"weight_map\": {"
-        "\"model.embed_tokens.weight\": \"model-00001-of-00002.safetensors\","
-        "\"model.norm.weight\": \"model-00001-of-00002.safetensors\","
-        "\"lm_head.weight\": \"model-00002-of-00002.safetensors\"}}";
+    static const char *const index = two_index;
     snprintf(path, sizeof(path), "%s/model.safetensors.index.json", dir);
-    vp_test_write(path, index, sizeof(index) - 1);
+    vp_test_write(path, index, strlen(index));
     vp_model *m = NULL;
     vp_error err = VP_ERROR_INIT;
     ck_assert_msg(vp_model_from_path(&m, path, &err) == VP_OK, "%s", err.message);
@@ -1579,7 +1576,7 @@ START_TEST(test_safetensors_reads_the_header_once)
         "\"model.norm.weight\": \"model-00001-of-00002.safetensors\","
         "\"lm_head.weight\": \"model-00002-of-00002.safetensors\"}}";
     snprintf(path, sizeof(path), "%s/model.safetensors.index.json", dir);
-    vp_test_write(path, index, sizeof(index) - 1);
+    vp_test_write(path, index, strlen(index));
     ck_assert_about(read_cost(path, 3), sizeof(index) - 1 + headers);
     free(dir);
 }

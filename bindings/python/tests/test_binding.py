@@ -107,6 +107,28 @@ class ModelTest(unittest.TestCase):
                                                  "role": d["tensor_list"][199]["role"]})
         self.assertEqual(d["tensors"], 200)
 
+    def test_index_without_its_shards(self):
+        # Falcon-7B's index alone: nothing counted (None, as inspect --json's null); with its
+        # config.json beside it: the config's count
+        import shutil
+        src = os.path.join(DATA, "configs", "tiiuae__falcon-7b")
+        with tempfile.TemporaryDirectory() as tmp:
+            idx = os.path.join(tmp, "model.safetensors.index.json")
+            shutil.copy(os.path.join(src, "index.json"), idx)
+            m = vramplan.inspect(idx)
+            self.assertEqual(m.shards, (2, 0))
+            self.assertIsNone(m.parameters)
+            self.assertIsNone(m.total_bytes)
+            self.assertIsNone(m.parts["text"]["bytes"])
+            self.assertEqual(m.index_total_size.bytes, 14_434_379_520)
+            self.assertEqual(m.as_dict()["parameters"], None)
+            shutil.copy(os.path.join(src, "config.json"), os.path.join(tmp, "config.json"))
+            m = vramplan.inspect(idx)
+            self.assertEqual(m.parameters, 6_921_720_704)
+            self.assertEqual(m.total_bytes.bytes, 13_843_441_408)
+            self.assertEqual(m.as_dict()["parameters"], m.parameters)
+        self.assertIsNone(vramplan.inspect(os.path.join(src, "config.json")).shards)
+
     def test_parse_error_position(self):
         with self.assertRaises(vramplan.ParseError) as cm:
             vramplan.Model.from_config('{"model_type": "llama",', "c.json")

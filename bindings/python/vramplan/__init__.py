@@ -356,21 +356,42 @@ class Model(_Owner):
     dtype = property(lambda self: L.vp_model_dtype(self._live).decode() or None)
     dtype_assumed = property(lambda self: bool(L.vp_model_dtype_assumed(self._live)))
     quant_method = property(lambda self: L.vp_model_quant_method(self._live).decode() or None)
-    parameters = property(lambda self: L.vp_model_parameters(self._live).n)
-    active_parameters = property(lambda self: L.vp_model_active_parameters(self._live).n)
-    weight_bytes = property(lambda self: Bytes(L.vp_model_role_bytes(self._live, 0).b))
-    quant_metadata_bytes = property(lambda self: Bytes(L.vp_model_role_bytes(self._live, 1).b))
-    unquantized_bytes = property(lambda self: Bytes(L.vp_model_role_bytes(self._live, 2).b))
-    other_bytes = property(lambda self: Bytes(L.vp_model_role_bytes(self._live, 3).b))
-    total_bytes = property(lambda self: Bytes(L.vp_model_total_bytes(self._live).b))
+    @property
+    def shards(self):
+        """(named, read beside the index) for a safetensors index, else None."""
+        read = ctypes.c_size_t()
+        n = L.vp_model_shard_count(self._live, ctypes.byref(read))
+        return (n, read.value) if self.format == "safetensors-index" else None
+
+    def _counted(self, value):
+        """value, or None for an index whose shards are not all beside it and no
+        config.json counts the model (the library's 0 means "not counted" there, and
+        `inspect --json` gives null)."""
+        sh = self.shards
+        if sh and sh[1] < sh[0] and not L.vp_model_has_architecture(self._live):
+            return None
+        return value
+
+    parameters = property(lambda self: self._counted(L.vp_model_parameters(self._live).n))
+    active_parameters = property(
+        lambda self: self._counted(L.vp_model_active_parameters(self._live).n))
+    weight_bytes = property(
+        lambda self: self._counted(Bytes(L.vp_model_role_bytes(self._live, 0).b)))
+    quant_metadata_bytes = property(
+        lambda self: self._counted(Bytes(L.vp_model_role_bytes(self._live, 1).b)))
+    unquantized_bytes = property(
+        lambda self: self._counted(Bytes(L.vp_model_role_bytes(self._live, 2).b)))
+    other_bytes = property(
+        lambda self: self._counted(Bytes(L.vp_model_role_bytes(self._live, 3).b)))
+    total_bytes = property(lambda self: self._counted(Bytes(L.vp_model_total_bytes(self._live).b)))
     vision_type = property(lambda self: L.vp_model_vision_type(self._live).decode() or None)
 
     @property
     def parts(self):
         """{"text"|"vision"|"projector": {"parameters": n, "bytes": Bytes}}."""
         h = self._live
-        return {name: {"parameters": L.vp_model_part_parameters(h, i).n,
-                       "bytes": Bytes(L.vp_model_part_bytes(h, i).b)}
+        return {name: {"parameters": self._counted(L.vp_model_part_parameters(h, i).n),
+                       "bytes": self._counted(Bytes(L.vp_model_part_bytes(h, i).b))}
                 for i, name in enumerate(("text", "vision", "projector"))}
 
     @property

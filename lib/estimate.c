@@ -900,10 +900,7 @@ static vp_status train_trainable(vp_estimate *e, train_run *T, vp_error *err)
         for (int j = 0; wide != 0 && j < m->lt.n; j++)
             if (wide & (UINT64_C(1) << j)) {
                 const vp__ltensor *t = &m->lt.t[j];
-                bool again = false; /* a module split by a skip list: one name, one warning */
-                for (int i = 0; i < j && !again; i++)
-                    again = (wide & (UINT64_C(1) << i)) && m->lt.t[i].name == t->name;
-                if (again)
+                if (t->twin >= 0 && t->twin < j) /* split by a skip list: one warning */
                     continue;
                 uint64_t mn = t->rows < t->cols ? t->rows : t->cols;
                 add_warning(e, "lora_rank %llu exceeds min(in, out) = %llu of %s",

@@ -214,6 +214,8 @@ typedef struct vp__ltensor {
     bool skip;              /* listed in the quantization's modules_to_not_convert */
     uint32_t lfirst, lstep; /* in decoder layers lfirst, lfirst + lstep, … (lstep 0: every
                              * layer when count is one per layer, else not known) */
+    int twin;               /* the other half of a module a skip list split (its index in
+                             * the list, the same name), else -1 */
 } vp__ltensor;
 
 #define VP__MAX_LT 64

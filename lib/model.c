@@ -89,6 +89,7 @@ static void lt(vp__ltlist *l, const char *name, vp__lkind kind, uint64_t rows, u
     t->per_layer = strstr(name, "layers.*") != NULL || strstr(name, ".h.*") != NULL;
     t->skip = false;
     t->lfirst = t->lstep = 0;
+    t->twin = -1;
 }
 
 /* The logical tensors added since l->t[from] are in decoder layers first, first + step, …
@@ -1345,11 +1346,20 @@ static uint64_t skipped(const cfg *c, const vp__json_node *skip, const vp__ltens
          * compressed-tensors' regular expressions ("re:.*lm_head$"): the literal core */
         const char *p = vp__json_str(c->doc, e);
         size_t n = vp__json_str_len(c->doc, e);
-        if (n >= 3 && memcmp(p, "re:", 3) == 0)
-            p += 3, n -= 3;
+        char lit[256];
+        if (n >= 3 && memcmp(p, "re:", 3) == 0) {
+            /* a regular expression's escaped dots (model\.layers\.3) are dots */
+            size_t k = 0;
+            for (size_t i = 3; i < n && k < sizeof(lit); i++)
+                if (p[i] != '\\' || i + 1 >= n || p[i + 1] != '.')
+                    lit[k++] = p[i];
+            p = lit;
+            n = k;
+        }
         while (n > 0 && (p[0] == '*' || p[0] == '.' || p[0] == '^'))
             p++, n--;
-        while (n > 0 && (p[n - 1] == '*' || p[n - 1] == '$' || p[n - 1] == '.'))
+        while (n > 0 && (p[n - 1] == '*' || p[n - 1] == '$' || p[n - 1] == '.' ||
+                         p[n - 1] == '\\'))
             n--;
         uint64_t layer = 0;
         int m = skip_matches(p, n, t->name, star, &layer);
@@ -1385,8 +1395,10 @@ static void mark_skipped(const cfg *c, const vp__json_node *skip, vp__ltlist *l,
         if (k == 0)
             continue;
         if (k != SKIP_ALL && k < sp.held && t->active % sp.held == 0 && l->n < VP__MAX_LT) {
-            vp__ltensor *kept = &l->t[l->n++];
+            vp__ltensor *kept = &l->t[l->n];
             *kept = *t;
+            kept->twin = i;
+            t->twin = l->n++;
             kept->count = sp.inst * k;
             kept->active = t->active / sp.held * k;
             kept->skip = true;

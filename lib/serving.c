@@ -210,14 +210,16 @@ static uint64_t lora_slot_bytes(const vp_model *m, const vp__wl *w, uint64_t ran
         bool hit = w->n_targets == 0 && t->kind == VP__K_LINEAR;
         for (size_t i = 0; i < w->n_targets && !hit; i++)
             hit = strcmp(w->targets[i], "all-linear") == 0 || strcmp(w->targets[i], last) == 0;
-        if (!hit)
-            continue;
+        if (!hit || (t->twin >= 0 && t->twin < j))
+            continue; /* a module split by a skip list: counted whole with its first half */
         *matched = true;
+        uint64_t count = t->twin >= 0 ? add_sat(t->count, m->lt.t[t->twin].count, ovf)
+                                      : t->count;
         bool row = row_parallel(last);
         uint64_t a_in = row ? vp__div_ceil_u64(t->cols, tp) : t->cols;
         uint64_t b_out = row ? t->rows : vp__div_ceil_u64(t->rows, tp);
         uint64_t per = mul_sat(mul_sat(rank, add_sat(a_in, b_out, ovf), ovf), dtype, ovf);
-        uint64_t inst = L ? vp__div_ceil_u64(mul_sat(t->count, nl, ovf), L) : t->count;
+        uint64_t inst = L ? vp__div_ceil_u64(mul_sat(count, nl, ovf), L) : count;
         total = add_sat(total, mul_sat(per, inst, ovf), ovf);
     }
     return total;

@@ -190,6 +190,11 @@ START_TEST(test_skip_layers_of_a_module)
     ck_assert_uint_eq(role(m, VP_ROLE_UNQUANTIZED), unq + 2 * dense_mlp);
     ck_assert_uint_eq(role(m, VP_ROLE_PAYLOAD), pay - dense_mlp / 2);
     vp_model_free(m);
+    /* the same as a regular expression with escaped dots (it kept nothing) */
+    snprintf(qc, sizeof(qc), ds, ", \"re:model\\\\.layers\\\\.0\\\\.mlp\\\\..*\"");
+    m = config_plus("configs/nvidia__DeepSeek-V3.1-NVFP4/config.json", NULL, qc, &err);
+    ck_assert_uint_eq(role(m, VP_ROLE_UNQUANTIZED), unq + 2 * dense_mlp);
+    vp_model_free(m);
 
     static const char jamba[] =
         "{\"model_type\": \"jamba\", \"vocab_size\": 100, \"hidden_size\": 64, "

@@ -491,6 +491,33 @@ START_TEST(test_lora_slots)
     vp_estimate_free(e);
     vp_sheet_free(s);
 
+    /* a module a skip list splits (layer 3's q_proj kept in bf16) is still one module per
+     * layer: 6 layers over 2 stages, 3 each, with or without the split (each half was
+     * rounded up on its own: 4 layers' slots on each stage) */
+    static const char tiny[] =
+        "{\"model_type\": \"llama\", \"vocab_size\": 100, \"hidden_size\": 64, "
+        "\"num_hidden_layers\": 6, \"num_attention_heads\": 4, \"intermediate_size\": 128, "
+        "\"torch_dtype\": \"bfloat16\", \"quantization_config\": {\"quant_method\": "
+        "\"modelopt\", \"quant_algo\": \"FP8\", \"ignore\": [\"lm_head\"%s]}}";
+    uint64_t slots[2];
+    for (int k = 0; k < 2; k++) {
+        char cfg[640];
+        snprintf(cfg, sizeof(cfg), tiny, k ? ", \"model.layers.3.self_attn.q_proj\"" : "");
+        vp_model *m = NULL;
+        vp_error err = VP_ERROR_INIT;
+        ck_assert_int_eq(vp_model_from_config(&m, cfg, strlen(cfg), "tiny.json", &err), VP_OK);
+        s = vp_test_sheet("[workload]\nframework = \"vllm\"\ncontext = 64\nmax_loras = 1\n"
+                          "max_lora_rank = 16\nlora_targets = [\"q_proj\"]\n[layout]\n"
+                          "pipeline_parallel = 2\ngpus = 2\n");
+        ck_assert_int_eq(vp_sheet_attach_model(s, m), VP_OK); /* the sheet's now */
+        e = vp_test_run(s, cap);
+        slots[k] = vp_test_item_bytes(e, 0, "lora_slots");
+        vp_estimate_free(e);
+        vp_sheet_free(s);
+    }
+    ck_assert_uint_eq(slots[0], 3 * (16 * 64 + 64 * 16) * 2); /* 3 layers' q_proj A and B */
+    ck_assert_uint_eq(slots[1], slots[0]);
+
     /* without module shapes the slots are an unknown naming model.config */
     s = vp_test_sheet("[model]\nparameters = 8_000_000_000\n[workload]\nframework = \"vllm\"\n"
                       "max_loras = 2\n");

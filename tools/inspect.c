@@ -151,8 +151,8 @@ static void inspect_text(FILE *f, const vp_model *m, int tensors, int md, size_t
                     "are\nonly part of the model\n");
         else if (read < n) /* the zeros above are "not counted", not a count */
             fprintf(f, "nothing above is counted (0 means unknown here): the shards read are "
-                    "only\npart of the model; %s, and a config.json beside the index would "
-                    "count\nthe architecture\n",
+                    "only\npart of the model; %s;\na config.json beside the index would "
+                    "count the architecture\n",
                     vp_model_index_total_size(m, &total_size) == VP_OK
                         ? "the index's total_size is the stored size it declares"
                         : "the index declares no total_size");

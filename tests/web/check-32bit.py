@@ -41,9 +41,6 @@ def main():
             ran = subprocess.run([probe + '.exe']).returncode
         except OSError as e:  # a kernel without 32-bit support: "Exec format error"
             ran = e
-        if ran != 0:
-            print('SKIP: this machine cannot run a 32-bit program (%s)' % ran)
-            return 77
         sources = sorted(glob.glob(os.path.join(root, 'lib', '*.c')) +
                          glob.glob(os.path.join(root, 'tools', '*.c')))
         flags = ['-m32', '-std=c11', '-O2', '-I' + os.path.join(root, 'include'),
@@ -72,6 +69,10 @@ def main():
             return 1
         print('ok   %d sources build warning-free with %s -m32 (size_t is 32 bits)'
               % (len(sources), ' '.join(cc)))
+        if ran != 0:  # built and linked, but nothing 32-bit runs here: no outputs to compare
+            print('SKIP: this machine cannot run a 32-bit program (%s): the 32-bit build is '
+                  'checked, its outputs are not compared' % ran)
+            return 77
 
         sheets = sorted(glob.glob(os.path.join(root, 'examples', '*.toml')) +
                         glob.glob(os.path.join(root, 'tests', 'data', '**', '*.toml'),

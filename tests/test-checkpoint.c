@@ -365,6 +365,36 @@ START_TEST(test_index_missing_shard)
     ck_assert_uint_eq(vp_bytes_value(vp_model_total_bytes(m)), 2 * params);
     vp_model_free(m);
     partial_weights(dir, 2 * params, VP_BASIS_COMPUTED, "llama");
+    /* the config's skip list names a linear module: the unquantized item says so, as it
+     * does for the config alone */
+    static const char qconfig[] = "{\"model_type\": \"llama\", \"vocab_size\": 100, "
+                                  "\"hidden_size\": 64, \"num_hidden_layers\": 2, "
+                                  "\"num_attention_heads\": 4, \"intermediate_size\": 128, "
+                                  "\"torch_dtype\": \"bfloat16\", \"quantization_config\": "
+                                  "{\"quant_method\": \"modelopt\", \"quant_algo\": \"FP8\", "
+                                  "\"ignore\": [\"lm_head\", \"model.layers.0.mlp.down_proj\"]}}";
+    vp_test_write(cfg, qconfig, sizeof(qconfig) - 1);
+    {
+        char sp[512];
+        snprintf(sp, sizeof(sp), "%s/q.toml", dir);
+        static const char st[] = "[model]\ncheckpoint = \"model.safetensors.index.json\"\n"
+                                 "[workload]\ncontext = 16\n";
+        vp_test_write(sp, st, sizeof(st) - 1);
+        vp_sheet *qs = NULL;
+        vp_estimate *qe = NULL;
+        ck_assert_msg(vp_sheet_load(&qs, sp, &err) == VP_OK, "%s", err.message);
+        ck_assert_int_eq(vp_estimate_new(&qe), VP_OK);
+        ck_assert_int_eq(vp_estimate_run(qe, qs, vp_bytes_make(0), &err), VP_OK);
+        bool said = false;
+        for (size_t i = 0; i < vp_estimate_item_count(qe, 0); i++)
+            if (strcmp(vp_estimate_item_id(qe, 0, i), "unquantized_modules") == 0)
+                said = strstr(vp_estimate_item_how(qe, 0, i),
+                              "linear modules the quantization config excludes") != NULL;
+        ck_assert(said);
+        vp_estimate_free(qe);
+        vp_sheet_free(qs);
+        ck_assert_int_eq(unlink(sp), 0);
+    }
     ck_assert_int_eq(unlink(cfg), 0);
     /* the shard read holds a vision tower: its bytes are in total_size already, never an
      * item of their own beside it (they were, 2,020,000 B counted twice) */

@@ -132,6 +132,37 @@ START_TEST(test_lora_trainable)
 }
 END_TEST
 
+/* A module a skip list splits in two (layer 3's q_proj kept in bf16) is one module to LoRA:
+ * a rank past its width is said once, and its trainable count is the whole module's. */
+START_TEST(test_lora_split_module)
+{
+    static const char tiny[] =
+        "{\"model_type\": \"llama\", \"vocab_size\": 100, \"hidden_size\": 64, "
+        "\"num_hidden_layers\": 6, \"num_attention_heads\": 4, \"intermediate_size\": 128, "
+        "\"torch_dtype\": \"bfloat16\", \"quantization_config\": {\"quant_method\": "
+        "\"modelopt\", \"quant_algo\": \"FP8\", \"ignore\": [\"lm_head\", "
+        "\"model.layers.3.self_attn.q_proj\"]}}";
+    vp_model *m = NULL;
+    vp_error err = VP_ERROR_INIT;
+    ck_assert_int_eq(vp_model_from_config(&m, tiny, strlen(tiny), "tiny.json", &err), VP_OK);
+    vp_sheet *s = vp_test_sheet("[workload]\ntask = \"lora\"\ncontext = 64\nlora_rank = 100\n"
+                                "lora_targets = [\"q_proj\"]\n");
+    ck_assert_int_eq(vp_sheet_attach_model(s, m), VP_OK); /* the sheet's now */
+    vp_estimate *e;
+    ck_assert_int_eq(vp_estimate_new(&e), VP_OK);
+    ck_assert_msg(vp_estimate_run(e, s, vp_bytes_make(0), &err) == VP_OK, "%s", err.message);
+    int said = 0;
+    for (size_t i = 0; i < vp_estimate_warning_count(e); i++)
+        said += strstr(vp_estimate_warning(e, i), "exceeds min(in, out) = 64") != NULL;
+    ck_assert_int_eq(said, 1);
+    vp_count n;
+    ck_assert_int_eq(vp_estimate_trainable(e, &n), VP_OK);
+    ck_assert_uint_eq(vp_count_value(n), 6 * 100 * (64 + 64)); /* A and B of 6 q_proj */
+    vp_estimate_free(e);
+    vp_sheet_free(s);
+}
+END_TEST
+
 START_TEST(test_optimizers_and_recipes)
 {
     /* per trainable value: fp32 AdamW 8 B; 8-bit 2 B + 8 B per 256; SGD momentum 4 B (fp32
@@ -808,6 +839,7 @@ Suite *vp_test_suite(void)
     VP_ADD_TEST(s, test_gpt_bigcode_lora);
     VP_ADD_TEST(s, test_training_keys_bad);
     VP_ADD_TEST(s, test_lora_targets_rule);
+    VP_ADD_TEST(s, test_lora_split_module);
     VP_ADD_TEST(s, test_fms_mistral7b);
     VP_ADD_TEST(s, test_training_examples);
     return s;

@@ -33,9 +33,14 @@
 #define MIB VP__MIB
 #define mul_sat vp__mul_sat
 #define LIT VP__LIT /* a string of static storage in a text: kept as a pointer */
-/* the weights of an index whose shards are not all beside it (weights.c index_total) */
-#define INDEX_TOTAL_HOW "the index's metadata.total_size (the stored size it declares: not " \
-                        "every shard is beside it, and the sheet gives no config)"
+/* A checkpoint's weights sentence, "%s%s%s": its stored tensor bytes, or the index's
+ * total_size when not every shard is beside it (weights.c index_total). */
+#define CKPT_HOW_ARGS(ws, m)                                                                  \
+    LIT((ws)->index_total ? "the index's metadata.total_size (the stored size it declares: " \
+                            "not every shard is beside it, and the sheet gives no config)"   \
+                          : "stored tensor bytes of the "),                                  \
+    LIT((ws)->index_total ? "" : vp_model_format_name((m)->format)),                          \
+    LIT((ws)->index_total ? "" : " checkpoint")
 #define add_sat vp__add_sat
 /* STEP: a step of a run called once per stage, inlined into its loop as the one function it
  * was part of (the steps are separate for the reader, not for the machine). ITEM_PATH: a
@@ -1753,10 +1758,8 @@ static vp_status run_weights(vp_estimate *e, run_in *R, vp_error *err)
         R->wbasis = w->tp > 1 || w->pp > 1 || R->ws->index_total ? VP_BASIS_ESTIMATED
                                                                   : VP_BASIS_COMPUTED;
         if (twhow)
-            R->whow = part_set(e, PART_WEIGHTS, "%s%s%s",
-                               LIT(R->ws->index_total ? INDEX_TOTAL_HOW : "stored tensor bytes of the "),
-                               LIT(R->ws->index_total ? "" : vp_model_format_name(m->format)),
-                               LIT(R->ws->index_total ? "" : " checkpoint"));
+            R->whow = part_set(e, PART_WEIGHTS, "%s%s%s%s", CKPT_HOW_ARGS(R->ws, m),
+                               LIT(R->even ? ", divided evenly over the GPUs" : ""));
     } else if (R->ws->kind == VP__W_NOMINAL) {
         /* exact for the whole model in a plain dtype; divided over GPUs without the layers,
          * or in a quantized format's nominal bits, an estimate */
@@ -1807,10 +1810,7 @@ static uint64_t stage_weights(vp_estimate *e, stage *S, const run_in *R, const i
                      where);
         else if (R->ws->kind == VP__W_CHECKPOINT)
             add_item(S, ID_WEIGHTS, wr.role[VP_ROLE_PAYLOAD], R->wbasis, PH_INFER,
-                     VP_COUNTER_ALLOCATED, "%s%s%s%s%s%s",
-                     LIT(R->ws->index_total ? INDEX_TOTAL_HOW : "stored tensor bytes of the "),
-                     LIT(R->ws->index_total ? "" : vp_model_format_name(m->format)),
-                     LIT(R->ws->index_total ? "" : " checkpoint"),
+                     VP_COUNTER_ALLOCATED, "%s%s%s%s%s%s", CKPT_HOW_ARGS(R->ws, m),
                      LIT(w->tp > 1 || w->pp > 1 ? ", divided evenly over the GPUs" : ""),
                      rot, where);
         else
@@ -2082,8 +2082,12 @@ static vp_status compute_inference(vp_estimate *e, run_in *R, vp_error *err)
     {   /* mllama: each sequence's images, as tokens its cross-attention layers keep */
         uint64_t itok, ibytes;
         if (a && a->cross_layers && w->images && w->model &&
-            vp__vision_image(&w->model->vis, w->image_size, R->f->dtype_bytes, &itok, &ibytes))
+            vp__vision_image(&w->model->vis, w->image_size, R->f->dtype_bytes, &itok, &ibytes)) {
             I.kq.enc_tokens = mul_sat(itok, w->images, R->ovf);
+            add_assumption(e, "kv_cache: workload.images (%llu) read as the images each "
+                           "sequence keeps in its cross-attention cache",
+                           (unsigned long long)w->images);
+        }
     }
     I.aq = (vp__actreq){ R->f, w->task, w->framework, w->context, w->concurrency, w->tp, w->pp,
                          0, mnbt, mns, 0, 0, 1, 0, 1 };

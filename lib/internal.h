@@ -412,6 +412,13 @@ vp_status vp__model_add_tensor8(vp_model *m, const char *name, size_t name_len,
 /* Room for `tensors` more tensors (at most up to VP__LIM_TENSORS) with `name_bytes` of
  * names, reserved ahead from the size of a header: pages never written cost nothing. */
 vp_status vp__model_reserve(vp_model *m, size_t tensors, size_t name_bytes);
+/* A safetensors index whose shards are not all beside it: the shards read are part of the
+ * model, never a count of it (config.json beside it counts it, else nothing does). */
+static inline bool vp__index_partial(const vp_model *m)
+{
+    return m->format == VP_FORMAT_SAFETENSORS_INDEX && m->n_shards_read < m->n_shards;
+}
+
 static inline const char *vp__tensor_name(const vp_model *m, const vp__tensor *t)
 {
     return m->names + t->name;

@@ -80,8 +80,7 @@ static void model_json(vp__jw *w, const vp_model *m, int tensors)
     str_or_null(w, vp_model_quant_method(m));
     /* an index without all its shards and without a config.json beside it: nothing counted
      * (null, never a 0 that reads as a count) */
-    bool counted = !(vp_model_get_format(m) == VP_FORMAT_SAFETENSORS_INDEX && read < shards &&
-                     !vp_model_has_architecture(m));
+    bool counted = !vp__index_partial(m) || m->has_arch;
     field_known(w, "parameters", vp_count_value(vp_model_parameters(m)), 1, counted);
     field_known(w, "active_parameters", vp_count_value(vp_model_active_parameters(m)), 1, counted);
     field_known(w, "weight_bytes", vp_bytes_value(vp_model_role_bytes(m, VP_ROLE_PAYLOAD)), 1,

@@ -2378,7 +2378,7 @@ static vp_status adopt_config_beside(vp_model *m, const char *path, vp_error *er
     st = read_hfq_beside(path, &qpath, &qbuf, &qlen, err);
     /* an index without all its shards: config.json counts the model (the shards read are
      * part of it, not a count of it) */
-    bool partial = m->format == VP_FORMAT_SAFETENSORS_INDEX && m->n_shards_read < m->n_shards;
+    bool partial = vp__index_partial(m);
     if (st == VP_OK)
         st = config_read(&tmp, (const char *)buf, len, cfgpath, (const char *)qbuf, qlen, qpath,
                          err, partial);
@@ -2509,7 +2509,7 @@ static vp_status from_index_path(vp_model **out, const char *path, vp_error *err
                                                "overflow when summed"
                                              : vp_status_str(st));
     }
-    if (st == VP_OK && m->n_shards_read < m->n_shards) {
+    if (st == VP_OK && vp__index_partial(m)) {
         /* shards missing: what was read is part of the model, not a count of it; config.json
          * beside the index, when there is one, counts it (adopt_config_beside()) */
         m->params = m->active = 0;

@@ -1431,8 +1431,7 @@ static ALWAYS_INLINE vp_status weights_sums_i(vp__wsums *s, const vp__fmt *f, ui
     memset(s->wlast, 0, sizeof(s->wlast));
     s->kind = VP__W_UNKNOWN;
     /* an index whose shards are not all beside it: the shards read are part of the model */
-    bool partial = m && m->format == VP_FORMAT_SAFETENSORS_INDEX &&
-                   m->n_shards_read < m->n_shards;
+    bool partial = m && vp__index_partial(m);
     if (m && (m->format == VP_FORMAT_GGUF || m->format == VP_FORMAT_SAFETENSORS ||
                      m->format == VP_FORMAT_SAFETENSORS_INDEX) && m->n_tensors > 0 && !partial) {
         /* a checkpoint's stored bytes by role, divided evenly over the GPUs */

@@ -509,6 +509,10 @@ START_TEST(test_mllama_cross_kv)
                       err.message);
         int f;
         ck_assert_uint_eq(item(e, "kv_cache", &f), cases[i].want);
+        int said = 0; /* the reading of images is said, when there are images */
+        for (size_t k = 0; k < vp_estimate_assumption_count(e); k++)
+            said += strstr(vp_estimate_assumption(e, k), "cross-attention cache") != NULL;
+        ck_assert_int_eq(said, i < 2);
         vp_estimate_free(e);
         vp_sheet_free(s);
     }

@@ -474,39 +474,55 @@ static bool htab_fill(htab *t, hslot *sl, size_t ix)
     return true;
 }
 
-/* An [[offer]]'s values, looked up once. */
+/* A value of a section named by its place in the section (its entries never move while the
+ * plan is made), so that a view holds a byte per value, not a pointer. */
+#define NO_ENTRY UINT8_MAX
+
+static const vp__entry *entry_at(const vp__section *sec, uint8_t k)
+{
+    return k == NO_ENTRY ? NULL : &sec->e[k];
+}
+
+/* An [[offer]]'s values, looked up once: 40 bytes (a plan of 100,000 offers writes 100,000
+ * of them, and fresh memory is most of what a large plan costs). */
+enum { OE_ID, OE_GPU, OE_COUNT, OE_MEMORY, OE_PRICE, OE_AVAIL, OE_DUR, OE_HOST_RAM,
+       OE_SOFTWARE, OE_N };
 typedef struct {
     const vp__section *sec;
-    const vp__entry *id, *gpu, *count, *memory, *price, *avail, *dur, *host_ram, *software;
     const char *idc;          /* the id: the plan's copy (what the plan hands out, and what
                                  evidence is matched with: dense, unlike the sheet's) */
     const vp_card *card;      /* its card in the catalog, or NULL */
-    size_t card_ix;           /* the card's catalog index, or SIZE_MAX */
-    size_t ev_first;          /* its first evidence, or SIZE_MAX */
-    size_t group;             /* its run verdict: an index in the plan's group verdicts */
-    /* the numbers the plan reads, taken while the section is at hand (the plan's loop then
-     * reads no entry of the sheet again unless a text needs it) */
-    uint64_t n_gpus;          /* count (1 when not stated) */
-    uint64_t mem_bytes;       /* memory as parsed (0: not stated) */
-    uint64_t dur_min;         /* duration in minutes */
-    int64_t price_i, avail_day; /* INT64_MAX when not stated */
-    char currency[4];
+    uint32_t ev_first;        /* its first evidence, or NONE */
+    uint16_t card_ix;         /* the card's catalog index, or CARD_NONE */
+    uint8_t k[OE_N];          /* its values (OE_*): places in sec, or NO_ENTRY */
 } offer_view;
+#define OFE(o, f) entry_at((o)->sec, (o)->k[OE_##f])
 
 enum { CL_OTHER, CL_SOFTWARE, CL_PEAK, CL_DEFECT, CL_DEVICE_TOTAL, CL_DEVICE_FREE,
        CL_HOST_RAM, CL_INTERCONNECT, CL_AVAILABILITY, CL_QUALITY };
 enum { SR_OTHER, SR_DEVICE_REPORT, SR_MEASUREMENT, SR_DOCUMENTATION, SR_ORDER_REQUEST };
 
-/* An [[evidence]]'s values, looked up once. */
+/* An [[evidence]]'s values, looked up once: 48 bytes. */
+enum { EE_OFFER, EE_GPU, EE_CLAIM, EE_VALUE, EE_SOURCE, EE_VERSION, EE_DATE, EE_SCOPE, EE_N };
 typedef struct {
     const vp__section *sec;
-    const vp__entry *offer, *gpu, *claim, *value, *source, *version, *date, *scope;
-    int cl, sr;               /* CL_*, SR_* */
-    uint64_t bytes;           /* device_total, device_free, peak, host_ram: the value */
-    size_t oi;                /* the offer it names, or SIZE_MAX */
-    size_t next;              /* the next evidence of the same offer, or SIZE_MAX */
     const vp_card *card;      /* the card it names, or NULL */
+    uint64_t bytes;           /* device_total, device_free, peak, host_ram: the value */
+    uint32_t oi;              /* the offer it names, or NONE */
+    uint32_t next;            /* the next evidence of the same offer, or NONE */
+    uint8_t cl, sr;           /* CL_*, SR_* */
+    uint8_t k[EE_N];          /* its values (EE_*): places in sec, or NO_ENTRY */
 } ev_view;
+#define EVE(v, f) entry_at((v)->sec, (v)->k[EE_##f])
+/* an offer or evidence index that is none (there are at most VP__LIM_ENTRIES of each) */
+#define NONE UINT32_MAX
+#define CARD_NONE UINT16_MAX
+_Static_assert(VP__LIM_ENTRIES < NONE, "offer and evidence indices fit 32 bits");
+
+static size_t ix_of(uint32_t i)
+{
+    return i == NONE ? SIZE_MAX : i;
+}
 
 typedef struct {
     size_t last1, last2;      /* device_total evidence naming the card: the latest, and the
@@ -600,12 +616,13 @@ static bool firm(const ev_view *v)
 
 static bool is_oom_text(const ev_view *v)
 {
-    return v->value && (strstr(v->value->str, "oom") || strstr(v->value->str, "out of memory"));
+    const vp__entry *val = EVE(v, VALUE);
+    return val && (strstr(val->str, "oom") || strstr(val->str, "out of memory"));
 }
 
 static void ev_label(char *out, size_t len, size_t idx, const ev_view *v)
 {
-    const vp__entry *src = v->source, *ver = v->version, *date = v->date;
+    const vp__entry *src = EVE(v, SOURCE), *ver = EVE(v, VERSION), *date = EVE(v, DATE);
     /* cut to the buffer (the return value is read: a cut label is intended) */
     if (snprintf(out, len, "evidence %zu: %.20s%s%.100s%s%.10s", idx, src ? src->str : "?",
                  ver ? ", " : "", ver ? ver->str : "", date ? ", " : "",
@@ -613,63 +630,59 @@ static void ev_label(char *out, size_t len, size_t idx, const ev_view *v)
         out[0] = '\0';
 }
 
-/* The values of an [[offer]] and an [[evidence]], in one pass over each section's keys. */
+/* The values of an [[offer]] and an [[evidence]], in one pass over each section's keys (a
+ * section holds each key once, and fewer keys than NO_ENTRY: the tables have no more
+ * fields). */
 static void view_offer(offer_view *o, const vp__section *sec)
 {
     memset(o, 0, sizeof(*o));
+    memset(o->k, NO_ENTRY, sizeof(o->k));
     o->sec = sec;
-    o->card_ix = o->ev_first = SIZE_MAX;
-    for (size_t i = 0; i < sec->n; i++) {
-        const vp__entry *e = &sec->e[i];
-        const char *k = e->key;
-        const vp__entry **slot = NULL;
+    o->ev_first = NONE;
+    o->card_ix = CARD_NONE;
+    for (size_t i = 0; i < sec->n && i < NO_ENTRY; i++) {
+        const char *k = sec->e[i].key;
+        int f = -1;
         switch (k[0]) {
-        case 'i': slot = is(k, "id") ? &o->id : NULL; break;
-        case 'g': slot = is(k, "gpu") ? &o->gpu : NULL; break;
-        case 'c': slot = is(k, "count") ? &o->count : NULL; break;
-        case 'm': slot = is(k, "memory") ? &o->memory : NULL; break;
-        case 'p': slot = is(k, "price") ? &o->price : NULL; break;
-        case 'a': slot = is(k, "available_from") ? &o->avail : NULL; break;
-        case 'd': slot = is(k, "duration") ? &o->dur : NULL; break;
-        case 'h': slot = is(k, "host_ram") ? &o->host_ram : NULL; break;
-        case 's': slot = is(k, "software") ? &o->software : NULL; break;
+        case 'i': f = is(k, "id") ? OE_ID : -1; break;
+        case 'g': f = is(k, "gpu") ? OE_GPU : -1; break;
+        case 'c': f = is(k, "count") ? OE_COUNT : -1; break;
+        case 'm': f = is(k, "memory") ? OE_MEMORY : -1; break;
+        case 'p': f = is(k, "price") ? OE_PRICE : -1; break;
+        case 'a': f = is(k, "available_from") ? OE_AVAIL : -1; break;
+        case 'd': f = is(k, "duration") ? OE_DUR : -1; break;
+        case 'h': f = is(k, "host_ram") ? OE_HOST_RAM : -1; break;
+        case 's': f = is(k, "software") ? OE_SOFTWARE : -1; break;
         default: break;
         }
-        if (slot != NULL && *slot == NULL)
-            *slot = e;
+        if (f >= 0 && o->k[f] == NO_ENTRY)
+            o->k[f] = (uint8_t)i;
     }
-    o->n_gpus = o->count ? o->count->u : 1;
-    o->mem_bytes = o->memory ? o->memory->bytes.b : 0;
-    o->dur_min = o->dur ? o->dur->u : 0;
-    o->price_i = o->price ? o->price->i : INT64_MAX;
-    if (o->price)
-        memcpy(o->currency, o->price->currency, 4);
-    o->avail_day = o->avail ? o->avail->i : INT64_MAX;
 }
 
 static void view_evidence(ev_view *v, const vp__section *sec)
 {
     memset(v, 0, sizeof(*v));
+    memset(v->k, NO_ENTRY, sizeof(v->k));
     v->sec = sec;
-    v->oi = v->next = SIZE_MAX;
-    for (size_t i = 0; i < sec->n; i++) {
-        const vp__entry *e = &sec->e[i];
-        const char *k = e->key;
-        const vp__entry **slot = NULL;
+    v->oi = v->next = NONE;
+    for (size_t i = 0; i < sec->n && i < NO_ENTRY; i++) {
+        const char *k = sec->e[i].key;
+        int f = -1;
         switch (k[0]) {
-        case 'o': slot = is(k, "offer") ? &v->offer : NULL; break;
-        case 'g': slot = is(k, "gpu") ? &v->gpu : NULL; break;
-        case 'c': slot = is(k, "claim") ? &v->claim : NULL; break;
-        case 'v': slot = is(k, "value") ? &v->value : is(k, "version") ? &v->version : NULL; break;
-        case 's': slot = is(k, "source") ? &v->source : is(k, "scope") ? &v->scope : NULL; break;
-        case 'd': slot = is(k, "date") ? &v->date : NULL; break;
+        case 'o': f = is(k, "offer") ? EE_OFFER : -1; break;
+        case 'g': f = is(k, "gpu") ? EE_GPU : -1; break;
+        case 'c': f = is(k, "claim") ? EE_CLAIM : -1; break;
+        case 'v': f = is(k, "value") ? EE_VALUE : is(k, "version") ? EE_VERSION : -1; break;
+        case 's': f = is(k, "source") ? EE_SOURCE : is(k, "scope") ? EE_SCOPE : -1; break;
+        case 'd': f = is(k, "date") ? EE_DATE : -1; break;
         default: break;
         }
-        if (slot != NULL && *slot == NULL)
-            *slot = e;
+        if (f >= 0 && v->k[f] == NO_ENTRY)
+            v->k[f] = (uint8_t)i;
     }
-    v->cl = claim_code(v->claim);
-    v->sr = source_code(v->source);
+    v->cl = (uint8_t)claim_code(EVE(v, CLAIM));
+    v->sr = (uint8_t)source_code(EVE(v, SOURCE));
 }
 
 /* ---- versions: "driver 550.54.15, CUDA 12.4, vllm 0.6.3" ------------------------------ */
@@ -759,10 +772,11 @@ static size_t offer_by_id(const plan_index *x, const char *id)
 static const char *card_total_hint(const plan_index *x, size_t card_ix, size_t oi)
 {
     const card_totals *t = &x->totals[card_ix];
-    size_t k = t->last1 != SIZE_MAX && x->evs[t->last1].oi == oi ? t->last2 : t->last1;
+    size_t k = t->last1 != SIZE_MAX && ix_of(x->evs[t->last1].oi) == oi ? t->last2 : t->last1;
     if (k == SIZE_MAX)
         return NULL;
-    return x->evs[k].value ? x->evs[k].value->str : NULL;
+    const vp__entry *val = EVE(&x->evs[k], VALUE);
+    return val ? val->str : NULL;
 }
 
 static bool ev_is_run(const ev_view *v);
@@ -803,28 +817,29 @@ static vp_status index_sheet(plan_index *x, const vp_sheet *s, arena *a, vp_erro
     for (size_t i = 0; i < x->n_offers; i++) {
         offer_view *o = &x->offers[i];
         view_offer(o, &s->sec[to->pos[i]]); /* and checked while at hand */
-        if (o->id == NULL) {
+        const vp__entry *id = OFE(o, ID);
+        if (id == NULL) {
             st = plan_fail(err, s, o->sec->line, 1, VP_EINVALID, "[[offer]] without an id");
             goto fail;
         }
-        hslot *slot = htab_find(&x->ids, hash_str(x->ids.seed, o->id->str), same_id, x,
-                                o->id->str);
+        hslot *slot = htab_find(&x->ids, hash_str(x->ids.seed, id->str), same_id, x, id->str);
         if (slot->ix != 0) {
-            st = plan_fail(err, s, o->id->line, o->id->column, VP_EINVALID,
-                           "two offers have the id \"%.60s\"", o->id->str);
+            st = plan_fail(err, s, id->line, id->column, VP_EINVALID,
+                           "two offers have the id \"%.60s\"", id->str);
             goto fail;
         }
-        o->idc = arena_copy(a, o->id->str, VP__MAX_TEXT);
+        o->idc = arena_copy(a, id->str, VP__MAX_TEXT);
         if (a->oom) {
             st = vp__error_set(err, VP_ENOMEM, NULL, "out of memory");
             goto fail;
         }
         slot->ix = (uint32_t)(i + 1); /* sized for every offer: never grows */
         x->ids.used++;
-        if ((st = resolve_card(x, s, o->gpu, &o->card, err)) != VP_OK ||
-            (st = check_version(s, o->software, err)) != VP_OK)
+        if ((st = resolve_card(x, s, OFE(o, GPU), &o->card, err)) != VP_OK ||
+            (st = check_version(s, OFE(o, SOFTWARE), err)) != VP_OK)
             goto fail;
-        o->card_ix = card_index(o->card);
+        size_t ci = card_index(o->card);
+        o->card_ix = ci < CARD_NONE ? (uint16_t)ci : CARD_NONE;
     }
     /* evidence: names an existing offer or a gpu; byte-valued claims parse and are
      * possible; linked to its offer in sheet order */
@@ -836,7 +851,7 @@ static vp_status index_sheet(plan_index *x, const vp_sheet *s, arena *a, vp_erro
     size_t near = 0; /* the offer the previous evidence named */
     for (size_t i = 0; i < x->n_ev; i++) {
         ev_view *ev = &x->evs[i];
-        const vp__entry *o = ev->offer, *g = ev->gpu;
+        const vp__entry *o = EVE(ev, OFFER), *g = EVE(ev, GPU);
         /* evidence mostly follows its offers: that offer or the next is tried first (ids
          * are unique, so an equal id is the one), sparing a probe of the id table */
         size_t oi = SIZE_MAX;
@@ -860,7 +875,7 @@ static vp_status index_sheet(plan_index *x, const vp_sheet *s, arena *a, vp_erro
                            "evidence names neither an offer nor a gpu");
             break;
         }
-        const vp__entry *value = ev->value;
+        const vp__entry *value = EVE(ev, VALUE);
         if (value && (ev->cl == CL_DEVICE_TOTAL || ev->cl == CL_DEVICE_FREE ||
                       ev->cl == CL_PEAK || ev->cl == CL_HOST_RAM)) {
             vp_bytes b;
@@ -873,7 +888,7 @@ static vp_status index_sheet(plan_index *x, const vp_sheet *s, arena *a, vp_erro
             ev->bytes = b.b;
             if (b.b == 0 || b.b > VP__MAX_GPU_BYTES) {
                 st = plan_fail(err, s, value->line, value->column, VP_ERANGE,
-                               "impossible %s for one GPU: \"%.40s\"", ev->claim->str, value->str);
+                               "impossible %s for one GPU: \"%.40s\"", EVE(ev, CLAIM)->str, value->str);
                 break;
             }
         }
@@ -882,21 +897,21 @@ static vp_status index_sheet(plan_index *x, const vp_sheet *s, arena *a, vp_erro
         bool versioned = ev->cl == CL_SOFTWARE || ev->cl == CL_PEAK || ev->cl == CL_DEFECT ||
                          ev->cl == CL_DEVICE_TOTAL || ev->cl == CL_DEVICE_FREE;
         if ((st = resolve_card(x, s, g, &ev->card, err)) != VP_OK ||
-            (versioned && (st = check_version(s, ev->version, err)) != VP_OK))
+            (versioned && (st = check_version(s, EVE(ev, VERSION), err)) != VP_OK))
             break;
-        ev->oi = oi;
+        ev->oi = oi == SIZE_MAX ? NONE : (uint32_t)oi;
         x->n_run_ev += ev_is_run(ev);
         if (ev->card != NULL && ev->cl == CL_DEVICE_TOTAL) {
             card_totals *t = &x->totals[card_index(ev->card)];
-            if (t->last1 != SIZE_MAX && x->evs[t->last1].oi != oi)
+            if (t->last1 != SIZE_MAX && x->evs[t->last1].oi != ev->oi)
                 t->last2 = t->last1;
             t->last1 = i;
         }
         if (oi != SIZE_MAX) {
-            if (x->offers[oi].ev_first == SIZE_MAX)
-                x->offers[oi].ev_first = i;
+            if (x->offers[oi].ev_first == NONE)
+                x->offers[oi].ev_first = (uint32_t)i;
             else
-                x->evs[last[oi]].next = i;
+                x->evs[last[oi]].next = (uint32_t)i;
             last[oi] = i;
         }
     }
@@ -1146,7 +1161,7 @@ static vp_status runs_index(run_index *ri, const plan_index *x, const sheet_scop
             if (!ev_is_run(ev))
                 continue; /* not a run: device totals and other claims are read elsewhere */
             bool peak = ev->cl == CL_PEAK, oom = !peak;
-            const vp__entry *scope = ev->scope, *val = ev->value, *ver = ev->version;
+            const vp__entry *scope = EVE(ev, SCOPE), *val = EVE(ev, VALUE), *ver = EVE(ev, VERSION);
             vp_bytes b = { 0 };
             bool has = peak && val && vp_bytes_parse(&b, val->str, strlen(val->str), NULL) == VP_OK;
             const vp__entry *sm = scope_get(scope, "model"), *sr = scope_get(scope, "revision"),
@@ -1166,9 +1181,9 @@ static vp_status runs_index(run_index *ri, const plan_index *x, const sheet_scop
             f.sequences = sn ? sn->u : 0;
             f.truncated = st && st->b;
             f.software = ver ? ver->str : NULL;
-            ri->run_offer[r] = ev->oi;
+            ri->run_offer[r] = ix_of(ev->oi);
             ri->run_card[r] = ev->card ? ev->card
-                              : ev->oi != SIZE_MAX ? x->offers[ev->oi].card : NULL;
+                              : ev->oi != NONE ? x->offers[ev->oi].card : NULL;
             ev_label(ri->labels[r], sizeof(ri->labels[0]), j, ev);
         }
         vp__run_scope(&ri->ev[r], &f, rq);
@@ -1249,7 +1264,7 @@ static void runs_for_offer(vp__runs_verdict *v, const run_index *ri, const plan_
 {
     offer_runs ctx = { ri, oi, reads };
     vp__run_iter it = { &ctx, it_own, it_card, it_run, NULL, NULL };
-    const vp__entry *sw = x->offers[oi].software;
+    const vp__entry *sw = OFE(&x->offers[oi], SOFTWARE);
     vp__vcomp o[VP__MAX_VCOMP];
     size_t bad;
     int no = sw ? vp__version_parse(sw->str, o, &bad) : 0;
@@ -1280,9 +1295,10 @@ static bool same_group(const void *ctx, size_t group, const void *key)
 {
     const group_ctx *c = ctx;
     const offer_view *a = &c->x->offers[c->g->opener[group]], *b = key;
-    if (a->card_ix != b->card_ix || (a->software == NULL) != (b->software == NULL))
+    const vp__entry *sa = OFE(a, SOFTWARE), *sb = OFE(b, SOFTWARE);
+    if (a->card_ix != b->card_ix || (sa == NULL) != (sb == NULL))
         return false;
-    return a->software == NULL || strcmp(a->software->str, b->software->str) == 0;
+    return sa == NULL || strcmp(sa->str, sb->str) == 0;
 }
 
 /* The verdict on the runs for offer oi, or NULL when out of memory; *group: the group's
@@ -1298,7 +1314,8 @@ static const vp__runs_verdict *group_verdict(run_groups *g, const run_index *ri,
         return own;
     }
     group_ctx ctx = { x, g };
-    uint64_t h = mix64(hash_str(g->keys.seed, o->software ? o->software->str : "") ^
+    const vp__entry *sw = OFE(o, SOFTWARE);
+    uint64_t h = mix64(hash_str(g->keys.seed, sw ? sw->str : "") ^
                        (uint64_t)o->card_ix);
     hslot *slot = htab_find(&g->keys, h, same_group, &ctx, o);
     if (slot->ix != 0) {
@@ -1390,20 +1407,20 @@ static bool memory_requirement(vp_plan *p, cand *c, const plan_index *x, const v
 {
     arena *a = &p->text;
     const offer_view *o = &x->offers[oi];
-    const vp__entry *mem = o->memory;
+    const vp__entry *mem = OFE(o, MEMORY);
     mem_lazy m;
     memset(&m, 0, sizeof(m));
     m.ev_at = SIZE_MAX;
     /* the offer's own device report: the latest */
-    for (size_t k = o->ev_first; k != SIZE_MAX; k = x->evs[k].next) {
+    for (uint32_t k = o->ev_first; k != NONE; k = x->evs[k].next) {
         const ev_view *ev = &x->evs[k];
-        if (ev->cl == CL_DEVICE_TOTAL && firm(ev) && ev->value) {
+        if (ev->cl == CL_DEVICE_TOTAL && firm(ev) && ev->k[EE_VALUE] != NO_ENTRY) {
             m.total = ev->bytes; /* parsed when the plan was indexed */
             m.ev_at = k;
         }
     }
     m.card = o->card;
-    m.nominal = o->mem_bytes;
+    m.nominal = mem ? mem->bytes.b : 0;
     m.nominal_text = mem ? arena_copy(a, mem->str, VP__MAX_TEXT) : NULL;
     /* the verdict and margin alone, now */
     vp__mem_in in = { true, m.total, NULL, NULL, m.nominal_text, m.nominal, rq };
@@ -1417,8 +1434,9 @@ static bool memory_requirement(vp_plan *p, cand *c, const plan_index *x, const v
     if (m.ev_at != SIZE_MAX) {
         const ev_view *ev = &x->evs[m.ev_at];
         m.source = (uint8_t)ev->sr; /* firm: a device report or a measurement */
-        m.ver = ev->version ? arena_copy(a, ev->version->str, 101) : NULL;
-        m.date = ev->date ? arena_copy(a, ev->date->str, 11) : NULL;
+        const vp__entry *ver = EVE(ev, VERSION), *date = EVE(ev, DATE);
+        m.ver = ver ? arena_copy(a, ver->str, 101) : NULL;
+        m.date = date ? arena_copy(a, date->str, 11) : NULL;
     }
     const char *doc_hint = m.card ? card_total_hint(x, o->card_ix, oi) : NULL;
     m.hint = doc_hint ? arena_copy(a, doc_hint, 61) : NULL;
@@ -1481,9 +1499,9 @@ static void read_own_evidence(const own_ctx *oc, const offer_view *o, own_eviden
     const vp__entry *wq = oc->wq, *ww = oc->ww, *mn = oc->mn;
     const uint64_t hr_need = oc->hr_need;
     memset(e, 0, sizeof(*e));
-    for (size_t k = o->ev_first; k != SIZE_MAX; k = x->evs[k].next) {
+    for (uint32_t k = o->ev_first; k != NONE; k = x->evs[k].next) {
         const ev_view *ev = &x->evs[k];
-        const vp__entry *val = ev->value;
+        const vp__entry *val = EVE(ev, VALUE);
         char label[200];
         bool fm = firm(ev);
         switch (ev->cl) {
@@ -1528,8 +1546,8 @@ static void read_own_evidence(const own_ctx *oc, const offer_view *o, own_eviden
             break;
         case CL_QUALITY:
             if ((ev->sr == SR_MEASUREMENT || ev->sr == SR_DOCUMENTATION) && wq && val) {
-                const vp__entry *sw = scope_get(ev->scope, "weights");
-                const vp__entry *sm = scope_get(ev->scope, "model");
+                const vp__entry *sw = scope_get(EVE(ev, SCOPE), "weights"),
+                                *sm = scope_get(EVE(ev, SCOPE), "model");
                 if ((!ww || (sw && strcmp(sw->str, ww->str) == 0)) &&
                     (!mn || (sm && strcmp(sm->str, mn->str) == 0))) {
                     bool parsed;
@@ -1557,7 +1575,8 @@ static void own_requirements(const own_ctx *oc, cand *c, const offer_view *o)
     shared_texts *sh = oc->sh;
     const vp__entry *wq = oc->wq, *ww = oc->ww, *wc = oc->wc, *wn = oc->wn,
                     *sstart = oc->sstart, *sdur = oc->sdur;
-    const vp__entry *avail = o->avail, *dur = o->dur, *ohr = o->host_ram, *osw = o->software;
+    const vp__entry *avail = OFE(o, AVAIL), *dur = OFE(o, DUR), *ohr = OFE(o, HOST_RAM),
+                    *osw = OFE(o, SOFTWARE);
     const uint64_t hr_need = oc->hr_need;
     const char *hr_text = oc->hr_text, *fw = oc->fw;
     const int inference = oc->inference;
@@ -1599,10 +1618,10 @@ static void own_requirements(const own_ctx *oc, cand *c, const offer_view *o)
     else
         add_req(p, c, RQ_HOST_RAM, VP_VERDICT_TO_CONFIRM, "", "confirm host RAM >= %s%s%s%s",
                 hr_text, ohr ? " (the catalog lists " : "", ohr ? ohr->str : "", ohr ? ")" : "");
-    if (sstart && avail && o->avail_day > sstart->i)
+    if (sstart && avail && avail->i > sstart->i)
         add_req(p, c, RQ_SCHEDULE, VP_VERDICT_EXCLUDED, "", "available from %s, after the "
                 "campaign start %s", avail->str, sstart->str);
-    else if (sdur && dur && o->dur_min < sdur->u)
+    else if (sdur && dur && dur->u < sdur->u)
         add_req(p, c, RQ_SCHEDULE, VP_VERDICT_EXCLUDED, "", "offered for %s, shorter than the "
                 "campaign's %s", dur->str, sdur->str);
     else if (!sstart)
@@ -1781,16 +1800,17 @@ vp_status vp_plan_new(vp_plan **out, const vp_sheet *s, const char *rank, vp_err
     for (size_t i = 0; i < n_offers && !oom; i++) {
         const offer_view *o = &x.offers[i];
         cand *c = &p->c[i];
-        const vp__entry *price = o->price;
+        const vp__entry *price = OFE(o, PRICE), *avail = OFE(o, AVAIL), *id = OFE(o, ID),
+                        *count_e = OFE(o, COUNT);
         memset(c, 0, sizeof(*c));
         c->offer = text_ref(p, o->idc);
         c->cost = 0;
-        c->price = o->price_i;
+        c->price = price ? price->i : INT64_MAX;
         if (price) {
             c->cost = text_ref(p, arena_copy(a, price->str, 61));
-            memcpy(c->currency, o->currency, 4);
+            memcpy(c->currency, price->currency, 4);
         }
-        c->available = o->avail_day;
+        c->available = avail ? avail->i : INT64_MAX;
 
         vp__runs_verdict own;
         size_t group;
@@ -1802,11 +1822,11 @@ vp_status vp_plan_new(vp_plan **out, const vp_sheet *s, const char *rank, vp_err
         if (groups.reads > VP__LIM_RUN_READS) {
             /* every software version reads the card's runs it cannot count: bounded, so
              * that a crafted sheet cannot pin a CPU (docs/errors.md, limits) */
-            st = plan_fail(err, s, o->id->line, o->id->column, VP_ELIMIT,
+            st = plan_fail(err, s, id->line, id->column, VP_ELIMIT,
                            "the plan reads more than %llu runs for its offers (by offer "
                            "\"%.60s\"): many offer software versions against many runs of one "
                            "card; state fewer versions or split the sheet",
-                           (unsigned long long)VP__LIM_RUN_READS, o->id->str);
+                           (unsigned long long)VP__LIM_RUN_READS, id->str);
             break;
         }
         if (!memory_requirement(p, c, &x, &rq, i, rv, group)) {
@@ -1815,7 +1835,7 @@ vp_status vp_plan_new(vp_plan **out, const vp_sheet *s, const char *rank, vp_err
         }
 
         /* placement */
-        uint64_t count = o->n_gpus;
+        uint64_t count = count_e ? count_e->u : 1;
         if (sh.place_count != count) {
             sh.place_count = count;
             sh.place_verdict = count < p->need_gpus ? VP_VERDICT_EXCLUDED : VP_VERDICT_FIT;

@@ -1151,13 +1151,9 @@ vp_status vp_sheet_parse(vp_sheet **out, const char *text, size_t len, const cha
         vp_sheet_free(sh);
         return st;
     }
-    /* the original text, NUL-terminated, for float literals */
-    char *src = dup_str(text ? text : "", len);
-    const char *end = src != NULL ? src + len : NULL;
-    if (src == NULL) {
-        st = vp__error_set(err, VP_ENOMEM, NULL, "out of memory");
-        goto done;
-    }
+    /* the text itself, for float literals as written: read up to end, never copied (a
+     * copy of a catalog's text would be as many fresh pages as the text) */
+    const char *src = text ? text : "", *end = src + len;
     for (uint32_t i = doc.nodes[0].first; i != VP__T_NONE; i = doc.nodes[i].next) {
         const vp__tnode *t = &doc.nodes[i];
         const char *name = vp__toml_key(&doc, t);
@@ -1202,7 +1198,6 @@ vp_status vp_sheet_parse(vp_sheet **out, const char *text, size_t len, const cha
     }
     st = check_sheet(sh, NULL, err);
 done:
-    free(src);
     vp__toml_free(&doc);
     if (st != VP_OK) {
         vp_sheet_free(sh);

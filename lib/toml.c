@@ -77,7 +77,7 @@ static uint32_t node(tp *t, vp__ttype type, const unsigned char *at)
     n->type = (uint8_t)type;
     n->line = t->line;
     n->column = col_of(t, at);
-    n->offset = (uint64_t)(at - t->start);
+    n->offset = (uint32_t)(at - t->start); /* the text is at most 2 GiB (checked) */
     n->first = n->last = n->next = VP__T_NONE;
     return (uint32_t)d->n++;
 }

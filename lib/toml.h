@@ -18,19 +18,32 @@ typedef enum {
 
 #define VP__T_NONE UINT32_MAX
 
+/* A value or table: 48 bytes, each field by the node's type (a sheet of a catalog holds
+ * a dozen per offer, so the node's size is most of what parsing touches). */
 typedef struct {
-    uint8_t type;
-    uint8_t boolean;
+    union {
+        int64_t i;              /* VP__T_INT */
+        int64_t mant;           /* VP__T_FLOAT: value = mant × 10^exp10, exactly */
+        struct {
+            uint32_t str, str_len; /* VP__T_STRING: decoded, NUL-terminated in the pool */
+        };
+        struct {
+            uint32_t first, last; /* VP__T_ARRAY, VP__T_TABLE: the children */
+        };
+    };
+    union {
+        uint32_t count;         /* VP__T_ARRAY, VP__T_TABLE: children */
+        int32_t exp10;          /* VP__T_FLOAT */
+    };
+    uint32_t next;              /* the next sibling, or VP__T_NONE */
     uint32_t line, column;      /* of the value (tables: of the header) */
     uint32_t key_line, key_column;
-    uint64_t offset;
+    uint32_t offset;            /* in the text (a sheet is at most 2 GiB) */
     uint32_t key, key_len;      /* in the pool */
-    uint32_t str, str_len;      /* strings: decoded, NUL-terminated in the pool */
-    int64_t i;                  /* integers */
-    int64_t mant;               /* floats: value = mant × 10^exp10, exactly */
-    int32_t exp10;
-    uint32_t first, last, next, count;
+    uint8_t type;
+    uint8_t boolean;            /* VP__T_BOOL; a key part (vp__toml_parse_key()): quoted */
 } vp__tnode;
+_Static_assert(sizeof(vp__tnode) == 48, "a node is 48 bytes");
 
 typedef struct {
     vp__tnode *nodes;

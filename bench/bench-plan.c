@@ -15,9 +15,16 @@
  * --LL=524288,8,64 to simulate this machine's 512 KiB L2 as the last level (valgrind
  * otherwise takes the host's reported L3, here 256 MiB, and counts almost no misses).
  * The last columns are minor page faults per offer (getrusage) over the rounds: fresh
- * memory the kernel maps and zeroes, about 3.4 us a page on the VM this was tuned on, so a
- * fault every 20 offers adds 170 ns per offer. At 100 offers a round reuses the memory the
- * previous one freed; at 100,000 the C library returns much of it between rounds.
+ * memory the kernel maps and zeroes, 3 to 15 us a page on the VMs this was tuned on, so a
+ * fault every 20 offers adds 150 to 750 ns per offer. Whether a round gets fresh pages is
+ * the C library's choice: glibc returns freed memory to the kernel when the top of its heap
+ * holds more than a threshold (128 KiB at first, raised by its own heuristics) and unmaps
+ * every block above 32 MiB when it is freed, so at 100 offers a round may or may not reuse
+ * the memory of the last, and at 100,000 it never does.
+ *   bench-plan --keep-freed [N] runs the same table with glibc told to keep what is freed
+ * (mallopt: no mmap, no trim), as a long-running scheduler with a caching allocator sees it:
+ * the library's own work per offer, without the kernel's fresh pages. Both tables are part
+ * of `meson test --benchmark`.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <stdint.h>
@@ -26,6 +33,10 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <time.h>
+#if defined(__GLIBC__)
+#include <limits.h>
+#include <malloc.h>
+#endif
 
 #include <vramplan.h>
 
@@ -189,9 +200,24 @@ int main(int argc, char **argv)
     static const size_t sizes[] = { 10, 100, 1000, 10000, 100000 };
     if (argc > 2 && strcmp(argv[1], "--once") == 0)
         return once((size_t)strtoull(argv[2], NULL, 10));
+    const char *regime = "the C library's default allocator";
+    if (argc > 1 && strcmp(argv[1], "--keep-freed") == 0) {
+        argc--;
+        argv++;
+#if defined(__GLIBC__)
+        /* every block from the heap, and the heap never trimmed: freed memory is reused */
+        if (mallopt(M_MMAP_MAX, 0) == 1 && mallopt(M_TRIM_THRESHOLD, INT_MAX) == 1)
+            regime = "freed memory kept by the allocator (glibc mallopt: no mmap, no trim)";
+        else
+            regime = "the default allocator (mallopt refused: freed memory not kept)";
+#else
+        regime = "the default allocator (--keep-freed needs glibc: freed memory not kept)";
+#endif
+    }
     size_t largest = argc > 1 ? (size_t)strtoull(argv[1], NULL, 10) : 100000;
     figures f[5], at100 = { 0, 0, 0, 0, 0, 0 };
-    printf("plan scaling: N offers, one device-report evidence per offer (CPU time, 7 rounds)\n");
+    printf("plan scaling: N offers, one device-report evidence per offer (CPU time, 7 rounds; "
+           "%s)\n", regime);
     printf("%8s | %21s %13s | %21s %13s | %12s | %s\n", "offers", "parse [ns/offer] min/med",
            "ratio to 100", "plan [ns/offer] min/med", "ratio to 100", "plan [ms] med",
            "page faults per offer: parse plan");

@@ -27,14 +27,37 @@ static const char *const req_ids[] = { "memory", "placement", "software", "inter
  * its record in vp_plan.mem (see mem_texts()). */
 #define LAZY UINT32_MAX
 
-/* A requirement: its texts as indices in the plan's text table (0: ""), so that a
- * candidate is 168 bytes whatever its texts, and texts that many offers share (the
- * literals, the plan's shared conditions) are stored once. */
+/* A requirement in 8 bytes: its texts as indices in the plan's text table (0: ""), so that
+ * a candidate is 128 bytes whatever its texts, and texts that many offers share (the
+ * literals, the plan's shared conditions) are stored once. The evidence text's index (or
+ * the lazy record's) takes the low 24 bits of evk, the id and the verdict 4 bits each: a
+ * plan stores at most 2 * MAX_REQ + 2 texts per offer and a few shared ones (text_ref()
+ * refuses more than MAX_TEXTS). */
 typedef struct {
-    uint32_t cond, ev;
-    uint8_t id;               /* RQ_* */
-    uint8_t verdict;
+    uint32_t cond;            /* a text, or LAZY */
+    uint32_t evk;
 } req;
+#define MAX_TEXTS ((uint32_t)1 << 24)
+_Static_assert((2 * MAX_REQ + 2) * VP__LIM_ENTRIES + 4096 < MAX_TEXTS,
+               "a requirement's evidence index fits 24 bits");
+
+static uint32_t req_ev(const req *r)
+{
+    return r->evk & (MAX_TEXTS - 1);
+}
+static int req_id(const req *r)
+{
+    return (int)((r->evk >> 24) & 15);
+}
+static vp_verdict req_verdict(const req *r)
+{
+    return (vp_verdict)(r->evk >> 28);
+}
+static void req_set(req *r, int id, vp_verdict v, uint32_t ev, uint32_t cond)
+{
+    r->cond = cond;
+    r->evk = (ev & (MAX_TEXTS - 1)) | (uint32_t)(id & 15) << 24 | ((uint32_t)v & 15) << 28;
+}
 
 typedef struct {
     uint32_t offer, cost;     /* texts: the id; the price as written, or "" */
@@ -103,7 +126,7 @@ struct vp_plan {
     arena text;
     const char **texts;       /* the text table: texts[0] = "" */
     size_t n_texts, cap_texts;
-    struct { const char *s; uint32_t at; } recent[16]; /* texts just stored, by address */
+    struct { const char *s; uint32_t at; } recent[64]; /* texts just stored, by address */
     bool oom;
     mem_lazy *mem;            /* the memory requirements written when read */
     mem_text *mem_text;       /* their texts */
@@ -194,14 +217,19 @@ const char *vp_verdict_name(vp_verdict v)
 
 /* The index of text t (a literal, or the arena's) in the plan's table: "" is 0, a text
  * stored lately (a literal or a shared condition, offer after offer) is found by its
- * address, any other is added. */
+ * address in 64 slots (16 let the dozen texts an offer shares evict each other: 6.4 texts
+ * stored per offer of the plan bench, 2.2 with 64), any other is added. */
 static uint32_t text_ref(vp_plan *p, const char *t)
 {
     if (t[0] == '\0')
         return 0;
-    size_t h = (size_t)(((uintptr_t)t >> 3) * UINT64_C(0x9E3779B97F4A7C15) >> 60) & 15;
+    size_t h = (size_t)(((uintptr_t)t >> 3) * UINT64_C(0x9E3779B97F4A7C15) >> 58) & 63;
     if (p->recent[h].s == t)
         return p->recent[h].at;
+    if (p->n_texts >= MAX_TEXTS - 1) { /* not within the sheet's limits (see req) */
+        p->oom = true;
+        return 0;
+    }
     if (p->n_texts == p->cap_texts) {
         size_t cap = p->cap_texts ? 2 * p->cap_texts : 64;
         const char **n = realloc(p->texts, cap * sizeof(*n));
@@ -225,10 +253,8 @@ static void put_req(vp_plan *p, cand *c, int id, vp_verdict v, const char *evide
     if (c->n >= MAX_REQ)
         return;
     req *r = &c->r[c->n++];
-    r->id = (uint8_t)id;
-    r->verdict = (uint8_t)v;
-    r->ev = text_ref(p, evidence);
-    r->cond = text_ref(p, condition);
+    uint32_t ev = text_ref(p, evidence);
+    req_set(r, id, v, ev, text_ref(p, condition));
 }
 
 static void add_req(vp_plan *p, cand *c, int id, vp_verdict v, const char *evidence,
@@ -1458,11 +1484,7 @@ static bool memory_requirement(vp_plan *p, cand *c, const plan_index *x, const v
     atomic_init(&m.state, 0u);
     p->mem[p->n_mem] = m;
     if (c->n < MAX_REQ) {
-        req *r = &c->r[c->n++];
-        r->id = RQ_MEMORY;
-        r->verdict = (uint8_t)out.verdict;
-        r->cond = LAZY;
-        r->ev = (uint32_t)p->n_mem;
+        req_set(&c->r[c->n++], RQ_MEMORY, out.verdict, (uint32_t)p->n_mem, LAZY);
     }
     p->n_mem++;
     return true;
@@ -1854,9 +1876,9 @@ vp_status vp_plan_new(vp_plan **out, const vp_sheet *s, const char *rank, vp_err
 
         c->verdict = VP_VERDICT_FIT;
         for (int k = 0; k < c->n; k++) {
-            if (c->r[k].verdict == (uint8_t)VP_VERDICT_EXCLUDED)
+            if (req_verdict(&c->r[k]) == VP_VERDICT_EXCLUDED)
                 c->verdict = VP_VERDICT_EXCLUDED;
-            else if (c->r[k].verdict == (uint8_t)VP_VERDICT_TO_CONFIRM &&
+            else if (req_verdict(&c->r[k]) == VP_VERDICT_TO_CONFIRM &&
                      c->verdict == (uint8_t)VP_VERDICT_FIT)
                 c->verdict = VP_VERDICT_TO_CONFIRM;
         }
@@ -1972,26 +1994,26 @@ static const req *req_at(const vp_plan *p, size_t i, size_t r)
 const char *vp_plan_requirement_id(const vp_plan *p, size_t i, size_t r)
 {
     const req *q = req_at(p, i, r);
-    return q ? req_ids[q->id] : NULL;
+    return q ? req_ids[req_id(q)] : NULL;
 }
 vp_verdict vp_plan_requirement_verdict(const vp_plan *p, size_t i, size_t r)
 {
     const req *q = req_at(p, i, r);
-    return q ? (vp_verdict)q->verdict : VP_VERDICT_EXCLUDED;
+    return q ? req_verdict(q) : VP_VERDICT_EXCLUDED;
 }
 const char *vp_plan_requirement_condition(const vp_plan *p, size_t i, size_t r)
 {
     const req *q = req_at(p, i, r);
     if (q == NULL)
         return NULL;
-    return q->cond != LAZY ? p->texts[q->cond] : mem_texts(p, q->ev)->cond;
+    return q->cond != LAZY ? p->texts[q->cond] : mem_texts(p, req_ev(q))->cond;
 }
 const char *vp_plan_requirement_evidence(const vp_plan *p, size_t i, size_t r)
 {
     const req *q = req_at(p, i, r);
     if (q == NULL)
         return NULL;
-    return q->cond != LAZY ? p->texts[q->ev] : mem_texts(p, q->ev)->ev;
+    return q->cond != LAZY ? p->texts[req_ev(q)] : mem_texts(p, req_ev(q))->ev;
 }
 
 

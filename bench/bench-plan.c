@@ -15,12 +15,13 @@
  * --LL=524288,8,64 to simulate this machine's 512 KiB L2 as the last level (valgrind
  * otherwise takes the host's reported L3, here 256 MiB, and counts almost no misses).
  * The last columns are minor page faults per offer (getrusage) over the rounds: fresh
- * memory the kernel maps and zeroes, 3 to 15 us a page on the VMs this was tuned on, so a
- * fault every 20 offers adds 150 to 750 ns per offer. Whether a round gets fresh pages is
+ * memory the kernel maps and zeroes, 3 to 16 us a page on the VMs this was tuned on, so a
+ * fault every 20 offers adds 150 to 800 ns per offer. Whether a round gets fresh pages is
  * the C library's choice: glibc returns freed memory to the kernel when the top of its heap
- * holds more than a threshold (128 KiB at first, raised by its own heuristics) and unmaps
- * every block above 32 MiB when it is freed, so at 100 offers a round may or may not reuse
- * the memory of the last, and at 100,000 it never does.
+ * holds more than a threshold (128 KiB at first, raised by its own heuristics), and serves
+ * blocks above its mmap threshold (128 KiB, raised by use up to 32 MiB) from the kernel,
+ * unmapping them when freed: at 100 offers a round may or may not reuse the memory of the
+ * last, and at 100,000 it never does.
  *   bench-plan --keep-freed [N] runs the same table with glibc told to keep what is freed
  * (mallopt: no mmap, no trim), as a long-running scheduler with a caching allocator sees it:
  * the library's own work per offer, without the kernel's fresh pages. Both tables are part

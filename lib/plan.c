@@ -1464,7 +1464,8 @@ static bool memory_requirement(vp_plan *p, cand *c, const plan_index *x, const v
         m.ver = ver ? arena_copy(a, ver->str, 101) : NULL;
         m.date = date ? arena_copy(a, date->str, 11) : NULL;
     }
-    const char *doc_hint = m.card ? card_total_hint(x, o->card_ix, oi) : NULL;
+    const char *doc_hint = m.card && o->card_ix != CARD_NONE ? card_total_hint(x, o->card_ix, oi)
+                                                             : NULL;
     m.hint = doc_hint ? arena_copy(a, doc_hint, 61) : NULL;
     if (group == SIZE_MAX) { /* runs of its own: written now */
         mem_write(&out, &m, rq, rv);

@@ -78,7 +78,10 @@ static uint32_t node(tp *t, vp__ttype type, const unsigned char *at)
     n->line = t->line;
     n->column = col_of(t, at);
     n->offset = (uint32_t)(at - t->start); /* the text is at most 2 GiB (checked) */
-    n->first = n->last = n->next = VP__T_NONE;
+    n->next = VP__T_NONE;
+    if (type == VP__T_ARRAY || type == VP__T_TABLE) /* others keep 0 in the union: a string
+                                                      * without text reads as "" */
+        n->first = n->last = VP__T_NONE;
     return (uint32_t)d->n++;
 }
 
